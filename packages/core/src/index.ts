@@ -1,0 +1,1 @@
+export const hello = (n: number): number => n + 1
