@@ -1,3 +1,1 @@
-import { hello } from "@paycore/core"
-import { Effect } from "effect"
-console.log(hello(1), Effect.runSync(Effect.succeed(2)))
+console.log("paycore server: coming up")

@@ -1,0 +1,256 @@
+import { Schema } from "effect"
+import { CurrencyCode } from "../shared/currency.ts"
+import { CustomerId, ExternalAccountId, InternalAccountId } from "../shared/ids.ts"
+import { Amount } from "../shared/money.ts"
+import { PageQueryFields } from "../shared/paging.ts"
+import { Address, boundedString, CountryCode, DateString, DateTimeString, Email, PhoneNumber } from "../shared/schemas.ts"
+
+export const PaymentRail = Schema.Literals([
+  "ACH",
+  "ACH_COLOMBIA",
+  "BANK_TRANSFER",
+  "BRE_B",
+  "CIPS",
+  "FAST",
+  "FASTER_PAYMENTS",
+  "FEDNOW",
+  "INSTAPAY",
+  "MOBILE_MONEY",
+  "NEFT",
+  "PAYNOW",
+  "PESONET",
+  "PIX",
+  "RTGS",
+  "RTP",
+  "SEPA",
+  "SEPA_INSTANT",
+  "SPEI",
+  "SWIFT",
+  "UNIONPAY",
+  "UPI",
+  "WIRE",
+  "INTERNAL",
+  "LIGHTNING",
+  "SOLANA",
+  "ETHEREUM",
+  "BASE",
+  "POLYGON",
+  "TRON",
+  "PLASMA",
+  "BITCOIN"
+])
+export type PaymentRail = typeof PaymentRail.Type
+
+// ---- internal accounts ----
+
+export const InternalAccountType = Schema.Literals(["INTERNAL_FIAT", "INTERNAL_CRYPTO", "EMBEDDED_WALLET"])
+export type InternalAccountType = typeof InternalAccountType.Type
+export const InternalAccountStatus = Schema.Literals(["PENDING", "ACTIVE", "CLOSED", "FROZEN", "FAILED"])
+
+/** Where to send money to fund an internal account (or a quote funded by instructions). */
+export const AccountOrWalletInfo = Schema.Union([
+  Schema.Struct({
+    accountType: Schema.Literal("US_ACCOUNT"),
+    reference: Schema.String,
+    accountNumber: Schema.String,
+    routingNumber: Schema.String,
+    accountHolderName: Schema.String,
+    bankName: Schema.String,
+    paymentRails: Schema.Array(PaymentRail)
+  }),
+  Schema.Struct({
+    accountType: Schema.Literal("CLABE"),
+    reference: Schema.String,
+    clabeNumber: Schema.String,
+    accountHolderName: Schema.String,
+    bankName: Schema.String
+  }),
+  Schema.Struct({
+    accountType: Schema.Literal("IBAN"),
+    reference: Schema.String,
+    iban: Schema.String,
+    accountHolderName: Schema.String,
+    bankName: Schema.String
+  }),
+  Schema.Struct({
+    accountType: Schema.Literals(["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET"]),
+    assetType: Schema.Literals(["USDC", "USDT"]),
+    address: Schema.String
+  }),
+  Schema.Struct({ accountType: Schema.Literal("LIGHTNING"), invoice: Schema.String }),
+  Schema.Struct({ accountType: Schema.Literal("EMBEDDED_WALLET"), payloadToSign: Schema.String })
+])
+export type AccountOrWalletInfo = typeof AccountOrWalletInfo.Type
+
+export const PaymentInstructions = Schema.Struct({
+  instructionsNotes: Schema.optionalKey(Schema.String),
+  isPlatformAccount: Schema.optionalKey(Schema.Boolean),
+  accountOrWalletInfo: AccountOrWalletInfo
+})
+export type PaymentInstructions = typeof PaymentInstructions.Type
+
+export const CardCapabilities = Schema.Struct({
+  supportsSpendLimits: Schema.Boolean,
+  supportsTransactionCountLimit: Schema.Boolean
+})
+
+/** What the store keeps; balances come from the ledger. */
+export const InternalAccountRecord = Schema.Struct({
+  id: InternalAccountId,
+  customerId: Schema.optionalKey(CustomerId),
+  type: InternalAccountType,
+  status: InternalAccountStatus,
+  currency: CurrencyCode,
+  fundingPaymentInstructions: Schema.Array(PaymentInstructions),
+  cardCapabilities: CardCapabilities,
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type InternalAccountRecord = typeof InternalAccountRecord.Type
+
+export const InternalAccount = Schema.Struct({
+  ...InternalAccountRecord.fields,
+  /** Available: what can be spent now. */
+  balance: Amount,
+  /** Available plus held by payments in flight. */
+  totalBalance: Amount
+})
+export type InternalAccount = typeof InternalAccount.Type
+
+export const ListInternalAccountsQuery = Schema.Struct({
+  customerId: Schema.optionalKey(CustomerId),
+  currency: Schema.optionalKey(CurrencyCode),
+  type: Schema.optionalKey(InternalAccountType),
+  ...PageQueryFields
+})
+export type ListInternalAccountsQuery = typeof ListInternalAccountsQuery.Type
+
+// ---- external accounts ----
+
+export const IndividualBeneficiary = Schema.Struct({
+  beneficiaryType: Schema.Literal("INDIVIDUAL"),
+  fullName: boundedString(255),
+  birthDate: Schema.optionalKey(DateString),
+  nationality: Schema.optionalKey(CountryCode),
+  email: Schema.optionalKey(Email),
+  phoneNumber: Schema.optionalKey(PhoneNumber),
+  countryOfResidence: Schema.optionalKey(CountryCode),
+  address: Schema.optionalKey(Address)
+})
+export const BusinessBeneficiary = Schema.Struct({
+  beneficiaryType: Schema.Literal("BUSINESS"),
+  legalName: boundedString(255),
+  registrationNumber: Schema.optionalKey(boundedString(64)),
+  taxId: Schema.optionalKey(boundedString(64)),
+  email: Schema.optionalKey(Email),
+  phoneNumber: Schema.optionalKey(PhoneNumber),
+  countryOfResidence: Schema.optionalKey(CountryCode),
+  address: Schema.optionalKey(Address)
+})
+export const Beneficiary = Schema.Union([IndividualBeneficiary, BusinessBeneficiary])
+
+const digits = (min: number, max: number, what: string) =>
+  Schema.String.check(Schema.isPattern(new RegExp(`^\\d{${min},${max}}$`), { expected: what }))
+
+/** US bank account with the full wire beneficiary; `US_ACCOUNT` (spec) and `USD_ACCOUNT` (upstream) are one variant. */
+export const UsAccountInfo = Schema.Struct({
+  accountType: Schema.Literals(["US_ACCOUNT", "USD_ACCOUNT"]),
+  accountNumber: digits(1, 34, "1-34 digits"),
+  routingNumber: digits(9, 9, "a 9-digit ABA routing number"),
+  bankName: Schema.optionalKey(boundedString(140)),
+  bankAccountType: Schema.optionalKey(Schema.Literals(["CHECKING", "SAVINGS"])),
+  intermediaryBankName: Schema.optionalKey(boundedString(140)),
+  intermediaryRoutingNumber: Schema.optionalKey(digits(9, 9, "a 9-digit ABA routing number")),
+  fiToFiInformation: Schema.optionalKey(boundedString(210)),
+  beneficiary: Beneficiary
+})
+export const ClabeAccountInfo = Schema.Struct({
+  accountType: Schema.Literals(["CLABE", "MXN_ACCOUNT"]),
+  clabeNumber: digits(18, 18, "an 18-digit CLABE"),
+  bankName: Schema.optionalKey(boundedString(140)),
+  beneficiary: Beneficiary
+})
+export const IbanAccountInfo = Schema.Struct({
+  accountType: Schema.Literals(["IBAN", "EUR_ACCOUNT"]),
+  iban: Schema.String.check(
+    Schema.isPattern(/^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$/, { expected: "an IBAN (country, check digits, 11-30 characters)" })
+  ),
+  swiftCode: Schema.optionalKey(
+    Schema.String.check(Schema.isPattern(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, { expected: "an 8 or 11 character BIC" }))
+  ),
+  bankName: Schema.optionalKey(boundedString(140)),
+  beneficiary: Beneficiary
+})
+export const PixAccountInfo = Schema.Struct({
+  accountType: Schema.Literals(["PIX", "BRL_ACCOUNT"]),
+  pixKey: boundedString(140),
+  pixKeyType: Schema.Literals(["CPF", "CNPJ", "EMAIL", "PHONE", "RANDOM"]),
+  taxId: boundedString(32),
+  bankName: Schema.optionalKey(boundedString(140)),
+  beneficiary: Beneficiary
+})
+export const WalletAccountInfo = Schema.Struct({
+  accountType: Schema.Literals(["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET"]),
+  address: Schema.String.check(
+    Schema.isPattern(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, { expected: "a wallet address" })
+  ),
+  beneficiary: Schema.optionalKey(Beneficiary)
+})
+export const LightningAccountInfo = Schema.Struct({
+  accountType: Schema.Literal("LIGHTNING"),
+  lightningAddress: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { expected: "a lightning address" }))),
+  invoice: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^ln[a-z0-9]+$/i, { expected: "a BOLT11 invoice" }))),
+  beneficiary: Schema.optionalKey(Beneficiary)
+})
+
+export const AccountInfo = Schema.Union([
+  UsAccountInfo,
+  ClabeAccountInfo,
+  IbanAccountInfo,
+  PixAccountInfo,
+  WalletAccountInfo,
+  LightningAccountInfo
+])
+export type AccountInfo = typeof AccountInfo.Type
+
+export const ExternalAccountStatus = Schema.Literals([
+  "ACTIVE",
+  "PENDING_OWNERSHIP_VERIFICATION",
+  "UNVERIFIED",
+  "PENDING",
+  "UNDER_REVIEW",
+  "INACTIVE"
+])
+
+export const ExternalAccount = Schema.Struct({
+  id: ExternalAccountId,
+  customerId: CustomerId,
+  status: ExternalAccountStatus,
+  currency: CurrencyCode,
+  platformAccountId: Schema.optionalKey(Schema.String),
+  ownershipType: Schema.Literals(["FIRST_PARTY", "THIRD_PARTY"]),
+  defaultUmaDepositAccount: Schema.Boolean,
+  /** The rails this account can be paid on; the first is the default. */
+  paymentRails: Schema.Array(PaymentRail),
+  accountInfo: AccountInfo,
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type ExternalAccount = typeof ExternalAccount.Type
+
+export const CreateExternalAccountRequest = Schema.Struct({
+  customerId: CustomerId,
+  currency: CurrencyCode,
+  platformAccountId: Schema.optionalKey(boundedString(255)),
+  ownershipType: Schema.optionalKey(Schema.Literals(["FIRST_PARTY", "THIRD_PARTY"])),
+  defaultUmaDepositAccount: Schema.optionalKey(Schema.Boolean),
+  accountInfo: AccountInfo
+})
+export type CreateExternalAccountRequest = typeof CreateExternalAccountRequest.Type
+
+export const ListExternalAccountsQuery = Schema.Struct({
+  customerId: Schema.optionalKey(CustomerId),
+  currency: Schema.optionalKey(CurrencyCode),
+  ...PageQueryFields
+})
+export type ListExternalAccountsQuery = typeof ListExternalAccountsQuery.Type

@@ -1,0 +1,34 @@
+/**
+ * Ledger accounts are keyed by string: an internal account's id, or a system account
+ * `system:<role>:<currency>` (deposits, payouts, fx, fees, platform-fees, suspense).
+ * Balances are credit-normal: a customer's money is a positive `posted`.
+ */
+export interface LedgerBalance {
+  readonly account: string
+  readonly currency: string
+  /** Credits minus debits of posted transfers. */
+  readonly posted: number
+  /** Sum of pending (reserved) transfers debiting the account. */
+  readonly pendingDebits: number
+  /** Sum of pending transfers crediting the account. */
+  readonly pendingCredits: number
+}
+
+export type TransferState = "POSTED" | "PENDING" | "VOIDED"
+
+/** One immutable movement of `amount` from `debit` to `credit`. A pending transfer is a hold until posted or voided. */
+export interface LedgerTransfer {
+  readonly id: string
+  readonly debit: string
+  readonly credit: string
+  readonly amount: number
+  readonly currency: string
+  readonly state: TransferState
+  /** What caused it: a transaction id. */
+  readonly reference: string
+  readonly createdAt: string
+}
+
+export type SystemRole = "deposits" | "payouts" | "fx" | "fees" | "platform-fees" | "suspense"
+
+export const systemAccount = (role: SystemRole, currency: string): string => `system:${role}:${currency}`

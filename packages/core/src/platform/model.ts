@@ -1,0 +1,202 @@
+import { Schema } from "effect"
+import { Currency, CurrencyCode } from "../shared/currency.ts"
+import { TokenId } from "../shared/ids.ts"
+import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
+import { PageQueryFields } from "../shared/paging.ts"
+import { boundedString, CountryCode, DateTimeString } from "../shared/schemas.ts"
+
+// ---- API tokens ----
+
+export const Permission = Schema.Literals(["VIEW", "TRANSACT", "MANAGE"])
+export type Permission = typeof Permission.Type
+
+/** Tokens are scoped to one environment; sandbox helpers refuse production tokens. */
+export const Environment = Schema.Literals(["SANDBOX", "PRODUCTION"])
+export type Environment = typeof Environment.Type
+
+export const ApiToken = Schema.Struct({
+  id: TokenId,
+  name: Schema.String,
+  permissions: Schema.Array(Permission),
+  environment: Environment,
+  clientId: Schema.String,
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type ApiToken = typeof ApiToken.Type
+
+/** Only the create response carries the secret; it is never readable again. */
+export const ApiTokenWithSecret = Schema.Struct({ ...ApiToken.fields, clientSecret: Schema.String })
+export type ApiTokenWithSecret = typeof ApiTokenWithSecret.Type
+
+/** What the store keeps: the token and the SHA-256 of its secret. */
+export interface TokenRecord extends ApiToken {
+  readonly secretHash: string
+}
+
+export const CreateTokenRequest = Schema.Struct({
+  name: boundedString(255),
+  permissions: Schema.NonEmptyArray(Permission),
+  environment: Schema.optionalKey(Environment)
+})
+export type CreateTokenRequest = typeof CreateTokenRequest.Type
+
+export const ListTokensQuery = Schema.Struct({
+  name: Schema.optionalKey(Schema.String),
+  createdAfter: Schema.optionalKey(DateTimeString),
+  createdBefore: Schema.optionalKey(DateTimeString),
+  ...PageQueryFields
+})
+export type ListTokensQuery = typeof ListTokensQuery.Type
+
+/** The caller of a request, as authentication established it. */
+export interface Principal {
+  readonly tokenId: TokenId
+  readonly permissions: ReadonlyArray<Permission>
+  readonly environment: Environment
+}
+
+// ---- platform configuration ----
+
+export const FixedFee = Schema.Struct({ amount: MinorUnits, currency: CurrencyCode })
+
+/** Platform fee on cross-currency transactions: basis points, a fixed amount, or both; USD source only. */
+export const FeeConfig = Schema.Struct({
+  feeType: Schema.Literals(["CROSS_CURRENCY_TRANSACTION"]),
+  sourceCurrency: CurrencyCode,
+  variableFeeBps: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }))),
+  fixedFee: Schema.optionalKey(FixedFee)
+})
+export type FeeConfig = typeof FeeConfig.Type
+
+const CardCap = Schema.NullOr(PositiveMinorUnits)
+export const CardConfigs = Schema.Struct({
+  maxSpendPerTransaction: Schema.optionalKey(CardCap),
+  maxSpendPerDay: Schema.optionalKey(CardCap),
+  maxTransactionsPerDay: Schema.optionalKey(CardCap)
+})
+
+export const CardTokenization2faConfig = Schema.Struct({
+  displayName: Schema.optionalKey(boundedString(255)),
+  logoUrl: Schema.optionalKey(
+    Schema.String.check(Schema.isMaxLength(512), Schema.isPattern(/^https:\/\//, { expected: "an https URL" }))
+  ),
+  email: Schema.optionalKey(
+    Schema.Struct({
+      fromAddress: Schema.optionalKey(Schema.String),
+      fromName: Schema.optionalKey(Schema.String),
+      replyToAddress: Schema.optionalKey(Schema.String),
+      subject: Schema.optionalKey(Schema.String),
+      bodyText: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2000)))
+    })
+  ),
+  sms: Schema.optionalKey(
+    Schema.Struct({
+      templateSid: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64))),
+      bodyText: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(480)))
+    })
+  )
+})
+
+/** Per-currency payment limits (an extension: the spec names the codes, not the thresholds). */
+export const TransactionLimit = Schema.Struct({
+  currency: CurrencyCode,
+  maxTransactionAmount: Schema.optionalKey(PositiveMinorUnits),
+  maxDailyVolume: Schema.optionalKey(PositiveMinorUnits)
+})
+export type TransactionLimit = typeof TransactionLimit.Type
+
+export const PlatformConfig = Schema.Struct({
+  id: Schema.String,
+  umaDomain: Schema.String,
+  webhookEndpoint: Schema.optionalKey(Schema.String),
+  supportedCurrencies: Schema.Array(CurrencyCode),
+  isRegulatedFinancialInstitution: Schema.Boolean,
+  /** Sandbox platforms: skip the verification paperwork (issue 4); kept here so config is one record. */
+  skipVerificationPaperwork: Schema.Boolean,
+  feeConfigs: Schema.Array(FeeConfig),
+  cardConfigs: Schema.optionalKey(CardConfigs),
+  cardTokenization2faConfig: Schema.optionalKey(CardTokenization2faConfig),
+  transactionLimits: Schema.Array(TransactionLimit),
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type PlatformConfig = typeof PlatformConfig.Type
+
+export const WebhookUrl = Schema.String.check(
+  Schema.isMaxLength(2048),
+  Schema.isPattern(/^https?:\/\/[^\s]+$/, { expected: "an http(s) URL" })
+)
+
+export const UpdateConfigRequest = Schema.Struct({
+  umaDomain: Schema.optionalKey(boundedString(255)),
+  webhookEndpoint: Schema.optionalKey(WebhookUrl),
+  supportedCurrencies: Schema.optionalKey(Schema.NonEmptyArray(CurrencyCode)),
+  feeConfigs: Schema.optionalKey(Schema.Array(FeeConfig)),
+  cardConfigs: Schema.optionalKey(CardConfigs),
+  cardTokenization2faConfig: Schema.optionalKey(CardTokenization2faConfig),
+  transactionLimits: Schema.optionalKey(Schema.Array(TransactionLimit)),
+  skipVerificationPaperwork: Schema.optionalKey(Schema.Boolean)
+})
+export type UpdateConfigRequest = typeof UpdateConfigRequest.Type
+
+// ---- exchange rates, discoveries, providers, terms ----
+
+export const ExchangeRatesQuery = Schema.Struct({
+  sourceCurrency: CurrencyCode,
+  /** Repeatable; all supported currencies when absent. */
+  destinationCurrency: Schema.optionalKey(Schema.Union([CurrencyCode, Schema.Array(CurrencyCode)])),
+  sendingAmount: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 9_000_000_000_000_000 })))
+})
+export type ExchangeRatesQuery = typeof ExchangeRatesQuery.Type
+
+export const ExchangeRate = Schema.Struct({
+  sourceCurrency: Currency,
+  destinationCurrency: Currency,
+  destinationPaymentRail: Schema.String,
+  sendingAmount: Schema.Int,
+  minSendingAmount: Schema.Int,
+  maxSendingAmount: Schema.Int,
+  receivingAmount: Schema.Int,
+  /** Receiving major units per sending major unit, platform fees included. */
+  exchangeRate: Schema.Number,
+  fees: Schema.Struct({ fixed: Schema.Int, total: Schema.Int }),
+  updatedAt: DateTimeString
+})
+export type ExchangeRate = typeof ExchangeRate.Type
+
+export const DiscoveriesQuery = Schema.Struct({
+  country: Schema.optionalKey(CountryCode),
+  currency: Schema.optionalKey(CurrencyCode)
+})
+export type DiscoveriesQuery = typeof DiscoveriesQuery.Type
+
+export const Institution = Schema.Struct({
+  bankName: Schema.String,
+  displayName: Schema.String,
+  country: CountryCode,
+  currency: Schema.String
+})
+export type Institution = typeof Institution.Type
+
+export const UmaProvidersQuery = Schema.Struct({
+  countryCode: Schema.optionalKey(CountryCode),
+  currencyCode: Schema.optionalKey(CurrencyCode),
+  ...PageQueryFields
+})
+export type UmaProvidersQuery = typeof UmaProvidersQuery.Type
+
+export const UmaProvider = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  domain: Schema.String,
+  umaAddress: Schema.String,
+  supportedRegions: Schema.Array(Schema.String),
+  supportedCurrencies: Schema.Array(Currency),
+  allowListStatus: Schema.Literals(["ALLOWED", "BLOCKED", "UNKNOWN"])
+})
+export type UmaProvider = typeof UmaProvider.Type
+
+export const EndUserTerms = Schema.Struct({ version: Schema.String, url: Schema.String })
+export type EndUserTerms = typeof EndUserTerms.Type
+

@@ -1,0 +1,21 @@
+import { Context, type Effect } from "effect"
+import type { Institution, UmaProvider } from "../platform/model.ts"
+
+/** A receiver behind an UMA address at a counterparty. */
+export interface UmaReceiver {
+  readonly umaAddress: string
+  readonly currencies: ReadonlyArray<string>
+  readonly minAmount: number
+  readonly maxAmount: number
+}
+
+/** Who is out there: payment institutions per corridor, UMA counterparties and their receivers. */
+export class Directory extends Context.Service<
+  Directory,
+  {
+    readonly institutions: () => Effect.Effect<ReadonlyArray<Institution>>
+    readonly umaProviders: () => Effect.Effect<ReadonlyArray<UmaProvider>>
+    /** `undefined` when the counterparty has no such receiver. */
+    readonly umaReceiver: (umaAddress: string) => Effect.Effect<UmaReceiver | undefined>
+  }
+>()("paycore/ports/Directory") {}

@@ -1,0 +1,50 @@
+import { Context, type Effect } from "effect"
+import type { AccountInfo, PaymentRail } from "../accounts/model.ts"
+import type { FailureReason } from "../transactions/model.ts"
+
+/** A payout handed to a rail. */
+export interface Payout {
+  readonly transactionId: string
+  readonly rail: PaymentRail
+  readonly amount: number
+  readonly currency: string
+  /** Where the money goes: an external account's details or an UMA address. */
+  readonly destination:
+    | { readonly kind: "ACCOUNT"; readonly accountInfo: AccountInfo }
+    | { readonly kind: "UMA"; readonly umaAddress: string }
+    | { readonly kind: "INTERNAL"; readonly accountId: string }
+  readonly remittanceInformation?: string | undefined
+}
+
+export interface Submitted {
+  readonly reference: string
+  /** When the rail expects to settle; the settlement worker polls from then on. */
+  readonly expectedSettlementAt: string
+}
+
+/** What a rail reports about a payout. */
+export type PayoutStatus =
+  | { readonly _tag: "Pending"; readonly checkAgainAt: string }
+  | { readonly _tag: "Settled"; readonly settledAt: string }
+  /** The payout failed; `refundSucceeds` false means the money could not be returned automatically. */
+  | { readonly _tag: "Failed"; readonly reason: FailureReason; readonly refundSucceeds: boolean }
+  /** Settled, then returned by the receiving bank. */
+  | { readonly _tag: "Returned"; readonly reason: FailureReason }
+
+/** A rail refused the payout at submission (terminal), or could not be reached (retry). */
+export interface RailError {
+  readonly _tag: "RailError"
+  readonly retryable: boolean
+  readonly reason: FailureReason
+  readonly message: string
+}
+
+export class Rail extends Context.Service<
+  Rail,
+  {
+    readonly submit: (payout: Payout) => Effect.Effect<Submitted, RailError>
+    readonly status: (reference: string) => Effect.Effect<PayoutStatus, RailError>
+    /** Typical settlement time of a rail in seconds (the spec's timing table). */
+    readonly settlementSeconds: (rail: PaymentRail) => number
+  }
+>()("paycore/ports/Rail") {}

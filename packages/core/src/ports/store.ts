@@ -1,0 +1,163 @@
+import { Context, type Effect } from "effect"
+import type { ExternalAccount, InternalAccountRecord } from "../accounts/model.ts"
+import type { Customer } from "../customers/model.ts"
+import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
+import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
+import type { QuoteRecord } from "../quotes/record.ts"
+import type { StoreError } from "../shared/errors.ts"
+import type { Page, PageRequest } from "../shared/paging.ts"
+import type { TransactionRecord } from "../transactions/record.ts"
+import type { OutboxRecord } from "../webhooks/model.ts"
+
+/** A second row with the same value of a unique key (`index` names the key). */
+export interface UniqueViolation {
+  readonly _tag: "UniqueViolation"
+  readonly index: string
+}
+
+/**
+ * Rows of one resource, ordered by id (time-ordered UUID v7), so paging by "after this id"
+ * never skips or repeats a row while rows are added. `F` is the equality filter of its list.
+ */
+export interface Collection<T extends { readonly id: string }, F, U extends string = never> {
+  readonly get: (id: string) => Effect.Effect<T | undefined, StoreError>
+  /** Like `get`, and on PostgreSQL locks the row until the transaction ends. */
+  readonly getForUpdate: (id: string) => Effect.Effect<T | undefined, StoreError>
+  readonly findUnique: (index: U, value: string) => Effect.Effect<T | undefined, StoreError>
+  readonly insert: (row: T) => Effect.Effect<void, StoreError | UniqueViolation>
+  readonly update: (row: T) => Effect.Effect<void, StoreError | UniqueViolation>
+  readonly list: (filter: F, page: PageRequest) => Effect.Effect<Page<T>, StoreError>
+}
+
+export interface TokenFilter {
+  readonly name?: string | undefined
+  readonly createdAfter?: string | undefined
+  readonly createdBefore?: string | undefined
+}
+
+export interface CustomerFilter {
+  readonly platformCustomerId?: string | undefined
+  readonly customerType?: string | undefined
+  readonly region?: string | undefined
+  /** Customers holding this currency. */
+  readonly currency?: string | undefined
+  readonly umaAddress?: string | undefined
+  readonly createdAfter?: string | undefined
+  readonly createdBefore?: string | undefined
+  readonly updatedAfter?: string | undefined
+  readonly updatedBefore?: string | undefined
+  readonly includeDeleted: boolean
+}
+
+export interface InternalAccountFilter {
+  readonly customerId?: string | undefined
+  readonly currency?: string | undefined
+  readonly type?: string | undefined
+}
+
+export interface ExternalAccountFilter {
+  readonly customerId?: string | undefined
+  readonly currency?: string | undefined
+}
+
+export interface QuoteFilter {
+  readonly status?: string | undefined
+  /** Pending quotes whose `expiresAt` is at or before this instant (the expiry worker). */
+  readonly expiresAtOrBefore?: string | undefined
+}
+
+export interface TransactionFilter {
+  readonly customerId?: string | undefined
+  readonly platformCustomerId?: string | undefined
+  /** Matches the source or destination account id. */
+  readonly accountIdentifier?: string | undefined
+  readonly status?: string | undefined
+  readonly type?: string | undefined
+  /** The reconciliation reference. */
+  readonly reference?: string | undefined
+  readonly createdAfter?: string | undefined
+  readonly createdBefore?: string | undefined
+  /** Machine states the settlement worker looks for, due at or before `dueBy`. */
+  readonly states?: ReadonlyArray<string> | undefined
+  readonly dueBy?: string | undefined
+}
+
+export interface OutboxFilter {
+  readonly status?: string | undefined
+  readonly subject?: string | undefined
+  readonly type?: string | undefined
+}
+
+export interface IdempotencyRecord {
+  /** Scoped key: `<scope>:<Idempotency-Key>`. */
+  readonly key: string
+  /** Hash of method, path and body: the same key with another request is refused. */
+  readonly fingerprint: string
+  readonly status: number
+  readonly body: string
+  readonly createdAt: string
+}
+
+export interface LedgerStore {
+  /** Balances of these accounts (zeros for unknown ones), locked in a fixed order on PostgreSQL. */
+  readonly balances: (
+    accounts: ReadonlyArray<{ readonly account: string; readonly currency: string }>
+  ) => Effect.Effect<ReadonlyArray<LedgerBalance>, StoreError>
+  /** Records new transfers (POSTED or PENDING) and moves the balances. */
+  readonly record: (transfers: ReadonlyArray<LedgerTransfer>) => Effect.Effect<void, StoreError>
+  /** Resolves pending transfers: POSTED moves the money, VOIDED releases the hold. */
+  readonly resolve: (ids: ReadonlyArray<string>, outcome: "POSTED" | "VOIDED") => Effect.Effect<void, StoreError>
+  readonly transfers: (reference: string) => Effect.Effect<ReadonlyArray<LedgerTransfer>, StoreError>
+  /** Every balance, for invariant checks and reconciliation. */
+  readonly allBalances: () => Effect.Effect<ReadonlyArray<LedgerBalance>, StoreError>
+}
+
+export interface OutboxStore {
+  readonly append: (records: ReadonlyArray<OutboxRecord>) => Effect.Effect<void, StoreError>
+  /** Pending rows due by `now` and not leased, oldest first; leases them until `leaseUntil` (SKIP LOCKED on PostgreSQL). */
+  readonly claimDue: (
+    now: string,
+    limit: number,
+    leaseUntil: string
+  ) => Effect.Effect<ReadonlyArray<OutboxRecord>, StoreError>
+  readonly save: (record: OutboxRecord) => Effect.Effect<void, StoreError>
+  readonly get: (id: string) => Effect.Effect<OutboxRecord | undefined, StoreError>
+  readonly list: (filter: OutboxFilter, page: PageRequest) => Effect.Effect<Page<OutboxRecord>, StoreError>
+  /** The next sequence number of events about `subject`. */
+  readonly nextSequence: (subject: string) => Effect.Effect<number, StoreError>
+}
+
+export interface Repositories {
+  readonly tokens: Collection<TokenRecord, TokenFilter, "clientId">
+  readonly customers: Collection<Customer, CustomerFilter, "platformCustomerId" | "umaAddress">
+  readonly internalAccounts: Collection<InternalAccountRecord, InternalAccountFilter>
+  readonly externalAccounts: Collection<ExternalAccount, ExternalAccountFilter>
+  readonly quotes: Collection<QuoteRecord, QuoteFilter, "transactionId">
+  readonly transactions: Collection<TransactionRecord, TransactionFilter>
+  readonly ledger: LedgerStore
+  readonly outbox: OutboxStore
+  readonly idempotency: {
+    readonly get: (key: string) => Effect.Effect<IdempotencyRecord | undefined, StoreError>
+    readonly put: (record: IdempotencyRecord) => Effect.Effect<void, StoreError | UniqueViolation>
+  }
+  /** Running totals, e.g. a customer's daily volume per currency: `add` returns the new total. */
+  readonly counters: {
+    readonly get: (key: string) => Effect.Effect<number, StoreError>
+    readonly add: (key: string, amount: number) => Effect.Effect<number, StoreError>
+  }
+  readonly config: {
+    readonly get: () => Effect.Effect<PlatformConfig | undefined, StoreError>
+    readonly put: (config: PlatformConfig) => Effect.Effect<void, StoreError>
+  }
+}
+
+/**
+ * The storage port. Every write of one command, its ledger transfers and its outbox events
+ * go through `transaction`: they commit together or not at all. Nested calls join the outer one.
+ */
+export class Store extends Context.Service<
+  Store,
+  Repositories & {
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+  }
+>()("paycore/ports/Store") {}

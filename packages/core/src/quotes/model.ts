@@ -1,0 +1,134 @@
+import { Schema } from "effect"
+import { PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import { Currency, CurrencyCode } from "../shared/currency.ts"
+import { CustomerId, InternalAccountId, LookupId, QuoteId, TransactionId } from "../shared/ids.ts"
+import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
+import { DateTimeString, UmaAddress } from "../shared/schemas.ts"
+
+export const CryptoNetwork = Schema.Literals([
+  "SOLANA",
+  "ETHEREUM",
+  "BASE",
+  "POLYGON",
+  "TRON",
+  "PLASMA",
+  "SPARK",
+  "LIGHTNING",
+  "BITCOIN"
+])
+
+/** Debit an internal account. */
+export const AccountSource = Schema.Struct({
+  sourceType: Schema.Literal("ACCOUNT"),
+  accountId: InternalAccountId,
+  customerId: Schema.optionalKey(CustomerId)
+})
+/** Funded by a deposit to the quote's `paymentInstructions` (instant rails, stablecoins). */
+export const RealtimeFundingSource = Schema.Struct({
+  sourceType: Schema.Literal("REALTIME_FUNDING"),
+  currency: CurrencyCode,
+  customerId: Schema.optionalKey(CustomerId),
+  cryptoNetwork: Schema.optionalKey(CryptoNetwork)
+})
+export const QuoteSource = Schema.Union([AccountSource, RealtimeFundingSource])
+export type QuoteSource = typeof QuoteSource.Type
+
+/** An external account of a customer, or another internal account (an internal transfer). */
+export const AccountDestination = Schema.Struct({
+  destinationType: Schema.Literal("ACCOUNT"),
+  accountId: Schema.String.check(
+    Schema.isPattern(/^(ExternalAccount|InternalAccount):[0-9a-f-]{36}$/, { expected: "an ExternalAccount or InternalAccount id" })
+  ),
+  paymentRail: Schema.optionalKey(PaymentRail)
+})
+export const UmaDestination = Schema.Struct({
+  destinationType: Schema.Literal("UMA_ADDRESS"),
+  umaAddress: UmaAddress,
+  currency: Schema.optionalKey(CurrencyCode)
+})
+export const QuoteDestination = Schema.Union([AccountDestination, UmaDestination])
+export type QuoteDestination = typeof QuoteDestination.Type
+
+export const LockedCurrencySide = Schema.Literals(["SENDING", "RECEIVING"])
+export type LockedCurrencySide = typeof LockedCurrencySide.Type
+
+export const PurposeOfPayment = Schema.Literals([
+  "GIFT",
+  "SELF",
+  "GOODS_OR_SERVICES",
+  "EDUCATION",
+  "HEALTH_OR_MEDICAL",
+  "REAL_ESTATE_PURCHASE",
+  "TAX_PAYMENT",
+  "LOAN_PAYMENT",
+  "UTILITY_BILL",
+  "DONATION",
+  "TRAVEL",
+  "FAMILY_SUPPORT",
+  "SALARY_PAYMENT",
+  "OTHER"
+])
+
+/** Replaces the configured platform fee for one quote; USD source only. */
+export const PlatformFeeOverride = Schema.Struct({
+  platformFixedFee: Schema.Struct({ amount: MinorUnits, currency: CurrencyCode }),
+  platformVariableFeeBps: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 }))
+})
+export type PlatformFeeOverride = typeof PlatformFeeOverride.Type
+
+export const CreateQuoteRequest = Schema.Struct({
+  lookupId: Schema.optionalKey(LookupId),
+  source: QuoteSource,
+  destination: QuoteDestination,
+  lockedCurrencySide: LockedCurrencySide,
+  lockedCurrencyAmount: PositiveMinorUnits,
+  immediatelyExecute: Schema.optionalKey(Schema.Boolean),
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1024))),
+  remittanceInformation: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(80))),
+  purposeOfPayment: Schema.optionalKey(PurposeOfPayment),
+  platformFeeOverride: Schema.optionalKey(PlatformFeeOverride),
+  senderCustomerInfo: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+export type CreateQuoteRequest = typeof CreateQuoteRequest.Type
+
+export const QuoteStatus = Schema.Literals(["PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"])
+export type QuoteStatus = typeof QuoteStatus.Type
+
+export const RateDetails = Schema.Struct({
+  counterpartyMultiplier: Schema.Number,
+  counterpartyFixedFee: Schema.Int,
+  serviceApiMultiplier: Schema.Number,
+  serviceApiFixedFee: Schema.Int,
+  serviceApiVariableFeeRate: Schema.Number,
+  serviceApiVariableFeeAmount: Schema.Int
+})
+
+export const Quote = Schema.Struct({
+  id: QuoteId,
+  status: QuoteStatus,
+  createdAt: DateTimeString,
+  expiresAt: DateTimeString,
+  customerId: Schema.optionalKey(CustomerId),
+  source: QuoteSource,
+  destination: Schema.Union([
+    Schema.Struct({ ...AccountDestination.fields, paymentRail: PaymentRail }),
+    Schema.Struct({ ...UmaDestination.fields, paymentRail: Schema.optionalKey(PaymentRail) })
+  ]),
+  sendingCurrency: Currency,
+  receivingCurrency: Currency,
+  /** Debited from the source, fees included. */
+  totalSendingAmount: Schema.Int,
+  /** Credited to the destination. */
+  totalReceivingAmount: Schema.Int,
+  /** Receiving major units per sending major unit, after fees; `1` for same-currency quotes. */
+  exchangeRate: Schema.Number,
+  feesIncluded: Schema.Int,
+  platformFeesIncluded: Schema.Int,
+  transactionId: TransactionId,
+  description: Schema.optionalKey(Schema.String),
+  remittanceInformation: Schema.optionalKey(Schema.String),
+  purposeOfPayment: Schema.optionalKey(PurposeOfPayment),
+  paymentInstructions: Schema.Array(PaymentInstructions),
+  rateDetails: RateDetails
+})
+export type Quote = typeof Quote.Type

@@ -1,0 +1,52 @@
+import { Schema } from "effect"
+
+export const Currency = Schema.Struct({
+  code: Schema.String,
+  name: Schema.String,
+  symbol: Schema.String,
+  decimals: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+})
+export type Currency = typeof Currency.Type
+
+export type CurrencyKind = "FIAT" | "CRYPTO"
+
+interface CurrencyEntry extends Currency {
+  readonly kind: CurrencyKind
+}
+
+const entries: ReadonlyArray<CurrencyEntry> = [
+  { code: "USD", name: "United States Dollar", symbol: "$", decimals: 2, kind: "FIAT" },
+  { code: "EUR", name: "Euro", symbol: "€", decimals: 2, kind: "FIAT" },
+  { code: "GBP", name: "Pound Sterling", symbol: "£", decimals: 2, kind: "FIAT" },
+  { code: "MXN", name: "Mexican Peso", symbol: "$", decimals: 2, kind: "FIAT" },
+  { code: "BRL", name: "Brazilian Real", symbol: "R$", decimals: 2, kind: "FIAT" },
+  { code: "INR", name: "Indian Rupee", symbol: "₹", decimals: 2, kind: "FIAT" },
+  { code: "PHP", name: "Philippine Peso", symbol: "₱", decimals: 2, kind: "FIAT" },
+  { code: "NGN", name: "Nigerian Naira", symbol: "₦", decimals: 2, kind: "FIAT" },
+  { code: "CAD", name: "Canadian Dollar", symbol: "$", decimals: 2, kind: "FIAT" },
+  { code: "COP", name: "Colombian Peso", symbol: "$", decimals: 2, kind: "FIAT" },
+  { code: "KES", name: "Kenyan Shilling", symbol: "KSh", decimals: 2, kind: "FIAT" },
+  { code: "JPY", name: "Japanese Yen", symbol: "¥", decimals: 0, kind: "FIAT" },
+  { code: "USDC", name: "USD Coin", symbol: "USDC", decimals: 6, kind: "CRYPTO" },
+  { code: "USDT", name: "Tether USD", symbol: "USDT", decimals: 6, kind: "CRYPTO" },
+  { code: "BTC", name: "Bitcoin", symbol: "₿", decimals: 8, kind: "CRYPTO" }
+]
+
+const byCode: ReadonlyMap<string, CurrencyEntry> = new Map(entries.map((c) => [c.code, c]))
+
+export const currencyCodes = entries.map((c) => c.code) as unknown as readonly [string, ...Array<string>]
+
+/** A currency code this engine knows; unknown codes fail validation with the list of accepted ones. */
+export const CurrencyCode = Schema.Literals(currencyCodes)
+export type CurrencyCode = typeof CurrencyCode.Type
+
+export const currencyKind = (code: string): CurrencyKind => byCode.get(code)?.kind ?? "FIAT"
+
+/** The public `Currency` object for a known code (validated at the edge, so it exists). */
+export const currency = (code: string): Currency => {
+  const entry = byCode.get(code)
+  if (entry === undefined) throw new Error(`unknown currency ${code}`)
+  return { code: entry.code, name: entry.name, symbol: entry.symbol, decimals: entry.decimals }
+}
+
+export const isKnownCurrency = (code: string): boolean => byCode.has(code)

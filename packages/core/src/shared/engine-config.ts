@@ -1,0 +1,35 @@
+import { Context } from "effect"
+
+/** Knobs an embedding application sets once; defaults suit the sandbox server. */
+export interface EngineSettings {
+  /** How long a quote can be executed after creation. */
+  readonly quoteLifetimeSeconds: number
+  /** How long a fetched exchange rate is reused. */
+  readonly fxCacheSeconds: number
+  /** The service's own fee on cross-currency quotes, in basis points of the sending amount. */
+  readonly serviceFeeBps: number
+  /** Webhook deliveries stop after this many attempts (then DEAD, replayable). */
+  readonly webhookMaxAttempts: number
+  /** First retry delay; doubles each attempt, with jitter, capped at `webhookMaxBackoffSeconds`. */
+  readonly webhookBaseBackoffSeconds: number
+  readonly webhookMaxBackoffSeconds: number
+  /** Idempotency records are kept at least this long. */
+  readonly idempotencyRetentionHours: number
+  /** The current end-user terms. */
+  readonly endUserTerms: { readonly version: string; readonly url: string }
+}
+
+export const defaultEngineSettings: EngineSettings = {
+  quoteLifetimeSeconds: 300,
+  fxCacheSeconds: 300,
+  serviceFeeBps: 50,
+  webhookMaxAttempts: 12,
+  webhookBaseBackoffSeconds: 5,
+  webhookMaxBackoffSeconds: 1800,
+  idempotencyRetentionHours: 24,
+  endUserTerms: { version: "2025-10-13", url: "https://paycore.dev/terms/2025-10-13" }
+}
+
+export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {
+  defaultValue: () => defaultEngineSettings
+})

@@ -1,0 +1,99 @@
+import { Schema } from "effect"
+
+/** Every resource type that has an id of the form `<Type>:<uuid v7>`. */
+export const idTypes = [
+  "Customer",
+  "InternalAccount",
+  "ExternalAccount",
+  "Quote",
+  "Transaction",
+  "BeneficialOwner",
+  "Webhook",
+  "Token",
+  "Document",
+  "Verification",
+  "Job",
+  "Lookup",
+  "PlatformConfig",
+  "Request",
+  "Journal"
+] as const
+export type IdType = (typeof idTypes)[number]
+
+const uuidPattern = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+/** A branded id schema: `Customer:<uuid>`; the brand keeps a quote id from being passed as a customer id. */
+export const makeId = <T extends IdType>(type: T) =>
+  Schema.String.pipe(
+    Schema.check(
+      Schema.isPattern(new RegExp(`^${type}:${uuidPattern}$`), {
+        expected: `a ${type} id (${type}:<uuid>)`
+      })
+    ),
+    Schema.brand<T>(type as any)
+  )
+
+export const CustomerId = makeId("Customer")
+export type CustomerId = typeof CustomerId.Type
+export const InternalAccountId = makeId("InternalAccount")
+export type InternalAccountId = typeof InternalAccountId.Type
+export const ExternalAccountId = makeId("ExternalAccount")
+export type ExternalAccountId = typeof ExternalAccountId.Type
+export const QuoteId = makeId("Quote")
+export type QuoteId = typeof QuoteId.Type
+export const TransactionId = makeId("Transaction")
+export type TransactionId = typeof TransactionId.Type
+export const WebhookId = makeId("Webhook")
+export type WebhookId = typeof WebhookId.Type
+export const TokenId = makeId("Token")
+export type TokenId = typeof TokenId.Type
+export const LookupId = makeId("Lookup")
+export type LookupId = typeof LookupId.Type
+
+/** Ids by type, as the `Ids` port hands them out. */
+export interface IdOf {
+  Customer: CustomerId
+  InternalAccount: InternalAccountId
+  ExternalAccount: ExternalAccountId
+  Quote: QuoteId
+  Transaction: TransactionId
+  Webhook: WebhookId
+  Token: TokenId
+  Lookup: LookupId
+}
+
+const hex = (n: number, width: number): string => n.toString(16).padStart(width, "0")
+
+/**
+ * A monotonic UUID v7 generator: 48-bit millisecond time, then a 74-bit counter seeded
+ * randomly per millisecond, so ids made by one process sort in creation order
+ * (paging by id relies on it) even within one millisecond.
+ */
+export const makeUuidV7 = (random: () => number) => {
+  let lastMs = -1
+  let counterHi = 0 // 12 bits (rand_a)
+  let counterLo = 0 // 30 bits of rand_b kept as a counter, the rest random
+  return (nowMs: number): string => {
+    if (nowMs > lastMs) {
+      lastMs = nowMs
+      counterHi = Math.floor(random() * 0x800)
+      counterLo = Math.floor(random() * 0x20000000)
+    } else {
+      counterLo++
+      if (counterLo >= 0x40000000) {
+        counterLo = 0
+        counterHi++
+        if (counterHi >= 0x1000) {
+          // Counter exhausted within one millisecond: borrow the next millisecond.
+          lastMs++
+          counterHi = 0
+        }
+      }
+    }
+    const ms = lastMs
+    const timeHex = hex(Math.floor(ms / 0x10000), 8) + hex(ms % 0x10000, 4)
+    const variantHi = 0x8000 | (counterLo >>> 16) // 10xx + top 14 bits of the counter
+    const tail = hex(counterLo & 0xffff, 4) + hex(Math.floor(random() * 0x100000000), 8)
+    return `${timeHex.slice(0, 8)}-${timeHex.slice(8, 12)}-7${hex(counterHi, 3)}-${hex(variantHi, 4)}-${tail}`
+  }
+}

@@ -1,0 +1,94 @@
+import { Schema } from "effect"
+import { PaymentRail } from "../accounts/model.ts"
+import { CurrencyCode } from "../shared/currency.ts"
+import { CustomerId, QuoteId, TransactionId } from "../shared/ids.ts"
+import { Amount } from "../shared/money.ts"
+import { PageQueryFields } from "../shared/paging.ts"
+import { DateTimeString } from "../shared/schemas.ts"
+
+export const TransactionStatus = Schema.Literals(["PENDING", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"])
+export type TransactionStatus = typeof TransactionStatus.Type
+
+export const TransactionType = Schema.Literals(["INCOMING", "OUTGOING"])
+export type TransactionType = typeof TransactionType.Type
+
+/** The spec's payout failure reasons (removed ones are never emitted). */
+export const FailureReason = Schema.Literals([
+  "QUOTE_EXECUTION_FAILED",
+  "PAYOUT_RETURNED",
+  "LIMIT_EXCEEDED",
+  "ACCOUNT_CANNOT_RECEIVE",
+  "ACCOUNT_INVALID",
+  "COMPLIANCE_REJECTED"
+])
+export type FailureReason = typeof FailureReason.Type
+
+export const RefundStatus = Schema.Literals(["PENDING", "COMPLETED", "FAILED"])
+export const Refund = Schema.Struct({
+  reference: Schema.String,
+  initiatedAt: DateTimeString,
+  settledAt: Schema.optionalKey(DateTimeString),
+  status: RefundStatus,
+  reason: Schema.optionalKey(Schema.Literals(["TRANSACTION_FAILED", "USER_CANCELLATION", "TIMEOUT"]))
+})
+export type Refund = typeof Refund.Type
+
+export const TransactionEndpoint = Schema.Struct({
+  sourceType: Schema.optionalKey(Schema.String),
+  destinationType: Schema.optionalKey(Schema.String),
+  accountId: Schema.optionalKey(Schema.String),
+  umaAddress: Schema.optionalKey(Schema.String),
+  currency: Schema.optionalKey(CurrencyCode),
+  paymentRail: Schema.optionalKey(PaymentRail)
+})
+
+export const Transaction = Schema.Struct({
+  id: TransactionId,
+  status: TransactionStatus,
+  type: TransactionType,
+  direction: Schema.Literals(["CREDIT", "DEBIT"]),
+  source: TransactionEndpoint,
+  destination: TransactionEndpoint,
+  customerId: Schema.optionalKey(CustomerId),
+  platformCustomerId: Schema.optionalKey(Schema.String),
+  sentAmount: Amount,
+  receivedAmount: Amount,
+  exchangeRate: Schema.optionalKey(Schema.Number),
+  quoteId: Schema.optionalKey(QuoteId),
+  description: Schema.optionalKey(Schema.String),
+  failureReason: Schema.optionalKey(FailureReason),
+  pendingReason: Schema.optionalKey(
+    Schema.Literals([
+      "COUNTERPARTY_DECLARATION_REQUIRED",
+      "WALLET_VERIFICATION_REQUIRED",
+      "COUNTERPARTY_INFORMATION_REQUIRED",
+      "COMPLIANCE_REVIEW"
+    ])
+  ),
+  refund: Schema.optionalKey(Refund),
+  fees: Schema.optionalKey(Schema.Int),
+  platformFees: Schema.optionalKey(Schema.Int),
+  paymentRail: Schema.optionalKey(PaymentRail),
+  railSelectionMode: Schema.optionalKey(Schema.Literals(["AUTO", "MANUAL"])),
+  expectedSettlementAt: Schema.optionalKey(DateTimeString),
+  settlementTimelineSeconds: Schema.optionalKey(Schema.Int),
+  remittanceInformation: Schema.optionalKey(Schema.String),
+  reconciliationInstructions: Schema.optionalKey(Schema.Struct({ reference: Schema.String })),
+  settledAt: Schema.optionalKey(DateTimeString),
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type Transaction = typeof Transaction.Type
+
+export const ListTransactionsQuery = Schema.Struct({
+  customerId: Schema.optionalKey(CustomerId),
+  platformCustomerId: Schema.optionalKey(Schema.String),
+  accountIdentifier: Schema.optionalKey(Schema.String),
+  status: Schema.optionalKey(TransactionStatus),
+  type: Schema.optionalKey(TransactionType),
+  reference: Schema.optionalKey(Schema.String),
+  startDate: Schema.optionalKey(DateTimeString),
+  endDate: Schema.optionalKey(DateTimeString),
+  ...PageQueryFields
+})
+export type ListTransactionsQuery = typeof ListTransactionsQuery.Type
