@@ -3,10 +3,10 @@ import type { ExternalAccount, InternalAccountRecord } from "../accounts/model.t
 import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
-import type { QuoteRecord } from "../quotes/record.ts"
+import type { QuoteRecord } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
-import type { TransactionRecord } from "../transactions/record.ts"
+import type { TransactionRecord } from "../transactions/model.ts"
 import type { OutboxRecord } from "../webhooks/model.ts"
 
 /** A second row with the same value of a unique key (`index` names the key). */

@@ -3,6 +3,13 @@ import { type FieldError, InvalidInput } from "./errors.ts"
 
 type Constraint = Record<string, unknown>
 
+// A failed refinement: `message` is its own message annotation, `fallback` is used when the leaf has none either.
+interface FilterFailure {
+  readonly constraint: Constraint
+  readonly message: string | undefined
+  readonly fallback: string
+}
+
 const formatIssue = SchemaIssue.makeFormatterDefault()
 
 // The link `Schema.toCodecJson` puts on a plain `Schema.Number` (it also accepts "NaN", "Infinity" strings):
@@ -67,22 +74,40 @@ const typeConstraint = (ast: SchemaAST.AST): Constraint => {
 const filterConstraint = (filter: SchemaAST.Filter<unknown>): Constraint => {
   const representation = filter.annotations?.representation
   const payload = representation?.payload
-  if (payload !== null && typeof payload === "object" && !Array.isArray(payload)) return payload as Constraint
-  const name = representation?.id.split("/").pop() ?? filter.annotations?.identifier ?? "filter"
-  return { check: name }
-}
-
-const filterMessage = (issue: SchemaIssue.Filter): string => {
-  const own = issue.filter.annotations?.message
-  if (typeof own === "string") return own
-  if (issue.issue._tag === "InvalidValue" && typeof issue.issue.annotations?.message === "string") {
-    return issue.issue.annotations.message
+  if (representation?.id === "effect/schema/isPattern" && payload !== null && typeof payload === "object") {
+    return { pattern: (payload as { readonly source: string }).source }
   }
-  const expected = issue.filter.annotations?.expected
-  return `Expected ${typeof expected === "string" ? expected : "a valid value"}`
+  if (payload !== null && typeof payload === "object" && !Array.isArray(payload)) return payload as Constraint
+  return { check: representation?.id.split("/").pop() ?? filter.annotations?.identifier ?? "filter" }
 }
 
-const leafConstraint = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf): Constraint => {
+const filterFailure = (filter: SchemaAST.Filter<unknown>): FilterFailure => {
+  const message = filter.annotations?.message
+  const expected = filter.annotations?.expected
+  return {
+    constraint: filterConstraint(filter),
+    message: typeof message === "string" ? message : undefined,
+    fallback: `Expected ${typeof expected === "string" ? expected : "a valid value"}`
+  }
+}
+
+// `cus_${string}`: the template a template-literal string must match.
+const templateOf = (ast: SchemaAST.TemplateLiteral): string =>
+  ast.parts.map((part) => (part._tag === "Literal" ? String(part.literal) : `\${${typeNameOf(part)}}`)).join("")
+
+/** What a failed transformation expected: a format for declarations (`DateTime.Utc`), a pattern for templates. */
+const transformationConstraint = (ast: SchemaAST.AST): Constraint => {
+  switch (ast._tag) {
+    case "Declaration":
+      return { format: expectedOf(ast) }
+    case "TemplateLiteral":
+      return { pattern: templateOf(ast) }
+    default:
+      return typeConstraint(ast)
+  }
+}
+
+const leafConstraint = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf, transformed: SchemaAST.AST | undefined) => {
   switch (issue._tag) {
     case "MissingKey":
       return { required: true }
@@ -95,55 +120,62 @@ const leafConstraint = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf): Constraint
       return { oneOf: true }
     case "InvalidValue":
     case "Forbidden":
-      return { valid: true }
+      return transformed === undefined ? { valid: true } : transformationConstraint(transformed)
   }
 }
 
-interface Override {
-  readonly constraint: Constraint
-  readonly message: string | undefined
+const leafMessage = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf, transformed: SchemaAST.AST | undefined): string => {
+  if (issue._tag !== "InvalidValue" || transformed === undefined || ownMessage(issue) !== undefined) {
+    return formatIssue(issue)
+  }
+  if (transformed._tag === "TemplateLiteral") return `Expected a string matching ${templateOf(transformed)}`
+  return issue.annotations === undefined ? `Expected ${expectedOf(transformed)}` : formatIssue(issue)
+}
+
+const ownMessage = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf): string | undefined => {
+  const message = "annotations" in issue ? issue.annotations?.message : undefined
+  return typeof message === "string" ? message : undefined
 }
 
 const toField = (path: ReadonlyArray<PropertyKey>): string => path.map(String).join(".")
 
+// `filter`: the failed refinement the leaf belongs to (it may point to a nested path, so it survives pointers);
+// `transformed`: the outermost transformation of the current value, describing a bare InvalidValue.
 const walk = (
   issue: SchemaIssue.Issue,
   path: ReadonlyArray<PropertyKey>,
-  override: Override | undefined,
+  filter: FilterFailure | undefined,
+  transformed: SchemaAST.AST | undefined,
   out: Array<FieldError>
 ): void => {
   switch (issue._tag) {
     case "Pointer":
-      return walk(issue.issue, [...path, ...issue.path], override, out)
-    case "Composite":
-      for (const child of issue.issues) walk(child, path, override, out)
+      return walk(issue.issue, [...path, ...issue.path], filter, undefined, out)
+    case "Composite": {
+      const inner = transformed ?? (issue.ast._tag === "TemplateLiteral" ? issue.ast : undefined)
+      for (const child of issue.issues) walk(child, path, filter, inner, out)
       return
-    case "Filter":
-      return walk(
-        issue.issue,
-        path,
-        override ?? { constraint: filterConstraint(issue.filter), message: filterMessage(issue) },
-        out
-      )
-    case "Encoding": {
-      if (override === undefined && numberJsonLink !== undefined && issue.ast.encoding?.includes(numberJsonLink)) {
+    }
+    case "Filter": {
+      return walk(issue.issue, path, filter ?? filterFailure(issue.filter), transformed, out)
+    }
+    case "Encoding":
+      if (filter === undefined && numberJsonLink !== undefined && issue.ast.encoding?.includes(numberJsonLink)) {
         out.push({ field: toField(path), constraint: { type: "number" }, message: "Expected number" })
         return
       }
-      // A failed transformation (e.g. an invalid date string) is described by the type it decodes to.
-      return walk(issue.issue, path, override ?? { constraint: typeConstraint(issue.ast), message: undefined }, out)
-    }
+      return walk(issue.issue, path, filter, transformed ?? issue.ast, out)
     case "AnyOf":
       if (issue.issues.length > 0) {
-        for (const child of issue.issues) walk(child, path, override, out)
+        for (const child of issue.issues) walk(child, path, filter, transformed, out)
         return
       }
       break
   }
   out.push({
     field: toField(path),
-    constraint: override?.constraint ?? leafConstraint(issue),
-    message: override?.message ?? formatIssue(issue)
+    constraint: filter?.constraint ?? leafConstraint(issue, transformed),
+    message: filter === undefined ? leafMessage(issue, transformed) : (filter.message ?? ownMessage(issue) ?? filter.fallback)
   })
 }
 
@@ -157,7 +189,7 @@ export const fieldErrorsFromIssue = (
   basePath: ReadonlyArray<PropertyKey> = []
 ): Array<FieldError> => {
   const out: Array<FieldError> = []
-  walk(issue, basePath, undefined, out)
+  walk(issue, basePath, undefined, undefined, out)
   return out
 }
 

@@ -1,0 +1,57 @@
+import type { DomainError } from "@paycore/core"
+
+/** The spec's error body, plus headers some errors carry (`Retry-After`). */
+export interface ErrorResponse {
+  readonly status: number
+  readonly code: string
+  readonly message: string
+  readonly details?: Readonly<Record<string, unknown>>
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * The one place where a domain refusal gets its HTTP status. Codes not listed are 400:
+ * a rule the request broke. The core never knows about HTTP.
+ */
+const refusedStatus: Readonly<Record<string, number>> = {
+  END_USER_TERMS_NOT_ACCEPTED: 403,
+  USER_NOT_READY: 403,
+  COUNTERPARTY_NOT_ALLOWED: 403,
+  CUSTOMER_DELETED: 410,
+  UNSUPPORTED_UMA_VERSION: 412,
+  EMAIL_OTP_CREDENTIAL_SYNC_FAILED: 424,
+  DOCUMENT_REJECTED: 422
+}
+
+const isDomainError = (e: unknown): e is DomainError =>
+  typeof e === "object" &&
+  e !== null &&
+  "_tag" in e &&
+  ["InvalidInput", "Refused", "NotFound", "Forbidden", "Conflict", "LimitExceeded"].includes((e as { _tag: string })._tag)
+
+/** `undefined` for anything that is not a domain error: the caller answers 500 and logs it. */
+export const toErrorResponse = (e: unknown): ErrorResponse | undefined => {
+  if (!isDomainError(e)) return undefined
+  switch (e._tag) {
+    case "InvalidInput":
+      return { status: 400, code: "INVALID_INPUT", message: e.message, details: { errors: e.errors } }
+    case "Refused": {
+      const status = refusedStatus[e.code] ?? 400
+      return e.details === undefined
+        ? { status, code: e.code, message: e.message }
+        : { status, code: e.code, message: e.message, details: e.details }
+    }
+    case "NotFound":
+      return { status: 404, code: e.code, message: e.message }
+    case "Forbidden":
+      return { status: 403, code: e.code, message: e.message }
+    case "Conflict":
+      return e.details === undefined
+        ? { status: 409, code: e.code, message: e.message }
+        : { status: 409, code: e.code, message: e.message, details: e.details }
+    case "LimitExceeded":
+      return e.retryAfterSeconds === undefined
+        ? { status: 429, code: e.code, message: e.message }
+        : { status: 429, code: e.code, message: e.message, headers: { "retry-after": String(e.retryAfterSeconds) } }
+  }
+}
