@@ -1,0 +1,130 @@
+import { currency, Directory, type Institution, type UmaProvider, type UmaReceiver } from "@paycore/core"
+import { Effect, Layer } from "effect"
+import { SANDBOX_UMA_DOMAIN } from "./rail.ts"
+
+const bank = (country: string, currency: string, bankName: string, displayName: string): Institution => ({
+  bankName,
+  displayName,
+  country,
+  currency
+})
+
+/** Payment institutions per corridor (country, currency). */
+export const SANDBOX_INSTITUTIONS: ReadonlyArray<Institution> = [
+  bank("US", "USD", "JPMorgan Chase Bank, N.A.", "Chase"),
+  bank("US", "USD", "Bank of America, N.A.", "Bank of America"),
+  bank("US", "USD", "Wells Fargo Bank, N.A.", "Wells Fargo"),
+  bank("US", "USD", "Citibank, N.A.", "Citi"),
+  bank("MX", "MXN", "BBVA México, S.A.", "BBVA México"),
+  bank("MX", "MXN", "Banco Santander México, S.A.", "Santander México"),
+  bank("MX", "MXN", "Banco Mercantil del Norte, S.A.", "Banorte"),
+  bank("BR", "BRL", "Itaú Unibanco S.A.", "Itaú"),
+  bank("BR", "BRL", "Banco do Brasil S.A.", "Banco do Brasil"),
+  bank("BR", "BRL", "Nu Pagamentos S.A.", "Nubank"),
+  bank("DE", "EUR", "Deutsche Bank AG", "Deutsche Bank"),
+  bank("DE", "EUR", "Commerzbank AG", "Commerzbank"),
+  bank("FR", "EUR", "BNP Paribas S.A.", "BNP Paribas"),
+  bank("FR", "EUR", "Société Générale S.A.", "Société Générale"),
+  bank("ES", "EUR", "Banco Santander, S.A.", "Santander"),
+  bank("ES", "EUR", "CaixaBank, S.A.", "CaixaBank"),
+  bank("NL", "EUR", "ING Bank N.V.", "ING"),
+  bank("NL", "EUR", "ABN AMRO Bank N.V.", "ABN AMRO"),
+  bank("GB", "GBP", "Barclays Bank UK PLC", "Barclays"),
+  bank("GB", "GBP", "HSBC UK Bank plc", "HSBC UK"),
+  bank("GB", "GBP", "Lloyds Bank plc", "Lloyds"),
+  bank("IN", "INR", "State Bank of India", "SBI"),
+  bank("IN", "INR", "HDFC Bank Limited", "HDFC Bank"),
+  bank("IN", "INR", "ICICI Bank Limited", "ICICI Bank"),
+  bank("PH", "PHP", "BDO Unibank, Inc.", "BDO"),
+  bank("PH", "PHP", "Bank of the Philippine Islands", "BPI"),
+  bank("PH", "PHP", "Metropolitan Bank and Trust Company", "Metrobank"),
+  bank("NG", "NGN", "Access Bank Plc", "Access Bank"),
+  bank("NG", "NGN", "Guaranty Trust Bank Limited", "GTBank"),
+  bank("NG", "NGN", "Zenith Bank Plc", "Zenith Bank"),
+  bank("CA", "CAD", "Royal Bank of Canada", "RBC"),
+  bank("CA", "CAD", "The Toronto-Dominion Bank", "TD"),
+  bank("CA", "CAD", "Bank of Nova Scotia", "Scotiabank")
+]
+
+const provider = (
+  id: string,
+  name: string,
+  domain: string,
+  supportedRegions: ReadonlyArray<string>,
+  currencyCodes: ReadonlyArray<string>,
+  allowListStatus: UmaProvider["allowListStatus"]
+): UmaProvider => ({
+  id,
+  name,
+  domain,
+  umaAddress: `$payments@${domain}`,
+  supportedRegions,
+  supportedCurrencies: currencyCodes.map(currency),
+  allowListStatus
+})
+
+/** UMA counterparties: the sandbox one plus fictitious providers on reserved `.example` domains. */
+export const SANDBOX_UMA_PROVIDERS: ReadonlyArray<UmaProvider> = [
+  provider(
+    "uma-sandbox",
+    "UMA Sandbox",
+    SANDBOX_UMA_DOMAIN,
+    ["US", "MX", "DE", "FR", "ES", "NL"],
+    ["USD", "EUR", "MXN"],
+    "ALLOWED"
+  ),
+  provider("uma-aurora", "Aurora Pay", "aurorapay.example", ["BR", "MX"], ["BRL", "MXN", "USD"], "ALLOWED"),
+  provider("uma-kestrel", "Kestrel Wallet", "kestrel.example", ["NG", "KE"], ["NGN", "KES", "USD"], "ALLOWED"),
+  provider("uma-thames", "Thames Money", "thames.example", ["GB"], ["GBP", "EUR"], "ALLOWED"),
+  provider("uma-maple", "Maple Transfer", "maple.example", ["CA"], ["CAD", "USD"], "ALLOWED"),
+  provider("uma-lotus", "Lotus Remit", "lotus.example", ["IN"], ["INR"], "ALLOWED"),
+  provider("uma-sampaguita", "Sampaguita Cash", "sampaguita.example", ["PH"], ["PHP", "USD"], "UNKNOWN"),
+  provider("uma-shadow", "Shadow Exchange", "shadow.example", ["US"], ["USD", "USDC"], "BLOCKED")
+]
+
+/** Receivers' amount bounds, in the receiving currency's smallest unit. */
+export const UMA_RECEIVER_MIN_AMOUNT = 1
+export const UMA_RECEIVER_MAX_AMOUNT = 100_000_000
+
+/** The named receivers at the sandbox UMA domain (user part without `$`) and the currency each accepts. */
+export const SANDBOX_UMA_RECEIVERS: Readonly<Record<string, string>> = {
+  "success.usd": "USD",
+  "success.eur": "EUR",
+  "success.mxn": "MXN",
+  "pending.long.usd": "USD",
+  "fail.compliance.usd": "USD"
+}
+
+/** `$user@domain` → `{ user, domain }` (lower case, `$` optional), or `undefined` when malformed. */
+const parseUmaAddress = (address: string): { readonly user: string; readonly domain: string } | undefined => {
+  const m = /^\$?([^\s@$]+)@([^\s@]+)$/.exec(address.trim().toLowerCase())
+  return m?.[1] === undefined || m[2] === undefined ? undefined : { user: m[1], domain: m[2] }
+}
+
+/** The receiver behind an UMA address, or `undefined` (UMA_NOT_FOUND). */
+export const sandboxUmaReceiver = (umaAddress: string): UmaReceiver | undefined => {
+  const parsed = parseUmaAddress(umaAddress)
+  if (parsed === undefined) return undefined
+  const receiver = (currencies: ReadonlyArray<string>): UmaReceiver => ({
+    umaAddress,
+    currencies,
+    minAmount: UMA_RECEIVER_MIN_AMOUNT,
+    maxAmount: UMA_RECEIVER_MAX_AMOUNT
+  })
+  if (parsed.domain === SANDBOX_UMA_DOMAIN) {
+    const code = SANDBOX_UMA_RECEIVERS[parsed.user]
+    return code === undefined ? undefined : receiver([code])
+  }
+  const known = SANDBOX_UMA_PROVIDERS.find((p) => p.domain === parsed.domain)
+  return known === undefined ? undefined : receiver(known.supportedCurrencies.map((c) => c.code))
+}
+
+/** Fixed-list `Directory`: the core filters by country, currency and paging. */
+export const SandboxDirectory: Layer.Layer<Directory> = Layer.succeed(
+  Directory,
+  Directory.of({
+    institutions: () => Effect.succeed(SANDBOX_INSTITUTIONS),
+    umaProviders: () => Effect.succeed(SANDBOX_UMA_PROVIDERS),
+    umaReceiver: (umaAddress) => Effect.sync(() => sandboxUmaReceiver(umaAddress))
+  })
+)

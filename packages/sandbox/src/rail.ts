@@ -1,0 +1,242 @@
+import {
+  type FailureReason,
+  type PaymentRail,
+  type Payout,
+  type PayoutStatus,
+  Rail,
+  type RailError
+} from "@paycore/core"
+import { Clock, Effect, Layer } from "effect"
+
+/** The domain of the sandbox UMA counterparty. */
+export const SANDBOX_UMA_DOMAIN = "sandbox.uma.money"
+
+const SECOND = 1
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+/** "A few seconds" in the spec's timing table. */
+export const INSTANT_SECONDS = 5
+
+/** Typical payout timing per rail from execution (the spec's timing table), in seconds. */
+export const SETTLEMENT_SECONDS: Readonly<Record<PaymentRail, number>> = {
+  RTP: INSTANT_SECONDS,
+  FEDNOW: INSTANT_SECONDS,
+  SEPA_INSTANT: INSTANT_SECONDS,
+  UPI: INSTANT_SECONDS,
+  SPEI: INSTANT_SECONDS,
+  PIX: INSTANT_SECONDS,
+  FASTER_PAYMENTS: INSTANT_SECONDS,
+  PAYNOW: INSTANT_SECONDS,
+  FAST: INSTANT_SECONDS,
+  INSTAPAY: INSTANT_SECONDS,
+  BRE_B: INSTANT_SECONDS,
+  MOBILE_MONEY: INSTANT_SECONDS,
+  UNIONPAY: INSTANT_SECONDS,
+  INTERNAL: INSTANT_SECONDS,
+  LIGHTNING: INSTANT_SECONDS,
+  SOLANA: INSTANT_SECONDS,
+  BASE: INSTANT_SECONDS,
+  POLYGON: INSTANT_SECONDS,
+  PLASMA: INSTANT_SECONDS,
+  TRON: INSTANT_SECONDS,
+  RTGS: 30 * MINUTE,
+  ETHEREUM: 15 * MINUTE,
+  BITCOIN: HOUR,
+  SEPA: DAY,
+  WIRE: DAY,
+  NEFT: DAY,
+  PESONET: DAY,
+  CIPS: DAY,
+  ACH: 2 * DAY,
+  BANK_TRANSFER: 2 * DAY,
+  ACH_COLOMBIA: 2 * DAY,
+  SWIFT: 3 * DAY
+}
+
+/** The undivided table value for a rail. */
+export const settlementSeconds = (rail: PaymentRail): number => SETTLEMENT_SECONDS[rail]
+
+/** Suffix `003` (and `$pending.long.*`) completes after this long instead of the rail time. */
+export const LONG_PAYMENT_SECONDS = 6 * MINUTE
+
+/** Suffix `005`: how long after settling the receiving bank returns the payment. */
+export const RETURN_DELAY_SECONDS = 5 * MINUTE
+
+/** The magic outcome of a sandbox payout; `"000"` is plain success. */
+export type MagicOutcome = "000" | "002" | "003" | "004" | "005" | "006" | "007" | "008" | "009"
+
+interface FailedOutcome {
+  readonly reason: FailureReason
+  readonly refundSucceeds: boolean
+}
+
+const failures: Partial<Record<MagicOutcome, FailedOutcome>> = {
+  "002": { reason: "QUOTE_EXECUTION_FAILED", refundSucceeds: true },
+  "004": { reason: "ACCOUNT_CANNOT_RECEIVE", refundSucceeds: true },
+  // Upstream: user cancellation. The spec has no cancellation failure reason; ACCOUNT_INVALID is the closest.
+  "006": { reason: "ACCOUNT_INVALID", refundSucceeds: true },
+  "007": { reason: "QUOTE_EXECUTION_FAILED", refundSucceeds: false },
+  "008": { reason: "LIMIT_EXCEEDED", refundSucceeds: true },
+  "009": { reason: "COMPLIANCE_REJECTED", refundSucceeds: true }
+}
+
+const isMagic = (code: string): code is MagicOutcome =>
+  code === "000" || code === "003" || code === "005" || Object.hasOwn(failures, code)
+
+/** Named receivers at the sandbox UMA domain (user part, lower case, without `$`). */
+const sandboxUmaOutcomes: Readonly<Record<string, MagicOutcome>> = {
+  "success.usd": "000",
+  "success.eur": "000",
+  "success.mxn": "000",
+  "pending.long.usd": "003",
+  "fail.compliance.usd": "009"
+}
+
+/** The part before `@` (the whole string when there is none). */
+const localPart = (s: string): string => {
+  const at = s.lastIndexOf("@")
+  return at < 0 ? s : s.slice(0, at)
+}
+
+const suffixOutcome = (identifier: string): MagicOutcome => {
+  const last3 = identifier.replace(/\s+/g, "").slice(-3)
+  return /^\d{3}$/.test(last3) && isMagic(last3) ? last3 : "000"
+}
+
+/** The primary identifier of an account whose last 3 digits pick the sandbox outcome. */
+export const primaryIdentifier = (destination: Payout["destination"]): string | undefined => {
+  switch (destination.kind) {
+    case "INTERNAL":
+      return undefined
+    case "UMA":
+      return localPart(destination.umaAddress).replace(/^\$/, "")
+    case "ACCOUNT": {
+      const info = destination.accountInfo
+      if ("accountNumber" in info) return info.accountNumber
+      if ("clabeNumber" in info) return info.clabeNumber
+      if ("iban" in info) return info.iban
+      if ("pixKey" in info) return localPart(info.pixKey)
+      if ("address" in info) return info.address
+      if (info.lightningAddress !== undefined) return localPart(info.lightningAddress)
+      return info.invoice
+    }
+  }
+}
+
+/**
+ * The magic outcome of a payout: the last 3 digits of the destination's primary identifier
+ * (local part for e-mail-like keys); named receivers at the sandbox UMA domain; internal transfers always succeed.
+ */
+export const magicOutcome = (destination: Payout["destination"]): MagicOutcome => {
+  if (destination.kind === "UMA") {
+    const address = destination.umaAddress.trim().toLowerCase()
+    const at = address.lastIndexOf("@")
+    if (at >= 0 && address.slice(at + 1) === SANDBOX_UMA_DOMAIN) {
+      const named = sandboxUmaOutcomes[address.slice(0, at).replace(/^\$/, "")]
+      if (named !== undefined) return named
+    }
+  }
+  const identifier = primaryIdentifier(destination)
+  return identifier === undefined ? "000" : suffixOutcome(identifier)
+}
+
+/** Everything `status` needs, all of it recoverable from the reference string. */
+interface Submission {
+  readonly rail: PaymentRail
+  readonly submittedAtMs: number
+  readonly outcome: MagicOutcome
+  readonly speedUp: number
+  readonly transactionId: string
+}
+
+const PREFIX = "sbx"
+
+/** `sbx:<rail>:<submitted epoch ms>:<outcome>:<speedUp>:<transactionId>` */
+export const encodeReference = (s: Submission): string =>
+  `${PREFIX}:${s.rail}:${s.submittedAtMs}:${s.outcome}:${s.speedUp}:${s.transactionId}`
+
+const referencePattern = /^sbx:([A-Z_]+):(\d+):(\d{3}):([0-9.e+-]+):(.+)$/
+
+export const decodeReference = (reference: string): Submission | undefined => {
+  const m = referencePattern.exec(reference)
+  if (m === null) return undefined
+  const [, rail, submitted, outcome, speedUp, transactionId] = m
+  if (rail === undefined || !Object.hasOwn(SETTLEMENT_SECONDS, rail)) return undefined
+  if (outcome === undefined || !isMagic(outcome)) return undefined
+  const submittedAtMs = Number(submitted)
+  const factor = Number(speedUp)
+  if (!Number.isSafeInteger(submittedAtMs) || !(factor > 0) || !Number.isFinite(factor)) return undefined
+  return { rail: rail as PaymentRail, submittedAtMs, outcome, speedUp: factor, transactionId: transactionId ?? "" }
+}
+
+const scaledMs = (seconds: number, speedUp: number): number => Math.max(0, Math.round((seconds * 1000) / speedUp))
+
+/** When the outcome of a submission is known (epoch ms). */
+const dueAtMs = (s: Submission): number =>
+  s.submittedAtMs + scaledMs(s.outcome === "003" ? LONG_PAYMENT_SECONDS : SETTLEMENT_SECONDS[s.rail], s.speedUp)
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The status of a submission at `nowMs`: a pure function of the submission and the clock. */
+export const statusAt = (s: Submission, nowMs: number): PayoutStatus => {
+  const due = dueAtMs(s)
+  if (nowMs < due) return { _tag: "Pending", checkAgainAt: iso(due) }
+  const failed = failures[s.outcome]
+  if (failed !== undefined) return { _tag: "Failed", reason: failed.reason, refundSucceeds: failed.refundSucceeds }
+  if (s.outcome === "005" && nowMs >= due + scaledMs(RETURN_DELAY_SECONDS, s.speedUp)) {
+    return { _tag: "Returned", reason: "PAYOUT_RETURNED" }
+  }
+  return { _tag: "Settled", settledAt: iso(due) }
+}
+
+export interface SandboxRailOptions {
+  /** Divides every delay (default 1 = real spec timing; e.g. 3600 turns an hour into a second). */
+  readonly speedUp?: number | undefined
+}
+
+const unknownReference = (reference: string): RailError => ({
+  _tag: "RailError",
+  retryable: false,
+  reason: "QUOTE_EXECUTION_FAILED",
+  message: `unknown sandbox payout reference ${reference}`
+})
+
+/**
+ * A simulated payment rail: delays from the spec's timing table (divided by `speedUp`) on effect's Clock,
+ * outcomes chosen by magic values on the destination (see README).
+ */
+export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail> => {
+  const speedUp = options.speedUp ?? 1
+  if (!(speedUp > 0) || !Number.isFinite(speedUp)) {
+    throw new RangeError(`SandboxRail: speedUp must be a positive finite number, got ${speedUp}`)
+  }
+  return Layer.sync(Rail, () => {
+    const submitted = new Map<string, Submission & { readonly payout: Payout }>()
+    return Rail.of({
+      submit: (payout) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          const submission: Submission = {
+            rail: payout.rail,
+            submittedAtMs: now,
+            outcome: magicOutcome(payout.destination),
+            speedUp,
+            transactionId: payout.transactionId
+          }
+          const reference = encodeReference(submission)
+          submitted.set(reference, { ...submission, payout })
+          return { reference, expectedSettlementAt: iso(dueAtMs(submission)) }
+        }),
+      status: (reference) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          // After a restart the map is empty: the reference itself carries everything.
+          const submission = submitted.get(reference) ?? decodeReference(reference)
+          return submission === undefined
+            ? Effect.fail(unknownReference(reference))
+            : Effect.succeed(statusAt(submission, now))
+        }),
+      settlementSeconds
+    })
+  })
+}
