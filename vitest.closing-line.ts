@@ -1,0 +1,19 @@
+import type { Reporter, TestModule } from "vitest/node"
+
+/** Prints one plain closing line `tests: N passed, N failed, N skipped` that CI can read in any language. */
+export default class ClosingLineReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    let passed = 0
+    let failed = 0
+    let skipped = 0
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const state = test.result().state
+        if (state === "passed") passed++
+        else if (state === "failed") failed++
+        else skipped++
+      }
+    }
+    process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`)
+  }
+}
