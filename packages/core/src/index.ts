@@ -22,3 +22,34 @@ export * from "./transactions/model.ts"
 export * from "./webhooks/model.ts"
 export * from "./shared/time.ts"
 export * from "./webhooks/service.ts"
+export * from "./shared/validation.ts"
+export * from "./webhooks/errors.ts"
+export * from "./idempotency/model.ts"
+export * from "./idempotency/service.ts"
+export * from "./idempotency/errors.ts"
+export {
+  CREDENTIAL_CACHE_TTL_MS,
+  DEFAULT_SUPPORTED_CURRENCIES,
+  DEFAULT_UMA_DOMAIN,
+  Discoveries,
+  type GivenCredentials,
+  PlatformConfigService,
+  Tokens
+} from "./platform/service.ts"
+export { tokenNotFound } from "./platform/errors.ts"
+export { Customers } from "./customers/service.ts"
+export {
+  customerDeleted,
+  platformCustomerIdTaken,
+  termsVersionNotFound,
+  umaAddressTaken
+} from "./customers/errors.ts"
+export {
+  Accounts,
+  accountIdentity,
+  fundingInstructionsFor,
+  provisionInternalAccounts,
+  variantCurrencies,
+  variantRails
+} from "./accounts/service.ts"
+export { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./accounts/errors.ts"

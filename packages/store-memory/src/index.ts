@@ -272,7 +272,8 @@ export const makeMemoryStore = Effect.gen(function* () {
     matches: (r, f) =>
       (f.status === undefined || r.status === f.status) &&
       (f.subject === undefined || r.subject === f.subject) &&
-      (f.type === undefined || r.type === f.type)
+      (f.type === undefined || r.type === f.type) &&
+      (f.sequenceBelow === undefined || r.sequence < f.sequenceBelow)
   })
   const sequences = new Map<string, number>()
   const outbox: Repositories["outbox"] = {

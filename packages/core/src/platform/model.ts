@@ -31,7 +31,13 @@ export type ApiTokenWithSecret = typeof ApiTokenWithSecret.Type
 
 /** What the store keeps: the token and the SHA-256 of its secret. */
 export interface TokenRecord extends ApiToken {
+  /** Lowercase hex SHA-256 of the client secret. */
   readonly secretHash: string
+  /**
+   * Set when the token is deleted (the Store port has no row delete): a deleted token never
+   * authenticates, is 404 on get and is left out of lists.
+   */
+  readonly deletedAt?: string | undefined
 }
 
 export const CreateTokenRequest = Schema.Struct({
@@ -146,7 +152,9 @@ export const ExchangeRatesQuery = Schema.Struct({
   sourceCurrency: CurrencyCode,
   /** Repeatable; all supported currencies when absent. */
   destinationCurrency: Schema.optionalKey(Schema.Union([CurrencyCode, Schema.Array(CurrencyCode)])),
-  sendingAmount: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 9_000_000_000_000_000 })))
+  sendingAmount: Schema.optionalKey(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 9_000_000_000_000_000 }))
+  )
 })
 export type ExchangeRatesQuery = typeof ExchangeRatesQuery.Type
 
@@ -199,4 +207,3 @@ export type UmaProvider = typeof UmaProvider.Type
 
 export const EndUserTerms = Schema.Struct({ version: Schema.String, url: Schema.String })
 export type EndUserTerms = typeof EndUserTerms.Type
-

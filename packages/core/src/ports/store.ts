@@ -86,6 +86,8 @@ export interface OutboxFilter {
   readonly status?: string | undefined
   readonly subject?: string | undefined
   readonly type?: string | undefined
+  /** Rows whose `sequence` is below this (the dispatcher's per-subject ordering check). */
+  readonly sequenceBelow?: number | undefined
 }
 
 export interface IdempotencyRecord {

@@ -1,0 +1,255 @@
+import { Context, Effect, Layer } from "effect"
+import { provisionInternalAccounts } from "../accounts/service.ts"
+import { invalidCursor } from "../platform/errors.ts"
+import { PlatformConfigService } from "../platform/service.ts"
+import { Ids } from "../ports/ids.ts"
+import { Store, type UniqueViolation } from "../ports/store.ts"
+import { EngineConfig } from "../shared/engine-config.ts"
+import type { Conflict, FieldError, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import type { CustomerId } from "../shared/ids.ts"
+import type { Page } from "../shared/paging.ts"
+import { pageRequest } from "../shared/paging.ts"
+import { nowIso } from "../shared/time.ts"
+import { invalidInput } from "../shared/validation.ts"
+import {
+  customerDeleted,
+  customerNotFound,
+  platformCustomerIdTaken,
+  termsVersionNotFound,
+  umaAddressTaken
+} from "./errors.ts"
+import type {
+  CreateCustomerRequest,
+  Customer,
+  EndUserTermsConsent,
+  ListCustomersQuery,
+  UpdateCustomerRequest
+} from "./model.ts"
+
+/** Every currency a customer asks for must be one the platform supports: one error per offending entry. */
+const currencyErrors = (currencies: ReadonlyArray<string>, supported: ReadonlyArray<string>): Array<FieldError> =>
+  currencies.flatMap((code, i) =>
+    supported.includes(code)
+      ? []
+      : [
+          {
+            field: `currencies.${i}`,
+            constraint: { enum: supported },
+            message: `${code} is not a currency this platform supports`
+          }
+        ]
+  )
+
+const termsError = (consent: EndUserTermsConsent | undefined, currentVersion: string): Refused | undefined =>
+  consent === undefined || consent.termsVersion === currentVersion
+    ? undefined
+    : termsVersionNotFound(consent.termsVersion, currentVersion)
+
+/** The name on the customer's funding instructions. */
+const holderName = (c: Customer): string =>
+  (c.customerType === "INDIVIDUAL" ? c.fullName : c.businessInfo.legalName) ?? c.platformCustomerId
+
+const dedupe = (values: ReadonlyArray<string>): Array<string> => [...new Set(values)]
+
+export class Customers extends Context.Service<
+  Customers,
+  {
+    /** `POST /customers` (201): also creates one internal account per currency, in the same transaction. */
+    readonly create: (
+      req: CreateCustomerRequest
+    ) => Effect.Effect<Customer, InvalidInput | Refused | Conflict | StoreError>
+    /** `GET /customers`: every filter of `ListCustomersQuery`; deleted customers only with `isIncludingDeleted=true`. */
+    readonly list: (query: ListCustomersQuery) => Effect.Effect<Page<Customer>, InvalidInput | StoreError>
+    /** `GET /customers/{customerId}`: 404 `USER_NOT_FOUND`; a deleted customer is still readable (`isDeleted: true`). */
+    readonly get: (id: string) => Effect.Effect<Customer, NotFound | StoreError>
+    /** `PATCH /customers/{customerId}` (200): PATCH semantics; 410 `CUSTOMER_DELETED` once deleted. */
+    readonly update: (
+      id: string,
+      req: UpdateCustomerRequest
+    ) => Effect.Effect<Customer, InvalidInput | NotFound | Refused | Conflict | StoreError>
+    /** `DELETE /customers/{customerId}` (200 with the customer): soft delete; again → 410 `CUSTOMER_DELETED`. */
+    readonly delete: (id: string) => Effect.Effect<Customer, NotFound | Refused | StoreError>
+    /** Whether the customer's end-user terms consent is on file (quotes refuse with END_USER_TERMS_NOT_ACCEPTED). */
+    readonly hasAcceptedTerms: (id: string) => Effect.Effect<boolean, NotFound | StoreError>
+  }
+>()("paycore/customers/Customers") {
+  static readonly layer = Layer.effect(
+    Customers,
+    Effect.gen(function* () {
+      const store = yield* Store
+      const ids = yield* Ids
+      const config = yield* PlatformConfigService
+
+      const provision = (customer: Customer, currencies: ReadonlyArray<string>) =>
+        provisionInternalAccounts({ customerId: customer.id, holderName: holderName(customer) }, currencies).pipe(
+          Effect.provideService(Store, store),
+          Effect.provideService(Ids, ids)
+        )
+
+      const uniqueConflict = (customer: Customer) => (violation: UniqueViolation) =>
+        Effect.fail(
+          violation.index === "umaAddress"
+            ? umaAddressTaken(customer.umaAddress)
+            : platformCustomerIdTaken(customer.platformCustomerId)
+        )
+
+      const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest) {
+        const platform = yield* config.get()
+        const terms = (yield* Effect.service(EngineConfig)).endUserTerms
+        const supported = platform.supportedCurrencies
+        const currencies =
+          req.currencies === undefined ? ["USD"].filter((c) => supported.includes(c)) : dedupe(req.currencies)
+        const errors = currencyErrors(req.currencies ?? [], supported)
+        if (errors.length > 0) return yield* invalidInput(errors)
+        const refused = termsError(req.endUserTermsConsent, terms.version)
+        if (refused !== undefined) return yield* refused
+
+        return yield* store.transaction(
+          Effect.gen(function* () {
+            const id: CustomerId = yield* ids.make("Customer")
+            const uuid = id.slice("Customer:".length)
+            const platformCustomerId = req.platformCustomerId ?? uuid
+            const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
+            if ((yield* store.customers.findUnique("platformCustomerId", platformCustomerId)) !== undefined) {
+              return yield* platformCustomerIdTaken(platformCustomerId)
+            }
+            if ((yield* store.customers.findUnique("umaAddress", umaAddress)) !== undefined) {
+              return yield* umaAddressTaken(umaAddress)
+            }
+            const now = yield* nowIso
+            const common = {
+              id,
+              platformCustomerId,
+              currencies,
+              umaAddress,
+              contactVerification: { email: "PENDING", phone: "PENDING" } as const,
+              isDeleted: false,
+              createdAt: now,
+              updatedAt: now
+            }
+            const customer: Customer =
+              req.customerType === "INDIVIDUAL"
+                ? { ...req, ...common, kycStatus: "UNVERIFIED" }
+                : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
+            yield* store.customers.insert(customer).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(customer)))
+            yield* provision(customer, currencies)
+            return customer
+          })
+        )
+      })
+
+      const list = Effect.fn("Customers.list")(function* (query: ListCustomersQuery) {
+        const page = pageRequest(query)
+        if (page === undefined) return yield* invalidCursor()
+        return yield* store.customers.list(
+          {
+            platformCustomerId: query.platformCustomerId,
+            customerType: query.customerType,
+            region: query.region,
+            currency: query.currency,
+            umaAddress: query.umaAddress,
+            createdAfter: query.createdAfter,
+            createdBefore: query.createdBefore,
+            updatedAfter: query.updatedAfter,
+            updatedBefore: query.updatedBefore,
+            includeDeleted: query.isIncludingDeleted === "true"
+          },
+          page
+        )
+      })
+
+      const get = Effect.fn("Customers.get")(function* (id: string) {
+        const customer = yield* store.customers.get(id)
+        if (customer === undefined) return yield* customerNotFound(id)
+        return customer
+      })
+
+      const update = Effect.fn("Customers.update")(function* (id: string, req: UpdateCustomerRequest) {
+        const platform = yield* config.get()
+        const terms = (yield* Effect.service(EngineConfig)).endUserTerms
+        return yield* store.transaction(
+          Effect.gen(function* () {
+            const current = yield* store.customers.getForUpdate(id)
+            if (current === undefined) return yield* customerNotFound(id)
+            if (current.isDeleted) return yield* customerDeleted(id)
+
+            const errors: Array<FieldError> = []
+            if (req.customerType !== current.customerType) {
+              errors.push({
+                field: "customerType",
+                constraint: { enum: [current.customerType] },
+                message: `This customer is ${current.customerType}; customerType cannot change`
+              })
+            }
+            if (req.email !== undefined && req.phoneNumber !== undefined) {
+              const message = "Update email and phoneNumber in separate requests"
+              const constraint = { mutuallyExclusive: ["email", "phoneNumber"] }
+              errors.push({ field: "email", constraint, message }, { field: "phoneNumber", constraint, message })
+            }
+            errors.push(...currencyErrors(req.currencies ?? [], platform.supportedCurrencies))
+            if (errors.length > 0) return yield* invalidInput(errors)
+            const refused = termsError(req.endUserTermsConsent, terms.version)
+            if (refused !== undefined) return yield* refused
+
+            if (req.platformCustomerId !== undefined && req.platformCustomerId !== current.platformCustomerId) {
+              const owner = yield* store.customers.findUnique("platformCustomerId", req.platformCustomerId)
+              if (owner !== undefined && owner.id !== current.id) {
+                return yield* platformCustomerIdTaken(req.platformCustomerId)
+              }
+            }
+
+            const now = yield* nowIso
+            const changes = {
+              currencies: req.currencies === undefined ? current.currencies : dedupe(req.currencies),
+              contactVerification: {
+                email:
+                  req.email !== undefined && req.email !== current.email
+                    ? "PENDING"
+                    : current.contactVerification.email,
+                phone:
+                  req.phoneNumber !== undefined && req.phoneNumber !== current.phoneNumber
+                    ? "PENDING"
+                    : current.contactVerification.phone
+              },
+              updatedAt: now
+            } as const
+            let next: Customer
+            if (current.customerType === "INDIVIDUAL" && req.customerType === "INDIVIDUAL") {
+              next = { ...current, ...req, ...changes }
+            } else if (current.customerType === "BUSINESS" && req.customerType === "BUSINESS") {
+              next = { ...current, ...req, businessInfo: { ...current.businessInfo, ...req.businessInfo }, ...changes }
+            } else {
+              return yield* Effect.die(new Error("unreachable: customerType mismatch passed validation"))
+            }
+            yield* store.customers.update(next).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(next)))
+            // New currencies get their internal accounts; accounts of dropped currencies stay.
+            yield* provision(next, next.currencies)
+            return next
+          })
+        )
+      })
+
+      const remove = Effect.fn("Customers.delete")(function* (id: string) {
+        return yield* store.transaction(
+          Effect.gen(function* () {
+            const current = yield* store.customers.getForUpdate(id)
+            if (current === undefined) return yield* customerNotFound(id)
+            if (current.isDeleted) return yield* customerDeleted(id)
+            const now = yield* nowIso
+            const deleted: Customer = { ...current, isDeleted: true, updatedAt: now }
+            yield* Effect.orDie(store.customers.update(deleted))
+            return deleted
+          })
+        )
+      })
+
+      const hasAcceptedTerms = Effect.fn("Customers.hasAcceptedTerms")(function* (id: string) {
+        const customer = yield* store.customers.get(id)
+        if (customer === undefined) return yield* customerNotFound(id)
+        return customer.endUserTermsConsent !== undefined
+      })
+
+      return Customers.of({ create, list, get, update, delete: remove, hasAcceptedTerms })
+    })
+  )
+}

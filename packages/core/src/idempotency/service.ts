@@ -1,0 +1,84 @@
+import { sha256 } from "@noble/hashes/sha2.js"
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
+import { Effect } from "effect"
+import { type IdempotencyRecord, Store } from "../ports/store.ts"
+import type { Conflict, InvalidInput, StoreError } from "../shared/errors.ts"
+import { nowIso } from "../shared/time.ts"
+import { idempotencyKeyInvalid, idempotencyKeyReused } from "./errors.ts"
+import { IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotentResponse, type RenderedResponse } from "./model.ts"
+
+/** The request's identity under one key: SHA-256 (hex) of method, path and raw body. */
+export const requestFingerprint = (method: string, path: string, body: string): string =>
+  bytesToHex(sha256(utf8ToBytes(`${method.toUpperCase()} ${path}\n${body}`)))
+
+/** Another request stored the same key between our lookup and our insert (PostgreSQL, no lock): replay theirs. */
+const keyTaken = { _tag: "paycore/IdempotencyKeyTaken" } as const
+const isKeyTaken = (e: unknown): e is typeof keyTaken => e === keyTaken
+
+const parseBody = (text: string): unknown => (text === "" ? undefined : JSON.parse(text))
+
+const replayed = (record: IdempotencyRecord): IdempotentResponse => ({
+  status: record.status,
+  body: parseBody(record.body),
+  replayed: true
+})
+
+/**
+ * Runs a command at most once per `<scope>:<key>`, in ONE store transaction with the command's own writes:
+ * - the key is stored with the same `fingerprint` → the stored response, `replayed: true`, the effect not run;
+ * - stored with another fingerprint → 409 `IDEMPOTENCY_KEY_REUSED`;
+ * - absent → the effect runs (its `store.transaction` calls join this one), its response (`render`) is stored in
+ *   the same transaction. A failing effect stores nothing, so a retry executes again.
+ *
+ * Two racing requests with one key run the effect once: the memory store serializes them; elsewhere the loser's
+ * insert hits the unique key, its transaction rolls back, and it replays the winner's response.
+ * Call it outside any transaction (a joined outer transaction could not be rolled back on a lost race).
+ * Records are never treated as expired here: the store keeps them at least `idempotencyRetentionHours` and
+ * purging older ones is the store's job.
+ */
+export const runIdempotent = <A, E, R>(
+  scope: string,
+  key: string,
+  fingerprint: string,
+  effect: Effect.Effect<A, E, R>,
+  render: (value: A) => RenderedResponse
+): Effect.Effect<IdempotentResponse, E | InvalidInput | Conflict | StoreError, R | Store> =>
+  Effect.gen(function* () {
+    if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) return yield* idempotencyKeyInvalid(key)
+    const store = yield* Store
+    const scopedKey = `${scope}:${key}`
+    const fromStored = (record: IdempotencyRecord) =>
+      record.fingerprint === fingerprint ? Effect.succeed(replayed(record)) : Effect.fail(idempotencyKeyReused(key))
+
+    const execute = store.transaction(
+      Effect.gen(function* () {
+        const found = yield* store.idempotency.get(scopedKey)
+        if (found !== undefined) return yield* fromStored(found)
+        const rendered = render(yield* effect)
+        const body = rendered.body === undefined ? "" : JSON.stringify(rendered.body)
+        const createdAt = yield* nowIso
+        yield* store.idempotency
+          .put({ key: scopedKey, fingerprint, status: rendered.status, body, createdAt })
+          .pipe(Effect.catchTag("UniqueViolation", () => Effect.fail(keyTaken)))
+        return { status: rendered.status, body: parseBody(body), replayed: false } satisfies IdempotentResponse
+      })
+    )
+
+    return yield* execute.pipe(
+      Effect.catchIf(isKeyTaken, () =>
+        store.transaction(
+          Effect.gen(function* () {
+            const winner = yield* store.idempotency.get(scopedKey)
+            if (winner === undefined) return yield* Effect.die(new Error(`Idempotency record ${scopedKey} vanished`))
+            return yield* fromStored(winner)
+          })
+        )
+      )
+    )
+  })
+
+/** `Idempotency.run(scope, key, fingerprint, effect, render)`; `Idempotency.fingerprint(method, path, body)`. */
+export const Idempotency = {
+  run: runIdempotent,
+  fingerprint: requestFingerprint
+} as const

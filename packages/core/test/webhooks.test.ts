@@ -1,0 +1,445 @@
+import { createPublicKey, createVerify } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
+import {
+  backoffSeconds,
+  defaultEngineSettings,
+  EngineConfig,
+  type EngineSettings,
+  emit,
+  Ids,
+  type OutboxRecord,
+  type PlatformConfig,
+  SIGNATURE_HEADER,
+  Store,
+  signedHeaders,
+  verifyStandardWebhook,
+  verifyWebhookSignature,
+  WebhookDispatcher,
+  WebhookSigner,
+  webhookKeysFromHex
+} from "@paycore/core"
+import { layer as memoryStore } from "@paycore/store-memory"
+import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
+import { Clock, Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
+
+const PRIVATE_KEY = "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721"
+const keys = webhookKeysFromHex(PRIVATE_KEY)
+const URL = "https://platform.example/webhooks"
+
+const nodeVerify = (pem: string, message: string, signatureBase64: string): boolean => {
+  const verifier = createVerify("SHA256")
+  verifier.update(message)
+  verifier.end()
+  return verifier.verify(pem, signatureBase64, "base64")
+}
+
+const platformConfig = (webhookEndpoint?: string): PlatformConfig => ({
+  id: "PlatformConfig:019542f5-b3e7-7d02-8000-000000000001",
+  umaDomain: "example.com",
+  ...(webhookEndpoint === undefined ? {} : { webhookEndpoint }),
+  supportedCurrencies: ["USD"],
+  isRegulatedFinancialInstitution: false,
+  skipVerificationPaperwork: true,
+  feeConfigs: [],
+  transactionLimits: [],
+  createdAt: "2025-01-01T00:00:00.000Z",
+  updatedAt: "2025-01-01T00:00:00.000Z"
+})
+
+const setup = (recorder: WebhookRecorder, options?: { readonly batchSize?: number }) =>
+  WebhookDispatcher.layerWith(options ?? {}).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(memoryStore, Ids.layerSeeded(7), recorder.layer, WebhookSigner.layerFromHex(PRIVATE_KEY))
+    )
+  )
+
+const configure = (url?: string) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    yield* store.transaction(store.config.put(platformConfig(url)))
+  })
+
+const emitOne = (type: string, subject: string, data: unknown = {}) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    yield* store.transaction(emit(type, subject, data))
+  })
+
+const outbox = Effect.gen(function* () {
+  const store = yield* Store
+  const page = yield* store.outbox.list({}, { limit: 100, sortOrder: "asc" })
+  return page.data
+})
+
+const only = (rows: ReadonlyArray<OutboxRecord>): OutboxRecord => {
+  assert.strictEqual(rows.length, 1)
+  return rows[0]!
+}
+
+const millis = (iso: string) => Date.parse(iso)
+
+/** Moves the TestClock to `iso` (no-op when already past it). */
+const advanceTo = (iso: string) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const target = millis(iso)
+    if (target > now) yield* TestClock.adjust(target - now)
+  })
+
+const withSettings = (settings: Partial<EngineSettings>) =>
+  Effect.provideService(EngineConfig, { ...defaultEngineSettings, ...settings })
+
+describe("webhook signing", () => {
+  it("signs the raw body so node:crypto verifies it with the published PEM", () => {
+    assert.match(keys.publicKeyPem, /^-----BEGIN PUBLIC KEY-----\n[A-Za-z0-9+/=\n]+\n-----END PUBLIC KEY-----\n$/)
+    const details = createPublicKey(keys.publicKeyPem).asymmetricKeyDetails
+    assert.strictEqual(details?.namedCurve, "prime256v1")
+
+    const body = JSON.stringify({ id: "Webhook:1", type: "TEST", timestamp: "2025-01-01T00:00:00Z", data: {} })
+    const signature = keys.sign(body)
+    assert.isTrue(nodeVerify(keys.publicKeyPem, body, signature))
+    assert.isFalse(nodeVerify(keys.publicKeyPem, body.replace("TEST", "TESX"), signature))
+    assert.isTrue(verifyWebhookSignature(keys.publicKeyPem, body, signature))
+    assert.isTrue(verifyWebhookSignature(keys.publicKeyPem, body, JSON.stringify({ v: "1", s: signature })))
+    assert.isFalse(verifyWebhookSignature(keys.publicKeyPem, `${body} `, signature))
+    assert.isFalse(verifyWebhookSignature(keys.publicKeyPem, body, "not base64!"))
+    const other = webhookKeysFromHex("1".repeat(64))
+    assert.isFalse(verifyWebhookSignature(other.publicKeyPem, body, signature))
+  })
+
+  it("sets the Standard Webhooks headers, signed over id.timestamp.body", () => {
+    const body = '{"id":"Webhook:1","type":"X","timestamp":"2025-01-01T00:00:00Z","data":{"a":1}}'
+    const headers = signedHeaders(keys, "Webhook:1", 1_735_689_600, body)
+    assert.strictEqual(headers["webhook-id"], "Webhook:1")
+    assert.strictEqual(headers["webhook-timestamp"], "1735689600")
+    const sig = headers["webhook-signature"]!
+    assert.match(sig, /^v1a,[A-Za-z0-9+/=]+$/)
+    assert.isTrue(nodeVerify(keys.publicKeyPem, `Webhook:1.1735689600.${body}`, sig.slice(4)))
+    assert.isTrue(nodeVerify(keys.publicKeyPem, body, headers[SIGNATURE_HEADER]!))
+    const std = { id: "Webhook:1", timestamp: "1735689600", signature: `v1,ignored ${sig}` }
+    assert.isTrue(verifyStandardWebhook(keys.publicKeyPem, std, body))
+    assert.isTrue(verifyStandardWebhook(keys.publicKeyPem, std, body, { nowSeconds: 1_735_689_700 }))
+    assert.isFalse(verifyStandardWebhook(keys.publicKeyPem, std, body, { nowSeconds: 1_735_699_600 }))
+    assert.isFalse(verifyStandardWebhook(keys.publicKeyPem, { ...std, timestamp: "1735689601" }, body))
+    assert.isFalse(verifyStandardWebhook(keys.publicKeyPem, std, `${body}x`))
+  })
+
+  it("loads keys from hex deterministically and refuses bad keys", () => {
+    assert.strictEqual(webhookKeysFromHex(PRIVATE_KEY).publicKeyPem, keys.publicKeyPem)
+    assert.throws(() => webhookKeysFromHex("abc"))
+    assert.throws(() => webhookKeysFromHex("0".repeat(64)))
+    assert.notInclude(String(keys.privateKeyHex), PRIVATE_KEY)
+  })
+
+  it("backs off exponentially with jitter, capped", () => {
+    const s = { webhookBaseBackoffSeconds: 5, webhookMaxBackoffSeconds: 60 }
+    assert.deepStrictEqual(
+      [1, 2, 3, 4, 5, 6].map((n) => backoffSeconds(n, s, 0.999999)).map(Math.round),
+      [5, 10, 20, 40, 60, 60]
+    )
+    assert.strictEqual(backoffSeconds(3, s, 0), 16)
+  })
+})
+
+describe("webhook dispatcher", () => {
+  it.effect("delivers a due event once, signed, and records the attempt", () => {
+    const recorder = makeWebhookRecorder()
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* TestClock.setTime(Date.parse("2025-06-01T12:00:00Z"))
+      yield* configure(URL)
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:1", { id: "Transaction:1" })
+      const summary = yield* dispatcher.dispatchDue()
+      assert.strictEqual(summary.delivered, 1)
+
+      const [request] = recorder.requests()
+      assert.strictEqual(request!.url, URL)
+      assert.isTrue(nodeVerify(keys.publicKeyPem, request!.body, request!.headers[SIGNATURE_HEADER]!))
+      const event = JSON.parse(request!.body)
+      assert.strictEqual(event.type, "OUTGOING_PAYMENT.COMPLETED")
+      assert.deepStrictEqual(event.data, { id: "Transaction:1" })
+      assert.strictEqual(request!.headers["webhook-id"], event.id)
+      assert.strictEqual(request!.headers["webhook-timestamp"], String(Date.parse("2025-06-01T12:00:00Z") / 1000))
+      assert.isTrue(
+        verifyStandardWebhook(
+          keys.publicKeyPem,
+          {
+            id: request!.headers["webhook-id"]!,
+            timestamp: request!.headers["webhook-timestamp"]!,
+            signature: request!.headers["webhook-signature"]!
+          },
+          request!.body
+        )
+      )
+
+      const row = only(yield* outbox)
+      assert.strictEqual(row.status, "DELIVERED")
+      assert.deepStrictEqual(row.attempts, [
+        { at: "2025-06-01T12:00:00.000Z", url: URL, responseStatus: 200, durationMs: 0 }
+      ])
+      assert.isUndefined(row.leaseUntil)
+
+      const again = yield* dispatcher.dispatchDue()
+      assert.strictEqual(again.claimed, 0)
+      assert.strictEqual(recorder.requests().length, 1)
+      const listed = yield* dispatcher.list({ status: "DELIVERED" }, { limit: 10, sortOrder: "desc" })
+      assert.strictEqual(listed.totalCount, 1)
+    }).pipe(Effect.provide(setup(recorder)))
+  })
+
+  it.effect("retries a 500 after a backoff, then delivers", () => {
+    const recorder = makeWebhookRecorder()
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(URL)
+      recorder.enqueue(500, { error: "connection refused" }, 200)
+      yield* emitOne("INCOMING_PAYMENT.COMPLETED", "Transaction:1")
+
+      yield* dispatcher.dispatchDue()
+      let row = only(yield* outbox)
+      assert.strictEqual(row.status, "PENDING")
+      assert.strictEqual(row.attempts[0]!.responseStatus, 500)
+      const firstDelay = (millis(row.nextAttemptAt) - millis(row.attempts[0]!.at)) / 1000
+      assert.isTrue(firstDelay >= 4 && firstDelay <= 5, `first delay ${firstDelay}`)
+
+      // Not due yet: nothing is sent.
+      yield* TestClock.adjust(1000)
+      assert.strictEqual((yield* dispatcher.dispatchDue()).claimed, 0)
+      assert.strictEqual(recorder.requests().length, 1)
+
+      yield* advanceTo(row.nextAttemptAt)
+      yield* dispatcher.dispatchDue()
+      row = only(yield* outbox)
+      assert.strictEqual(row.status, "PENDING")
+      assert.strictEqual(row.attempts[1]!.error, "connection refused")
+      const secondDelay = (millis(row.nextAttemptAt) - millis(row.attempts[1]!.at)) / 1000
+      assert.isTrue(secondDelay >= 8 && secondDelay <= 10, `second delay ${secondDelay}`)
+
+      yield* advanceTo(row.nextAttemptAt)
+      yield* dispatcher.dispatchDue()
+      row = only(yield* outbox)
+      assert.strictEqual(row.status, "DELIVERED")
+      assert.deepStrictEqual(
+        row.attempts.map((a) => a.responseStatus ?? a.error),
+        [500, "connection refused", 200]
+      )
+      assert.isTrue(millis(row.attempts[1]!.at) - millis(row.attempts[0]!.at) >= 4000)
+      assert.strictEqual(recorder.requests().length, 3)
+      // Every attempt carries the same event id and body.
+      assert.strictEqual(new Set(recorder.requests().map((r) => r.body)).size, 1)
+    }).pipe(Effect.provide(setup(recorder)))
+  })
+
+  it.effect("grows the backoff exponentially up to the cap, goes DEAD after max attempts, and replays", () => {
+    const recorder = makeWebhookRecorder({ respond: () => 503 })
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(URL)
+      yield* emitOne("OUTGOING_PAYMENT.FAILED", "Transaction:1")
+
+      const delays: Array<number> = []
+      for (let i = 0; i < 6; i++) {
+        const before = only(yield* outbox)
+        yield* advanceTo(before.nextAttemptAt)
+        yield* dispatcher.dispatchDue()
+        const after = only(yield* outbox)
+        if (after.status === "PENDING")
+          delays.push((millis(after.nextAttemptAt) - millis(after.attempts.at(-1)!.at)) / 1000)
+      }
+      const caps = [5, 10, 20, 30, 30]
+      assert.strictEqual(delays.length, 5)
+      delays.forEach((d, i) => {
+        assert.isTrue(d >= caps[i]! * 0.8 && d <= caps[i]!, `delay ${i}: ${d}`)
+      })
+
+      let row = only(yield* outbox)
+      assert.strictEqual(row.status, "DEAD")
+      assert.strictEqual(row.attempts.length, 6)
+
+      // DEAD stays dead.
+      yield* TestClock.adjust(3_600_000)
+      yield* dispatcher.dispatchDue()
+      assert.strictEqual(recorder.requests().length, 6)
+
+      // Replay: due now, with a fresh round of attempts.
+      const replayed = yield* dispatcher.replay(row.id)
+      assert.strictEqual(replayed.status, "PENDING")
+      const conflict = yield* dispatcher.replay("Webhook:00000000-0000-7000-8000-000000000000").pipe(Effect.flip)
+      assert.strictEqual(conflict._tag, "NotFound")
+      recorder.setResponder(() => 500)
+      yield* dispatcher.dispatchDue()
+      row = only(yield* outbox)
+      assert.strictEqual(row.status, "PENDING")
+      assert.strictEqual(row.attempts.length, 7)
+      recorder.setResponder(() => 204)
+      yield* advanceTo(row.nextAttemptAt)
+      yield* dispatcher.dispatchDue()
+      row = only(yield* outbox)
+      assert.strictEqual(row.status, "DELIVERED")
+      assert.strictEqual(row.attempts.length, 8)
+      const notDead = yield* dispatcher.replay(row.id).pipe(Effect.flip)
+      assert.strictEqual(notDead._tag, "Conflict")
+    }).pipe(
+      withSettings({ webhookMaxAttempts: 6, webhookBaseBackoffSeconds: 5, webhookMaxBackoffSeconds: 30 }),
+      Effect.provide(setup(recorder))
+    )
+  })
+
+  it.effect("stops retrying on 409 (duplicate) and never retries TEST events", () => {
+    const recorder = makeWebhookRecorder()
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(URL)
+      recorder.setResponder((request) => (JSON.parse(request.body).type === "TEST" ? 500 : 409))
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+      yield* emitOne("TEST", "platform")
+      yield* dispatcher.dispatchDue()
+      yield* TestClock.adjust(86_400_000)
+      yield* dispatcher.dispatchDue()
+      const rows = yield* outbox
+      assert.deepStrictEqual(
+        rows.map((r) => [r.type, r.status, r.attempts.length]),
+        [
+          ["OUTGOING_PAYMENT.COMPLETED", "DELIVERED", 1],
+          ["TEST", "DEAD", 1]
+        ]
+      )
+      assert.strictEqual(rows[0]!.attempts[0]!.responseStatus, 409)
+      assert.strictEqual(recorder.requests().length, 2)
+    }).pipe(Effect.provide(setup(recorder)))
+  })
+
+  it.effect("waits without spending attempts while no endpoint is configured", () => {
+    const recorder = makeWebhookRecorder()
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(undefined)
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+      for (let i = 0; i < 20; i++) {
+        const summary = yield* dispatcher.dispatchDue()
+        assert.strictEqual(summary.delivered, 0)
+        yield* TestClock.adjust(30_000)
+      }
+      let row = only(yield* outbox)
+      assert.strictEqual(row.status, "PENDING")
+      assert.strictEqual(row.attempts.length, 0)
+      assert.strictEqual(recorder.requests().length, 0)
+
+      yield* configure(URL)
+      yield* advanceTo(row.nextAttemptAt)
+      yield* dispatcher.dispatchDue()
+      row = only(yield* outbox)
+      assert.strictEqual(row.status, "DELIVERED")
+      assert.strictEqual(row.attempts.length, 1)
+    }).pipe(Effect.provide(setup(recorder)))
+  })
+
+  it.effect("delivers the events of one subject in sequence order", () => {
+    const recorder = makeWebhookRecorder()
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(URL)
+      // The first event of Transaction:A fails once; the ones after it must wait for it.
+      let failedOnce = false
+      recorder.setResponder((request) => {
+        const event = JSON.parse(request.body)
+        if (event.data.n === "A1" && !failedOnce) {
+          failedOnce = true
+          return 500
+        }
+        return 200
+      })
+      yield* emitOne("OUTGOING_PAYMENT.PENDING", "Transaction:A", { n: "A1" })
+      yield* emitOne("OUTGOING_PAYMENT.PENDING", "Transaction:B", { n: "B1" })
+      yield* emitOne("OUTGOING_PAYMENT.PROCESSING", "Transaction:A", { n: "A2" })
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:A", { n: "A3" })
+
+      const first = yield* dispatcher.dispatchDue()
+      assert.deepStrictEqual([first.claimed, first.delivered, first.retrying, first.blocked], [4, 1, 1, 2])
+      const sent = () => recorder.events().map((e) => (e.data as { n: string }).n)
+      assert.deepStrictEqual(sent().sort(), ["A1", "B1"])
+
+      // A later event of A, emitted while A1 waits for its retry, is held back too (found through the store).
+      yield* TestClock.adjust(1000)
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:A", { n: "A4" })
+      const second = yield* dispatcher.dispatchDue()
+      assert.deepStrictEqual([second.claimed, second.blocked], [1, 1])
+      assert.strictEqual(recorder.requests().length, 2)
+
+      const a1 = (yield* outbox).find((r) => r.sequence === 1 && r.subject === "Transaction:A")!
+      yield* advanceTo(a1.nextAttemptAt)
+      const third = yield* dispatcher.dispatchDue()
+      assert.strictEqual(third.delivered, 4)
+      assert.deepStrictEqual(
+        sent().filter((n) => n.startsWith("A")),
+        ["A1", "A1", "A2", "A3", "A4"]
+      )
+      const rows = yield* outbox
+      assert.isTrue(rows.every((r) => r.status === "DELIVERED"))
+    }).pipe(Effect.provide(setup(recorder)))
+  })
+
+  it.effect("a DEAD earlier event does not block later ones", () => {
+    const recorder = makeWebhookRecorder({ respond: (r) => (JSON.parse(r.body).data.n === 1 ? 500 : 200) })
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(URL)
+      yield* emitOne("X.ONE", "S", { n: 1 })
+      yield* emitOne("X.TWO", "S", { n: 2 })
+      for (let i = 0; i < 4; i++) {
+        yield* dispatcher.dispatchDue()
+        yield* TestClock.adjust(60_000)
+      }
+      const rows = yield* outbox
+      assert.deepStrictEqual(
+        rows.map((r) => r.status),
+        ["DEAD", "DELIVERED"]
+      )
+    }).pipe(
+      withSettings({ webhookMaxAttempts: 2, webhookBaseBackoffSeconds: 5, webhookMaxBackoffSeconds: 30 }),
+      Effect.provide(setup(recorder))
+    )
+  })
+
+  it.effect("sendTest posts a signed TEST event and reports the answer", () => {
+    const recorder = makeWebhookRecorder()
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      const notSet = yield* dispatcher.sendTest().pipe(Effect.flip)
+      assert.strictEqual(notSet._tag, "Refused")
+      assert.strictEqual((notSet as { code: string }).code, "WEBHOOK_ENDPOINT_NOT_SET")
+
+      yield* configure(URL)
+      recorder.enqueue({ status: 200, body: '{"received":true}' }, { error: "ECONNREFUSED" })
+      const ok = yield* dispatcher.sendTest()
+      assert.deepStrictEqual(ok, { url: URL, response_status: 200, response_body: '{"received":true}' })
+      const [request] = recorder.requests()
+      const event = JSON.parse(request!.body)
+      assert.strictEqual(event.type, "TEST")
+      assert.deepStrictEqual(event.data, {})
+      assert.match(event.id, /^Webhook:/)
+      assert.isTrue(verifyWebhookSignature(keys.publicKeyPem, request!.body, request!.headers[SIGNATURE_HEADER]!))
+
+      const failed = yield* dispatcher.sendTest().pipe(Effect.flip)
+      assert.strictEqual((failed as { code: string }).code, "WEBHOOK_DELIVERY_ERROR")
+      // Not stored in the outbox, so never retried.
+      assert.strictEqual((yield* outbox).length, 0)
+    }).pipe(Effect.provide(setup(recorder)))
+  })
+
+  it.effect("run dispatches on a schedule", () => {
+    const recorder = makeWebhookRecorder()
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(URL)
+      const fiber = yield* Effect.forkChild(dispatcher.run(1000))
+      yield* TestClock.adjust(10)
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+      assert.strictEqual(recorder.requests().length, 0)
+      yield* TestClock.adjust(1000)
+      assert.strictEqual(recorder.requests().length, 1)
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(setup(recorder)))
+  })
+})
