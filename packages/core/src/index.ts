@@ -53,3 +53,68 @@ export {
   variantRails
 } from "./accounts/service.ts"
 export { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./accounts/errors.ts"
+export {
+  type AccountBalance,
+  balanceOf,
+  isSystemAccount,
+  Ledger,
+  type Leg,
+  record as recordTransfers,
+  resolve as resolveTransfers,
+  reversed as reversedLegs,
+  transfersOf
+} from "./ledger/service.ts"
+export { insufficientFunds, type LedgerError } from "./ledger/errors.ts"
+export { type QuoteEvent, type QuoteState, quoteMachine } from "./quotes/machine.ts"
+export {
+  DEFAULT_RAIL,
+  decimalString,
+  defaultRail,
+  type FeeSchedule,
+  feeScheduleFor,
+  fundingInstructions,
+  minimumSendingAmount,
+  minorUnitRate,
+  noFees,
+  type Pricing,
+  type PricingInput,
+  parseRate,
+  paymentReference,
+  platformFeeFor,
+  priceQuote,
+  Quotes,
+  type QuotesError,
+  REALTIME_FUNDING_CURRENCIES,
+  UMA_RAIL
+} from "./quotes/service.ts"
+export {
+  type QuoteError,
+  quoteAlreadyExecuted,
+  quoteExpired,
+  quoteNotExecutable,
+  quoteNotFound,
+  quoteRequestFailed,
+  umaNotFound
+} from "./quotes/errors.ts"
+export {
+  type IncomingEvent,
+  type IncomingState,
+  incomingPaymentMachine,
+  incomingStatus,
+  type OutgoingEvent,
+  type OutgoingState,
+  outgoingPaymentMachine,
+  outgoingStatus
+} from "./transactions/machine.ts"
+export {
+  dailyVolumeKey,
+  MAX_SUBMIT_ATTEMPTS,
+  type ProcessDueReport,
+  paymentLegs,
+  RETURN_WATCH_SECONDS,
+  refundReference,
+  SUBMIT_GRACE_SECONDS,
+  Transactions,
+  type TransactionsError
+} from "./transactions/service.ts"
+export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"

@@ -37,7 +37,9 @@ export type QuoteSource = typeof QuoteSource.Type
 export const AccountDestination = Schema.Struct({
   destinationType: Schema.Literal("ACCOUNT"),
   accountId: Schema.String.check(
-    Schema.isPattern(/^(ExternalAccount|InternalAccount):[0-9a-f-]{36}$/, { expected: "an ExternalAccount or InternalAccount id" })
+    Schema.isPattern(/^(ExternalAccount|InternalAccount):[0-9a-f-]{36}$/, {
+      expected: "an ExternalAccount or InternalAccount id"
+    })
   ),
   paymentRail: Schema.optionalKey(PaymentRail)
 })
@@ -91,7 +93,14 @@ export const CreateQuoteRequest = Schema.Struct({
 })
 export type CreateQuoteRequest = typeof CreateQuoteRequest.Type
 
-export const QuoteStatus = Schema.Literals(["PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"])
+export const QuoteStatus = Schema.Literals([
+  "PENDING",
+  "PENDING_AUTHORIZATION",
+  "PROCESSING",
+  "COMPLETED",
+  "FAILED",
+  "EXPIRED"
+])
 export type QuoteStatus = typeof QuoteStatus.Type
 
 export const RateDetails = Schema.Struct({
@@ -147,3 +156,40 @@ export interface QuoteRecord {
     readonly minorRate: string
   }
 }
+
+// ---- receiver lookups ----
+
+/** `GET /receiver/...` query: who is sending (either one; both optional). */
+export const ReceiverLookupQuery = Schema.Struct({
+  senderUmaAddress: Schema.optionalKey(Schema.String),
+  customerId: Schema.optionalKey(CustomerId)
+})
+export type ReceiverLookupQuery = typeof ReceiverLookupQuery.Type
+
+/** A currency the receiver accepts: an estimated rate from the sender's currency, min and max receivable. */
+export const CurrencyPreference = Schema.Struct({
+  currency: Currency,
+  /** Receiving major units per sending major unit (market rate, not locked). */
+  estimatedExchangeRate: Schema.Number,
+  min: Schema.Int,
+  max: Schema.Int
+})
+export type CurrencyPreference = typeof CurrencyPreference.Type
+
+export const CounterpartyFieldDefinition = Schema.Struct({ name: Schema.String, mandatory: Schema.Boolean })
+
+export const ExternalAccountLookup = Schema.Struct({
+  accountId: Schema.String,
+  lookupId: LookupId,
+  supportedCurrencies: Schema.Array(CurrencyPreference),
+  requiredPayerDataFields: Schema.Array(CounterpartyFieldDefinition)
+})
+export type ExternalAccountLookup = typeof ExternalAccountLookup.Type
+
+export const UmaLookup = Schema.Struct({
+  receiverUmaAddress: Schema.String,
+  lookupId: LookupId,
+  supportedCurrencies: Schema.Array(CurrencyPreference),
+  requiredPayerDataFields: Schema.Array(CounterpartyFieldDefinition)
+})
+export type UmaLookup = typeof UmaLookup.Type

@@ -150,21 +150,23 @@ const walk = (
 ): void => {
   switch (issue._tag) {
     case "Pointer":
-      return walk(issue.issue, [...path, ...issue.path], filter, undefined, out)
+      walk(issue.issue, [...path, ...issue.path], filter, undefined, out)
+      return
     case "Composite": {
       const inner = transformed ?? (issue.ast._tag === "TemplateLiteral" ? issue.ast : undefined)
       for (const child of issue.issues) walk(child, path, filter, inner, out)
       return
     }
-    case "Filter": {
-      return walk(issue.issue, path, filter ?? filterFailure(issue.filter), transformed, out)
-    }
+    case "Filter":
+      walk(issue.issue, path, filter ?? filterFailure(issue.filter), transformed, out)
+      return
     case "Encoding":
       if (filter === undefined && numberJsonLink !== undefined && issue.ast.encoding?.includes(numberJsonLink)) {
         out.push({ field: toField(path), constraint: { type: "number" }, message: "Expected number" })
         return
       }
-      return walk(issue.issue, path, filter, transformed ?? issue.ast, out)
+      walk(issue.issue, path, filter, transformed ?? issue.ast, out)
+      return
     case "AnyOf":
       if (issue.issues.length > 0) {
         for (const child of issue.issues) walk(child, path, filter, transformed, out)
@@ -175,7 +177,8 @@ const walk = (
   out.push({
     field: toField(path),
     constraint: filter?.constraint ?? leafConstraint(issue, transformed),
-    message: filter === undefined ? leafMessage(issue, transformed) : (filter.message ?? ownMessage(issue) ?? filter.fallback)
+    message:
+      filter === undefined ? leafMessage(issue, transformed) : (filter.message ?? ownMessage(issue) ?? filter.fallback)
   })
 }
 

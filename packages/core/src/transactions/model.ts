@@ -1,10 +1,10 @@
 import { Schema } from "effect"
 import { PaymentRail } from "../accounts/model.ts"
 import { CurrencyCode } from "../shared/currency.ts"
-import { CustomerId, QuoteId, TransactionId } from "../shared/ids.ts"
-import { Amount } from "../shared/money.ts"
+import { CustomerId, ExternalAccountId, InternalAccountId, QuoteId, TransactionId } from "../shared/ids.ts"
+import { Amount, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
-import { DateTimeString } from "../shared/schemas.ts"
+import { DateTimeString, UmaAddress } from "../shared/schemas.ts"
 
 export const TransactionStatus = Schema.Literals(["PENDING", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"])
 export type TransactionStatus = typeof TransactionStatus.Type
@@ -105,4 +105,68 @@ export interface TransactionRecord {
   readonly railReference?: string | undefined
   /** When a worker should next look at it (settlement poll, expiry). */
   readonly dueAt?: string | undefined
+  /** Retryable rail errors so far (submission or polling); the worker gives up after a bound. */
+  readonly attempts?: number | undefined
 }
+
+// ---- deprecated same-currency transfers and sandbox helpers ----
+
+/** `POST /transfer-out` (deprecated): a same-currency payout from an internal account; returns the Transaction. */
+export const TransferOutRequest = Schema.Struct({
+  source: Schema.Struct({ accountId: InternalAccountId }),
+  destination: Schema.Struct({ accountId: ExternalAccountId, paymentRail: Schema.optionalKey(PaymentRail) }),
+  amount: PositiveMinorUnits,
+  remittanceInformation: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(80))),
+  purposeOfPayment: Schema.optionalKey(
+    Schema.Literals([
+      "GIFT",
+      "SELF",
+      "GOODS_OR_SERVICES",
+      "EDUCATION",
+      "HEALTH_OR_MEDICAL",
+      "REAL_ESTATE_PURCHASE",
+      "TAX_PAYMENT",
+      "LOAN_PAYMENT",
+      "UTILITY_BILL",
+      "DONATION",
+      "TRAVEL",
+      "FAMILY_SUPPORT",
+      "SALARY_PAYMENT",
+      "OTHER"
+    ])
+  )
+})
+export type TransferOutRequest = typeof TransferOutRequest.Type
+
+/** `POST /transfer-in` (deprecated): pull from a pull-capable external account into an internal account. */
+export const TransferInRequest = Schema.Struct({
+  source: Schema.Struct({ accountId: ExternalAccountId }),
+  destination: Schema.Struct({ accountId: InternalAccountId }),
+  amount: PositiveMinorUnits
+})
+export type TransferInRequest = typeof TransferInRequest.Type
+
+/** `POST /sandbox/internal-accounts/{accountId}/fund`. */
+export const SandboxFundRequest = Schema.Struct({
+  amount: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000_000_000 }))
+})
+export type SandboxFundRequest = typeof SandboxFundRequest.Type
+
+/** `POST /sandbox/send`: pays a quote funded by payment instructions (the deposit arrives, the quote executes). */
+export const SandboxSendRequest = Schema.Struct({
+  quoteId: QuoteId,
+  currencyCode: CurrencyCode,
+  /** Defaults to the quote's `totalSendingAmount`; any other amount is refused. */
+  currencyAmount: Schema.optionalKey(PositiveMinorUnits)
+})
+export type SandboxSendRequest = typeof SandboxSendRequest.Type
+
+/** `POST /sandbox/uma/receive`: an UMA payment arrives for a customer (by UMA address or customer id). */
+export const SandboxUmaReceiveRequest = Schema.Struct({
+  senderUmaAddress: UmaAddress,
+  receiverUmaAddress: Schema.optionalKey(Schema.String),
+  customerId: Schema.optionalKey(CustomerId),
+  receivingCurrencyCode: CurrencyCode,
+  receivingCurrencyAmount: PositiveMinorUnits
+})
+export type SandboxUmaReceiveRequest = typeof SandboxUmaReceiveRequest.Type

@@ -1,0 +1,154 @@
+import { Effect } from "effect"
+import { Store } from "../ports/store.ts"
+import { nowIso } from "../shared/time.ts"
+import { insufficientFunds } from "./errors.ts"
+import { type LedgerTransfer, type SystemRole, systemAccount } from "./model.ts"
+
+/**
+ * The double-entry ledger, TigerBeetle style, as plain Effects over the `Store` port.
+ *
+ * - Accounts are strings: an internal account's id, or a system account `system:<role>:<currency>`
+ *   (see `systemAccount`). Balances are credit-normal: a customer's money is a positive `posted`.
+ * - Every transfer debits and credits the same amount in one currency, so per currency the
+ *   `posted` of all accounts sums to zero, and pending debits equal pending credits.
+ * - A transfer is POSTED at once (single phase), or PENDING (a hold) and later POSTED or VOIDED
+ *   by `resolve` (two phase). Transfers are immutable: a correction is a new transfer.
+ * - An internal account's available balance (posted minus pending debits) never goes below zero:
+ *   `record` reads the balances (locked on PostgreSQL) and refuses with `INSUFFICIENT_FUNDS`
+ *   before writing anything. System accounts may go negative (deposits, fx liquidity).
+ *
+ * Call these inside the `Store.transaction` of the command they belong to.
+ */
+
+/** One movement to record: `amount` (smallest unit, > 0) of `currency` from `debit` to `credit`. */
+export interface Leg {
+  readonly debit: string
+  readonly credit: string
+  readonly amount: number
+  readonly currency: string
+}
+
+export interface AccountBalance {
+  readonly account: string
+  readonly currency: string
+  readonly posted: number
+  readonly pendingDebits: number
+  readonly pendingCredits: number
+  /** What can be spent now: posted minus held. */
+  readonly available: number
+  /** Posted, i.e. available plus held by payments in flight. */
+  readonly total: number
+}
+
+export const isSystemAccount = (account: string): boolean => account.startsWith("system:")
+
+export type { SystemRole }
+export { systemAccount }
+
+/** The balance of one ledger account (zeros for an account that never moved). */
+export const balanceOf = Effect.fnUntraced(function* (account: string, currency: string) {
+  const store = yield* Store
+  const [b] = yield* store.ledger.balances([{ account, currency }])
+  const posted = b?.posted ?? 0
+  const pendingDebits = b?.pendingDebits ?? 0
+  const pendingCredits = b?.pendingCredits ?? 0
+  return {
+    account,
+    currency,
+    posted,
+    pendingDebits,
+    pendingCredits,
+    available: posted - pendingDebits,
+    total: posted
+  } satisfies AccountBalance
+})
+
+/** A malformed leg is a bug in the caller, not a client error. */
+const legDefect = (leg: Leg): RangeError | undefined => {
+  if (!Number.isSafeInteger(leg.amount) || leg.amount <= 0) {
+    return new RangeError(`ledger: amount must be a positive safe integer, got ${leg.amount}`)
+  }
+  if (leg.debit === leg.credit) return new RangeError(`ledger: debit and credit are the same account ${leg.debit}`)
+  return undefined
+}
+
+/**
+ * Records `legs` as transfers caused by `reference` (a transaction id, or `<id>:refund`), all
+ * POSTED or all PENDING. Legs of amount 0 are skipped. Refuses with `INSUFFICIENT_FUNDS` (and
+ * records nothing) when an internal account's available balance would go below zero.
+ * Transfer ids are `<reference>#<n>`, numbered per reference, so a second writer racing on the
+ * same reference collides on the id instead of moving money twice.
+ */
+export const record = Effect.fnUntraced(function* (
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING"
+) {
+  const store = yield* Store
+  const moving = legs.filter((leg) => leg.amount !== 0)
+  for (const leg of moving) {
+    const defect = legDefect(leg)
+    if (defect !== undefined) return yield* Effect.die(defect)
+  }
+  if (moving.length === 0) return [] as ReadonlyArray<LedgerTransfer>
+
+  // Debits per internal account, checked against what is available (locked in a fixed order).
+  const debits = new Map<string, { account: string; currency: string; amount: number }>()
+  for (const leg of moving) {
+    if (isSystemAccount(leg.debit)) continue
+    const key = `${leg.debit}\u0000${leg.currency}`
+    const prev = debits.get(key)
+    debits.set(key, { account: leg.debit, currency: leg.currency, amount: (prev?.amount ?? 0) + leg.amount })
+  }
+  if (debits.size > 0) {
+    const wanted = [...debits.values()].sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
+    const balances = yield* store.ledger.balances(wanted.map(({ account, currency }) => ({ account, currency })))
+    for (const [i, want] of wanted.entries()) {
+      const b = balances[i]
+      const available = (b?.posted ?? 0) - (b?.pendingDebits ?? 0)
+      if (available < want.amount) {
+        return yield* Effect.fail(insufficientFunds(want.account, want.currency, available, want.amount))
+      }
+    }
+  }
+
+  const existing = yield* store.ledger.transfers(reference)
+  const createdAt = yield* nowIso
+  const transfers: ReadonlyArray<LedgerTransfer> = moving.map((leg, i) => ({
+    id: `${reference}#${existing.length + i + 1}`,
+    debit: leg.debit,
+    credit: leg.credit,
+    amount: leg.amount,
+    currency: leg.currency,
+    state,
+    reference,
+    createdAt
+  }))
+  yield* store.ledger.record(transfers)
+  return transfers
+})
+
+/**
+ * Resolves every PENDING transfer of `reference`: POSTED moves the held money, VOIDED releases
+ * the hold. Returns how many were resolved (0 when there was nothing pending: idempotent).
+ */
+export const resolve = Effect.fnUntraced(function* (reference: string, outcome: "POSTED" | "VOIDED") {
+  const store = yield* Store
+  const transfers = yield* store.ledger.transfers(reference)
+  const pending = transfers.filter((t) => t.state === "PENDING").map((t) => t.id)
+  if (pending.length > 0) yield* store.ledger.resolve(pending, outcome)
+  return pending.length
+})
+
+/** The transfers recorded for `reference`, oldest first. */
+export const transfersOf = Effect.fnUntraced(function* (reference: string) {
+  const store = yield* Store
+  return yield* store.ledger.transfers(reference)
+})
+
+/** The same legs in the opposite direction (a return, a reversal). */
+export const reversed = (legs: ReadonlyArray<Leg>): ReadonlyArray<Leg> =>
+  legs.map((leg) => ({ debit: leg.credit, credit: leg.debit, amount: leg.amount, currency: leg.currency }))
+
+/** The ledger operations as one object, for callers that prefer `Ledger.record(...)`. */
+export const Ledger = { balanceOf, record, resolve, transfersOf, reversed, isSystemAccount, systemAccount } as const

@@ -1,0 +1,114 @@
+import { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, type StoreError } from "../shared/errors.ts"
+
+/** 404 `QUOTE_NOT_FOUND`. */
+export const quoteNotFound = (id: string): NotFound =>
+  new NotFound({ code: "QUOTE_NOT_FOUND", message: `Quote ${id} was not found` })
+
+/** 409 `QUOTE_EXPIRED`: executed at or after `expiresAt`; the quote (and its transaction) are now EXPIRED. */
+export const quoteExpired = (id: string, expiresAt: string): Conflict =>
+  new Conflict({
+    code: "QUOTE_EXPIRED",
+    message: `Quote ${id} expired at ${expiresAt}; create a new quote`,
+    details: { expiresAt }
+  })
+
+/** 409 `QUOTE_ALREADY_EXECUTED`: a quote executes once. */
+export const quoteAlreadyExecuted = (id: string, status: string): Conflict =>
+  new Conflict({
+    code: "QUOTE_ALREADY_EXECUTED",
+    message: `Quote ${id} was already executed (status ${status})`,
+    details: { status }
+  })
+
+/** 409 `QUOTE_NOT_EXECUTABLE`: a quote funded by payment instructions runs when the deposit arrives. */
+export const quoteNotExecutable = (id: string): Conflict =>
+  new Conflict({
+    code: "QUOTE_NOT_EXECUTABLE",
+    message: `Quote ${id} is funded by payment instructions: it executes when the deposit arrives, not by a call`
+  })
+
+/** 403 (http table) `END_USER_TERMS_NOT_ACCEPTED`: unregulated platforms need the customer's consent on file. */
+export const endUserTermsNotAccepted = (customerId: string): Refused =>
+  new Refused({
+    code: "END_USER_TERMS_NOT_ACCEPTED",
+    message: `Customer ${customerId} has not accepted the end-user terms; record endUserTermsConsent first`
+  })
+
+/** 400 `TRANSACTION_SIZE_LIMIT_EXCEEDED`. */
+export const transactionSizeLimitExceeded = (currency: string, amount: number, max: number): Refused =>
+  new Refused({
+    code: "TRANSACTION_SIZE_LIMIT_EXCEEDED",
+    message: `The payment of ${amount} ${currency} (smallest unit) is above the limit of ${max} per transaction`,
+    details: { currency, amount, maxTransactionAmount: max }
+  })
+
+/** 429 `DAILY_VOLUME_LIMIT_EXCEEDED`; `retryAfterSeconds` is the time left until the UTC day ends. */
+export const dailyVolumeLimitExceeded = (
+  currency: string,
+  used: number,
+  amount: number,
+  max: number,
+  retryAfterSeconds: number
+): LimitExceeded =>
+  new LimitExceeded({
+    code: "DAILY_VOLUME_LIMIT_EXCEEDED",
+    message: `The payment of ${amount} ${currency} would exceed today's volume limit of ${max} (already used ${used}); the limit resets at 00:00 UTC`,
+    retryAfterSeconds
+  })
+
+/** 404 `UMA_NOT_FOUND`: a well-formed UMA address with no receiver at the counterparty. */
+export const umaNotFound = (address: string): NotFound =>
+  new NotFound({ code: "UMA_NOT_FOUND", message: `No receiver exists at UMA address ${address}` })
+
+/** 400 `QUOTE_REQUEST_FAILED` (retryable): no market rate for the pair right now. */
+export const quoteRequestFailed = (from: string, to: string): Refused =>
+  new Refused({
+    code: "QUOTE_REQUEST_FAILED",
+    message: `No exchange rate from ${from} to ${to} is available right now; retry later`,
+    details: { sourceCurrency: from, destinationCurrency: to, retryable: true }
+  })
+
+/** 404 `USER_NOT_FOUND` (the spec's code for an unknown customer). */
+export const customerNotFound = (id: string): NotFound =>
+  new NotFound({ code: "USER_NOT_FOUND", message: `Customer ${id} was not found` })
+
+/** 410 (http table) `CUSTOMER_DELETED`. */
+export const customerDeleted = (id: string): Refused =>
+  new Refused({ code: "CUSTOMER_DELETED", message: `Customer ${id} was deleted` })
+
+/** 404 `NOT_FOUND`: an unknown internal or external account. */
+export const accountNotFound = (id: string): NotFound =>
+  new NotFound({ code: "NOT_FOUND", message: `Account ${id} was not found` })
+
+/** 400 `ACCOUNT_NOT_ACTIVE`: a closed, frozen or failed internal account cannot send or receive. */
+export const accountNotActive = (id: string, status: string): Refused =>
+  new Refused({
+    code: "ACCOUNT_NOT_ACTIVE",
+    message: `Account ${id} is ${status}; only an ACTIVE account can move money`,
+    details: { status }
+  })
+
+/** 400 `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED`: the payee account is not usable yet. */
+export const externalAccountNotUsable = (id: string, status: string): Refused =>
+  new Refused({
+    code: "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED",
+    message: `External account ${id} is ${status}; it must be ACTIVE or PENDING_OWNERSHIP_VERIFICATION to be paid`,
+    details: { status }
+  })
+
+/** 400 `SELF_PAYMENT`: source and destination are the same account. */
+export const selfPayment = (id: string): Refused =>
+  new Refused({ code: "SELF_PAYMENT", message: `Account ${id} cannot pay itself` })
+
+/** 400 `AMOUNT_OUT_OF_RANGE`: outside what the receiver accepts. */
+export const amountOutOfRange = (amount: number, currency: string, min: number, max: number): Refused =>
+  new Refused({
+    code: "AMOUNT_OUT_OF_RANGE",
+    message: `The receiver accepts ${min} to ${max} ${currency} (smallest unit), not ${amount}`,
+    details: { amount, currency, min, max }
+  })
+
+export const invalidField = (field: string, constraint: Record<string, unknown>, message: string): InvalidInput =>
+  InvalidInput.one(field, constraint, message)
+
+export type QuoteError = InvalidInput | Refused | NotFound | Conflict | LimitExceeded | StoreError

@@ -1,0 +1,92 @@
+import { defineMachine } from "../shared/machine.ts"
+import type { TransactionStatus } from "./model.ts"
+
+/**
+ * An outgoing payment (created with its quote). Refunds are sub-states: REFUND_PENDING,
+ * REFUND_COMPLETED and REFUND_FAILED all read `FAILED` publicly, with `refund.status`
+ * PENDING / COMPLETED / FAILED. A failure emits FAILED then REFUND_PENDING in one move; the
+ * refund itself is a later step (`REFUND_SETTLE` or `REFUND_FAIL`). A payout the receiving
+ * bank returns after it settled (`RETURN`) fails the same way with `PAYOUT_RETURNED`.
+ * COMPLETED is not terminal: a return can still arrive.
+ */
+export const outgoingPaymentMachine = defineMachine({
+  name: "OutgoingPayment",
+  states: ["PENDING", "PROCESSING", "COMPLETED", "REFUND_PENDING", "REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED"],
+  events: ["EXECUTE", "SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL", "EXPIRE"],
+  initial: "PENDING",
+  terminal: ["REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED"],
+  transitions: {
+    PENDING: {
+      EXECUTE: { to: "PROCESSING", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
+      EXPIRE: { to: "EXPIRED", emits: ["OUTGOING_PAYMENT.EXPIRED"] }
+    },
+    PROCESSING: {
+      SETTLE: { to: "COMPLETED", emits: ["OUTGOING_PAYMENT.COMPLETED"] },
+      FAIL: { to: "REFUND_PENDING", emits: ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"] }
+    },
+    COMPLETED: {
+      RETURN: { to: "REFUND_PENDING", emits: ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"] }
+    },
+    REFUND_PENDING: {
+      REFUND_SETTLE: { to: "REFUND_COMPLETED", emits: ["OUTGOING_PAYMENT.REFUND_COMPLETED"] },
+      REFUND_FAIL: { to: "REFUND_FAILED", emits: ["OUTGOING_PAYMENT.REFUND_FAILED"] }
+    },
+    REFUND_COMPLETED: {},
+    REFUND_FAILED: {},
+    EXPIRED: {}
+  }
+})
+export type OutgoingState = (typeof outgoingPaymentMachine.states)[number]
+export type OutgoingEvent = (typeof outgoingPaymentMachine.events)[number]
+
+/**
+ * An incoming payment (a deposit, a sandbox funding, a transfer-in pull, an UMA payment received).
+ * A deposit returned after it completed is refunded: REFUND_* read `COMPLETED` publicly (the
+ * deposit did arrive), with `refund.status` telling how the return went.
+ */
+export const incomingPaymentMachine = defineMachine({
+  name: "IncomingPayment",
+  states: ["PENDING", "COMPLETED", "FAILED", "REFUND_PENDING", "REFUND_COMPLETED", "REFUND_FAILED"],
+  events: ["SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL"],
+  initial: "PENDING",
+  terminal: ["FAILED", "REFUND_COMPLETED", "REFUND_FAILED"],
+  transitions: {
+    PENDING: {
+      SETTLE: { to: "COMPLETED", emits: ["INCOMING_PAYMENT.COMPLETED"] },
+      FAIL: { to: "FAILED", emits: ["INCOMING_PAYMENT.FAILED"] }
+    },
+    COMPLETED: {
+      RETURN: { to: "REFUND_PENDING", emits: ["INCOMING_PAYMENT.REFUND_PENDING"] }
+    },
+    FAILED: {},
+    REFUND_PENDING: {
+      REFUND_SETTLE: { to: "REFUND_COMPLETED", emits: ["INCOMING_PAYMENT.REFUND_COMPLETED"] },
+      REFUND_FAIL: { to: "REFUND_FAILED", emits: ["INCOMING_PAYMENT.REFUND_FAILED"] }
+    },
+    REFUND_COMPLETED: {},
+    REFUND_FAILED: {}
+  }
+})
+export type IncomingState = (typeof incomingPaymentMachine.states)[number]
+export type IncomingEvent = (typeof incomingPaymentMachine.events)[number]
+
+/** The public `status` of an outgoing payment in a machine state. */
+export const outgoingStatus: { readonly [K in OutgoingState]: TransactionStatus } = {
+  PENDING: "PENDING",
+  PROCESSING: "PROCESSING",
+  COMPLETED: "COMPLETED",
+  REFUND_PENDING: "FAILED",
+  REFUND_COMPLETED: "FAILED",
+  REFUND_FAILED: "FAILED",
+  EXPIRED: "EXPIRED"
+}
+
+/** The public `status` of an incoming payment in a machine state. */
+export const incomingStatus: { readonly [K in IncomingState]: TransactionStatus } = {
+  PENDING: "PENDING",
+  COMPLETED: "COMPLETED",
+  FAILED: "FAILED",
+  REFUND_PENDING: "COMPLETED",
+  REFUND_COMPLETED: "COMPLETED",
+  REFUND_FAILED: "COMPLETED"
+}

@@ -1,0 +1,420 @@
+/**
+ * Test ports and helpers for the ledger / quotes / transactions tests: a scriptable Rail, a
+ * counting FxRates, a tiny Directory, seeding of customers and accounts straight into the store,
+ * and the ledger / event invariants the tests and the property test check after every step.
+ */
+import { layer as memoryStore } from "@paycore/store-memory"
+import { Clock, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import type { AccountInfo, ExternalAccount, InternalAccountRecord, PaymentRail } from "../src/accounts/model.ts"
+import type { Customer } from "../src/customers/model.ts"
+import type { PlatformConfig } from "../src/platform/model.ts"
+import { Directory, type UmaReceiver } from "../src/ports/directory.ts"
+import { FxRates } from "../src/ports/fx.ts"
+import { Ids } from "../src/ports/ids.ts"
+import { type Payout, type PayoutStatus, Rail, type RailError } from "../src/ports/rail.ts"
+import { Store } from "../src/ports/store.ts"
+import { Quotes } from "../src/quotes/service.ts"
+import { incomingPaymentMachine, outgoingPaymentMachine } from "../src/transactions/machine.ts"
+import type { FailureReason, TransactionRecord } from "../src/transactions/model.ts"
+import { Transactions } from "../src/transactions/service.ts"
+
+export const T0 = Date.parse("2026-03-02T12:00:00.000Z")
+
+// ---- Rail ----
+
+/** What the test rail does with one payout (keyed by transaction id; the default settles). */
+export type Outcome =
+  | { readonly _tag: "Settle"; readonly afterSeconds?: number }
+  | {
+      readonly _tag: "Fail"
+      readonly reason: FailureReason
+      readonly refundSucceeds: boolean
+      readonly afterSeconds?: number
+    }
+  | { readonly _tag: "Return"; readonly afterSeconds?: number; readonly returnAfterSeconds?: number }
+  /** `submit` refuses the payout (terminal). */
+  | { readonly _tag: "Reject"; readonly reason: FailureReason }
+  /** `submit` fails retryably `times` times, then accepts and settles. */
+  | { readonly _tag: "Flaky"; readonly times: number }
+
+const DEFAULT_SECONDS = 60
+
+export interface TestRail {
+  readonly service: Rail["Service"]
+  readonly plan: (transactionId: string, outcome: Outcome) => void
+  readonly submissions: ReadonlyArray<Payout>
+}
+
+export const makeTestRail = (): TestRail => {
+  const plans = new Map<string, Outcome>()
+  const flakyLeft = new Map<string, number>()
+  const submitted = new Map<string, { readonly payout: Payout; readonly atMs: number }>()
+  const submissions: Array<Payout> = []
+  let n = 0
+  const service = Rail.of({
+    submit: (payout) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const plan = plans.get(payout.transactionId) ?? { _tag: "Settle" }
+        if (plan._tag === "Reject") {
+          return Effect.fail<RailError>({
+            _tag: "RailError",
+            retryable: false,
+            reason: plan.reason,
+            message: "rejected"
+          })
+        }
+        if (plan._tag === "Flaky") {
+          const left = flakyLeft.get(payout.transactionId) ?? plan.times
+          if (left > 0) {
+            flakyLeft.set(payout.transactionId, left - 1)
+            return Effect.fail<RailError>({
+              _tag: "RailError",
+              retryable: true,
+              reason: "QUOTE_EXECUTION_FAILED",
+              message: "try again"
+            })
+          }
+        }
+        submissions.push(payout)
+        const reference = `test:${++n}:${payout.transactionId}`
+        submitted.set(reference, { payout, atMs: now })
+        const after = "afterSeconds" in plan && plan.afterSeconds !== undefined ? plan.afterSeconds : DEFAULT_SECONDS
+        return Effect.succeed({ reference, expectedSettlementAt: new Date(now + after * 1000).toISOString() })
+      }),
+    status: (reference) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<PayoutStatus, RailError> => {
+        const s = submitted.get(reference)
+        if (s === undefined) {
+          return Effect.fail({
+            _tag: "RailError",
+            retryable: false,
+            reason: "QUOTE_EXECUTION_FAILED",
+            message: "unknown"
+          })
+        }
+        const plan = plans.get(s.payout.transactionId) ?? { _tag: "Settle" }
+        const after = "afterSeconds" in plan && plan.afterSeconds !== undefined ? plan.afterSeconds : DEFAULT_SECONDS
+        const due = s.atMs + after * 1000
+        if (now < due) return Effect.succeed({ _tag: "Pending", checkAgainAt: new Date(due).toISOString() })
+        switch (plan._tag) {
+          case "Fail":
+            return Effect.succeed({ _tag: "Failed", reason: plan.reason, refundSucceeds: plan.refundSucceeds })
+          case "Return": {
+            const returnAt = due + (plan.returnAfterSeconds ?? 300) * 1000
+            return Effect.succeed(
+              now >= returnAt
+                ? { _tag: "Returned", reason: "PAYOUT_RETURNED" }
+                : { _tag: "Settled", settledAt: new Date(due).toISOString() }
+            )
+          }
+          default:
+            return Effect.succeed({ _tag: "Settled", settledAt: new Date(due).toISOString() })
+        }
+      }),
+    settlementSeconds: (_rail: PaymentRail) => DEFAULT_SECONDS
+  })
+  return { service, plan: (id, outcome) => plans.set(id, outcome), submissions }
+}
+
+// ---- FX ----
+
+export const RATES: Readonly<Record<string, string>> = {
+  "USD/EUR": "0.92",
+  "EUR/USD": "1.08695652173913",
+  "USD/JPY": "151.25",
+  "USD/BTC": "0.00001",
+  "USD/USDC": "1",
+  "USD/MXN": "17.25",
+  "EUR/MXN": "18.75"
+}
+
+export interface TestFx {
+  readonly service: FxRates["Service"]
+  readonly calls: () => number
+  readonly set: (pair: string, rate: string | undefined) => void
+}
+
+export const makeTestFx = (): TestFx => {
+  const rates = new Map(Object.entries(RATES))
+  let calls = 0
+  return {
+    service: FxRates.of({
+      rate: (from, to) =>
+        Effect.suspend(() => {
+          calls++
+          const rate = rates.get(`${from}/${to}`)
+          return rate === undefined ? Effect.fail({ _tag: "FxUnavailable" as const, from, to }) : Effect.succeed(rate)
+        })
+    }),
+    calls: () => calls,
+    set: (pair, rate) => {
+      if (rate === undefined) rates.delete(pair)
+      else rates.set(pair, rate)
+    }
+  }
+}
+
+export const UMA_RECEIVERS: Readonly<Record<string, UmaReceiver>> = {
+  "$alice@bank.example": {
+    umaAddress: "$alice@bank.example",
+    currencies: ["EUR", "USD"],
+    minAmount: 100,
+    maxAmount: 1_000_000
+  }
+}
+
+const directory = Directory.of({
+  institutions: () => Effect.succeed([]),
+  umaProviders: () => Effect.succeed([]),
+  umaReceiver: (address) => Effect.succeed(UMA_RECEIVERS[address])
+})
+
+// ---- the environment ----
+
+export interface TestEnv {
+  readonly rail: TestRail
+  readonly fx: TestFx
+  readonly layer: Layer.Layer<Quotes | Transactions | Store | Ids | Rail | FxRates | Directory>
+}
+
+export const makeEnv = (seed = 7): TestEnv => {
+  const rail = makeTestRail()
+  const fx = makeTestFx()
+  const ports = Layer.mergeAll(
+    memoryStore,
+    Ids.layerSeeded(seed),
+    Layer.succeed(Rail, rail.service),
+    Layer.succeed(FxRates, fx.service),
+    Layer.succeed(Directory, directory)
+  )
+  const layer = Layer.mergeAll(Quotes.layer, Transactions.layer).pipe(Layer.provideMerge(ports))
+  return { rail, fx, layer }
+}
+
+/** Puts the TestClock on a fixed, readable instant. */
+export const startClock = TestClock.setTime(T0)
+
+// ---- seeding ----
+
+const iso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+export const seedCustomer = Effect.fnUntraced(function* (
+  options: { readonly terms?: boolean; readonly deleted?: boolean; readonly currencies?: ReadonlyArray<string> } = {}
+) {
+  const store = yield* Store
+  const ids = yield* Ids
+  const id = yield* ids.make("Customer")
+  const now = yield* iso
+  const customer: Customer = {
+    id,
+    platformCustomerId: `p-${id.slice(-6)}`,
+    customerType: "INDIVIDUAL",
+    kycStatus: "APPROVED",
+    currencies: options.currencies ?? ["USD"],
+    umaAddress: `$c${id.slice(-6)}@paycore.test`,
+    contactVerification: { email: "VERIFIED", phone: "VERIFIED" },
+    ...(options.terms === false
+      ? {}
+      : {
+          endUserTermsConsent: {
+            acceptedAt: now,
+            ipAddress: "127.0.0.1",
+            termsVersion: "2025-10-13",
+            acceptanceMethod: "CHECKBOX" as const
+          }
+        }),
+    isDeleted: options.deleted ?? false,
+    createdAt: now,
+    updatedAt: now
+  }
+  yield* Effect.orDie(store.customers.insert(customer))
+  return customer
+})
+
+export const seedInternalAccount = Effect.fnUntraced(function* (
+  customerId: string | undefined,
+  currency: string,
+  options: { readonly status?: InternalAccountRecord["status"]; readonly type?: InternalAccountRecord["type"] } = {}
+) {
+  const store = yield* Store
+  const ids = yield* Ids
+  const id = yield* ids.make("InternalAccount")
+  const now = yield* iso
+  const account: InternalAccountRecord = {
+    id,
+    ...(customerId === undefined ? {} : { customerId: customerId as InternalAccountRecord["customerId"] & string }),
+    type: options.type ?? "INTERNAL_FIAT",
+    status: options.status ?? "ACTIVE",
+    currency: currency as InternalAccountRecord["currency"],
+    fundingPaymentInstructions: [],
+    cardCapabilities: { supportsSpendLimits: false, supportsTransactionCountLimit: false },
+    createdAt: now,
+    updatedAt: now
+  }
+  yield* Effect.orDie(store.internalAccounts.insert(account))
+  return account
+})
+
+export const usAccount = (accountNumber = "123456789"): AccountInfo => ({
+  accountType: "US_ACCOUNT",
+  accountNumber,
+  routingNumber: "021000021",
+  beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Jane Payee" }
+})
+
+export const ibanAccount: AccountInfo = {
+  accountType: "IBAN",
+  iban: "DE89370400440532013000",
+  beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Jean Payee" }
+}
+
+export const seedExternalAccount = Effect.fnUntraced(function* (
+  customerId: string,
+  currency: string,
+  options: {
+    readonly status?: ExternalAccount["status"]
+    readonly rails?: ReadonlyArray<PaymentRail>
+    readonly accountInfo?: AccountInfo
+  } = {}
+) {
+  const store = yield* Store
+  const ids = yield* Ids
+  const id = yield* ids.make("ExternalAccount")
+  const now = yield* iso
+  const account: ExternalAccount = {
+    id,
+    customerId: customerId as ExternalAccount["customerId"],
+    status: options.status ?? "ACTIVE",
+    currency: currency as ExternalAccount["currency"],
+    ownershipType: "FIRST_PARTY",
+    defaultUmaDepositAccount: false,
+    paymentRails: options.rails ?? (currency === "USD" ? ["ACH", "WIRE", "RTP"] : ["SEPA", "SEPA_INSTANT"]),
+    accountInfo: options.accountInfo ?? (currency === "USD" ? usAccount() : ibanAccount),
+    createdAt: now,
+    updatedAt: now
+  }
+  yield* Effect.orDie(store.externalAccounts.insert(account))
+  return account
+})
+
+export const setConfig = Effect.fnUntraced(function* (patch: Partial<PlatformConfig>) {
+  const store = yield* Store
+  const now = yield* iso
+  const current = yield* store.config.get()
+  const base: PlatformConfig = current ?? {
+    id: "PlatformConfig:test",
+    umaDomain: "paycore.test",
+    supportedCurrencies: ["USD", "EUR"],
+    isRegulatedFinancialInstitution: false,
+    skipVerificationPaperwork: false,
+    feeConfigs: [],
+    transactionLimits: [],
+    createdAt: now,
+    updatedAt: now
+  }
+  yield* store.config.put({ ...base, ...patch, updatedAt: now })
+})
+
+// ---- invariants ----
+
+export interface BalanceView {
+  readonly posted: number
+  readonly pendingDebits: number
+  readonly pendingCredits: number
+  readonly available: number
+}
+
+export const balance = Effect.fnUntraced(function* (account: string, currency: string) {
+  const store = yield* Store
+  const [b] = yield* store.ledger.balances([{ account, currency }])
+  const posted = b?.posted ?? 0
+  const pendingDebits = b?.pendingDebits ?? 0
+  return {
+    posted,
+    pendingDebits,
+    pendingCredits: b?.pendingCredits ?? 0,
+    available: posted - pendingDebits
+  } satisfies BalanceView
+})
+
+/**
+ * Ledger invariants: per currency posted sums to zero and pending debits equal pending credits;
+ * no internal account has a negative available balance. Returns the violations (empty = fine).
+ */
+export const ledgerViolations = Effect.gen(function* () {
+  const store = yield* Store
+  const balances = yield* store.ledger.allBalances()
+  const out: Array<string> = []
+  const perCurrency = new Map<string, { posted: number; pd: number; pc: number }>()
+  for (const b of balances) {
+    const c = perCurrency.get(b.currency) ?? { posted: 0, pd: 0, pc: 0 }
+    perCurrency.set(b.currency, {
+      posted: c.posted + b.posted,
+      pd: c.pd + b.pendingDebits,
+      pc: c.pc + b.pendingCredits
+    })
+    if (!b.account.startsWith("system:") && b.posted - b.pendingDebits < 0) {
+      out.push(`${b.account} available ${b.posted - b.pendingDebits} < 0`)
+    }
+    if (b.pendingDebits < 0 || b.pendingCredits < 0) out.push(`${b.account} negative pending`)
+  }
+  for (const [currency, c] of perCurrency) {
+    if (c.posted !== 0) out.push(`${currency}: posted sums to ${c.posted}`)
+    if (c.pd !== c.pc) out.push(`${currency}: pending debits ${c.pd} != pending credits ${c.pc}`)
+  }
+  return out
+})
+
+/** The event types of one subject, in sequence order. */
+export const eventsOf = Effect.fnUntraced(function* (subject: string) {
+  const store = yield* Store
+  const page = yield* store.outbox.list({ subject }, { limit: 100, sortOrder: "asc" })
+  return [...page.data].sort((a, b) => a.sequence - b.sequence).map((r) => r.type)
+})
+
+/**
+ * Whether the events of a transaction are exactly a walk of its machine from creation to its
+ * current state (each move's events, in order). Returns a description of the problem, or undefined.
+ */
+export const eventOrderProblem = Effect.fnUntraced(function* (record: TransactionRecord) {
+  const events = yield* eventsOf(record.id)
+  const outgoing = record.transaction.type === "OUTGOING"
+  const machine = outgoing ? outgoingPaymentMachine : incomingPaymentMachine
+  let i = 0
+  if (outgoing) {
+    if (events[0] !== "OUTGOING_PAYMENT.PENDING") return `first event ${events[0]} is not OUTGOING_PAYMENT.PENDING`
+    i = 1
+  } else if (events[0] === "INCOMING_PAYMENT.PENDING") i = 1
+  let state: string = machine.initial
+  while (i < events.length) {
+    const moves = Object.values(
+      (machine.transitions as Record<string, Record<string, { to: string; emits: ReadonlyArray<string> }>>)[state] ?? {}
+    )
+    const move = moves.find((m) => m.emits.length > 0 && m.emits.every((e, k) => events[i + k] === e))
+    if (move === undefined) return `event ${events[i]} is not a move from ${state} (events: ${events.join(", ")})`
+    i += move.emits.length
+    state = move.to
+  }
+  if (state !== record.state) {
+    // A move without events is never used by the engine; the walk must end where the row is.
+    return `events end in ${state}, the row is ${record.state} (events: ${events.join(", ")})`
+  }
+  return undefined
+})
+
+/** All transactions in the store. */
+export const allTransactions = Effect.gen(function* () {
+  const store = yield* Store
+  const page = yield* store.transactions.list({}, { limit: 100_000, sortOrder: "asc" })
+  return page.data
+})
+
+/** Runs the worker after moving the TestClock; a worker step that failed unexpectedly fails the test. */
+export const advance = (seconds: number) =>
+  Effect.gen(function* () {
+    yield* TestClock.adjust(seconds * 1000)
+    const report = yield* (yield* Transactions).processDue()
+    if (report.errors > 0) return yield* Effect.die(new Error(`${report.errors} worker steps failed`))
+    return report
+  })

@@ -1,0 +1,147 @@
+import { Result } from "effect"
+import { describe, expect, it } from "vitest"
+import { quoteMachine } from "../src/quotes/machine.ts"
+import { IllegalTransition, type Machine, toMermaid, transition } from "../src/shared/machine.ts"
+import {
+  incomingPaymentMachine,
+  incomingStatus,
+  outgoingPaymentMachine,
+  outgoingStatus
+} from "../src/transactions/machine.ts"
+
+/** `state event -> next [emits...]`, written by hand from the spec; every pair not listed is illegal. */
+type Expected = Readonly<Record<string, readonly [string, ReadonlyArray<string>]>>
+
+const outgoingExpected: Expected = {
+  "PENDING EXECUTE": ["PROCESSING", ["OUTGOING_PAYMENT.PROCESSING"]],
+  "PENDING EXPIRE": ["EXPIRED", ["OUTGOING_PAYMENT.EXPIRED"]],
+  "PROCESSING SETTLE": ["COMPLETED", ["OUTGOING_PAYMENT.COMPLETED"]],
+  "PROCESSING FAIL": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
+  "COMPLETED RETURN": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
+  "REFUND_PENDING REFUND_SETTLE": ["REFUND_COMPLETED", ["OUTGOING_PAYMENT.REFUND_COMPLETED"]],
+  "REFUND_PENDING REFUND_FAIL": ["REFUND_FAILED", ["OUTGOING_PAYMENT.REFUND_FAILED"]]
+}
+
+const incomingExpected: Expected = {
+  "PENDING SETTLE": ["COMPLETED", ["INCOMING_PAYMENT.COMPLETED"]],
+  "PENDING FAIL": ["FAILED", ["INCOMING_PAYMENT.FAILED"]],
+  "COMPLETED RETURN": ["REFUND_PENDING", ["INCOMING_PAYMENT.REFUND_PENDING"]],
+  "REFUND_PENDING REFUND_SETTLE": ["REFUND_COMPLETED", ["INCOMING_PAYMENT.REFUND_COMPLETED"]],
+  "REFUND_PENDING REFUND_FAIL": ["REFUND_FAILED", ["INCOMING_PAYMENT.REFUND_FAILED"]]
+}
+
+const quoteExpected: Expected = {
+  "PENDING EXECUTE": ["PROCESSING", []],
+  "PENDING EXECUTE_SCA": ["PENDING_AUTHORIZATION", []],
+  "PENDING EXPIRE": ["EXPIRED", []],
+  "PENDING_AUTHORIZATION AUTHORIZE": ["PROCESSING", []],
+  "PENDING_AUTHORIZATION FAIL": ["FAILED", []],
+  "PENDING_AUTHORIZATION EXPIRE": ["EXPIRED", []],
+  "PROCESSING COMPLETE": ["COMPLETED", []],
+  "PROCESSING FAIL": ["FAILED", []]
+}
+
+const cases: ReadonlyArray<{
+  readonly machine: Machine<string, string, string>
+  readonly states: ReadonlyArray<string>
+  readonly events: ReadonlyArray<string>
+  readonly expected: Expected
+}> = [
+  {
+    machine: outgoingPaymentMachine,
+    states: ["PENDING", "PROCESSING", "COMPLETED", "REFUND_PENDING", "REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED"],
+    events: ["EXECUTE", "SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL", "EXPIRE"],
+    expected: outgoingExpected
+  },
+  {
+    machine: incomingPaymentMachine,
+    states: ["PENDING", "COMPLETED", "FAILED", "REFUND_PENDING", "REFUND_COMPLETED", "REFUND_FAILED"],
+    events: ["SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL"],
+    expected: incomingExpected
+  },
+  {
+    machine: quoteMachine,
+    states: ["PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"],
+    events: ["EXECUTE", "EXECUTE_SCA", "AUTHORIZE", "COMPLETE", "FAIL", "EXPIRE"],
+    expected: quoteExpected
+  }
+]
+
+describe("state machines", () => {
+  for (const { machine, states, events, expected } of cases) {
+    describe(machine.name, () => {
+      it("has exactly the states and events of the spec", () => {
+        expect([...machine.states].sort()).toEqual([...states].sort())
+        expect([...machine.events].sort()).toEqual([...events].sort())
+        expect(machine.initial).toBe("PENDING")
+      })
+
+      for (const state of states) {
+        for (const event of events) {
+          const key = `${state} ${event}`
+          const want = expected[key]
+          it(`${key} → ${want === undefined ? "illegal" : want[0]}`, () => {
+            const result = transition(machine, state, event)
+            if (want === undefined) {
+              expect(Result.isFailure(result)).toBe(true)
+              if (Result.isFailure(result)) {
+                expect(result.failure).toBeInstanceOf(IllegalTransition)
+                expect(result.failure._tag).toBe("IllegalTransition")
+                expect(result.failure).toMatchObject({ machine: machine.name, from: state, event })
+              }
+            } else {
+              expect(Result.isSuccess(result)).toBe(true)
+              if (Result.isSuccess(result)) {
+                expect(result.success.to).toBe(want[0])
+                expect([...result.success.emits]).toEqual([...want[1]])
+              }
+            }
+          })
+        }
+      }
+
+      it("every expected move exists (the list names only real states and events)", () => {
+        for (const key of Object.keys(expected)) {
+          const [state, event] = key.split(" ") as [string, string]
+          expect(states).toContain(state)
+          expect(events).toContain(event)
+        }
+      })
+
+      it("terminal states have no way out", () => {
+        for (const s of machine.terminal) {
+          for (const e of events) expect(Result.isFailure(transition(machine, s, e))).toBe(true)
+        }
+      })
+
+      it("renders as a Mermaid diagram with one line per legal move", () => {
+        const mermaid = toMermaid(machine)
+        expect(mermaid.startsWith("stateDiagram-v2")).toBe(true)
+        for (const [key, [to]] of Object.entries(expected)) {
+          const [from, event] = key.split(" ")
+          expect(mermaid).toContain(`${from} --> ${to}: ${event}`)
+        }
+      })
+    })
+  }
+
+  it("public statuses: refund states of an outgoing payment read FAILED; of an incoming one COMPLETED", () => {
+    expect(outgoingStatus).toEqual({
+      PENDING: "PENDING",
+      PROCESSING: "PROCESSING",
+      COMPLETED: "COMPLETED",
+      REFUND_PENDING: "FAILED",
+      REFUND_COMPLETED: "FAILED",
+      REFUND_FAILED: "FAILED",
+      EXPIRED: "EXPIRED"
+    })
+    expect(incomingStatus).toEqual({
+      PENDING: "PENDING",
+      COMPLETED: "COMPLETED",
+      FAILED: "FAILED",
+      REFUND_PENDING: "COMPLETED",
+      REFUND_COMPLETED: "COMPLETED",
+      REFUND_FAILED: "COMPLETED"
+    })
+  })
+})

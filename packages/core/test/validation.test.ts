@@ -1,0 +1,117 @@
+import { DateTime, Exit, Result, Schema, SchemaParser } from "effect"
+import { describe, expect, it } from "vitest"
+import { InvalidInput } from "../src/shared/errors.ts"
+import { decodeAll, fieldErrorsFromIssue, issueFromCause } from "../src/shared/validation.ts"
+
+const Address = Schema.Struct({
+  line1: Schema.String.check(Schema.isMinLength(1)),
+  postalCode: Schema.String.check(Schema.isPattern(/^\d{5}$/)),
+  country: Schema.Literals(["US", "MX"])
+})
+
+const Payload = Schema.Struct({
+  name: Schema.String.check(Schema.isMaxLength(8)),
+  age: Schema.Int.check(Schema.isGreaterThanOrEqualTo(18)),
+  score: Schema.Number,
+  address: Address,
+  items: Schema.Array(Schema.Struct({ name: Schema.String, quantity: Schema.Int })),
+  birthDate: Schema.optionalKey(Schema.DateTimeUtc),
+  customerId: Schema.optionalKey(Schema.TemplateLiteral(["cus_", Schema.String])),
+  nickname: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  code: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(2, { message: "codes are two letters" })))
+})
+
+const decode = decodeAll(Schema.toCodecJson(Payload))
+
+const errorsOf = (input: unknown) => {
+  const result = decode(input)
+  if (Result.isSuccess(result)) throw new Error("expected a failure")
+  return result.failure
+}
+
+const valid = {
+  name: "Ada",
+  age: 36,
+  score: 1.5,
+  address: { line1: "1 Main St", postalCode: "12345", country: "US" },
+  items: [{ name: "pen", quantity: 2 }]
+}
+
+describe("decodeAll", () => {
+  it("decodes valid input, ignoring unknown properties", () => {
+    const result = decode({ ...valid, unknown: true, birthDate: "2024-01-02T03:04:05Z" })
+    expect(Result.isSuccess(result)).toBe(true)
+    if (Result.isSuccess(result)) {
+      expect(result.success.name).toBe("Ada")
+      expect(result.success).not.toHaveProperty("unknown")
+      expect(result.success.birthDate && DateTime.toEpochMillis(result.success.birthDate)).toBe(
+        Date.UTC(2024, 0, 2, 3, 4, 5)
+      )
+    }
+  })
+
+  it("reports every invalid field at once, with dot paths and constraints", () => {
+    const failure = errorsOf({
+      name: "much too long",
+      age: 17,
+      score: "high",
+      address: { postalCode: "1234", country: "FR" },
+      items: [{ name: 1, quantity: 1.5 }, {}]
+    })
+    expect(failure).toBeInstanceOf(InvalidInput)
+    expect(failure.errors).toEqual([
+      { field: "name", constraint: { maxLength: 8 }, message: "Expected a value with a length of at most 8" },
+      { field: "age", constraint: { minimum: 18 }, message: "Expected a value greater than or equal to 18" },
+      { field: "score", constraint: { type: "number" }, message: "Expected number" },
+      { field: "address.line1", constraint: { required: true }, message: "Missing key" },
+      {
+        field: "address.postalCode",
+        constraint: { pattern: "^\\d{5}$" },
+        message: "Expected a string matching the RegExp ^\\d{5}$"
+      },
+      { field: "address.country", constraint: { enum: ["US", "MX"] }, message: 'Expected "US" | "MX"' },
+      { field: "items.0.name", constraint: { type: "string" }, message: "Expected string" },
+      { field: "items.0.quantity", constraint: { check: "isInt" }, message: "Expected an integer" },
+      { field: "items.1.name", constraint: { required: true }, message: "Missing key" },
+      { field: "items.1.quantity", constraint: { required: true }, message: "Missing key" }
+    ])
+    expect(failure.message).toBe(
+      "Invalid input: name, age, score, address.line1, address.postalCode, address.country, items.0.name, " +
+        "items.0.quantity, items.1.name, items.1.quantity"
+    )
+  })
+
+  it("describes failed transformations, unions and custom messages", () => {
+    const failure = errorsOf({ ...valid, birthDate: "yesterday", customerId: "x", nickname: 3, code: "abc" })
+    expect(failure.errors).toEqual([
+      { field: "birthDate", constraint: { format: "DateTime.Utc" }, message: "Expected a valid UTC DateTime string" },
+      {
+        field: "customerId",
+        constraint: { pattern: `cus_\${string}` },
+        message: `Expected a string matching cus_\${string}`
+      },
+      { field: "nickname", constraint: { type: ["string", "null"] }, message: "Expected string | null" },
+      { field: "code", constraint: { maxLength: 2 }, message: "codes are two letters" }
+    ])
+  })
+
+  it("names a failure of the whole value after the base path", () => {
+    const failure = decodeAll(Schema.toCodecJson(Payload), ["body"])("nope")
+    expect(Result.isFailure(failure) && failure.failure.errors).toEqual([
+      { field: "body", constraint: { type: "object" }, message: "Expected object" }
+    ])
+  })
+})
+
+describe("fieldErrorsFromIssue", () => {
+  it("prefixes fields with the base path and keeps a refinement's own nested path", () => {
+    const Range = Schema.Struct({ from: Schema.Int, to: Schema.Int }).check(
+      Schema.makeFilter((range) => range.from <= range.to || { path: ["to"], issue: "must not be before from" })
+    )
+    const exit = SchemaParser.decodeUnknownExit(Range, { errors: "all" })({ from: 3, to: 1 })
+    if (!Exit.isFailure(exit)) throw new Error("expected a failure")
+    expect(fieldErrorsFromIssue(issueFromCause(exit.cause), ["query"])).toEqual([
+      { field: "query.to", constraint: { check: "filter" }, message: "must not be before from" }
+    ])
+  })
+})
