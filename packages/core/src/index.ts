@@ -118,3 +118,4 @@ export {
   type TransactionsError
 } from "./transactions/service.ts"
 export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
+export * from "./engine.ts"

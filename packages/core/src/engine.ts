@@ -1,0 +1,23 @@
+import { Layer } from "effect"
+import { Accounts } from "./accounts/service.ts"
+import { Customers } from "./customers/service.ts"
+import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
+import { Quotes } from "./quotes/service.ts"
+import { Transactions } from "./transactions/service.ts"
+import { WebhookDispatcher } from "./webhooks/service.ts"
+
+/**
+ * Every service of the engine over its ports. Provide a Store, the ports (Rail, FxRates,
+ * Directory, Notifier, WebhookTransport, WebhookSigner) and Ids to get a running engine.
+ */
+export const EngineLayer = Layer.mergeAll(
+  Tokens.layer,
+  Discoveries.layer,
+  Customers.layer,
+  Accounts.layer,
+  Quotes.layer,
+  Transactions.layer,
+  WebhookDispatcher.layer
+).pipe(Layer.provideMerge(PlatformConfigService.layer))
+
+export type Engine = Layer.Success<typeof EngineLayer>

@@ -1,0 +1,106 @@
+/**
+ * Keeps docs/state-machines.md in sync with the machine tables: for every machine exported by a
+ * `machine.ts` under `src/`, the doc's section `## \`<name>\`` holds the mermaid block equal to
+ * `toMermaid(machine)` and a transition table with one row per legal (state, event) pair and
+ * none for an illegal one. On failure the message prints the expected block to paste into the doc.
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { type Machine, toMermaid } from "../src/shared/machine.ts"
+
+type AnyMachine = Machine<string, string, string>
+
+const srcDir = join(import.meta.dirname, "../src")
+const docPath = join(import.meta.dirname, "../../../docs/state-machines.md")
+const doc = readFileSync(docPath, "utf8")
+
+const isMachine = (value: unknown): value is AnyMachine =>
+  typeof value === "object" &&
+  value !== null &&
+  "name" in value &&
+  "states" in value &&
+  "events" in value &&
+  "transitions" in value
+
+/** Every machine exported by a `machine.ts` under src (shared/machine.ts defines the type, not a machine). */
+const machineFiles = readdirSync(srcDir, { recursive: true, encoding: "utf8" })
+  .filter((file) => file.endsWith("machine.ts") && !file.startsWith("shared"))
+  .sort()
+const machines: Array<AnyMachine> = []
+for (const file of machineFiles) {
+  const exports: Record<string, unknown> = await import(join(srcDir, file))
+  machines.push(...Object.values(exports).filter(isMachine))
+}
+
+const TABLE_HEADER = "| State | Event | Next state | Events emitted |"
+
+/** The table rows the doc must have: one per legal move, in the order of `states` × `events`. */
+const expectedRows = (machine: AnyMachine): Array<string> => {
+  const rows: Array<string> = []
+  for (const state of machine.states) {
+    for (const event of machine.events) {
+      const move = machine.transitions[state]?.[event]
+      if (move === undefined) continue
+      const emits = move.emits.length === 0 ? "—" : move.emits.join(", ")
+      rows.push(`| ${state} | ${event} | ${move.to} | ${emits} |`)
+    }
+  }
+  return rows
+}
+
+/** What to paste under the machine's heading when the test fails. */
+const expectedBlock = (machine: AnyMachine): string =>
+  ["```mermaid", toMermaid(machine), "```", "", TABLE_HEADER, "|---|---|---|---|", ...expectedRows(machine)].join("\n")
+
+const hint = (machine: AnyMachine): string =>
+  `docs/state-machines.md is out of date for ${machine.name}. Regenerate it: paste this under ` +
+  `"## \`${machine.name}\`":\n\n${expectedBlock(machine)}\n\n`
+
+/** The doc's text from the heading `## \`<name>\`` up to the next `## ` heading. */
+const sectionOf = (name: string): string | undefined => {
+  const start = doc.indexOf(`\n## \`${name}\``)
+  if (start < 0) return undefined
+  const end = doc.indexOf("\n## ", start + 1)
+  return doc.slice(start, end < 0 ? undefined : end)
+}
+
+/** The content of the first ```mermaid block of a section. */
+const mermaidOf = (section: string): string | undefined => section.match(/```mermaid\n([\s\S]*?)\n```/)?.[1]
+
+/** The rows of the transition table of a section (the lines after its header and separator that start with `|`). */
+const tableRowsOf = (section: string): Array<string> => {
+  const lines = section.split("\n")
+  const header = lines.indexOf(TABLE_HEADER)
+  if (header < 0) return []
+  const rows: Array<string> = []
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith("|")) break
+    rows.push(line.trim())
+  }
+  return rows
+}
+
+describe("docs/state-machines.md", () => {
+  it("finds the machines", () => {
+    expect(machines.map((m) => m.name).sort()).toEqual(
+      expect.arrayContaining(["IncomingPayment", "OutgoingPayment", "Quote"])
+    )
+  })
+
+  describe.each(machines.map((machine) => [machine.name, machine] as const))("%s", (_name, machine) => {
+    const section = sectionOf(machine.name) ?? ""
+
+    it("has a section", () => {
+      expect(section, hint(machine)).not.toBe("")
+    })
+
+    it("embeds toMermaid(machine)", () => {
+      expect(mermaidOf(section), hint(machine)).toBe(toMermaid(machine))
+    })
+
+    it("has a row for every legal move and none for an illegal one", () => {
+      expect(tableRowsOf(section), hint(machine)).toEqual(expectedRows(machine))
+    })
+  })
+})

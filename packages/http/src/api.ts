@@ -1,0 +1,251 @@
+import {
+  ApiToken,
+  CreateQuoteRequest,
+  ExternalAccountLookup,
+  InternalAccountId,
+  Quote,
+  QuoteId,
+  ReceiverLookupQuery,
+  SandboxFundRequest,
+  SandboxSendRequest,
+  SandboxUmaReceiveRequest,
+  Transaction,
+  TransactionId,
+  TransferInRequest,
+  TransferOutRequest,
+  UmaLookup,
+  WebhookId,
+  ApiTokenWithSecret,
+  CreateCustomerRequest,
+  CreateExternalAccountRequest,
+  CreateTokenRequest,
+  Customer,
+  CustomerId,
+  DiscoveriesQuery,
+  EndUserTerms,
+  ExchangeRate,
+  ExchangeRatesQuery,
+  ExternalAccount,
+  ExternalAccountId,
+  Institution,
+  InternalAccount,
+  ListCustomersQuery,
+  ListExternalAccountsQuery,
+  ListInternalAccountsQuery,
+  ListTokensQuery,
+  ListTransactionsQuery,
+  PageOf,
+  PageQueryFields,
+  PlatformConfig,
+  TokenId,
+  UmaProvider,
+  UmaProvidersQuery,
+  UpdateConfigRequest,
+  UpdateCustomerRequest
+} from "@paycore/core"
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+
+/** The interface version: the last segment of the base URL. */
+export const API_VERSION = "2025-10-13"
+
+const created = HttpApiSchema.status(201)
+const Data = <S extends Schema.Top>(item: S) => Schema.Struct({ data: Schema.Array(item) })
+
+export const PlatformGroup = HttpApiGroup.make("platform")
+  .add(
+    HttpApiEndpoint.post("createToken", "/tokens", {
+      payload: CreateTokenRequest,
+      success: ApiTokenWithSecret.pipe(created)
+    })
+  )
+  .add(HttpApiEndpoint.get("listTokens", "/tokens", { query: ListTokensQuery, success: PageOf(ApiToken) }))
+  .add(HttpApiEndpoint.get("getToken", "/tokens/:tokenId", { params: { tokenId: TokenId }, success: ApiToken }))
+  .add(
+    HttpApiEndpoint.delete("deleteToken", "/tokens/:tokenId", {
+      params: { tokenId: TokenId },
+      success: HttpApiSchema.NoContent
+    })
+  )
+  .add(HttpApiEndpoint.get("getConfig", "/config", { success: PlatformConfig }))
+  .add(HttpApiEndpoint.patch("updateConfig", "/config", { payload: UpdateConfigRequest, success: PlatformConfig }))
+  .add(
+    HttpApiEndpoint.get("exchangeRates", "/exchange-rates", { query: ExchangeRatesQuery, success: Data(ExchangeRate) })
+  )
+  .add(HttpApiEndpoint.get("discoveries", "/discoveries", { query: DiscoveriesQuery, success: Data(Institution) }))
+  .add(
+    HttpApiEndpoint.get("umaProviders", "/uma-providers", { query: UmaProvidersQuery, success: PageOf(UmaProvider) })
+  )
+  .annotateMerge(
+    OpenApi.annotations({ title: "Platform", description: "API tokens, configuration, exchange rates, directories" })
+  )
+
+export const CustomersGroup = HttpApiGroup.make("customers")
+  .add(
+    HttpApiEndpoint.post("create", "/customers", { payload: CreateCustomerRequest, success: Customer.pipe(created) })
+  )
+  .add(HttpApiEndpoint.get("list", "/customers", { query: ListCustomersQuery, success: PageOf(Customer) }))
+  .add(HttpApiEndpoint.get("endUserTerms", "/customers/end-user-terms", { success: EndUserTerms }))
+  .add(HttpApiEndpoint.get("get", "/customers/:customerId", { params: { customerId: CustomerId }, success: Customer }))
+  .add(
+    HttpApiEndpoint.patch("update", "/customers/:customerId", {
+      params: { customerId: CustomerId },
+      payload: UpdateCustomerRequest,
+      success: Customer
+    })
+  )
+  .add(
+    HttpApiEndpoint.delete("delete", "/customers/:customerId", {
+      params: { customerId: CustomerId },
+      success: Customer
+    })
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Customers", description: "Individuals and businesses" }))
+
+export const AccountsGroup = HttpApiGroup.make("accounts")
+  .add(
+    HttpApiEndpoint.get("listInternal", "/internal-account", {
+      query: ListInternalAccountsQuery,
+      success: PageOf(InternalAccount)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("listCustomerInternal", "/customers/internal-accounts", {
+      query: ListInternalAccountsQuery,
+      success: PageOf(InternalAccount)
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("createExternal", "/customers/external-accounts", {
+      payload: CreateExternalAccountRequest,
+      success: ExternalAccount.pipe(created)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("listExternal", "/customers/external-accounts", {
+      query: ListExternalAccountsQuery,
+      success: PageOf(ExternalAccount)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getExternal", "/customers/external-accounts/:externalAccountId", {
+      params: { externalAccountId: ExternalAccountId },
+      success: ExternalAccount
+    })
+  )
+  .add(
+    HttpApiEndpoint.delete("deleteExternal", "/customers/external-accounts/:externalAccountId", {
+      params: { externalAccountId: ExternalAccountId },
+      success: HttpApiSchema.NoContent
+    })
+  )
+  .annotateMerge(
+    OpenApi.annotations({ title: "Accounts", description: "Internal balances and external payee accounts" })
+  )
+
+export const PaymentsGroup = HttpApiGroup.make("payments")
+  .add(HttpApiEndpoint.post("createQuote", "/quotes", { payload: CreateQuoteRequest, success: Quote.pipe(created) }))
+  .add(HttpApiEndpoint.get("getQuote", "/quotes/:quoteId", { params: { quoteId: QuoteId }, success: Quote }))
+  .add(HttpApiEndpoint.post("executeQuote", "/quotes/:quoteId/execute", { params: { quoteId: QuoteId }, success: Quote }))
+  .add(HttpApiEndpoint.get("listTransactions", "/transactions", { query: ListTransactionsQuery, success: PageOf(Transaction) }))
+  .add(
+    HttpApiEndpoint.get("getTransaction", "/transactions/:transactionId", {
+      params: { transactionId: TransactionId },
+      success: Transaction
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("lookupExternalAccount", "/receiver/external-account/:accountId", {
+      params: { accountId: ExternalAccountId },
+      query: ReceiverLookupQuery,
+      success: ExternalAccountLookup
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("lookupUma", "/receiver/uma/:receiverUmaAddress", {
+      params: { receiverUmaAddress: Schema.String },
+      query: ReceiverLookupQuery,
+      success: UmaLookup
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("transferOut", "/transfer-out", {
+      payload: TransferOutRequest,
+      success: Transaction.pipe(created)
+    }).annotateMerge(OpenApi.annotations({ deprecated: true, description: "Superseded by POST /quotes with immediatelyExecute" }))
+  )
+  .add(
+    HttpApiEndpoint.post("transferIn", "/transfer-in", {
+      payload: TransferInRequest,
+      success: Transaction.pipe(created)
+    }).annotateMerge(OpenApi.annotations({ deprecated: true, description: "Superseded by POST /quotes" }))
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Payments", description: "Quotes, execution, transactions, receivers" }))
+
+export const TestDelivery = Schema.Struct({ url: Schema.String, response_status: Schema.Int, response_body: Schema.String })
+
+export const SandboxGroup = HttpApiGroup.make("sandbox")
+  .add(
+    HttpApiEndpoint.post("fund", "/sandbox/internal-accounts/:accountId/fund", {
+      params: { accountId: InternalAccountId },
+      payload: SandboxFundRequest,
+      success: InternalAccount
+    })
+  )
+  .add(HttpApiEndpoint.post("send", "/sandbox/send", { payload: SandboxSendRequest, success: Transaction }))
+  .add(HttpApiEndpoint.post("umaReceive", "/sandbox/uma/receive", { payload: SandboxUmaReceiveRequest, success: Transaction }))
+  .add(HttpApiEndpoint.post("testWebhook", "/sandbox/webhooks/test", { success: TestDelivery }))
+  .annotateMerge(OpenApi.annotations({ title: "Sandbox", description: "Test helpers; refuse production tokens" }))
+
+export const WebhookDelivery = Schema.Struct({
+  id: WebhookId,
+  type: Schema.String,
+  subject: Schema.String,
+  sequence: Schema.Int,
+  createdAt: Schema.String,
+  status: Schema.Literals(["PENDING", "DELIVERED", "DEAD"]),
+  attempts: Schema.Array(
+    Schema.Struct({
+      at: Schema.String,
+      url: Schema.String,
+      responseStatus: Schema.optionalKey(Schema.Int),
+      error: Schema.optionalKey(Schema.String),
+      durationMs: Schema.Int
+    })
+  ),
+  nextAttemptAt: Schema.String
+})
+
+export const ListDeliveriesQuery = Schema.Struct({
+  status: Schema.optionalKey(Schema.Literals(["PENDING", "DELIVERED", "DEAD"])),
+  subject: Schema.optionalKey(Schema.String),
+  type: Schema.optionalKey(Schema.String),
+  ...PageQueryFields
+})
+
+export const WebhooksGroup = HttpApiGroup.make("webhooks")
+  .add(HttpApiEndpoint.get("publicKey", "/webhooks/public-key", { success: Schema.Struct({ publicKey: Schema.String }) }))
+  .add(HttpApiEndpoint.get("listDeliveries", "/webhooks/deliveries", { query: ListDeliveriesQuery, success: PageOf(WebhookDelivery) }))
+  .add(
+    HttpApiEndpoint.post("replayDelivery", "/webhooks/deliveries/:webhookId/replay", {
+      params: { webhookId: WebhookId },
+      success: WebhookDelivery
+    })
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Webhooks",
+      description: "The signing public key, and every delivery with its attempts (an extension of the spec)"
+    })
+  )
+
+/** The whole REST surface, under `/2025-10-13`. */
+export const Api = HttpApi.make("paycore")
+  .add(PlatformGroup)
+  .add(CustomersGroup)
+  .add(AccountsGroup)
+  .add(PaymentsGroup)
+  .add(SandboxGroup)
+  .add(WebhooksGroup)
+  .prefix(`/${API_VERSION}`)
+  .annotateMerge(OpenApi.annotations({ title: "paycore", version: API_VERSION, description: "The payments service API" }))
