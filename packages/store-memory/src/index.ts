@@ -1,12 +1,12 @@
 import type {
   Collection,
-  OutboxFilter,
-  Page,
-  PageRequest,
   IdempotencyRecord,
   LedgerBalance,
   LedgerTransfer,
+  OutboxFilter,
   OutboxRecord,
+  Page,
+  PageRequest,
   PlatformConfig,
   Repositories,
   StoreError,
@@ -26,6 +26,62 @@ const InTransaction = Context.Reference<boolean>("paycore/store-memory/InTransac
 interface CollectionSpec<T, F> {
   readonly matches: (row: T, filter: F) => boolean
   readonly unique?: Readonly<Record<string, (row: T) => string | undefined>>
+  /**
+   * The memory twin of a database index on a due date, for the worker's "due by" lists: without it every
+   * `processDue` pass scanned every row ever written (O(all rows) per pass, quadratic over a run).
+   * `key` is a row's due instant (undefined: never due); `bound` is a filter's "due at or before" instant
+   * (undefined: the filter cannot use the index). Every row matching a filter with a bound must have a
+   * key at or before it; `matches` still decides, so results are exactly those of a full scan.
+   */
+  readonly due?: {
+    readonly key: (row: T) => string | undefined
+    readonly bound: (filter: F) => string | undefined
+  }
+}
+
+interface DueEntry {
+  readonly key: string
+  readonly id: string
+}
+
+/**
+ * A binary min-heap of (due instant, row id), earliest first. Entries are not removed when a row
+ * changes: an entry whose key is no longer its row's key is stale and is dropped when it comes up.
+ */
+const makeDueHeap = () => {
+  const heap: Array<DueEntry> = []
+  const push = (entry: DueEntry) => {
+    let i = heap.push(entry) - 1
+    while (i > 0) {
+      const parent = (i - 1) >>> 1
+      if (heap[parent]!.key <= entry.key) break
+      heap[i] = heap[parent]!
+      i = parent
+    }
+    heap[i] = entry
+  }
+  /** Takes out every entry at or before `bound`. */
+  const popUntil = (bound: string): Array<DueEntry> => {
+    const out: Array<DueEntry> = []
+    while (heap.length > 0 && heap[0]!.key <= bound) {
+      out.push(heap[0]!)
+      const last = heap.pop()!
+      if (heap.length === 0) break
+      let i = 0
+      for (;;) {
+        const left = 2 * i + 1
+        if (left >= heap.length) break
+        const right = left + 1
+        const child = right < heap.length && heap[right]!.key < heap[left]!.key ? right : left
+        if (heap[child]!.key >= last.key) break
+        heap[i] = heap[child]!
+        i = child
+      }
+      heap[i] = last
+    }
+    return out
+  }
+  return { push, popUntil }
 }
 
 const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViolation", index })
@@ -82,15 +138,48 @@ export const makeMemoryStore = Effect.gen(function* () {
       }
     }
 
+    // Invariant: every row with a due key has at least one heap entry with that key.
+    const dueHeap = spec.due === undefined ? undefined : makeDueHeap()
+    const indexDue = (row: T, before: T | undefined) => {
+      if (dueHeap === undefined) return
+      const key = spec.due!.key(row)
+      if (key !== undefined && (before === undefined || spec.due!.key(before) !== key))
+        dueHeap.push({ key, id: row.id })
+    }
+
+    /**
+     * Rows whose due key is at or before `bound`, by id; `undefined` when that is a large part of all
+     * rows (a plain scan in id order is then cheaper than sorting them). Each stale entry is dropped
+     * once, for good; the current ones go back, still due until their row changes.
+     */
+    const dueRows = (bound: string): Array<T> | undefined => {
+      const rows: Array<T> = []
+      const current: Array<DueEntry> = []
+      const seen = new Set<string>()
+      for (const entry of dueHeap!.popUntil(bound)) {
+        const row = byId.get(entry.id)
+        if (row === undefined || seen.has(entry.id) || spec.due!.key(row) !== entry.key) continue
+        seen.add(entry.id)
+        current.push(entry)
+        rows.push(row)
+      }
+      for (const entry of current) dueHeap!.push(entry)
+      if (rows.length > ids.length / 4) return undefined
+      return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    }
+
     const write = (row: T): Effect.Effect<void, UniqueViolation> => {
       const violation = checkUnique(row)
       if (violation !== undefined) return Effect.fail(violation)
       const before = byId.get(row.id)
       if (before === undefined) {
-        const at = position(row.id)
-        ids.splice(at, 0, row.id)
+        // Ids are time-ordered: a new row almost always sorts last (no binary search, no splice).
+        const last = ids[ids.length - 1]
+        if (last === undefined || last < row.id) ids.push(row.id)
+        else ids.splice(position(row.id), 0, row.id)
         remember(() => {
-          ids.splice(position(row.id), 1)
+          if (ids[ids.length - 1] === row.id) ids.pop()
+          else ids.splice(position(row.id), 1)
           byId.delete(row.id)
           reindex(row, undefined)
         })
@@ -98,10 +187,13 @@ export const makeMemoryStore = Effect.gen(function* () {
         remember(() => {
           byId.set(row.id, before)
           reindex(row, before)
+          // Its entry may have been dropped as stale meanwhile.
+          indexDue(before, undefined)
         })
       }
       byId.set(row.id, row)
       reindex(before, row)
+      indexDue(row, before)
       return Effect.void
     }
 
@@ -122,9 +214,14 @@ export const makeMemoryStore = Effect.gen(function* () {
           const out: Array<T> = []
           let total = 0
           const asc = page.sortOrder === "asc"
-          for (let i = 0; i < ids.length; i++) {
-            const id = ids[asc ? i : ids.length - 1 - i]!
-            const row = byId.get(id)!
+          const bound = spec.due?.bound(filter)
+          // A due-by filter walks the due index instead of every row (same rows, same order).
+          const candidates = bound === undefined ? undefined : dueRows(bound)
+          const count = candidates === undefined ? ids.length : candidates.length
+          for (let i = 0; i < count; i++) {
+            const at = asc ? i : count - 1 - i
+            const row = candidates === undefined ? byId.get(ids[at]!)! : candidates[at]!
+            const id = row.id
             if (!spec.matches(row, filter)) continue
             total++
             const afterCursor = page.after === undefined || (asc ? id > page.after : id < page.after)
@@ -139,7 +236,8 @@ export const makeMemoryStore = Effect.gen(function* () {
     (after === undefined || value > after) && (before === undefined || value < before)
 
   const tokens: Repositories["tokens"] = collection({
-    matches: (t, f) => (f.name === undefined || t.name === f.name) && inRange(t.createdAt, f.createdAfter, f.createdBefore),
+    matches: (t, f) =>
+      (f.name === undefined || t.name === f.name) && inRange(t.createdAt, f.createdAfter, f.createdBefore),
     unique: { clientId: (t) => t.clientId }
   })
 
@@ -178,7 +276,16 @@ export const makeMemoryStore = Effect.gen(function* () {
     matches: (q, f) =>
       (f.status === undefined || q.quote.status === f.status) &&
       (f.expiresAtOrBefore === undefined || q.quote.expiresAt <= f.expiresAtOrBefore),
-    unique: { transactionId: (q) => q.quote.transactionId }
+    unique: { transactionId: (q) => q.quote.transactionId },
+    // The expiry worker lists waiting quotes past `expiresAt`; only waiting quotes are in the index.
+    due: {
+      key: (q) =>
+        q.quote.status === "PENDING" || q.quote.status === "PENDING_AUTHORIZATION" ? q.quote.expiresAt : undefined,
+      bound: (f) =>
+        f.expiresAtOrBefore !== undefined && (f.status === "PENDING" || f.status === "PENDING_AUTHORIZATION")
+          ? f.expiresAtOrBefore
+          : undefined
+    }
   })
 
   const transactions: Repositories["transactions"] = collection({
@@ -197,7 +304,9 @@ export const makeMemoryStore = Effect.gen(function* () {
         (f.states === undefined || f.states.includes(r.state)) &&
         (f.dueBy === undefined || (r.dueAt !== undefined && r.dueAt <= f.dueBy))
       )
-    }
+    },
+    // The settlement worker lists transactions due by now.
+    due: { key: (r) => r.dueAt, bound: (f) => f.dueBy }
   })
 
   // ---- ledger ----
