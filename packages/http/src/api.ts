@@ -1,23 +1,9 @@
 import {
   ApiToken,
-  CreateQuoteRequest,
-  ExternalAccountLookup,
-  InternalAccountId,
-  Quote,
-  QuoteId,
-  ReceiverLookupQuery,
-  SandboxFundRequest,
-  SandboxSendRequest,
-  SandboxUmaReceiveRequest,
-  Transaction,
-  TransactionId,
-  TransferInRequest,
-  TransferOutRequest,
-  UmaLookup,
-  WebhookId,
   ApiTokenWithSecret,
   CreateCustomerRequest,
   CreateExternalAccountRequest,
+  CreateQuoteRequest,
   CreateTokenRequest,
   Customer,
   CustomerId,
@@ -27,8 +13,10 @@ import {
   ExchangeRatesQuery,
   ExternalAccount,
   ExternalAccountId,
+  ExternalAccountLookup,
   Institution,
   InternalAccount,
+  InternalAccountId,
   ListCustomersQuery,
   ListExternalAccountsQuery,
   ListInternalAccountsQuery,
@@ -37,11 +25,23 @@ import {
   PageOf,
   PageQueryFields,
   PlatformConfig,
+  Quote,
+  QuoteId,
+  ReceiverLookupQuery,
+  SandboxFundRequest,
+  SandboxSendRequest,
+  SandboxUmaReceiveRequest,
   TokenId,
+  Transaction,
+  TransactionId,
+  TransferInRequest,
+  TransferOutRequest,
+  UmaLookup,
   UmaProvider,
   UmaProvidersQuery,
   UpdateConfigRequest,
-  UpdateCustomerRequest
+  UpdateCustomerRequest,
+  WebhookId
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
@@ -146,8 +146,15 @@ export const AccountsGroup = HttpApiGroup.make("accounts")
 export const PaymentsGroup = HttpApiGroup.make("payments")
   .add(HttpApiEndpoint.post("createQuote", "/quotes", { payload: CreateQuoteRequest, success: Quote.pipe(created) }))
   .add(HttpApiEndpoint.get("getQuote", "/quotes/:quoteId", { params: { quoteId: QuoteId }, success: Quote }))
-  .add(HttpApiEndpoint.post("executeQuote", "/quotes/:quoteId/execute", { params: { quoteId: QuoteId }, success: Quote }))
-  .add(HttpApiEndpoint.get("listTransactions", "/transactions", { query: ListTransactionsQuery, success: PageOf(Transaction) }))
+  .add(
+    HttpApiEndpoint.post("executeQuote", "/quotes/:quoteId/execute", { params: { quoteId: QuoteId }, success: Quote })
+  )
+  .add(
+    HttpApiEndpoint.get("listTransactions", "/transactions", {
+      query: ListTransactionsQuery,
+      success: PageOf(Transaction)
+    })
+  )
   .add(
     HttpApiEndpoint.get("getTransaction", "/transactions/:transactionId", {
       params: { transactionId: TransactionId },
@@ -172,7 +179,9 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
     HttpApiEndpoint.post("transferOut", "/transfer-out", {
       payload: TransferOutRequest,
       success: Transaction.pipe(created)
-    }).annotateMerge(OpenApi.annotations({ deprecated: true, description: "Superseded by POST /quotes with immediatelyExecute" }))
+    }).annotateMerge(
+      OpenApi.annotations({ deprecated: true, description: "Superseded by POST /quotes with immediatelyExecute" })
+    )
   )
   .add(
     HttpApiEndpoint.post("transferIn", "/transfer-in", {
@@ -182,7 +191,11 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
   )
   .annotateMerge(OpenApi.annotations({ title: "Payments", description: "Quotes, execution, transactions, receivers" }))
 
-export const TestDelivery = Schema.Struct({ url: Schema.String, response_status: Schema.Int, response_body: Schema.String })
+export const TestDelivery = Schema.Struct({
+  url: Schema.String,
+  response_status: Schema.Int,
+  response_body: Schema.String
+})
 
 export const SandboxGroup = HttpApiGroup.make("sandbox")
   .add(
@@ -193,7 +206,12 @@ export const SandboxGroup = HttpApiGroup.make("sandbox")
     })
   )
   .add(HttpApiEndpoint.post("send", "/sandbox/send", { payload: SandboxSendRequest, success: Transaction }))
-  .add(HttpApiEndpoint.post("umaReceive", "/sandbox/uma/receive", { payload: SandboxUmaReceiveRequest, success: Transaction }))
+  .add(
+    HttpApiEndpoint.post("umaReceive", "/sandbox/uma/receive", {
+      payload: SandboxUmaReceiveRequest,
+      success: Transaction
+    })
+  )
   .add(HttpApiEndpoint.post("testWebhook", "/sandbox/webhooks/test", { success: TestDelivery }))
   .annotateMerge(OpenApi.annotations({ title: "Sandbox", description: "Test helpers; refuse production tokens" }))
 
@@ -213,7 +231,9 @@ export const WebhookDelivery = Schema.Struct({
       durationMs: Schema.Int
     })
   ),
-  nextAttemptAt: Schema.String
+  nextAttemptAt: Schema.String,
+  /** The envelope as signed and sent. */
+  event: Schema.Unknown
 })
 
 export const ListDeliveriesQuery = Schema.Struct({
@@ -224,8 +244,15 @@ export const ListDeliveriesQuery = Schema.Struct({
 })
 
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
-  .add(HttpApiEndpoint.get("publicKey", "/webhooks/public-key", { success: Schema.Struct({ publicKey: Schema.String }) }))
-  .add(HttpApiEndpoint.get("listDeliveries", "/webhooks/deliveries", { query: ListDeliveriesQuery, success: PageOf(WebhookDelivery) }))
+  .add(
+    HttpApiEndpoint.get("publicKey", "/webhooks/public-key", { success: Schema.Struct({ publicKey: Schema.String }) })
+  )
+  .add(
+    HttpApiEndpoint.get("listDeliveries", "/webhooks/deliveries", {
+      query: ListDeliveriesQuery,
+      success: PageOf(WebhookDelivery)
+    })
+  )
   .add(
     HttpApiEndpoint.post("replayDelivery", "/webhooks/deliveries/:webhookId/replay", {
       params: { webhookId: WebhookId },
@@ -239,7 +266,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     })
   )
 
-/** The whole REST surface, under `/2025-10-13`. */
+/** The whole REST surface; served under `/2025-10-13` (the listener's prefix). */
 export const Api = HttpApi.make("paycore")
   .add(PlatformGroup)
   .add(CustomersGroup)
@@ -247,5 +274,6 @@ export const Api = HttpApi.make("paycore")
   .add(PaymentsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)
-  .prefix(`/${API_VERSION}`)
-  .annotateMerge(OpenApi.annotations({ title: "paycore", version: API_VERSION, description: "The payments service API" }))
+  .annotateMerge(
+    OpenApi.annotations({ title: "paycore", version: API_VERSION, description: "The payments service API" })
+  )

@@ -1,13 +1,5 @@
 import type { DomainError } from "@paycore/core"
-
-/** The spec's error body, plus headers some errors carry (`Retry-After`). */
-export interface ErrorResponse {
-  readonly status: number
-  readonly code: string
-  readonly message: string
-  readonly details?: Readonly<Record<string, unknown>>
-  readonly headers?: Readonly<Record<string, string>>
-}
+import type { ErrorResponse } from "./serve.ts"
 
 /**
  * The one place where a domain refusal gets its HTTP status. Codes not listed are 400:
@@ -27,7 +19,9 @@ const isDomainError = (e: unknown): e is DomainError =>
   typeof e === "object" &&
   e !== null &&
   "_tag" in e &&
-  ["InvalidInput", "Refused", "NotFound", "Forbidden", "Conflict", "LimitExceeded"].includes((e as { _tag: string })._tag)
+  ["InvalidInput", "Refused", "NotFound", "Forbidden", "Conflict", "LimitExceeded"].includes(
+    (e as { _tag: string })._tag
+  )
 
 /** `undefined` for anything that is not a domain error: the caller answers 500 and logs it. */
 export const toErrorResponse = (e: unknown): ErrorResponse | undefined => {

@@ -1,0 +1,127 @@
+import {
+  EngineLayer,
+  Idempotency,
+  type Principal,
+  Store,
+  Tokens,
+  Transactions,
+  WebhookDispatcher,
+  type WebhookSigner
+} from "@paycore/core"
+import { Cause, Context, Effect, Layer, Schedule, type Scope } from "effect"
+import { API_VERSION, Api } from "./api.ts"
+import { toErrorResponse } from "./errors.ts"
+import { makeHandlers } from "./handlers.ts"
+import { type EndpointInfo, makeRequestListener, parseBasicAuth, type RequestListener } from "./serve.ts"
+
+/** The ports an application provides: a Store, Rail, FxRates, Directory, Notifier, WebhookTransport, WebhookSigner, Ids. */
+export type EnginePorts = Layer.Services<typeof EngineLayer> extends never ? never : Layer.Services<typeof EngineLayer>
+
+export interface AppOptions {
+  /** How often the settlement/expiry worker and the webhook dispatcher run; 0 disables them (tests drive them). */
+  readonly workerIntervalMillis?: number | undefined
+  readonly webhookIntervalMillis?: number | undefined
+  /** How long a verified credential is trusted before the store is asked again (other processes may delete it). */
+  readonly credentialTtlMillis?: number | undefined
+  /** Receives 500s; defaults to stderr. Never receives request bodies or credentials. */
+  readonly onDefect?: ((cause: Cause.Cause<unknown>, endpoint: EndpointInfo | undefined) => void) | undefined
+}
+
+const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic with the token's client id and secret")
+
+/**
+ * The engine served over HTTP: builds every service from the ports, binds the handlers, and
+ * (unless disabled) forks the background worker and webhook dispatcher into the scope.
+ */
+export const makeApp = (options: AppOptions = {}) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const context = yield* Layer.build(EngineLayer)
+    const tokens = Context.get(context, Tokens)
+    const handlers = yield* Effect.provide(makeHandlers, context)
+    const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+
+    // Auth is a plain function over a cache of verified `Authorization` headers: a hit costs one Map lookup;
+    // a miss asks the Tokens service. Deleting a token through this server evicts it at once.
+    const ttl = options.credentialTtlMillis ?? 30_000
+    const verified = new Map<string, { readonly principal: Principal; readonly until: number }>()
+    const authenticate = (authorization: string | undefined): Principal | Error | Promise<Principal | Error> => {
+      if (authorization === undefined) return unauthorized
+      const hit = verified.get(authorization)
+      if (hit !== undefined && hit.until > Date.now()) return hit.principal
+      const basic = parseBasicAuth(authorization)
+      if (basic === undefined) return unauthorized
+      return run(tokens.authenticate(basic.username, basic.password)).then((principal) => {
+        if (principal === undefined) {
+          verified.delete(authorization)
+          return unauthorized
+        }
+        if (verified.size > 10_000) verified.clear()
+        verified.set(authorization, { principal, until: Date.now() + ttl })
+        return principal
+      })
+    }
+    const evictToken = (tokenId: string) => {
+      for (const [header, entry] of verified) if (entry.principal.tokenId === tokenId) verified.delete(header)
+    }
+
+    // Mutating requests carrying `Idempotency-Key` run once per key: the response is stored in the same
+    // store transaction as the command's writes and replayed for the same request.
+    const intercept = (
+      request: {
+        readonly method: string
+        readonly url: string
+        readonly headers: Record<string, unknown>
+        readonly rawBody: string
+      },
+      effect: Effect.Effect<unknown, unknown>,
+      render: (value: unknown) => { readonly status: number; readonly body: unknown }
+    ) => {
+      const key = request.headers["idempotency-key"]
+      if (request.method === "GET" || typeof key !== "string") return undefined
+      const fingerprint = Idempotency.fingerprint(request.method, request.url, request.rawBody)
+      return Idempotency.run("platform", key, fingerprint, effect, render).pipe(
+        Effect.map((r) => (r.replayed ? { ...r, headers: { "idempotent-replayed": "true" } } : r)),
+        Effect.provideService(Store, store)
+      )
+    }
+
+    const listener: RequestListener = makeRequestListener({
+      api: Api,
+      prefix: `/${API_VERSION}`,
+      services: Context.empty(),
+      handlers: {
+        ...handlers,
+        platform: {
+          ...handlers.platform,
+          deleteToken: (request) =>
+            Effect.tap(handlers.platform.deleteToken(request), () =>
+              Effect.sync(() => evictToken(request.params.tokenId))
+            )
+        }
+      },
+      authenticate,
+      publicEndpoints: [],
+      intercept,
+      mapError: (error) => toErrorResponse(error),
+      onDefect: options.onDefect
+    })
+
+    const worker = options.workerIntervalMillis ?? 1000
+    if (worker > 0) {
+      const transactions = Context.get(context, Transactions)
+      yield* transactions.processDue().pipe(
+        Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause))),
+        Effect.repeat(Schedule.spaced(worker)),
+        Effect.forkScoped
+      )
+    }
+    const dispatch = options.webhookIntervalMillis ?? 1000
+    if (dispatch > 0) yield* Effect.forkScoped(Context.get(context, WebhookDispatcher).run(dispatch))
+
+    return { listener, context }
+  })
+
+export type App = Effect.Success<ReturnType<typeof makeApp>>
+export type AppRequirements = Effect.Services<ReturnType<typeof makeApp>> | Scope.Scope
+export type { WebhookSigner }

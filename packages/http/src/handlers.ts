@@ -1,0 +1,133 @@
+import {
+  Accounts,
+  Customers,
+  Discoveries,
+  InvalidInput,
+  type OutboxRecord,
+  PlatformConfigService,
+  type Principal,
+  pageRequest,
+  Quotes,
+  Tokens,
+  Transactions,
+  WebhookDispatcher,
+  WebhookSigner
+} from "@paycore/core"
+import { Effect } from "effect"
+import type { HttpApi } from "effect/http-api"
+import type { Api } from "./api.ts"
+import { requirePermission, requireSandbox } from "./auth.ts"
+import type { Handlers } from "./serve.ts"
+
+type ApiGroups = typeof Api extends HttpApi.HttpApi<infer _Id, infer Groups> ? Groups : never
+
+/** The operator view of an outbox row: no lease bookkeeping; the signed body is the event itself. */
+const toDelivery = (r: OutboxRecord) => ({
+  id: r.id,
+  type: r.type,
+  subject: r.subject,
+  sequence: r.sequence,
+  createdAt: r.createdAt,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.nextAttemptAt,
+  event: JSON.parse(r.body) as unknown
+})
+
+const write = (p: Principal) => requirePermission(p, "TRANSACT", "MANAGE")
+const manage = (p: Principal) => requirePermission(p, "MANAGE")
+const transact = (p: Principal) => requirePermission(p, "TRANSACT")
+const sandbox = (p: Principal) => Effect.andThen(requireSandbox(p), transact(p))
+
+/**
+ * Binds every endpoint of `Api` to the core. Services are resolved once here, so a request
+ * pays only for its own work. Permissions: reads need any token; writes need TRANSACT or
+ * MANAGE; tokens and configuration need MANAGE; money movement needs TRANSACT; sandbox
+ * helpers also need a sandbox token.
+ */
+export const makeHandlers = Effect.gen(function* () {
+  const tokens = yield* Tokens
+  const config = yield* PlatformConfigService
+  const discoveries = yield* Discoveries
+  const customers = yield* Customers
+  const accounts = yield* Accounts
+  const quotes = yield* Quotes
+  const transactions = yield* Transactions
+  const webhooks = yield* WebhookDispatcher
+  const signer = yield* WebhookSigner
+
+  const handlers: Handlers<ApiGroups, Principal, never> = {
+    platform: {
+      createToken: ({ payload, principal }) => Effect.andThen(manage(principal), tokens.create(payload)),
+      listTokens: ({ query }) => tokens.list(query),
+      getToken: ({ params }) => tokens.get(params.tokenId),
+      deleteToken: ({ params, principal }) => Effect.andThen(manage(principal), tokens.delete(params.tokenId)),
+      getConfig: () => config.get(),
+      updateConfig: ({ payload, principal }) => Effect.andThen(manage(principal), config.update(payload)),
+      exchangeRates: ({ query }) => Effect.map(quotes.exchangeRates(query), (data) => ({ data })),
+      discoveries: ({ query }) => Effect.map(discoveries.institutions(query), (data) => ({ data })),
+      umaProviders: ({ query }) => discoveries.umaProviders(query)
+    },
+    customers: {
+      create: ({ payload, principal }) => Effect.andThen(write(principal), customers.create(payload)),
+      list: ({ query }) => customers.list(query),
+      endUserTerms: () => config.endUserTerms(),
+      get: ({ params }) => customers.get(params.customerId),
+      update: ({ params, payload, principal }) =>
+        Effect.andThen(write(principal), customers.update(params.customerId, payload)),
+      delete: ({ params, principal }) => Effect.andThen(write(principal), customers.delete(params.customerId))
+    },
+    accounts: {
+      listInternal: ({ query }) => accounts.listInternal(query),
+      listCustomerInternal: ({ query }) => accounts.listInternal(query),
+      createExternal: ({ payload, principal }) => Effect.andThen(write(principal), accounts.createExternal(payload)),
+      listExternal: ({ query }) => accounts.listExternal(query),
+      getExternal: ({ params }) => accounts.getExternal(params.externalAccountId),
+      deleteExternal: ({ params, principal }) =>
+        Effect.andThen(write(principal), accounts.deleteExternal(params.externalAccountId))
+    },
+    payments: {
+      createQuote: ({ payload, principal }) => Effect.andThen(transact(principal), quotes.create(payload)),
+      getQuote: ({ params }) => quotes.get(params.quoteId),
+      executeQuote: ({ params, principal }) => Effect.andThen(transact(principal), quotes.execute(params.quoteId)),
+      listTransactions: ({ query }) => transactions.list(query),
+      getTransaction: ({ params }) => transactions.get(params.transactionId),
+      lookupExternalAccount: ({ params, query }) => quotes.lookupExternalAccount(params.accountId, query),
+      lookupUma: ({ params, query }) => quotes.lookupUma(params.receiverUmaAddress, query),
+      transferOut: ({ payload, principal }) => Effect.andThen(transact(principal), quotes.transferOut(payload)),
+      transferIn: ({ payload, principal }) => Effect.andThen(transact(principal), transactions.transferIn(payload))
+    },
+    sandbox: {
+      fund: ({ params, payload, principal }) =>
+        sandbox(principal).pipe(
+          Effect.andThen(transactions.fundSandbox(params.accountId, payload.amount)),
+          Effect.andThen((id) => accounts.getInternal(id))
+        ),
+      send: ({ payload, principal }) => Effect.andThen(sandbox(principal), transactions.sandboxSend(payload)),
+      umaReceive: ({ payload, principal }) =>
+        Effect.andThen(sandbox(principal), transactions.sandboxUmaReceive(payload)),
+      testWebhook: ({ principal }) => Effect.andThen(sandbox(principal), webhooks.sendTest())
+    },
+    webhooks: {
+      publicKey: () => Effect.succeed({ publicKey: signer.publicKeyPem }),
+      listDeliveries: ({ query }) => {
+        const page = pageRequest(query)
+        if (page === undefined) {
+          return Effect.fail(
+            InvalidInput.one("cursor", { format: "cursor" }, "The cursor was not issued by this server")
+          )
+        }
+        return Effect.map(
+          webhooks.list({ status: query.status, subject: query.subject, type: query.type }, page),
+          (p) => ({
+            ...p,
+            data: p.data.map(toDelivery)
+          })
+        )
+      },
+      replayDelivery: ({ params, principal }) =>
+        Effect.andThen(write(principal), Effect.map(webhooks.replay(params.webhookId), toDelivery))
+    }
+  }
+  return handlers
+})

@@ -1,0 +1,678 @@
+/**
+ * A lean `node:http` request listener driven by an effect `HttpApi` definition.
+ *
+ * Routing, input decoding and success encoding are all derived from the definition (compiled once at start); only
+ * the hot path is hand-written: no per-request Layer, logger, span, or HttpServerRequest wrapper.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import { decodeAllOptions, type FieldError, fieldErrorsFromIssue, invalidInput, issueFromCause } from "@paycore/core"
+import { Cause, Context, Effect, Exit, Schema, SchemaAST, type SchemaIssue, SchemaParser } from "effect"
+import { FindMyWay } from "effect/http"
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { SchemaJITCompiler } from "effect/schema"
+import { openApiDocument, referencePageHtml } from "./openapi.ts"
+
+// -----------------------------------------------------------------------------
+// Public types
+// -----------------------------------------------------------------------------
+
+/**
+ * Marks an endpoint (or a whole group / API) as callable without credentials:
+ * `HttpApiEndpoint.post(...).annotate(PublicEndpoint, true)`.
+ */
+export const PublicEndpoint = Context.Reference<boolean>("@paycore/http/PublicEndpoint", {
+  defaultValue: () => false
+})
+
+/** What the listener knows about the endpoint a request was routed to. */
+export interface EndpointInfo {
+  readonly group: string
+  readonly name: string
+  readonly method: string
+  /** The routed path, prefix included (`/2025-10-13/customers/:id`). */
+  readonly path: string
+  readonly public: boolean
+  readonly endpoint: HttpApiEndpoint.Top
+  /** API, group and endpoint annotations merged. */
+  readonly annotations: Context.Context<never>
+}
+
+/** The body of every error response. */
+export interface ErrorBody {
+  readonly status: number
+  readonly code: string
+  readonly message: string
+  readonly details?: object | undefined
+}
+
+/** An error response: the body plus extra headers (`retry-after`, ...). */
+export interface ErrorResponse extends ErrorBody {
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+type TypeOf<S, Absent> = [S] extends [never] ? Absent : S extends Schema.Top ? S["Type"] : Absent
+
+/** The decoded request a handler receives; parts the endpoint does not declare are `undefined`. */
+export interface HandlerRequest<Endpoint, Principal> {
+  readonly params: TypeOf<HttpApiEndpoint.Params<Endpoint>, undefined>
+  readonly query: TypeOf<HttpApiEndpoint.Query<Endpoint>, undefined>
+  readonly payload: TypeOf<HttpApiEndpoint.Payload<Endpoint>, undefined>
+  /** The decoded declared headers, or the raw Node headers when the endpoint declares none. */
+  readonly headers: TypeOf<HttpApiEndpoint.Headers<Endpoint>, IncomingHttpHeaders>
+  /** `undefined` on public endpoints unless valid credentials were sent anyway. */
+  readonly principal: Principal
+  /** The request body as received (`""` when there is none), e.g. for signature checks. */
+  readonly rawBody: string
+}
+
+export type Handler<Endpoint, Principal, R> = (
+  request: HandlerRequest<Endpoint, Principal>
+) => Effect.Effect<TypeOf<HttpApiEndpoint.Success<Endpoint>, void>, unknown, R>
+
+/** One handler per endpoint: `{ [group]: { [endpoint]: handler } }`, typed from the API's groups. */
+export type Handlers<Groups extends HttpApiGroup.Constraint, Principal, R> = {
+  readonly [Group in Groups as HttpApiGroup.Identifier<Group>]: {
+    readonly [Endpoint in HttpApiGroup.Endpoints<Group> as HttpApiEndpoint.Identifier<Endpoint>]: Handler<
+      Endpoint,
+      Principal,
+      R
+    >
+  }
+}
+
+export interface ListenerOptions<Id extends string, Groups extends HttpApiGroup.Constraint, Principal, R> {
+  readonly api: HttpApi.HttpApi<Id, Groups>
+  // Not an inference site: the groups come from `api`, so handlers are contextually typed per endpoint.
+  readonly handlers: NoInfer<Handlers<Groups, Principal, R>>
+  /** The services handlers need, built once (e.g. from a Layer) before serving. */
+  readonly services: Context.Context<R>
+  /** Path prefix of every route, the docs included (`/2025-10-13`). */
+  readonly prefix?: string | undefined
+  /**
+   * Checks the `Authorization` header before anything is decoded; an `Error` return means 401. Called for every
+   * non-public endpoint, and for public ones only when a header is sent. Without it every endpoint is public.
+   * Give its parameters types (or define it apart) so `Principal` is inferred from what it returns.
+   */
+  readonly authenticate?:
+    | ((authorization: string | undefined, endpoint: EndpointInfo) => Principal | Error | Promise<Principal | Error>)
+    | undefined
+  /**
+   * Wraps a handler run, e.g. to make it idempotent: return `undefined` to run the handler as is, or an Effect
+   * that runs `effect` (or not) and yields the response to send. `render` turns a success into that response.
+   */
+  readonly intercept?:
+    | ((
+        request: InterceptedRequest<Principal>,
+        effect: Effect.Effect<unknown, unknown, R>,
+        render: (value: unknown) => RenderedResponse
+      ) => Effect.Effect<InterceptedResponse, unknown, R> | undefined)
+    | undefined
+  /** Endpoints callable without credentials, as `group.endpoint` (same effect as the `PublicEndpoint` annotation). */
+  readonly publicEndpoints?: Iterable<string> | undefined
+  /** Maps a handler failure to a response; `undefined` treats the failure as a defect (500). */
+  readonly mapError?: ((error: unknown, endpoint: EndpointInfo) => ErrorResponse | undefined) | undefined
+  /** Receives defects (500s); by default they are printed to stderr. */
+  readonly onDefect?: ((cause: Cause.Cause<unknown>, endpoint: EndpointInfo) => void) | undefined
+  /** Largest accepted request body; bigger ones get 413. Default 1 MiB. */
+  readonly maxBodyBytes?: number | undefined
+  /** Serve `{prefix}/openapi.json` and `{prefix}/docs` (public). Default `true`. */
+  readonly docs?: boolean | undefined
+}
+
+/** A response as data: `body` is a JSON value (`undefined` for none). */
+export interface RenderedResponse {
+  readonly status: number
+  readonly body: unknown
+}
+
+export interface InterceptedResponse extends RenderedResponse {
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+export interface InterceptedRequest<Principal> {
+  readonly info: EndpointInfo
+  readonly method: string
+  readonly url: string
+  readonly headers: IncomingHttpHeaders
+  readonly rawBody: string
+  readonly principal: Principal
+}
+
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
+
+/** Decodes a `Basic` authorization header; `undefined` when it is absent or malformed. */
+export const parseBasicAuth = (
+  authorization: string | undefined
+): { readonly username: string; readonly password: string } | undefined => {
+  if (authorization === undefined || !/^basic /i.test(authorization)) return undefined
+  const decoded = Buffer.from(authorization.slice(6).trim(), "base64").toString("utf8")
+  const colon = decoded.indexOf(":")
+  return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
+}
+
+// -----------------------------------------------------------------------------
+// Compilation (once per endpoint)
+// -----------------------------------------------------------------------------
+
+type Decode = (input: unknown) => Exit.Exit<unknown, SchemaIssue.Issue>
+
+interface Responder {
+  readonly status: number
+  /** `undefined` for no-content responses. */
+  readonly serialize: ((value: unknown) => string) | undefined
+}
+
+interface UntypedRequest {
+  readonly params: unknown
+  readonly query: unknown
+  readonly payload: unknown
+  readonly headers: unknown
+  readonly principal: unknown
+  readonly rawBody: string
+}
+
+interface CompiledEndpoint {
+  readonly _tag: "Endpoint"
+  readonly info: EndpointInfo
+  readonly decodeParams: Decode | undefined
+  readonly decodeQuery: Decode | undefined
+  readonly decodeHeaders: Decode | undefined
+  readonly decodePayload: Decode | undefined
+  readonly handler: (request: UntypedRequest) => Effect.Effect<unknown, unknown, unknown>
+  readonly responder: Responder
+}
+
+interface StaticRoute {
+  readonly _tag: "Static"
+  readonly contentType: string
+  readonly body: Buffer
+}
+
+type Route = CompiledEndpoint | StaticRoute
+
+// HttpApi types endpoint schemas with unknown services; schemas that need services to decode or encode are not
+// supported here (the missing service surfaces as a defect).
+type NoServices = Schema.ConstraintDecoder<unknown> & Schema.ConstraintEncoder<unknown>
+
+// Each input schema gets effect's JIT-compiled decoder: about 4x faster than the interpreter on a valid payload; an
+// invalid one is decoded again for the full issue tree. Where `new Function` is blocked it stays interpreted.
+const decoder = (schema: Schema.Top): Decode => {
+  SchemaJITCompiler.enable(schema.ast)
+  return SchemaParser.decodeUnknownExit(schema as unknown as NoServices, decodeAllOptions)
+}
+
+const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApiEncoding")
+
+// `Schema.toCodecJson` turns every plain `Number` into a number-or-"NaN"/"Infinity" codec; for finite numbers it is
+// the identity, so it does not stop a schema from being plain JSON.
+const numberJsonLink = Schema.toCodecJson(Schema.Number).ast.encoding?.[0]
+
+/** True when the JSON codec's encoded side is the value itself, so `JSON.stringify` can skip the encoder. */
+const isPlainJson = (ast: SchemaAST.AST): boolean => {
+  if (ast.encoding !== undefined && !(ast.encoding.length === 1 && ast.encoding[0] === numberJsonLink)) return false
+  switch (ast._tag) {
+    case "String":
+    case "Number":
+    case "Boolean":
+    case "Null":
+    case "Literal":
+    case "Enum":
+    case "TemplateLiteral":
+      return true
+    case "Objects":
+      return (
+        ast.propertySignatures.every((property) => isPlainJson(property.type)) &&
+        ast.indexSignatures.every((index) => isPlainJson(index.type))
+      )
+    case "Arrays":
+      return ast.elements.every(isPlainJson) && ast.rest.every(isPlainJson)
+    case "Union":
+      return ast.types.every(isPlainJson)
+    default:
+      return false
+  }
+}
+
+const compileResponder = (
+  info: EndpointInfo,
+  successes: ReadonlyMap<number, readonly [Schema.Top, ...Array<Schema.Top>]>
+): Responder => {
+  const [entry, ...others] = successes
+  if (entry === undefined || others.length > 0 || entry[1].length > 1) {
+    throw new Error(`${info.group}.${info.name}: declare exactly one success schema`)
+  }
+  const [status, [schema]] = entry
+  if (HttpApiSchema.isWithHeaders(schema) || (resolveEncoding(schema.ast)?._tag ?? "Json") !== "Json") {
+    throw new Error(`${info.group}.${info.name}: only JSON and no-content responses are supported`)
+  }
+  if (HttpApiSchema.isNoContent(schema.ast)) return { status, serialize: undefined }
+  if (isPlainJson(schema.ast)) return { status, serialize: (value) => JSON.stringify(value) }
+  const encode = Schema.encodeUnknownSync(schema as unknown as NoServices)
+  return { status, serialize: (value) => JSON.stringify(encode(value)) }
+}
+
+const compilePayload = (info: EndpointInfo): Decode | undefined => {
+  const { endpoint } = info
+  if (endpoint.payload.size === 0) return undefined
+  if (!hasBodyMethod(endpoint.method)) {
+    throw new Error(`${info.group}.${info.name}: declare \`query\` instead of a payload on ${endpoint.method}`)
+  }
+  const json = endpoint.payload.get("application/json")
+  if (json === undefined || endpoint.payload.size > 1 || json.encoding._tag !== "Json") {
+    throw new Error(`${info.group}.${info.name}: only JSON request bodies are supported`)
+  }
+  const [first, ...rest] = json.schemas
+  return decoder(rest.length === 0 ? first : Schema.Union(json.schemas))
+}
+
+const hasBodyMethod = (method: string): boolean => method !== "GET" && method !== "HEAD" && method !== "OPTIONS"
+
+// -----------------------------------------------------------------------------
+// Responses
+// -----------------------------------------------------------------------------
+
+const JSON_TYPE = "application/json"
+const UNAUTHORIZED_HEADERS = { "www-authenticate": 'Basic realm="paycore"' }
+
+const sendError = (res: ServerResponse, error: ErrorResponse): void => {
+  const body = JSON.stringify({
+    status: error.status,
+    code: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details })
+  })
+  res.writeHead(error.status, {
+    ...error.headers,
+    "content-type": JSON_TYPE,
+    "content-length": Buffer.byteLength(body)
+  })
+  res.end(body)
+}
+
+const internalError: ErrorResponse = { status: 500, code: "INTERNAL_ERROR", message: "Internal error" }
+
+const invalidInputResponse = (errors: ReadonlyArray<FieldError>): ErrorResponse => {
+  const error = invalidInput(errors)
+  return { status: 400, code: "INVALID_INPUT", message: error.message, details: { errors: error.errors } }
+}
+
+const isJsonContentType = (contentType: string): boolean => {
+  const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase()
+  return mediaType === JSON_TYPE || (mediaType.startsWith("application/") && mediaType.endsWith("+json"))
+}
+
+// -----------------------------------------------------------------------------
+// The listener
+// -----------------------------------------------------------------------------
+
+const defaultOnDefect = (cause: Cause.Cause<unknown>, endpoint: EndpointInfo): void => {
+  process.stderr.write(`[paycore/http] defect in ${endpoint.group}.${endpoint.name}:\n${Cause.pretty(cause)}\n`)
+}
+
+/**
+ * Builds a `node:http` request listener serving `api` with `handlers`.
+ *
+ * - Routes: each endpoint's method and path under `prefix`; unknown path → 404 `NOT_FOUND`, known path with another
+ *   method → 405 `METHOD_NOT_ALLOWED` (with `Allow`), `OPTIONS` → 204 with `Allow`, `HEAD` runs the `GET` endpoint.
+ * - Auth: `authenticate` runs before the body is read; failure → 401 `UNAUTHORIZED` + `www-authenticate`.
+ * - Input: path params, query (repeated keys are arrays), declared headers and the JSON body are decoded with the
+ *   endpoint's schemas; all failures are reported together as 400 `INVALID_INPUT` with `details.errors`, fields named
+ *   `path.<param>`, `query.<key>`, `headers.<name>` and, for the body, its own field path (`address.postalCode`) or
+ *   `body` for the body as a whole. Bodies over `maxBodyBytes` → 413 `PAYLOAD_TOO_LARGE`; a non-JSON content type on
+ *   an endpoint with a payload → 415 `UNSUPPORTED_MEDIA_TYPE`.
+ * - Success: each endpoint declares one success schema; its status (`HttpApiSchema.status`, 200 by default) is the
+ *   response status, no-content schemas (`HttpApiSchema.NoContent`, the default) send no body, and the value is
+ *   encoded with the schema's JSON codec, or `JSON.stringify`-ed directly when that codec changes nothing.
+ * - Failures go through `mapError`; defects (and unmapped failures) → 500 `INTERNAL_ERROR` and `onDefect`.
+ */
+export const makeRequestListener = <
+  Id extends string,
+  Groups extends HttpApiGroup.Constraint,
+  Principal = undefined,
+  R = never
+>(
+  options: ListenerOptions<Id, Groups, Principal, R>
+): RequestListener => {
+  const prefix = (options.prefix ?? "").replace(/\/+$/, "")
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
+  const authenticate = options.authenticate
+  const mapError = options.mapError
+  const intercept = options.intercept
+  const onDefect = options.onDefect ?? defaultOnDefect
+  const publicNames = new Set(options.publicEndpoints ?? [])
+  const handlerGroups = options.handlers as Record<string, Record<string, CompiledEndpoint["handler"]> | undefined>
+  const fork = Effect.runForkWith(options.services)
+
+  const protectedNames = new Set<string>()
+  const router = FindMyWay.make<Route>({ caseSensitive: true })
+  const methods = new Set<string>()
+  const addRoute = (method: string, path: string, route: Route) => {
+    router.on(method, (path === "" ? "/" : path) as FindMyWay.PathInput, route)
+    methods.add(method)
+  }
+
+  HttpApi.reflect(options.api, {
+    onGroup: () => {},
+    onEndpoint: ({ group, endpoint, mergedAnnotations, successes }) => {
+      const name = `${group.identifier}.${endpoint.identifier}`
+      const handler = handlerGroups[group.identifier]?.[endpoint.identifier]
+      if (handler === undefined) throw new Error(`No handler for ${name}`)
+      const info: EndpointInfo = {
+        group: group.identifier,
+        name: endpoint.identifier,
+        method: endpoint.method,
+        path: prefix + endpoint.path,
+        public: authenticate === undefined || publicNames.has(name) || Context.get(mergedAnnotations, PublicEndpoint),
+        endpoint,
+        annotations: mergedAnnotations
+      }
+      if (!info.public) protectedNames.add(name)
+      addRoute(endpoint.method, info.path, {
+        _tag: "Endpoint",
+        info,
+        decodeParams: endpoint.params && decoder(endpoint.params),
+        decodeQuery: endpoint.query && decoder(Schema.toCodecArrayFromSingle(endpoint.query)),
+        decodeHeaders: endpoint.headers && decoder(endpoint.headers),
+        decodePayload: compilePayload(info),
+        handler,
+        responder: compileResponder(info, successes)
+      })
+    }
+  })
+
+  if (options.docs ?? true) {
+    const spec = openApiDocument(options.api, {
+      serverUrl: prefix === "" ? undefined : prefix,
+      requiresAuth: (group, endpoint) => protectedNames.has(`${group}.${endpoint}`)
+    })
+    addRoute("GET", `${prefix}/openapi.json`, {
+      _tag: "Static",
+      contentType: JSON_TYPE,
+      body: Buffer.from(JSON.stringify(spec))
+    })
+    addRoute("GET", `${prefix}/docs`, {
+      _tag: "Static",
+      contentType: "text/html; charset=utf-8",
+      body: Buffer.from(referencePageHtml(`${prefix}/openapi.json`, spec.info.title))
+    })
+  }
+
+  const allowedMethods = (url: string): Array<string> => {
+    const allowed: Array<string> = []
+    for (const method of methods) if (router.find(method, url) !== undefined) allowed.push(method)
+    if (allowed.includes("GET")) allowed.push("HEAD")
+    if (allowed.length > 0) allowed.push("OPTIONS")
+    return allowed
+  }
+
+  const noRoute = (res: ServerResponse, method: string, url: string): void => {
+    const allowed = allowedMethods(url)
+    if (allowed.length === 0) {
+      sendError(res, { status: 404, code: "NOT_FOUND", message: "No such route" })
+    } else if (method === "OPTIONS") {
+      res.writeHead(204, { allow: allowed.join(", ") })
+      res.end()
+    } else {
+      sendError(res, {
+        status: 405,
+        code: "METHOD_NOT_ALLOWED",
+        message: `${method} is not allowed here; use ${allowed.join(", ")}`,
+        headers: { allow: allowed.join(", ") }
+      })
+    }
+  }
+
+  const defect = (res: ServerResponse, cause: Cause.Cause<unknown>, info: EndpointInfo): void => {
+    try {
+      onDefect(cause, info)
+    } catch {
+      // A failing reporter must not also lose the response.
+    }
+    if (!res.headersSent) sendError(res, internalError)
+    else res.destroy()
+  }
+
+  const respond = (res: ServerResponse, { status, serialize }: Responder, value: unknown): void => {
+    if (serialize === undefined) {
+      res.writeHead(status, status === 204 ? undefined : { "content-length": 0 })
+      res.end()
+    } else {
+      const body = serialize(value)
+      res.writeHead(status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(body) })
+      res.end(body)
+    }
+  }
+
+  // Also runs from a fiber observer, so nothing may throw out of it (a throwing `mapError` is a defect too).
+  const onExit = (res: ServerResponse, route: CompiledEndpoint, exit: Exit.Exit<unknown, unknown>): void => {
+    try {
+      if (Exit.isSuccess(exit)) {
+        respond(res, route.responder, exit.value)
+        return
+      }
+      const failure = Cause.findError(exit.cause)
+      const mapped = failure._tag === "Success" ? mapError?.(failure.success, route.info) : undefined
+      if (mapped !== undefined) sendError(res, mapped)
+      else defect(res, exit.cause, route.info)
+    } catch (error) {
+      defect(res, Cause.die(error), route.info)
+    }
+  }
+
+  const run = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: CompiledEndpoint,
+    found: FindMyWay.FindResult<Route>,
+    principal: unknown,
+    rawBody: string
+  ): void => {
+    const errors: Array<FieldError> = []
+    const params = route.decodeParams && decodeInto(route.decodeParams, found.params, PATH, errors)
+    const query = route.decodeQuery && decodeInto(route.decodeQuery, found.searchParams, QUERY, errors)
+    const headers = route.decodeHeaders ? decodeInto(route.decodeHeaders, req.headers, HEADERS, errors) : req.headers
+    let payload: unknown
+    if (route.decodePayload !== undefined) {
+      const contentType = req.headers["content-type"]
+      if (contentType !== undefined && !isJsonContentType(contentType)) {
+        sendError(res, {
+          status: 415,
+          code: "UNSUPPORTED_MEDIA_TYPE",
+          message: `Expected a JSON body (${JSON_TYPE}), got ${contentType}`
+        })
+        return
+      }
+      const json = parseJson(rawBody)
+      if (json === MALFORMED) errors.push({ field: "body", constraint: { format: "json" }, message: "Malformed JSON" })
+      else payload = decodeInto(route.decodePayload, json, BODY, errors)
+    }
+    if (errors.length > 0) {
+      sendError(res, invalidInputResponse(errors))
+      return
+    }
+    const effect = route.handler({ params, query, payload, headers, principal, rawBody })
+    const intercepted = intercept?.(
+      {
+        info: route.info,
+        method: req.method ?? "GET",
+        url: req.url ?? "/",
+        headers: req.headers,
+        rawBody,
+        principal: principal as Principal
+      },
+      effect as Effect.Effect<unknown, unknown, R>,
+      (value) => renderValue(route.responder, value)
+    )
+    if (intercepted !== undefined) {
+      const fiber = fork(intercepted)
+      fiber.addObserver((exit) => onInterceptedExit(res, route, exit))
+      return
+    }
+    // `Effect.succeed` / `Effect.fail` are already exits: no fiber needed.
+    if (Exit.isExit(effect)) {
+      onExit(res, route, effect)
+      return
+    }
+    const fiber = fork(effect as Effect.Effect<unknown, unknown, R>)
+    const exit = fiber.pollUnsafe()
+    if (exit !== undefined) onExit(res, route, exit)
+    else fiber.addObserver((exit) => onExit(res, route, exit))
+  }
+
+  const renderValue = ({ status, serialize }: Responder, value: unknown): RenderedResponse =>
+    serialize === undefined ? { status, body: undefined } : { status, body: JSON.parse(serialize(value)) }
+
+  const onInterceptedExit = (
+    res: ServerResponse,
+    route: CompiledEndpoint,
+    exit: Exit.Exit<InterceptedResponse, unknown>
+  ) => {
+    if (Exit.isFailure(exit)) {
+      onExit(res, route, exit)
+      return
+    }
+    const { status, body, headers } = exit.value
+    if (body === undefined) {
+      res.writeHead(status, { ...headers, ...(status === 204 ? undefined : { "content-length": 0 }) })
+      res.end()
+    } else {
+      const text = JSON.stringify(body)
+      res.writeHead(status, { ...headers, "content-type": JSON_TYPE, "content-length": Buffer.byteLength(text) })
+      res.end(text)
+    }
+  }
+
+  const readBody = (req: IncomingMessage, res: ServerResponse, next: (rawBody: string) => void): void => {
+    // The rest of the body is not read, so the connection cannot be reused.
+    const tooLarge = () =>
+      sendError(res, {
+        status: 413,
+        code: "PAYLOAD_TOO_LARGE",
+        message: `The request body exceeds ${maxBodyBytes} bytes`,
+        headers: { connection: "close" }
+      })
+    if (Number(req.headers["content-length"]) > maxBodyBytes) {
+      tooLarge()
+      return
+    }
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxBodyBytes) {
+        chunks.push(chunk)
+      } else {
+        req.removeAllListeners("data").removeAllListeners("end").resume()
+        tooLarge()
+      }
+    })
+    req.on("end", () => {
+      next(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))
+    })
+  }
+
+  // The principal, or `undefined` after answering 401; a promise when the credentials were not cached.
+  const authorize = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: EndpointInfo
+  ): { principal: unknown } | undefined | Promise<{ principal: unknown } | undefined> => {
+    const authorization = req.headers.authorization
+    if (authenticate === undefined || (info.public && authorization === undefined)) return NO_PRINCIPAL
+    const settle = (result: unknown): { principal: unknown } | undefined => {
+      if (!(result instanceof Error)) return { principal: result }
+      if (info.public) return NO_PRINCIPAL
+      sendError(res, { status: 401, code: "UNAUTHORIZED", message: result.message, headers: UNAUTHORIZED_HEADERS })
+      return undefined
+    }
+    const result = authenticate(authorization, info)
+    return result instanceof Promise ? result.then(settle) : settle(result)
+  }
+
+  return (req, res) => {
+    const method = req.method ?? "GET"
+    const url = req.url ?? "/"
+    const found = router.find(method, url) ?? (method === "HEAD" ? router.find("GET", url) : undefined)
+    if (found === undefined) {
+      noRoute(res, method, url)
+      return
+    }
+    const route = found.handler
+    if (route._tag === "Static") {
+      res.writeHead(200, { "content-type": route.contentType, "content-length": route.body.length })
+      res.end(route.body)
+      return
+    }
+    try {
+      const auth = authorize(req, res, route.info)
+      if (auth instanceof Promise) {
+        auth.then(
+          (settled) => settled !== undefined && proceed(req, res, route, found, settled.principal),
+          (error) => defect(res, Cause.die(error), route.info)
+        )
+        return
+      }
+      if (auth === undefined) return
+      proceed(req, res, route, found, auth.principal)
+    } catch (error) {
+      defect(res, Cause.die(error), route.info)
+    }
+  }
+
+  function proceed(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: CompiledEndpoint,
+    found: FindMyWay.FindResult<Route>,
+    principal: unknown
+  ): void {
+    try {
+      const hasBody = req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0"
+      if (!hasBody) {
+        run(req, res, route, found, principal, "")
+        return
+      }
+      readBody(req, res, (rawBody) => {
+        try {
+          run(req, res, route, found, principal, rawBody)
+        } catch (error) {
+          defect(res, Cause.die(error), route.info)
+        }
+      })
+    } catch (error) {
+      defect(res, Cause.die(error), route.info)
+    }
+  }
+}
+
+const NO_PRINCIPAL = { principal: undefined }
+const PATH = ["path"]
+const QUERY = ["query"]
+const HEADERS = ["headers"]
+const BODY: ReadonlyArray<string> = []
+const MALFORMED = Symbol("malformed")
+
+/** An empty body is `undefined` (the payload schema reports it); unparsable JSON is `MALFORMED`. */
+const parseJson = (rawBody: string): unknown => {
+  if (rawBody === "") return undefined
+  try {
+    return JSON.parse(rawBody)
+  } catch {
+    return MALFORMED
+  }
+}
+
+/** Decodes `input`, or appends its field errors to `errors` (a body-level error is named `body`). */
+const decodeInto = (
+  decode: Decode,
+  input: unknown,
+  basePath: ReadonlyArray<string>,
+  errors: Array<FieldError>
+): unknown => {
+  const exit = decode(input)
+  if (Exit.isSuccess(exit)) return exit.value
+  for (const error of fieldErrorsFromIssue(issueFromCause(exit.cause), basePath)) {
+    errors.push(error.field === "" ? { ...error, field: "body" } : error)
+  }
+  return undefined
+}

@@ -1,0 +1,124 @@
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Ids, type Permission, Store, Tokens, Transactions, WebhookDispatcher, WebhookSigner } from "@paycore/core"
+import * as Sandbox from "@paycore/sandbox"
+import * as MemoryStore from "@paycore/store-memory"
+import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { API_VERSION, makeApp } from "../src/index.ts"
+
+export interface Credentials {
+  readonly clientId: string
+  readonly clientSecret: string
+}
+
+export interface CallResult {
+  readonly status: number
+  readonly headers: Headers
+  /** Parsed JSON, or `undefined` for an empty body. */
+  readonly json: any
+}
+
+export interface TestServer {
+  /** `http://127.0.0.1:<port>/2025-10-13` */
+  readonly baseUrl: string
+  /** A sandbox token with VIEW, TRANSACT and MANAGE. */
+  readonly admin: Credentials
+  /** Calls the API; `auth` defaults to `admin`, `null` sends no credentials. */
+  readonly call: (
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { readonly auth?: Credentials | null; readonly headers?: Record<string, string> }
+  ) => Promise<CallResult>
+  /** Creates another token (e.g. VIEW only, or a PRODUCTION one). */
+  readonly token: (
+    permissions: ReadonlyArray<Permission>,
+    environment?: "SANDBOX" | "PRODUCTION"
+  ) => Promise<Credentials>
+  /** One pass of the settlement/expiry worker (the rail settles everything at once: speedUp 1e9). */
+  readonly processDue: () => Promise<void>
+  /** One pass of the webhook dispatcher. */
+  readonly dispatch: () => Promise<void>
+  /** Every webhook the engine POSTed (an in-memory transport). */
+  readonly webhooks: WebhookRecorder
+  readonly publicKeyPem: string
+  readonly store: Store["Service"]
+  readonly close: () => Promise<void>
+}
+
+/**
+ * A real HTTP server on an ephemeral port: memory store, sandbox ports (settling at once),
+ * a recording webhook transport, background workers off (tests drive them).
+ */
+export const startTestServer = async (): Promise<TestServer> => {
+  const webhooks = makeWebhookRecorder()
+  const ports = Layer.mergeAll(
+    MemoryStore.layer,
+    Ids.layer,
+    Sandbox.layer({ speedUp: 1e9 }),
+    webhooks.layer,
+    WebhookSigner.layerGenerated
+  )
+  const scope = Effect.runSync(Scope.make())
+  const { portsContext, app } = await Effect.runPromise(
+    Effect.gen(function* () {
+      const portsContext = yield* Layer.build(ports)
+      const app = yield* makeApp({ workerIntervalMillis: 0, webhookIntervalMillis: 0, onDefect: () => {} }).pipe(
+        Effect.provide(portsContext)
+      )
+      return { portsContext, app }
+    }).pipe(Scope.provide(scope))
+  )
+  const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+  const tokens = Context.get(app.context, Tokens)
+  const created = await run(tokens.create({ name: "admin", permissions: ["VIEW", "TRANSACT", "MANAGE"] }))
+  const admin = { clientId: created.clientId, clientSecret: created.clientSecret }
+
+  const server: Server = createServer(app.listener)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_VERSION}`
+
+  const call: TestServer["call"] = async (method, path, body, options) => {
+    const auth = options?.auth === undefined ? admin : options.auth
+    const headers: Record<string, string> = { ...options?.headers }
+    if (auth !== null) {
+      headers.authorization = `Basic ${Buffer.from(`${auth.clientId}:${auth.clientSecret}`).toString("base64")}`
+    }
+    if (body !== undefined) headers["content-type"] = "application/json"
+    const response = await fetch(baseUrl + path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
+    })
+    const text = await response.text()
+    return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text) }
+  }
+
+  return {
+    baseUrl,
+    admin,
+    call,
+    token: async (permissions, environment = "SANDBOX") => {
+      const t = await run(tokens.create({ name: "test", permissions: [...permissions] as [Permission], environment }))
+      return { clientId: t.clientId, clientSecret: t.clientSecret }
+    },
+    processDue: () => run(Effect.asVoid(Context.get(app.context, Transactions).processDue())),
+    dispatch: () => run(Effect.asVoid(Context.get(app.context, WebhookDispatcher).dispatchDue())),
+    webhooks,
+    publicKeyPem: Context.get(portsContext, WebhookSigner).publicKeyPem,
+    store: Context.get(portsContext, Store),
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }
+}
+
+/** Terms consent the sandbox accepts (the current terms version). */
+export const consent = {
+  acceptedAt: "2026-01-01T00:00:00Z",
+  ipAddress: "203.0.113.7",
+  termsVersion: "2025-10-13",
+  acceptanceMethod: "CHECKBOX"
+} as const
