@@ -1,20 +1,15 @@
 /**
- * HTTP serving benchmark: a bare `node:http` server against the lean HttpApi listener (`makeRequestListener`).
- *
- *   node bench/http.ts [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
+ * HTTP load harness: serves a listener from a worker thread and drives it with autocannon.
  *
  * Each server runs alone in a worker thread (one core) while autocannon drives it from the main thread (the other
  * core), so load generation does not steal the server's event loop; bare and lean use the same arrangement.
  * Besides req/s (bounded by autocannon itself when the server is fast), it reports req per CPU-second of the server
  * thread, which stays comparable when the client or other processes are the bottleneck.
- * `benchHttp` is exported for the project bench: give it a module + factory that builds a request listener.
+ * `bench/run.ts` uses it to compare the paycore server with the bare `node:http` baseline below.
  */
 import type { RequestListener } from "node:http"
 import { createRequire } from "node:module"
 import { Worker } from "node:worker_threads"
-import { makeRequestListener, parseBasicAuth } from "@paycore/http"
-import { Context, Effect, Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 
 // -----------------------------------------------------------------------------
 // autocannon (untyped CommonJS package)
@@ -58,11 +53,16 @@ export interface ListenerFactory {
   readonly factory: string
 }
 
-export interface BenchHttpOptions {
-  readonly listener: ListenerFactory
+export interface BenchTargets {
   readonly getPath: string
   readonly postPath: string
   readonly postBody: string
+}
+
+export interface BenchHttpOptions extends BenchTargets {
+  readonly listener: ListenerFactory
+  /** Runs once the server listens (e.g. to look up the ids the paths need); its targets override the options'. */
+  readonly prepare?: ((baseUrl: string) => Promise<Partial<BenchTargets>>) | undefined
   /** Sent with every request (e.g. `authorization`); `content-type: application/json` is added to POSTs. */
   readonly headers?: Record<string, string> | undefined
   readonly connections?: number | undefined
@@ -133,6 +133,7 @@ const startServer = (listener: ListenerFactory) =>
 /** Load-tests GET `getPath` and POST `postPath` on the listener, served from a worker thread. */
 export const benchHttp = async (options: BenchHttpOptions): Promise<BenchHttpResult> => {
   const server = await startServer(options.listener)
+  const targets = { ...options, ...(await options.prepare?.(server.url)) }
   const connections = options.connections ?? 32
   const run = async (method: string, path: string, body: string | undefined): Promise<RunResult> => {
     const headers = { ...options.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) }
@@ -154,8 +155,8 @@ export const benchHttp = async (options: BenchHttpOptions): Promise<BenchHttpRes
   }
   try {
     return {
-      get: await run("GET", options.getPath, undefined),
-      post: await run("POST", options.postPath, options.postBody)
+      get: await run("GET", targets.getPath, undefined),
+      post: await run("POST", targets.postPath, targets.postBody)
     }
   } finally {
     await server.stop()
@@ -183,108 +184,11 @@ export const bareListener = (): RequestListener => (req, res) => {
   })
 }
 
-const Currency = Schema.Literals(["USD", "EUR", "MXN", "BRL", "GBP"])
-
-const Customer = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  country: Schema.String,
-  status: Schema.Literals(["ACTIVE", "FROZEN"])
-})
-
-const CreateQuote = Schema.Struct({
-  customerId: Schema.String.check(Schema.isStartingWith("cus_"), Schema.isMaxLength(40)),
-  sourceCurrency: Currency,
-  targetCurrency: Currency,
-  amount: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000_000 })),
-  lockedSide: Schema.Literals(["SENDING", "RECEIVING"]),
-  purpose: Schema.Literals(["GIFT", "SALARY", "GOODS", "SERVICES"]),
-  reference: Schema.String.check(Schema.isPattern(/^[A-Za-z0-9-]{1,36}$/)),
-  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(140)))
-})
-
-const Quote = Schema.Struct({
-  id: Schema.String,
-  customerId: Schema.String,
-  sourceCurrency: Currency,
-  targetCurrency: Currency,
-  sendingAmount: Schema.Int,
-  receivingAmount: Schema.Int,
-  rate: Schema.Number,
-  fee: Schema.Int,
-  status: Schema.Literal("PENDING")
-})
-
-class QuoteApiError extends Schema.TaggedError<QuoteApiError>()("QuoteApiError", { code: Schema.String }) {}
-
-const BenchApi = HttpApi.make("bench").add(
-  HttpApiGroup.make("bench")
-    .add(HttpApiEndpoint.get("getCustomer", "/customers/:id", { params: { id: Schema.String }, success: Customer }))
-    .add(
-      HttpApiEndpoint.post("createQuote", "/quotes", {
-        payload: CreateQuote,
-        success: Quote.pipe(HttpApiSchema.status(201))
-      })
-    )
-)
-
-class Rates extends Context.Service<Rates, { readonly rate: (from: string, to: string) => number }>()("bench/Rates") {}
-
-/** The lean listener over a toy API: Basic auth, a Map lookup, and an `Effect.gen` quote handler. */
-export const leanListener = (): RequestListener => {
-  const customers = new Map([
-    ["cus_1", { id: "cus_1", name: "Ada Lovelace", country: "US", status: "ACTIVE" as const }]
-  ])
-  let sequence = 0
-  return makeRequestListener({
-    api: BenchApi,
-    prefix: "/2025-10-13",
-    services: Context.make(Rates, { rate: (from, to) => (from === to ? 1 : 0.9) }),
-    authenticate: (authorization: string | undefined) => {
-      const credentials = parseBasicAuth(authorization)
-      return credentials?.username === "key" && credentials.password === "secret"
-        ? { platform: "p_1" }
-        : new Error("Invalid credentials")
-    },
-    handlers: {
-      bench: {
-        getCustomer: ({ params }) => {
-          const customer = customers.get(params.id)
-          return customer === undefined
-            ? Effect.fail(new QuoteApiError({ code: "CUSTOMER_NOT_FOUND" }))
-            : Effect.succeed(customer)
-        },
-        createQuote: ({ payload }) =>
-          Effect.gen(function* () {
-            const customer = customers.get(payload.customerId)
-            if (customer === undefined) return yield* new QuoteApiError({ code: "CUSTOMER_NOT_FOUND" })
-            const rates = yield* Rates
-            const rate = rates.rate(payload.sourceCurrency, payload.targetCurrency)
-            const fee = Math.ceil(payload.amount / 100)
-            return {
-              id: `quote_${++sequence}`,
-              customerId: customer.id,
-              sourceCurrency: payload.sourceCurrency,
-              targetCurrency: payload.targetCurrency,
-              sendingAmount: payload.amount,
-              receivingAmount: Math.floor((payload.amount - fee) * rate),
-              rate,
-              fee,
-              status: "PENDING" as const
-            }
-          })
-      }
-    },
-    mapError: (error) =>
-      error instanceof QuoteApiError ? { status: 404, code: error.code, message: "Not found" } : undefined
-  })
-}
-
 // -----------------------------------------------------------------------------
 // Entry points
 // -----------------------------------------------------------------------------
 
-const flag = (name: string, fallback: number): number => {
+export const flag = (name: string, fallback: number): number => {
   const index = process.argv.indexOf(`--${name}`)
   return index < 0 ? fallback : Number(process.argv[index + 1])
 }
@@ -296,69 +200,10 @@ const median = (values: ReadonlyArray<number>): number => {
 }
 
 /** Medians over rounds (the machine is shared: single runs are noisy). */
-const summarize = (runs: ReadonlyArray<RunResult>): RunResult => ({
+export const summarize = (runs: ReadonlyArray<RunResult>): RunResult => ({
   requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
   p99Ms: median(runs.map((run) => run.p99Ms)),
   serverUtilization: median(runs.map((run) => run.serverUtilization)),
   capacity: median(runs.map((run) => run.capacity)),
   failures: runs.reduce((total, run) => total + run.failures, 0)
 })
-
-const main = async () => {
-  const rounds = flag("rounds", 3)
-  const common = {
-    connections: flag("connections", 32),
-    durationSeconds: flag("duration", 5),
-    warmupSeconds: flag("warmup", 1)
-  }
-  const here = new URL(import.meta.url)
-  const postBody = JSON.stringify({
-    customerId: "cus_1",
-    sourceCurrency: "USD",
-    targetCurrency: "MXN",
-    amount: 125_000,
-    lockedSide: "SENDING",
-    purpose: "GIFT",
-    reference: "order-1234",
-    description: "Birthday present"
-  })
-  const targets = {
-    bare: { listener: { module: here, factory: "bareListener" }, getPath: "/x", postPath: "/x", postBody },
-    lean: {
-      listener: { module: here, factory: "leanListener" },
-      getPath: "/2025-10-13/customers/cus_1",
-      postPath: "/2025-10-13/quotes",
-      postBody,
-      headers: { authorization: `Basic ${Buffer.from("key:secret").toString("base64")}` }
-    }
-  }
-  const results = { bare: [] as Array<BenchHttpResult>, lean: [] as Array<BenchHttpResult> }
-  // Alternate the servers so drifting background load hits both alike.
-  for (let round = 0; round < rounds; round++) {
-    results.bare.push(await benchHttp({ ...common, ...targets.bare }))
-    results.lean.push(await benchHttp({ ...common, ...targets.lean }))
-  }
-  const row = (name: string, run: RunResult, baseline: RunResult) =>
-    [
-      name.padEnd(9),
-      `${run.requestsPerSecond.toFixed(0).padStart(6)} req/s`,
-      `p99 ${String(run.p99Ms).padStart(3)} ms`,
-      `${(run.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x`,
-      `server CPU ${(run.serverUtilization * 100).toFixed(0).padStart(3)}%`,
-      `${run.capacity.toFixed(0).padStart(6)} req/CPU-s`,
-      `${(run.capacity / baseline.capacity).toFixed(2)}x`,
-      run.failures > 0 ? `(${run.failures} failures!)` : ""
-    ].join("  ")
-  console.log(
-    `node ${process.version}, ${common.connections} connections, ${common.warmupSeconds}s warm-up + ` +
-      `${common.durationSeconds}s per run, median of ${rounds} rounds; ratios against bare`
-  )
-  for (const kind of ["get", "post"] as const) {
-    const bare = summarize(results.bare.map((result) => result[kind]))
-    const lean = summarize(results.lean.map((result) => result[kind]))
-    console.log(row(`bare ${kind.toUpperCase()}`, bare, bare))
-    console.log(row(`lean ${kind.toUpperCase()}`, lean, bare))
-  }
-}
-
-if (import.meta.main) await main()

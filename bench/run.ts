@@ -1,0 +1,112 @@
+/**
+ * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
+ *
+ *   node bench/run.ts [--seconds 5] [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
+ *
+ * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
+ *    empty Effect loop of the same number of steps.
+ * 2. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
+ *    `node:http` server (JSON echo), each served from a worker thread and loaded by autocannon.
+ */
+import { benchCore, formatCoreBench } from "./core.ts"
+import { type BenchHttpResult, benchHttp, flag, type RunResult, summarize } from "./http.ts"
+import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
+
+console.log(formatCoreBench(await benchCore({ seconds: flag("seconds", 5) })))
+
+const common = {
+  connections: flag("connections", 32),
+  durationSeconds: flag("duration", 5),
+  warmupSeconds: flag("warmup", 1)
+}
+const here = new URL(import.meta.url)
+const authorization = `Basic ${Buffer.from(`${BENCH_CREDENTIALS.clientId}:${BENCH_CREDENTIALS.clientSecret}`).toString("base64")}`
+
+const getJson = async (url: string) => {
+  const response = await fetch(url, { headers: { authorization } })
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
+  return (await response.json()) as { data: Array<{ id: string; currency: string }> }
+}
+
+// The paycore server reads one seeded customer and prices USD → MXN quotes to its own CLABE account.
+const prepare = async (baseUrl: string) => {
+  const api = `${baseUrl}/2025-10-13`
+  const customer = (await getJson(`${api}/customers?platformCustomerId=${BENCH_CUSTOMER}`)).data[0]!
+  const accounts = await getJson(`${api}/customers/internal-accounts?customerId=${customer.id}`)
+  const usd = accounts.data.find((a) => a.currency === "USD")!
+  const created = await fetch(`${api}/customers/external-accounts`, {
+    method: "POST",
+    headers: { authorization, "content-type": "application/json" },
+    body: JSON.stringify({
+      customerId: customer.id,
+      currency: "MXN",
+      accountInfo: {
+        accountType: "CLABE",
+        clabeNumber: "002010077777777771",
+        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
+      }
+    })
+  })
+  const payee = (await created.json()) as { id: string }
+  return {
+    getPath: `/2025-10-13/customers/${customer.id}`,
+    postPath: "/2025-10-13/quotes",
+    postBody: JSON.stringify({
+      source: { sourceType: "ACCOUNT", accountId: usd.id },
+      destination: { destinationType: "ACCOUNT", accountId: payee.id, paymentRail: "SPEI" },
+      lockedCurrencySide: "SENDING",
+      lockedCurrencyAmount: 125_000,
+      description: "Invoice 1234",
+      remittanceInformation: "INV-1234",
+      purposeOfPayment: "GOODS_OR_SERVICES"
+    })
+  }
+}
+
+const targets = {
+  bare: {
+    listener: { module: new URL("./http.ts", here), factory: "bareListener" },
+    getPath: "/x",
+    postPath: "/x",
+    postBody: JSON.stringify({ id: "q_1", amount: 125_000, currency: "USD", description: "Invoice 1234" })
+  },
+  paycore: {
+    listener: { module: new URL("./paycore-server.ts", here), factory: "paycoreListener" },
+    getPath: "",
+    postPath: "",
+    postBody: "",
+    headers: { authorization },
+    prepare
+  }
+}
+
+const rounds = flag("rounds", 3)
+const results = { bare: [] as Array<BenchHttpResult>, paycore: [] as Array<BenchHttpResult> }
+// Alternate the servers so drifting background load hits both alike.
+for (let round = 0; round < rounds; round++) {
+  results.bare.push(await benchHttp({ ...common, ...targets.bare }))
+  results.paycore.push(await benchHttp({ ...common, ...targets.paycore }))
+}
+
+const row = (name: string, run: RunResult, baseline: RunResult) =>
+  [
+    name.padEnd(30),
+    `${run.requestsPerSecond.toFixed(0).padStart(6)} req/s`,
+    `p99 ${String(run.p99Ms).padStart(3)} ms`,
+    `${(run.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x`,
+    `${run.capacity.toFixed(0).padStart(6)} req/CPU-s`,
+    `${(run.capacity / baseline.capacity).toFixed(2)}x`,
+    run.failures > 0 ? `(${run.failures} failures!)` : ""
+  ].join("  ")
+
+console.log(
+  `\nHTTP: node ${process.version}, ${common.connections} connections, ${common.warmupSeconds}s warm-up + ` +
+    `${common.durationSeconds}s per run, median of ${rounds} rounds; ratios against the bare node:http server`
+)
+const names = { get: "GET /customers/{id}", post: "POST /quotes (USD→MXN)" } as const
+for (const kind of ["get", "post"] as const) {
+  const bare = summarize(results.bare.map((result) => result[kind]))
+  const paycore = summarize(results.paycore.map((result) => result[kind]))
+  console.log(row(`bare ${kind.toUpperCase()}`, bare, bare))
+  console.log(row(`paycore ${names[kind]}`, paycore, bare))
+}
