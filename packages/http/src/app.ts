@@ -10,6 +10,7 @@ import {
 } from "@paycore/core"
 import { Cause, Context, Effect, Layer, Schedule, type Scope } from "effect"
 import { API_VERSION, Api } from "./api.ts"
+import { authorize } from "./auth.ts"
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
 import { type EndpointInfo, makeRequestListener, parseBasicAuth, type RequestListener } from "./serve.ts"
@@ -101,6 +102,7 @@ export const makeApp = (options: AppOptions = {}) =>
         }
       },
       authenticate,
+      authorize,
       publicEndpoints: [],
       intercept,
       mapError: (error) => toErrorResponse(error),

@@ -1,19 +1,45 @@
-import { Forbidden, type Permission, type Principal } from "@paycore/core"
-import { Effect } from "effect"
+import type { Permission, Principal } from "@paycore/core"
+import type { EndpointInfo, ErrorResponse } from "./serve.ts"
 
-/** Fails with 403 FORBIDDEN unless the token holds one of `permissions`. */
-export const requirePermission = (principal: Principal, ...permissions: ReadonlyArray<Permission>) =>
-  permissions.some((p) => principal.permissions.includes(p))
-    ? Effect.void
-    : Effect.fail(
-        new Forbidden({
-          code: "FORBIDDEN",
-          message: `This token lacks the ${permissions.join(" or ")} permission needed for this request`
-        })
-      )
+/** What an endpoint demands of the token: one of `anyOf`, and a sandbox token when `sandbox`. */
+export interface Requirement {
+  readonly anyOf: ReadonlyArray<Permission>
+  readonly sandbox?: true
+}
 
-/** Sandbox helpers refuse production tokens with 403. */
-export const requireSandbox = (principal: Principal) =>
-  principal.environment === "SANDBOX"
-    ? Effect.void
-    : Effect.fail(new Forbidden({ code: "FORBIDDEN", message: "Sandbox endpoints refuse a production platform token" }))
+const write: Requirement = { anyOf: ["TRANSACT", "MANAGE"] }
+const manage: Requirement = { anyOf: ["MANAGE"] }
+const transact: Requirement = { anyOf: ["TRANSACT"] }
+const sandbox: Requirement = { anyOf: ["TRANSACT"], sandbox: true }
+
+/**
+ * The permission rules of every mutating endpoint (group → endpoint); reads need any valid token.
+ * Writes need TRANSACT or MANAGE; tokens and configuration need MANAGE; money movement needs TRANSACT;
+ * sandbox helpers also refuse production tokens. The listener checks them before the body is read, so an
+ * `Idempotency-Key` replay can never hand a stored response to a caller who could not have made the request.
+ */
+export const requirements: Readonly<Record<string, Readonly<Record<string, Requirement>>>> = {
+  platform: { createToken: manage, deleteToken: manage, updateConfig: manage },
+  customers: { create: write, update: write, delete: write },
+  accounts: { createExternal: write, deleteExternal: write },
+  payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
+  sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox },
+  webhooks: { replayDelivery: write }
+}
+
+/** 403 FORBIDDEN when the principal does not meet the endpoint's requirement; `undefined` when it does. */
+export const authorize = (principal: Principal, endpoint: EndpointInfo): ErrorResponse | undefined => {
+  const requirement = requirements[endpoint.group]?.[endpoint.name]
+  if (requirement === undefined) return undefined
+  if (requirement.sandbox === true && principal.environment !== "SANDBOX") {
+    return { status: 403, code: "FORBIDDEN", message: "Sandbox endpoints refuse a production platform token" }
+  }
+  if (!requirement.anyOf.some((p) => principal.permissions.includes(p))) {
+    return {
+      status: 403,
+      code: "FORBIDDEN",
+      message: `This token lacks the ${requirement.anyOf.join(" or ")} permission needed for this request`
+    }
+  }
+  return undefined
+}

@@ -16,7 +16,6 @@ import {
 import { Effect } from "effect"
 import type { HttpApi } from "effect/http-api"
 import type { Api } from "./api.ts"
-import { requirePermission, requireSandbox } from "./auth.ts"
 import type { Handlers } from "./serve.ts"
 
 type ApiGroups = typeof Api extends HttpApi.HttpApi<infer _Id, infer Groups> ? Groups : never
@@ -34,16 +33,9 @@ const toDelivery = (r: OutboxRecord) => ({
   event: JSON.parse(r.body) as unknown
 })
 
-const write = (p: Principal) => requirePermission(p, "TRANSACT", "MANAGE")
-const manage = (p: Principal) => requirePermission(p, "MANAGE")
-const transact = (p: Principal) => requirePermission(p, "TRANSACT")
-const sandbox = (p: Principal) => Effect.andThen(requireSandbox(p), transact(p))
-
 /**
  * Binds every endpoint of `Api` to the core. Services are resolved once here, so a request
- * pays only for its own work. Permissions: reads need any token; writes need TRANSACT or
- * MANAGE; tokens and configuration need MANAGE; money movement needs TRANSACT; sandbox
- * helpers also need a sandbox token.
+ * pays only for its own work. Permissions are checked before a handler runs (auth.ts).
  */
 export const makeHandlers = Effect.gen(function* () {
   const tokens = yield* Tokens
@@ -58,55 +50,49 @@ export const makeHandlers = Effect.gen(function* () {
 
   const handlers: Handlers<ApiGroups, Principal, never> = {
     platform: {
-      createToken: ({ payload, principal }) => Effect.andThen(manage(principal), tokens.create(payload)),
+      createToken: ({ payload }) => tokens.create(payload),
       listTokens: ({ query }) => tokens.list(query),
       getToken: ({ params }) => tokens.get(params.tokenId),
-      deleteToken: ({ params, principal }) => Effect.andThen(manage(principal), tokens.delete(params.tokenId)),
+      deleteToken: ({ params }) => tokens.delete(params.tokenId),
       getConfig: () => config.get(),
-      updateConfig: ({ payload, principal }) => Effect.andThen(manage(principal), config.update(payload)),
+      updateConfig: ({ payload }) => config.update(payload),
       exchangeRates: ({ query }) => Effect.map(quotes.exchangeRates(query), (data) => ({ data })),
       discoveries: ({ query }) => Effect.map(discoveries.institutions(query), (data) => ({ data })),
       umaProviders: ({ query }) => discoveries.umaProviders(query)
     },
     customers: {
-      create: ({ payload, principal }) => Effect.andThen(write(principal), customers.create(payload)),
+      create: ({ payload }) => customers.create(payload),
       list: ({ query }) => customers.list(query),
       endUserTerms: () => config.endUserTerms(),
       get: ({ params }) => customers.get(params.customerId),
-      update: ({ params, payload, principal }) =>
-        Effect.andThen(write(principal), customers.update(params.customerId, payload)),
-      delete: ({ params, principal }) => Effect.andThen(write(principal), customers.delete(params.customerId))
+      update: ({ params, payload }) => customers.update(params.customerId, payload),
+      delete: ({ params }) => customers.delete(params.customerId)
     },
     accounts: {
       listInternal: ({ query }) => accounts.listInternal(query),
       listCustomerInternal: ({ query }) => accounts.listInternal(query),
-      createExternal: ({ payload, principal }) => Effect.andThen(write(principal), accounts.createExternal(payload)),
+      createExternal: ({ payload }) => accounts.createExternal(payload),
       listExternal: ({ query }) => accounts.listExternal(query),
       getExternal: ({ params }) => accounts.getExternal(params.externalAccountId),
-      deleteExternal: ({ params, principal }) =>
-        Effect.andThen(write(principal), accounts.deleteExternal(params.externalAccountId))
+      deleteExternal: ({ params }) => accounts.deleteExternal(params.externalAccountId)
     },
     payments: {
-      createQuote: ({ payload, principal }) => Effect.andThen(transact(principal), quotes.create(payload)),
+      createQuote: ({ payload }) => quotes.create(payload),
       getQuote: ({ params }) => quotes.get(params.quoteId),
-      executeQuote: ({ params, principal }) => Effect.andThen(transact(principal), quotes.execute(params.quoteId)),
+      executeQuote: ({ params }) => quotes.execute(params.quoteId),
       listTransactions: ({ query }) => transactions.list(query),
       getTransaction: ({ params }) => transactions.get(params.transactionId),
       lookupExternalAccount: ({ params, query }) => quotes.lookupExternalAccount(params.accountId, query),
       lookupUma: ({ params, query }) => quotes.lookupUma(params.receiverUmaAddress, query),
-      transferOut: ({ payload, principal }) => Effect.andThen(transact(principal), quotes.transferOut(payload)),
-      transferIn: ({ payload, principal }) => Effect.andThen(transact(principal), transactions.transferIn(payload))
+      transferOut: ({ payload }) => quotes.transferOut(payload),
+      transferIn: ({ payload }) => transactions.transferIn(payload)
     },
     sandbox: {
-      fund: ({ params, payload, principal }) =>
-        sandbox(principal).pipe(
-          Effect.andThen(transactions.fundSandbox(params.accountId, payload.amount)),
-          Effect.andThen((id) => accounts.getInternal(id))
-        ),
-      send: ({ payload, principal }) => Effect.andThen(sandbox(principal), transactions.sandboxSend(payload)),
-      umaReceive: ({ payload, principal }) =>
-        Effect.andThen(sandbox(principal), transactions.sandboxUmaReceive(payload)),
-      testWebhook: ({ principal }) => Effect.andThen(sandbox(principal), webhooks.sendTest())
+      fund: ({ params, payload }) =>
+        Effect.flatMap(transactions.fundSandbox(params.accountId, payload.amount), (id) => accounts.getInternal(id)),
+      send: ({ payload }) => transactions.sandboxSend(payload),
+      umaReceive: ({ payload }) => transactions.sandboxUmaReceive(payload),
+      testWebhook: () => webhooks.sendTest()
     },
     webhooks: {
       publicKey: () => Effect.succeed({ publicKey: signer.publicKeyPem }),
@@ -125,8 +111,7 @@ export const makeHandlers = Effect.gen(function* () {
           })
         )
       },
-      replayDelivery: ({ params, principal }) =>
-        Effect.andThen(write(principal), Effect.map(webhooks.replay(params.webhookId), toDelivery))
+      replayDelivery: ({ params }) => Effect.map(webhooks.replay(params.webhookId), toDelivery)
     }
   }
   return handlers

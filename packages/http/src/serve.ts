@@ -107,6 +107,8 @@ export interface ListenerOptions<Id extends string, Groups extends HttpApiGroup.
         render: (value: unknown) => RenderedResponse
       ) => Effect.Effect<InterceptedResponse, unknown, R> | undefined)
     | undefined
+  /** Checks what the authenticated principal may do, before the body is read; a response refuses the request. */
+  readonly authorize?: ((principal: Principal, endpoint: EndpointInfo) => ErrorResponse | undefined) | undefined
   /** Endpoints callable without credentials, as `group.endpoint` (same effect as the `PublicEndpoint` annotation). */
   readonly publicEndpoints?: Iterable<string> | undefined
   /** Maps a handler failure to a response; `undefined` treats the failure as a defect (500). */
@@ -338,6 +340,7 @@ export const makeRequestListener = <
   const authenticate = options.authenticate
   const mapError = options.mapError
   const intercept = options.intercept
+  const authorizeRequest = options.authorize
   const onDefect = options.onDefect ?? defaultOnDefect
   const publicNames = new Set(options.publicEndpoints ?? [])
   const handlerGroups = options.handlers as Record<string, Record<string, CompiledEndpoint["handler"]> | undefined>
@@ -627,6 +630,11 @@ export const makeRequestListener = <
     principal: unknown
   ): void {
     try {
+      const refused = principal === undefined ? undefined : authorizeRequest?.(principal as Principal, route.info)
+      if (refused !== undefined) {
+        sendError(res, refused)
+        return
+      }
       const hasBody = req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0"
       if (!hasBody) {
         run(req, res, route, found, principal, "")
