@@ -3,7 +3,15 @@ import { CurrencyCode } from "../shared/currency.ts"
 import { CustomerId, ExternalAccountId, InternalAccountId } from "../shared/ids.ts"
 import { Amount } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
-import { Address, boundedString, CountryCode, DateString, DateTimeString, Email, PhoneNumber } from "../shared/schemas.ts"
+import {
+  Address,
+  boundedString,
+  CountryCode,
+  DateString,
+  DateTimeString,
+  Email,
+  PhoneNumber
+} from "../shared/schemas.ts"
 
 export const PaymentRail = Schema.Literals([
   "ACH",
@@ -152,9 +160,17 @@ export const Beneficiary = Schema.Union([IndividualBeneficiary, BusinessBenefici
 const digits = (min: number, max: number, what: string) =>
   Schema.String.check(Schema.isPattern(new RegExp(`^\\d{${min},${max}}$`), { expected: what }))
 
+/**
+ * One struct per `accountType` value (aliases included). A single-literal discriminator lets the decoder pick the
+ * variant the client named, so a bad body reports that variant's errors only (not those of every other variant).
+ */
+const variants = <const Types extends readonly [string, ...Array<string>], const Fields extends Schema.Struct.Fields>(
+  types: Types,
+  fields: Fields
+) => types.map((accountType) => Schema.Struct({ accountType: Schema.Literal(accountType as Types[number]), ...fields }))
+
 /** US bank account with the full wire beneficiary; `US_ACCOUNT` (spec) and `USD_ACCOUNT` (upstream) are one variant. */
-export const UsAccountInfo = Schema.Struct({
-  accountType: Schema.Literals(["US_ACCOUNT", "USD_ACCOUNT"]),
+export const UsAccountInfo = variants(["US_ACCOUNT", "USD_ACCOUNT"], {
   accountNumber: digits(1, 34, "1-34 digits"),
   routingNumber: digits(9, 9, "a 9-digit ABA routing number"),
   bankName: Schema.optionalKey(boundedString(140)),
@@ -164,52 +180,58 @@ export const UsAccountInfo = Schema.Struct({
   fiToFiInformation: Schema.optionalKey(boundedString(210)),
   beneficiary: Beneficiary
 })
-export const ClabeAccountInfo = Schema.Struct({
-  accountType: Schema.Literals(["CLABE", "MXN_ACCOUNT"]),
+export const ClabeAccountInfo = variants(["CLABE", "MXN_ACCOUNT"], {
   clabeNumber: digits(18, 18, "an 18-digit CLABE"),
   bankName: Schema.optionalKey(boundedString(140)),
   beneficiary: Beneficiary
 })
-export const IbanAccountInfo = Schema.Struct({
-  accountType: Schema.Literals(["IBAN", "EUR_ACCOUNT"]),
+export const IbanAccountInfo = variants(["IBAN", "EUR_ACCOUNT"], {
   iban: Schema.String.check(
-    Schema.isPattern(/^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$/, { expected: "an IBAN (country, check digits, 11-30 characters)" })
+    Schema.isPattern(/^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$/, {
+      expected: "an IBAN (country, check digits, 11-30 characters)"
+    })
   ),
   swiftCode: Schema.optionalKey(
-    Schema.String.check(Schema.isPattern(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, { expected: "an 8 or 11 character BIC" }))
+    Schema.String.check(
+      Schema.isPattern(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, { expected: "an 8 or 11 character BIC" })
+    )
   ),
   bankName: Schema.optionalKey(boundedString(140)),
   beneficiary: Beneficiary
 })
-export const PixAccountInfo = Schema.Struct({
-  accountType: Schema.Literals(["PIX", "BRL_ACCOUNT"]),
+export const PixAccountInfo = variants(["PIX", "BRL_ACCOUNT"], {
   pixKey: boundedString(140),
   pixKeyType: Schema.Literals(["CPF", "CNPJ", "EMAIL", "PHONE", "RANDOM"]),
   taxId: boundedString(32),
   bankName: Schema.optionalKey(boundedString(140)),
   beneficiary: Beneficiary
 })
-export const WalletAccountInfo = Schema.Struct({
-  accountType: Schema.Literals(["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET"]),
-  address: Schema.String.check(
-    Schema.isPattern(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, { expected: "a wallet address" })
+export const WalletAccountInfo = variants(
+  ["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET"],
+  {
+    address: Schema.String.check(
+      Schema.isPattern(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, { expected: "a wallet address" })
+    ),
+    beneficiary: Schema.optionalKey(Beneficiary)
+  }
+)
+export const LightningAccountInfo = variants(["LIGHTNING"], {
+  lightningAddress: Schema.optionalKey(
+    Schema.String.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { expected: "a lightning address" }))
   ),
-  beneficiary: Schema.optionalKey(Beneficiary)
-})
-export const LightningAccountInfo = Schema.Struct({
-  accountType: Schema.Literal("LIGHTNING"),
-  lightningAddress: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { expected: "a lightning address" }))),
-  invoice: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^ln[a-z0-9]+$/i, { expected: "a BOLT11 invoice" }))),
+  invoice: Schema.optionalKey(
+    Schema.String.check(Schema.isPattern(/^ln[a-z0-9]+$/i, { expected: "a BOLT11 invoice" }))
+  ),
   beneficiary: Schema.optionalKey(Beneficiary)
 })
 
 export const AccountInfo = Schema.Union([
-  UsAccountInfo,
-  ClabeAccountInfo,
-  IbanAccountInfo,
-  PixAccountInfo,
-  WalletAccountInfo,
-  LightningAccountInfo
+  ...UsAccountInfo,
+  ...ClabeAccountInfo,
+  ...IbanAccountInfo,
+  ...PixAccountInfo,
+  ...WalletAccountInfo,
+  ...LightningAccountInfo
 ])
 export type AccountInfo = typeof AccountInfo.Type
 

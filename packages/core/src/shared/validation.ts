@@ -125,6 +125,10 @@ const leafConstraint = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf, transformed
 }
 
 const leafMessage = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf, transformed: SchemaAST.AST | undefined): string => {
+  // A union of object shapes would print every member; the caller only needs to know an object was expected.
+  if (issue._tag === "AnyOf" && issue.ast.types.every((m) => SchemaAST.toEncoded(m)._tag === "Objects")) {
+    return "Expected an object"
+  }
   if (issue._tag !== "InvalidValue" || transformed === undefined || ownMessage(issue) !== undefined) {
     return formatIssue(issue)
   }
@@ -138,6 +142,34 @@ const ownMessage = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf): string | undef
 }
 
 const toField = (path: ReadonlyArray<PropertyKey>): string => path.map(String).join(".")
+
+/**
+ * A tagged union (`customerType`, `accountType`, ...) given an object whose tag matches no member: name the tag
+ * field and its accepted values instead of dumping every member's shape.
+ */
+const discriminatorFailure = (
+  issue: SchemaIssue.AnyOf
+): { readonly key: string; readonly values: ReadonlyArray<unknown> } | undefined => {
+  const input = SchemaIssue.hasInput(issue) ? issue.input : undefined
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return undefined
+  const members = issue.ast.types.map((member) => SchemaAST.toEncoded(member))
+  const first = members[0]
+  if (first === undefined || first._tag !== "Objects") return undefined
+  for (const candidate of first.propertySignatures) {
+    const values: Array<unknown> = []
+    const key = String(candidate.name)
+    const allTagged = members.every((member) => {
+      if (member._tag !== "Objects") return false
+      const property = member.propertySignatures.find((p) => p.name === candidate.name)
+      const literals = property === undefined ? undefined : literalsOf(SchemaAST.toEncoded(property.type))
+      if (literals === undefined) return false
+      values.push(...literals)
+      return true
+    })
+    if (allTagged && !values.includes((input as Record<string, unknown>)[key])) return { key, values }
+  }
+  return undefined
+}
 
 // `filter`: the failed refinement the leaf belongs to (it may point to a nested path, so it survives pointers);
 // `transformed`: the outermost transformation of the current value, describing a bare InvalidValue.
@@ -167,12 +199,22 @@ const walk = (
       }
       walk(issue.issue, path, filter, transformed ?? issue.ast, out)
       return
-    case "AnyOf":
+    case "AnyOf": {
       if (issue.issues.length > 0) {
         for (const child of issue.issues) walk(child, path, filter, transformed, out)
         return
       }
+      const tag = discriminatorFailure(issue)
+      if (tag !== undefined) {
+        out.push({
+          field: toField([...path, tag.key]),
+          constraint: { enum: tag.values },
+          message: `Expected one of ${tag.values.map((v) => JSON.stringify(v)).join(", ")}`
+        })
+        return
+      }
       break
+    }
   }
   out.push({
     field: toField(path),
@@ -211,7 +253,8 @@ export const issueFromCause = (cause: Cause.Cause<SchemaIssue.Issue>): SchemaIss
 }
 
 /** Options every input decoder uses: report all failures, ignore unknown properties. */
-export const decodeAllOptions: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "ignore" }
+// `reportInput` keeps the offending value on issues (only built on failure): a bad union tag is named from it.
+export const decodeAllOptions: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "ignore", reportInput: true }
 
 /**
  * Compiles `schema` once into a synchronous decoder that reports every invalid field at once as `InvalidInput`.
