@@ -69,8 +69,8 @@ describe("decodeAll", () => {
         constraint: { pattern: "^\\d{5}$" },
         message: "Expected a string matching the RegExp ^\\d{5}$"
       },
-      { field: "address.country", constraint: { enum: ["US", "MX"] }, message: 'Expected "US" | "MX"' },
-      { field: "items.0.name", constraint: { type: "string" }, message: "Expected string" },
+      { field: "address.country", constraint: { enum: ["US", "MX"] }, message: 'Expected "US" | "MX", got "FR"' },
+      { field: "items.0.name", constraint: { type: "string" }, message: "Expected string, got 1" },
       { field: "items.0.quantity", constraint: { check: "isInt" }, message: "Expected an integer" },
       { field: "items.1.name", constraint: { required: true }, message: "Missing key" },
       { field: "items.1.quantity", constraint: { required: true }, message: "Missing key" }
@@ -84,13 +84,13 @@ describe("decodeAll", () => {
   it("describes failed transformations, unions and custom messages", () => {
     const failure = errorsOf({ ...valid, birthDate: "yesterday", customerId: "x", nickname: 3, code: "abc" })
     expect(failure.errors).toEqual([
-      { field: "birthDate", constraint: { format: "DateTime.Utc" }, message: "Expected a valid UTC DateTime string" },
+      { field: "birthDate", constraint: { format: "DateTime.Utc" }, message: "Expected a valid UTC DateTime string, got \"yesterday\"" },
       {
         field: "customerId",
         constraint: { pattern: `cus_\${string}` },
         message: `Expected a string matching cus_\${string}`
       },
-      { field: "nickname", constraint: { type: ["string", "null"] }, message: "Expected string | null" },
+      { field: "nickname", constraint: { type: ["string", "null"] }, message: "Expected string | null, got 3" },
       { field: "code", constraint: { maxLength: 2 }, message: "codes are two letters" }
     ])
   })
@@ -98,7 +98,7 @@ describe("decodeAll", () => {
   it("names a failure of the whole value after the base path", () => {
     const failure = decodeAll(Schema.toCodecJson(Payload), ["body"])("nope")
     expect(Result.isFailure(failure) && failure.failure.errors).toEqual([
-      { field: "body", constraint: { type: "object" }, message: "Expected object" }
+      { field: "body", constraint: { type: "object" }, message: "Expected object, got \"nope\"" }
     ])
   })
 })

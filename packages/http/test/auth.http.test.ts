@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CallResult, type Credentials, startTestServer, type TestServer } from "./harness.ts"
+import { type CallResult, type Credentials, expectInvalid, startTestServer, type TestServer } from "./harness.ts"
 
 let server: TestServer
 beforeAll(async () => {
@@ -9,20 +9,6 @@ afterAll(() => server.close())
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 const UNKNOWN_TOKEN = "Token:01234567-89ab-7def-8123-456789abcdef"
-
-/** 400 INVALID_INPUT naming exactly `fields`, each with a machine-readable constraint. */
-const expectInvalid = (r: CallResult, fields: ReadonlyArray<string>) => {
-  expect(r.status).toBe(400)
-  expect(r.json.status).toBe(400)
-  expect(r.json.code).toBe("INVALID_INPUT")
-  const errors: Array<{ field: string; constraint: unknown; message: unknown }> = r.json.details.errors
-  expect(errors.map((e) => e.field).sort()).toEqual([...fields].sort())
-  for (const e of errors) {
-    expect(e.constraint).toBeTypeOf("object")
-    expect(Object.keys(e.constraint as object).length).toBeGreaterThan(0)
-    expect(e.message).toBeTypeOf("string")
-  }
-}
 
 const expectUnauthorized = (r: CallResult) => {
   expect(r.status).toBe(401)

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CallResult, consent, startTestServer, type TestServer } from "./harness.ts"
+import {
+  type CallResult,
+  consent,
+  errorOf,
+  expectInvalid,
+  expectUnauthorized,
+  startTestServer,
+  type TestServer
+} from "./harness.ts"
 
 let server: TestServer
 beforeAll(async () => {
@@ -9,32 +17,6 @@ afterAll(() => server.close())
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 const UNKNOWN_CUSTOMER = "Customer:01234567-89ab-7def-8123-456789abcdef"
-
-/** 400 INVALID_INPUT naming exactly `fields`, each with a machine-readable constraint. */
-const expectInvalid = (r: CallResult, fields: ReadonlyArray<string>) => {
-  expect(r.status).toBe(400)
-  expect(r.json.status).toBe(400)
-  expect(r.json.code).toBe("INVALID_INPUT")
-  const errors: Array<{ field: string; constraint: unknown; message: unknown }> = r.json.details.errors
-  expect(errors.map((e) => e.field).sort()).toEqual([...fields].sort())
-  for (const e of errors) {
-    expect(e.constraint).toBeTypeOf("object")
-    expect(Object.keys(e.constraint as object).length).toBeGreaterThan(0)
-    expect(e.message).toBeTypeOf("string")
-  }
-}
-
-const errorOf = (r: CallResult, field: string) =>
-  (r.json.details.errors as Array<{ field: string; constraint: Record<string, unknown> }>).find(
-    (e) => e.field === field
-  )
-
-const expectUnauthorized = (r: CallResult) => {
-  expect(r.status).toBe(401)
-  expect(r.json.code).toBe("UNAUTHORIZED")
-  expect(r.json.status).toBe(401)
-  expect(r.headers.get("www-authenticate")).toBe('Basic realm="paycore"')
-}
 
 const expectForbidden = (r: CallResult) => {
   expect(r.status).toBe(403)

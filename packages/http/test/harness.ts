@@ -5,6 +5,7 @@ import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { expect } from "vitest"
 import { API_VERSION, makeApp } from "../src/index.ts"
 
 export interface Credentials {
@@ -122,3 +123,29 @@ export const consent = {
   termsVersion: "2025-10-13",
   acceptanceMethod: "CHECKBOX"
 } as const
+
+export /** 400 INVALID_INPUT naming exactly `fields`, each with a machine-readable constraint. */
+const expectInvalid = (r: CallResult, fields: ReadonlyArray<string>) => {
+  expect(r.status).toBe(400)
+  expect(r.json.status).toBe(400)
+  expect(r.json.code).toBe("INVALID_INPUT")
+  const errors: Array<{ field: string; constraint: unknown; message: unknown }> = r.json.details.errors
+  expect(errors.map((e) => e.field).sort()).toEqual([...fields].sort())
+  for (const e of errors) {
+    expect(e.constraint).toBeTypeOf("object")
+    expect(Object.keys(e.constraint as object).length).toBeGreaterThan(0)
+    expect(e.message).toBeTypeOf("string")
+  }
+}
+
+export const errorOf = (r: CallResult, field: string) =>
+  (r.json.details.errors as Array<{ field: string; constraint: Record<string, unknown> }>).find(
+    (e) => e.field === field
+  )
+
+export const expectUnauthorized = (r: CallResult) => {
+  expect(r.status).toBe(401)
+  expect(r.json.code).toBe("UNAUTHORIZED")
+  expect(r.json.status).toBe(401)
+  expect(r.headers.get("www-authenticate")).toBe('Basic realm="paycore"')
+}

@@ -1,39 +1,20 @@
 import { HttpApi } from "effect/http-api"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { API_VERSION, Api } from "../src/index.ts"
-import { type CallResult, startTestServer, type TestServer } from "./harness.ts"
+import {
+  type CallResult,
+  errorOf,
+  expectInvalid,
+  expectUnauthorized,
+  startTestServer,
+  type TestServer
+} from "./harness.ts"
 
 let server: TestServer
 beforeAll(async () => {
   server = await startTestServer()
 })
 afterAll(() => server.close())
-
-/** 400 INVALID_INPUT naming exactly `fields`, each with a machine-readable constraint. */
-const expectInvalid = (r: CallResult, fields: ReadonlyArray<string>) => {
-  expect(r.status).toBe(400)
-  expect(r.json.status).toBe(400)
-  expect(r.json.code).toBe("INVALID_INPUT")
-  const errors: Array<{ field: string; constraint: unknown; message: unknown }> = r.json.details.errors
-  expect(errors.map((e) => e.field).sort()).toEqual([...fields].sort())
-  for (const e of errors) {
-    expect(e.constraint).toBeTypeOf("object")
-    expect(Object.keys(e.constraint as object).length).toBeGreaterThan(0)
-    expect(e.message).toBeTypeOf("string")
-  }
-}
-
-const errorOf = (r: CallResult, field: string) =>
-  (r.json.details.errors as Array<{ field: string; constraint: Record<string, unknown> }>).find(
-    (e) => e.field === field
-  )
-
-const expectUnauthorized = (r: CallResult) => {
-  expect(r.status).toBe(401)
-  expect(r.json.code).toBe("UNAUTHORIZED")
-  expect(r.json.status).toBe(401)
-  expect(r.headers.get("www-authenticate")).toBe('Basic realm="paycore"')
-}
 
 const expectForbidden = (r: CallResult, permission: string) => {
   expect(r.status).toBe(403)

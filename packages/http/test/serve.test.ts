@@ -220,7 +220,7 @@ describe("makeRequestListener", () => {
             constraint: { pattern: "^\\d{5}$" },
             message: "Expected a string matching the RegExp ^\\d{5}$"
           },
-          { field: "address.country", constraint: { enum: ["US", "MX"] }, message: 'Expected "US" | "MX"' },
+          { field: "address.country", constraint: { enum: ["US", "MX"] }, message: 'Expected "US" | "MX", got "FR"' },
           { field: "tags.1", constraint: { maxLength: 5 }, message: "Expected a value with a length of at most 5" }
         ]
       }
