@@ -108,6 +108,8 @@ export {
 } from "./transactions/machine.ts"
 export {
   dailyVolumeKey,
+  MAX_POLL_ATTEMPTS,
+  MAX_REFUND_ATTEMPTS,
   MAX_SUBMIT_ATTEMPTS,
   type ProcessDueReport,
   paymentLegs,

@@ -3,7 +3,7 @@
  * counting FxRates, a tiny Directory, seeding of customers and accounts straight into the store,
  * and the ledger / event invariants the tests and the property test check after every step.
  */
-import { layer as memoryStore } from "@paycore/store-memory"
+import { makeMemoryStore, layer as memoryStore } from "@paycore/store-memory"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { AccountInfo, ExternalAccount, InternalAccountRecord, PaymentRail } from "../src/accounts/model.ts"
@@ -178,13 +178,21 @@ export interface TestEnv {
   readonly layer: Layer.Layer<Quotes | Transactions | Store | Ids | Rail | FxRates | Directory>
 }
 
-export const makeEnv = (seed = 7): TestEnv => {
+export interface EnvOptions {
+  /** Wraps the scripted rail (a rail that blocks or fails on cue). */
+  readonly rail?: (rail: Rail["Service"]) => Rail["Service"]
+  /** Wraps the memory store (a store that fails on cue). */
+  readonly store?: (store: Store["Service"]) => Store["Service"]
+}
+
+export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
   const rail = makeTestRail()
   const fx = makeTestFx()
+  const wrapStore = options.store
   const ports = Layer.mergeAll(
-    memoryStore,
+    wrapStore === undefined ? memoryStore : Layer.effect(Store, Effect.map(makeMemoryStore, wrapStore)),
     Ids.layerSeeded(seed),
-    Layer.succeed(Rail, rail.service),
+    Layer.succeed(Rail, options.rail === undefined ? rail.service : options.rail(rail.service)),
     Layer.succeed(FxRates, fx.service),
     Layer.succeed(Directory, directory)
   )

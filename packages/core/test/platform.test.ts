@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
-import { layer as memoryStore } from "@paycore/store-memory"
+import { makeMemoryStore, layer as memoryStore } from "@paycore/store-memory"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { Institution, UmaProvider } from "../src/platform/model.ts"
@@ -210,6 +210,43 @@ describe("API tokens", () => {
       if (bad._tag === "InvalidInput") assert.strictEqual(bad.errors[0]?.field, "cursor")
     }).pipe(Effect.provide(TestLayer))
   )
+
+  it.effect("lists one page from the store (deleted tokens filtered there), not every token", () => {
+    const calls: Array<{ readonly includeDeleted: boolean; readonly limit: number }> = []
+    const countingStore = Layer.effect(
+      Store,
+      Effect.map(makeMemoryStore, (store) =>
+        Store.of({
+          ...store,
+          tokens: {
+            ...store.tokens,
+            list: (filter, page) => {
+              calls.push({ includeDeleted: filter.includeDeleted, limit: page.limit })
+              return store.tokens.list(filter, page)
+            }
+          }
+        })
+      )
+    )
+    const layer = Tokens.layer.pipe(Layer.provideMerge(Layer.mergeAll(countingStore, Ids.layerSeeded(11))))
+    return Effect.gen(function* () {
+      const tokens = yield* Tokens
+      const made: Array<string> = []
+      for (let i = 0; i < 150; i++) {
+        made.push((yield* tokens.create({ name: "t", permissions: ["VIEW"] })).id)
+        yield* TestClock.adjust(1)
+      }
+      for (const id of made.slice(0, 10)) yield* tokens.delete(id)
+      const page = yield* tokens.list({ limit: 5, sortOrder: "asc" })
+      assert.deepStrictEqual(
+        page.data.map((t) => t.id),
+        made.slice(10, 15)
+      )
+      assert.strictEqual(page.totalCount, 140)
+      assert.isTrue(page.hasMore)
+      assert.deepStrictEqual(calls, [{ includeDeleted: false, limit: 5 }])
+    }).pipe(Effect.provide(layer))
+  })
 
   it("compares bytes in constant time", () => {
     assert.isTrue(constantTimeEqual(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 3])))

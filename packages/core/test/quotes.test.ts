@@ -1,12 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { BigDecimal, Effect, Result } from "effect"
+import { BigDecimal, Effect, Result, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import { systemAccount } from "../src/ledger/model.ts"
 import { Store } from "../src/ports/store.ts"
-import { CreateQuoteRequest } from "../src/quotes/model.ts"
+import { CreateQuoteRequest, PurposeOfPayment } from "../src/quotes/model.ts"
 import { noFees, parseRate, platformFeeFor, priceQuote, Quotes } from "../src/quotes/service.ts"
 import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
 import { decodeAll } from "../src/shared/validation.ts"
+import { TransferOutRequest } from "../src/transactions/model.ts"
 import { Transactions } from "../src/transactions/service.ts"
 import {
   advance,
@@ -248,6 +249,18 @@ describe("CreateQuoteRequest schema", () => {
       assert.deepStrictEqual(long.failure.errors[0]!.field, "remittanceInformation")
       assert.deepStrictEqual(long.failure.errors[0]!.constraint, { maxLength: 80 })
     }
+  })
+
+  it("transfer-out takes purposeOfPayment from the quote's PurposeOfPayment (one list, not a copy)", () => {
+    assert.strictEqual(TransferOutRequest.fields.purposeOfPayment.schema, PurposeOfPayment)
+    const decode = decodeAll(TransferOutRequest)
+    const base = {
+      source: { accountId: "InternalAccount:00000000-0000-7000-8000-000000000001" },
+      destination: { accountId: "ExternalAccount:00000000-0000-7000-8000-000000000002" },
+      amount: 100
+    }
+    assert.isTrue(Result.isSuccess(decode({ ...base, purposeOfPayment: "FAMILY_SUPPORT" })))
+    assert.isTrue(Result.isFailure(decode({ ...base, purposeOfPayment: "BRIBE" })))
   })
 })
 
@@ -495,6 +508,27 @@ describe("Quotes", () => {
         kind: "UMA",
         umaAddress: "$alice@bank.example"
       })
+    }).pipe(Effect.provide(env.layer))
+  })
+
+  it.effect("public calls get a span when a tracing backend is installed, and none without one", () => {
+    const env = makeEnv()
+    const names: Array<string> = []
+    const recording = Tracer.make({
+      span: (options) => {
+        names.push(options.name)
+        return new Tracer.NativeSpan(options)
+      }
+    })
+    return Effect.gen(function* () {
+      const { account, usdPayee } = yield* setup()
+      const quotes = yield* Quotes
+      const quote = yield* quotes.create(toPayee(account.id, usdPayee.id, 1_000)).pipe(Effect.withTracer(recording))
+      yield* quotes.execute(quote.id).pipe(Effect.withTracer(recording))
+      yield* (yield* Transactions).processDue().pipe(Effect.withTracer(recording))
+      assert.deepStrictEqual(names, ["Quotes.create", "Quotes.execute", "Transactions.processDue"])
+      yield* quotes.get(quote.id)
+      assert.strictEqual(names.length, 3)
     }).pipe(Effect.provide(env.layer))
   })
 

@@ -1,12 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { systemAccount } from "../src/ledger/model.ts"
+import type { RailError } from "../src/ports/rail.ts"
 import { Store } from "../src/ports/store.ts"
 import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
+import { StoreError } from "../src/shared/errors.ts"
 import { encodeCursor } from "../src/shared/paging.ts"
 import type { FailureReason } from "../src/transactions/model.ts"
-import { refundReference, Transactions } from "../src/transactions/service.ts"
+import { MAX_POLL_ATTEMPTS, MAX_REFUND_ATTEMPTS, refundReference, Transactions } from "../src/transactions/service.ts"
 import {
   advance,
   allTransactions,
@@ -461,6 +464,195 @@ describe("Transactions", () => {
         [missing._tag, missing._tag === "NotFound" ? missing.code : ""],
         ["NotFound", "TRANSACTION_NOT_FOUND"]
       )
+      yield* invariants
+    }).pipe(Effect.provide(env.layer))
+  })
+
+  it.effect("refund race: a retryable rail error in one pass never resurrects a refund another pass finished", () => {
+    // The rail's status answers, per call: the poll sees Failed; the refund step of pass A blocks, then errors
+    // retryably; the refund step of pass B (meanwhile) sees Failed with a successful refund.
+    let calls = 0
+    const reached = Deferred.makeUnsafe<void>()
+    const release = Deferred.makeUnsafe<void>()
+    const retryable: RailError = {
+      _tag: "RailError",
+      retryable: true,
+      reason: "QUOTE_EXECUTION_FAILED",
+      message: "busy"
+    }
+    const env = makeEnv(7, {
+      rail: (rail) => ({
+        ...rail,
+        status: (reference) =>
+          Effect.suspend(() => {
+            calls++
+            if (calls !== 2) return rail.status(reference)
+            return Deferred.succeed(reached, undefined).pipe(
+              Effect.andThen(Deferred.await(release)),
+              Effect.andThen(Effect.fail(retryable))
+            )
+          })
+      })
+    })
+    return Effect.gen(function* () {
+      const { account, usdPayee } = yield* setup()
+      const quotes = yield* Quotes
+      const transactions = yield* Transactions
+      const store = yield* Store
+      const quote = yield* quotes.create(pay(account.id, usdPayee.id, 40_000))
+      env.rail.plan(quote.transactionId, { _tag: "Fail", reason: "ACCOUNT_INVALID", refundSucceeds: true })
+      yield* quotes.execute(quote.id)
+      yield* TestClock.adjust(60_000)
+      const passA = yield* Effect.forkChild(transactions.processDue())
+      yield* Deferred.await(reached)
+      assert.strictEqual((yield* store.transactions.get(quote.transactionId))?.state, "REFUND_PENDING")
+      const passB = yield* transactions.processDue()
+      assert.strictEqual(passB.errors, 0)
+      assert.strictEqual((yield* store.transactions.get(quote.transactionId))?.state, "REFUND_COMPLETED")
+      yield* Deferred.succeed(release, undefined)
+      const reportA = yield* Fiber.join(passA)
+      assert.strictEqual(reportA.errors, 0)
+      const after = yield* store.transactions.get(quote.transactionId)
+      assert.strictEqual(after?.state, "REFUND_COMPLETED")
+      assert.isUndefined(after?.dueAt)
+      // Later passes move nothing: the holds were voided, so no reversal may be posted.
+      yield* advance(3600)
+      yield* advance(86_400)
+      assert.deepStrictEqual(yield* balance(account.id, "USD"), {
+        posted: 100_000,
+        pendingDebits: 0,
+        pendingCredits: 0,
+        available: 100_000
+      })
+      assert.deepStrictEqual(yield* store.ledger.transfers(refundReference(quote.transactionId)), [])
+      yield* invariants
+    }).pipe(Effect.provide(env.layer))
+  })
+
+  it.effect("settlement polling gives up after MAX_POLL_ATTEMPTS retryable errors: held, visible, not lost", () => {
+    let calls = 0
+    const env = makeEnv(7, {
+      rail: (rail) => ({
+        ...rail,
+        status: () =>
+          Effect.suspend(() => {
+            calls++
+            return Effect.fail<RailError>({
+              _tag: "RailError",
+              retryable: true,
+              reason: "QUOTE_EXECUTION_FAILED",
+              message: "down"
+            })
+          })
+      })
+    })
+    return Effect.gen(function* () {
+      const { account, usdPayee } = yield* setup()
+      const quotes = yield* Quotes
+      const store = yield* Store
+      const quote = yield* quotes.create(pay(account.id, usdPayee.id, 10_000))
+      yield* quotes.execute(quote.id)
+      for (let i = 0; i < MAX_POLL_ATTEMPTS + 10; i++) yield* advance(3600)
+      const record = yield* store.transactions.get(quote.transactionId)
+      assert.strictEqual(record?.state, "PROCESSING")
+      assert.strictEqual(record?.attempts, MAX_POLL_ATTEMPTS)
+      assert.isUndefined(record?.dueAt)
+      assert.isDefined(record?.stalledAt)
+      assert.strictEqual(calls, MAX_POLL_ATTEMPTS)
+      // The money is still held, not moved.
+      assert.deepStrictEqual(yield* balance(account.id, "USD"), {
+        posted: 100_000,
+        pendingDebits: 10_000,
+        pendingCredits: 0,
+        available: 90_000
+      })
+      yield* advance(86_400)
+      assert.strictEqual(calls, MAX_POLL_ATTEMPTS)
+      yield* invariants
+    }).pipe(Effect.provide(env.layer))
+  })
+
+  it.effect("the refund step gives up after MAX_REFUND_ATTEMPTS retryable errors: REFUND_PENDING, holds kept", () => {
+    let calls = 0
+    const env = makeEnv(7, {
+      rail: (rail) => ({
+        ...rail,
+        status: (reference) =>
+          Effect.suspend(() => {
+            calls++
+            if (calls === 1) return rail.status(reference)
+            return Effect.fail<RailError>({
+              _tag: "RailError",
+              retryable: true,
+              reason: "QUOTE_EXECUTION_FAILED",
+              message: "down"
+            })
+          })
+      })
+    })
+    return Effect.gen(function* () {
+      const { account, usdPayee } = yield* setup()
+      const quotes = yield* Quotes
+      const store = yield* Store
+      const quote = yield* quotes.create(pay(account.id, usdPayee.id, 10_000))
+      env.rail.plan(quote.transactionId, { _tag: "Fail", reason: "ACCOUNT_INVALID", refundSucceeds: true })
+      yield* quotes.execute(quote.id)
+      for (let i = 0; i < MAX_REFUND_ATTEMPTS + 10; i++) yield* advance(3600)
+      const record = yield* store.transactions.get(quote.transactionId)
+      assert.strictEqual(record?.state, "REFUND_PENDING")
+      assert.strictEqual(record?.attempts, MAX_REFUND_ATTEMPTS)
+      assert.isUndefined(record?.dueAt)
+      assert.isDefined(record?.stalledAt)
+      assert.strictEqual(calls, 1 + MAX_REFUND_ATTEMPTS)
+      assert.strictEqual((yield* balance(account.id, "USD")).pendingDebits, 10_000)
+      yield* advance(86_400)
+      assert.strictEqual(calls, 1 + MAX_REFUND_ATTEMPTS)
+      yield* invariants
+    }).pipe(Effect.provide(env.layer))
+  })
+
+  it.effect("an incoming refund hit by a store error is retried, not REFUND_FAILED", () => {
+    let failLedger = false
+    const env = makeEnv(7, {
+      store: (store) => ({
+        ...store,
+        ledger: {
+          ...store.ledger,
+          record: (transfers) =>
+            failLedger
+              ? Effect.fail(new StoreError({ message: "connection reset", retryable: true }))
+              : store.ledger.record(transfers)
+        }
+      })
+    })
+    return Effect.gen(function* () {
+      const { account, customer } = yield* setup(0)
+      const transactions = yield* Transactions
+      const store = yield* Store
+      const payer = yield* seedExternalAccount(customer.id, "USD", { accountInfo: usAccount("555000111") })
+      const tx = yield* transactions.transferIn({
+        source: { accountId: payer.id },
+        destination: { accountId: account.id },
+        amount: 1_000
+      })
+      env.rail.plan(tx.id, { _tag: "Return", returnAfterSeconds: 120 })
+      yield* advance(60)
+      assert.strictEqual((yield* transactions.get(tx.id)).status, "COMPLETED")
+      failLedger = true
+      let errors = 0
+      for (let i = 0; i < 5; i++) {
+        yield* TestClock.adjust(60_000)
+        errors += (yield* transactions.processDue()).errors
+      }
+      assert.isAbove(errors, 0)
+      assert.strictEqual((yield* store.transactions.get(tx.id))?.state, "REFUND_PENDING")
+      assert.strictEqual((yield* balance(account.id, "USD")).posted, 1_000)
+      failLedger = false
+      yield* advance(60)
+      const done = yield* store.transactions.get(tx.id)
+      assert.strictEqual(done?.state, "REFUND_COMPLETED")
+      assert.strictEqual(done?.transaction.refund?.status, "COMPLETED")
+      assert.strictEqual((yield* balance(account.id, "USD")).posted, 0)
       yield* invariants
     }).pipe(Effect.provide(env.layer))
   })

@@ -13,7 +13,7 @@ import type {
   UniqueViolation
 } from "@paycore/core"
 import { Store, toPage } from "@paycore/core"
-import { Context, Effect, Layer, Semaphore } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 /** Undo actions of the running transaction, replayed backwards on failure. */
 type UndoLog = Array<() => void>
@@ -39,31 +39,23 @@ interface CollectionSpec<T, F> {
   }
 }
 
-interface DueEntry {
-  readonly key: string
-  readonly id: string
-}
-
-/**
- * A binary min-heap of (due instant, row id), earliest first. Entries are not removed when a row
- * changes: an entry whose key is no longer its row's key is stale and is dropped when it comes up.
- */
-const makeDueHeap = () => {
-  const heap: Array<DueEntry> = []
-  const push = (entry: DueEntry) => {
-    let i = heap.push(entry) - 1
+/** A binary min-heap of strings (due instants), earliest first. */
+const makeKeyHeap = () => {
+  const heap: Array<string> = []
+  const push = (key: string) => {
+    let i = heap.push(key) - 1
     while (i > 0) {
       const parent = (i - 1) >>> 1
-      if (heap[parent]!.key <= entry.key) break
+      if (heap[parent]! <= key) break
       heap[i] = heap[parent]!
       i = parent
     }
-    heap[i] = entry
+    heap[i] = key
   }
-  /** Takes out every entry at or before `bound`. */
-  const popUntil = (bound: string): Array<DueEntry> => {
-    const out: Array<DueEntry> = []
-    while (heap.length > 0 && heap[0]!.key <= bound) {
+  /** Takes out every key at or before `bound`. */
+  const popUntil = (bound: string): Array<string> => {
+    const out: Array<string> = []
+    while (heap.length > 0 && heap[0]! <= bound) {
       out.push(heap[0]!)
       const last = heap.pop()!
       if (heap.length === 0) break
@@ -72,8 +64,8 @@ const makeDueHeap = () => {
         const left = 2 * i + 1
         if (left >= heap.length) break
         const right = left + 1
-        const child = right < heap.length && heap[right]!.key < heap[left]!.key ? right : left
-        if (heap[child]!.key >= last.key) break
+        const child = right < heap.length && heap[right]! < heap[left]! ? right : left
+        if (heap[child]! >= last) break
         heap[i] = heap[child]!
         i = child
       }
@@ -90,8 +82,7 @@ const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViol
  * An in-memory Store for tests and embedding. Transactions are serialized by one lock and
  * rolled back from an undo log, so a failed command leaves no partial write and no outbox event.
  */
-export const makeMemoryStore = Effect.gen(function* () {
-  const lock = yield* Semaphore.make(1)
+export const makeMemoryStore = Effect.sync(() => {
   let undo: UndoLog | undefined
 
   const remember = (action: () => void) => {
@@ -100,12 +91,34 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   const collection = <T extends { readonly id: string }, F, U extends string = never>(
     spec: CollectionSpec<T, F>
-  ): Collection<T, F, U> & { readonly rows: () => ReadonlyArray<T> } => {
+  ): Collection<T, F, U> & {
+    readonly rows: () => ReadonlyArray<T>
+    /** Rows whose due key is at or before `bound`, by id (collections with a `due` index only). */
+    readonly dueBy: (bound: string) => ReadonlyArray<T>
+    /** `insert`, run now (for store methods that write several rows in one step). */
+    readonly insertNow: (row: T) => UniqueViolation | undefined
+  } => {
     // Rows sorted by id; ids are time-ordered so inserts almost always append.
     const ids: Array<string> = []
-    const byId = new Map<string, T>()
+    // Each row lives in a slot: an update replaces the slot's row without touching the (large) map, and
+    // the slot last looked up is remembered, so a read-then-update (getForUpdate, then update) finds it
+    // without a second map lookup.
+    const slots = new Map<string, { row: T }>()
+    let recent: { readonly id: string; readonly slot: { row: T } } | undefined
+    const slotOf = (id: string): { row: T } | undefined => {
+      if (recent !== undefined && recent.id === id) return recent.slot
+      const slot = slots.get(id)
+      if (slot !== undefined) recent = { id, slot }
+      return slot
+    }
+    const byId = { get: (id: string): T | undefined => slotOf(id)?.row }
     const indexes = new Map<string, Map<string, string>>()
-    for (const name of Object.keys(spec.unique ?? {})) indexes.set(name, new Map())
+    // Each unique key once: its name, how a row gives its value, and the value → id map.
+    const uniques = Object.entries(spec.unique ?? {}).map(([name, key]) => {
+      const index = new Map<string, string>()
+      indexes.set(name, index)
+      return { name, key, index }
+    })
 
     const position = (id: string): number => {
       let lo = 0
@@ -118,88 +131,132 @@ export const makeMemoryStore = Effect.gen(function* () {
       return lo
     }
 
-    const checkUnique = (row: T): UniqueViolation | undefined => {
-      for (const [name, key] of Object.entries(spec.unique ?? {})) {
+    /** A unique key `row` would take from another row (a key it already holds is not looked up again). */
+    const checkUnique = (row: T, before: T | undefined): UniqueViolation | undefined => {
+      for (const { name, key, index } of uniques) {
         const value = key(row)
-        if (value === undefined) continue
-        const owner = indexes.get(name)!.get(value)
+        if (value === undefined || (before !== undefined && key(before) === value)) continue
+        const owner = index.get(value)
         if (owner !== undefined && owner !== row.id) return uniqueViolation(name)
       }
       return undefined
     }
 
     const reindex = (before: T | undefined, after: T | undefined) => {
-      for (const [name, key] of Object.entries(spec.unique ?? {})) {
-        const index = indexes.get(name)!
+      for (const { key, index } of uniques) {
         const old = before === undefined ? undefined : key(before)
         const next = after === undefined ? undefined : key(after)
         if (old !== undefined && old !== next) index.delete(old)
-        if (next !== undefined && after !== undefined) index.set(next, after.id)
+        if (next !== undefined && after !== undefined && old !== next) index.set(next, after.id)
       }
     }
 
-    // Invariant: every row with a due key has at least one heap entry with that key.
-    const dueHeap = spec.due === undefined ? undefined : makeDueHeap()
-    const indexDue = (row: T, before: T | undefined) => {
-      if (dueHeap === undefined) return
-      const key = spec.due!.key(row)
-      if (key !== undefined && (before === undefined || spec.due!.key(before) !== key))
-        dueHeap.push({ key, id: row.id })
+    // The due index: the ids of the rows due at each instant (exact: a row leaves its bucket when its key
+    // changes), and a heap of the instants. Invariant: the key of every non-empty bucket is in the heap
+    // (a key whose bucket emptied stays there until it comes up, then is dropped). Rows written in one
+    // command share instants, so the heap holds far fewer keys than there are due rows.
+    const dueBuckets = spec.due === undefined ? undefined : new Map<string, Set<string>>()
+    const dueKeys = makeKeyHeap()
+    const indexDue = (row: T | undefined, before: T | undefined) => {
+      if (dueBuckets === undefined) return
+      const key = row === undefined ? undefined : spec.due!.key(row)
+      const old = before === undefined ? undefined : spec.due!.key(before)
+      if (key === old) return
+      const id = (row ?? before)!.id
+      if (old !== undefined) {
+        const bucket = dueBuckets.get(old)
+        if (bucket !== undefined) {
+          bucket.delete(id)
+          if (bucket.size === 0) dueBuckets.delete(old)
+        }
+      }
+      if (key !== undefined) {
+        const bucket = dueBuckets.get(key)
+        if (bucket !== undefined) bucket.add(id)
+        else {
+          dueBuckets.set(key, new Set([id]))
+          dueKeys.push(key)
+        }
+      }
     }
 
     /**
      * Rows whose due key is at or before `bound`, by id; `undefined` when that is a large part of all
-     * rows (a plain scan in id order is then cheaper than sorting them). Each stale entry is dropped
-     * once, for good; the current ones go back, still due until their row changes.
+     * rows (a plain scan in id order is then cheaper than sorting them). The instants with rows go back
+     * into the heap: their rows stay due until they change.
      */
     const dueRows = (bound: string): Array<T> | undefined => {
       const rows: Array<T> = []
-      const current: Array<DueEntry> = []
-      const seen = new Set<string>()
-      for (const entry of dueHeap!.popUntil(bound)) {
-        const row = byId.get(entry.id)
-        if (row === undefined || seen.has(entry.id) || spec.due!.key(row) !== entry.key) continue
-        seen.add(entry.id)
-        current.push(entry)
-        rows.push(row)
+      const kept = new Set<string>()
+      for (const key of dueKeys.popUntil(bound)) {
+        const bucket = dueBuckets!.get(key)
+        if (bucket === undefined || kept.has(key)) continue
+        kept.add(key)
+        for (const id of bucket) rows.push(byId.get(id)!)
       }
-      for (const entry of current) dueHeap!.push(entry)
+      for (const key of kept) dueKeys.push(key)
       if (rows.length > ids.length / 4) return undefined
       return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     }
 
-    const write = (row: T): Effect.Effect<void, UniqueViolation> => {
-      const violation = checkUnique(row)
-      if (violation !== undefined) return Effect.fail(violation)
-      const before = byId.get(row.id)
-      if (before === undefined) {
+    /** Writes a row now (inside the running transaction's undo log); the violation, if any, writes nothing. */
+    const writeNow = (row: T, existing: { row: T } | undefined): UniqueViolation | undefined => {
+      const before = existing?.row
+      const violation = checkUnique(row, before)
+      if (violation !== undefined) return violation
+      if (existing === undefined) {
         // Ids are time-ordered: a new row almost always sorts last (no binary search, no splice).
         const last = ids[ids.length - 1]
         if (last === undefined || last < row.id) ids.push(row.id)
         else ids.splice(position(row.id), 0, row.id)
+        const slot = { row }
+        slots.set(row.id, slot)
+        recent = { id: row.id, slot }
         remember(() => {
           if (ids[ids.length - 1] === row.id) ids.pop()
           else ids.splice(position(row.id), 1)
-          byId.delete(row.id)
+          slots.delete(row.id)
+          if (recent?.slot === slot) recent = undefined
           reindex(row, undefined)
+          indexDue(undefined, row)
         })
       } else {
+        const previous = before!
+        existing.row = row
         remember(() => {
-          byId.set(row.id, before)
-          reindex(row, before)
-          // Its entry may have been dropped as stale meanwhile.
-          indexDue(before, undefined)
+          existing.row = previous
+          reindex(row, previous)
+          indexDue(previous, row)
         })
       }
-      byId.set(row.id, row)
       reindex(before, row)
       indexDue(row, before)
-      return Effect.void
+      return undefined
     }
+    const insertNow = (row: T): UniqueViolation | undefined => {
+      // Ids are time-ordered: one after the last id cannot be taken (no lookup in a large map).
+      const last = ids[ids.length - 1]
+      if (last !== undefined && !(last < row.id) && slots.has(row.id)) return uniqueViolation("id")
+      return writeNow(row, undefined)
+    }
+    const written = (violation: UniqueViolation | undefined): Effect.Effect<void, UniqueViolation> =>
+      violation === undefined ? Effect.void : Effect.fail(violation)
 
     const get = (id: string) => Effect.sync(() => byId.get(id))
     return {
       rows: () => ids.map((id) => byId.get(id)!),
+      dueBy: (bound: string): ReadonlyArray<T> => {
+        if (dueBuckets === undefined) throw new Error("memory store: this collection has no due index")
+        const key = spec.due!.key
+        return (
+          dueRows(bound) ??
+          ids.flatMap((id) => {
+            const row = byId.get(id)!
+            const k = key(row)
+            return k !== undefined && k <= bound ? [row] : []
+          })
+        )
+      },
       get,
       getForUpdate: get,
       findUnique: (index, value) =>
@@ -207,8 +264,9 @@ export const makeMemoryStore = Effect.gen(function* () {
           const id = indexes.get(index)?.get(value)
           return id === undefined ? undefined : byId.get(id)
         }),
-      insert: (row) => (byId.has(row.id) ? Effect.fail(uniqueViolation("id")) : write(row)),
-      update: (row) => write(row),
+      insertNow,
+      insert: (row) => Effect.suspend(() => written(insertNow(row))),
+      update: (row) => Effect.suspend(() => written(writeNow(row, slotOf(row.id)))),
       list: (filter: F, page: PageRequest) =>
         Effect.sync((): Page<T> => {
           const out: Array<T> = []
@@ -237,7 +295,9 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   const tokens: Repositories["tokens"] = collection({
     matches: (t, f) =>
-      (f.name === undefined || t.name === f.name) && inRange(t.createdAt, f.createdAfter, f.createdBefore),
+      (f.includeDeleted || t.deletedAt === undefined) &&
+      (f.name === undefined || t.name === f.name) &&
+      inRange(t.createdAt, f.createdAfter, f.createdBefore),
     unique: { clientId: (t) => t.clientId }
   })
 
@@ -311,39 +371,61 @@ export const makeMemoryStore = Effect.gen(function* () {
 
   // ---- ledger ----
   const balances = new Map<string, LedgerBalance>()
-  const transfersById = new Map<string, LedgerTransfer>()
-  const transfersByReference = new Map<string, Array<string>>()
+  // Transfers per reference, in recording order. A transfer id is `<reference>#<n>` by the ledger's
+  // convention, so resolving one by id finds it through its reference (no map of every transfer);
+  // an id of another form is mapped to its reference in `otherIds`.
+  const transfersByReference = new Map<string, Array<LedgerTransfer>>()
+  const otherIds = new Map<string, string>()
+
+  const isConventional = (t: LedgerTransfer): boolean =>
+    t.id.length > t.reference.length + 1 && t.id.charCodeAt(t.reference.length) === 35 && t.id.startsWith(t.reference)
+
+  const referenceOf = (id: string): string | undefined => {
+    const other = otherIds.get(id)
+    if (other !== undefined) return other
+    const hash = id.lastIndexOf("#")
+    return hash < 0 ? undefined : id.slice(0, hash)
+  }
 
   const balanceOf = (account: string, currency: string): LedgerBalance =>
     balances.get(account) ?? { account, currency, posted: 0, pendingDebits: 0, pendingCredits: 0 }
 
-  const adjust = (account: string, currency: string, delta: Partial<Omit<LedgerBalance, "account" | "currency">>) => {
+  const adjust = (account: string, currency: string, posted: number, pendingDebits: number, pendingCredits: number) => {
     const before = balances.get(account)
-    const b = before ?? balanceOf(account, currency)
-    balances.set(account, {
+    balances.set(
       account,
-      currency,
-      posted: b.posted + (delta.posted ?? 0),
-      pendingDebits: b.pendingDebits + (delta.pendingDebits ?? 0),
-      pendingCredits: b.pendingCredits + (delta.pendingCredits ?? 0)
-    })
+      before === undefined
+        ? { account, currency, posted, pendingDebits, pendingCredits }
+        : {
+            account,
+            currency,
+            posted: before.posted + posted,
+            pendingDebits: before.pendingDebits + pendingDebits,
+            pendingCredits: before.pendingCredits + pendingCredits
+          }
+    )
     remember(() => (before === undefined ? balances.delete(account) : balances.set(account, before)))
   }
 
-  const putTransfer = (t: LedgerTransfer) => {
-    const before = transfersById.get(t.id)
-    transfersById.set(t.id, t)
-    if (before === undefined) {
-      const refs = transfersByReference.get(t.reference) ?? []
-      refs.push(t.id)
-      transfersByReference.set(t.reference, refs)
-      remember(() => {
-        transfersById.delete(t.id)
-        transfersByReference.get(t.reference)?.pop()
-      })
-    } else {
-      remember(() => transfersById.set(t.id, before))
+  /** Adds a new transfer (a second one with the same id would move the money twice: a defect). */
+  const addTransfer = (t: LedgerTransfer) => {
+    const conventional = isConventional(t)
+    if (!conventional && otherIds.has(t.id)) throw new Error(`memory store: ledger transfer ${t.id} exists`)
+    let list = transfersByReference.get(t.reference)
+    if (list === undefined) {
+      list = []
+      transfersByReference.set(t.reference, list)
+    } else if (conventional && list.some((x) => x.id === t.id)) {
+      throw new Error(`memory store: ledger transfer ${t.id} exists`)
     }
+    list.push(t)
+    if (!conventional) otherIds.set(t.id, t.reference)
+    const added = list
+    remember(() => {
+      added.pop()
+      if (added.length === 0) transfersByReference.delete(t.reference)
+      if (!conventional) otherIds.delete(t.id)
+    })
   }
 
   const ledger: Repositories["ledger"] = {
@@ -351,28 +433,36 @@ export const makeMemoryStore = Effect.gen(function* () {
     record: (transfers) =>
       Effect.sync(() => {
         for (const t of transfers) {
-          putTransfer(t)
+          addTransfer(t)
           if (t.state === "POSTED") {
-            adjust(t.debit, t.currency, { posted: -t.amount })
-            adjust(t.credit, t.currency, { posted: t.amount })
+            adjust(t.debit, t.currency, -t.amount, 0, 0)
+            adjust(t.credit, t.currency, t.amount, 0, 0)
           } else if (t.state === "PENDING") {
-            adjust(t.debit, t.currency, { pendingDebits: t.amount })
-            adjust(t.credit, t.currency, { pendingCredits: t.amount })
+            adjust(t.debit, t.currency, 0, t.amount, 0)
+            adjust(t.credit, t.currency, 0, 0, t.amount)
           }
         }
       }),
     resolve: (ids, outcome) =>
       Effect.sync(() => {
         for (const id of ids) {
-          const t = transfersById.get(id)
+          const reference = referenceOf(id)
+          const list = reference === undefined ? undefined : transfersByReference.get(reference)
+          if (list === undefined) continue
+          const at = list.findIndex((x) => x.id === id)
+          const t = list[at]
+          // Idempotent per transfer: one already POSTED or VOIDED is not moved again.
           if (t === undefined || t.state !== "PENDING") continue
-          adjust(t.debit, t.currency, { pendingDebits: -t.amount, posted: outcome === "POSTED" ? -t.amount : 0 })
-          adjust(t.credit, t.currency, { pendingCredits: -t.amount, posted: outcome === "POSTED" ? t.amount : 0 })
-          putTransfer({ ...t, state: outcome })
+          const moved = outcome === "POSTED" ? t.amount : 0
+          adjust(t.debit, t.currency, -moved, -t.amount, 0)
+          adjust(t.credit, t.currency, moved, 0, -t.amount)
+          list[at] = { ...t, state: outcome }
+          remember(() => {
+            list[at] = t
+          })
         }
       }),
-    transfers: (reference) =>
-      Effect.sync(() => (transfersByReference.get(reference) ?? []).map((id) => transfersById.get(id)!)),
+    transfers: (reference) => Effect.sync(() => transfersByReference.get(reference)?.slice() ?? []),
     allBalances: () => Effect.sync(() => [...balances.values()])
   }
 
@@ -382,15 +472,41 @@ export const makeMemoryStore = Effect.gen(function* () {
       (f.status === undefined || r.status === f.status) &&
       (f.subject === undefined || r.subject === f.subject) &&
       (f.type === undefined || r.type === f.type) &&
-      (f.sequenceBelow === undefined || r.sequence < f.sequenceBelow)
+      (f.sequenceBelow === undefined || r.sequence < f.sequenceBelow),
+    // The dispatcher claims PENDING rows due by now and not leased: a row is claimable from the later of
+    // `nextAttemptAt` and `leaseUntil`. Delivered and dead rows are not in the index. Lists do not use it.
+    due: {
+      key: (r) =>
+        r.status !== "PENDING"
+          ? undefined
+          : r.leaseUntil !== undefined && r.leaseUntil > r.nextAttemptAt
+            ? r.leaseUntil
+            : r.nextAttemptAt,
+      bound: () => undefined
+    }
   })
   const sequences = new Map<string, number>()
+  const nextSequence = (subject: string): number => {
+    const before = sequences.get(subject)
+    const next = (before ?? 0) + 1
+    sequences.set(subject, next)
+    remember(() => (before === undefined ? sequences.delete(subject) : sequences.set(subject, before)))
+    return next
+  }
   const outbox: Repositories["outbox"] = {
     append: (records) => Effect.forEach(records, (r) => Effect.orDie(outboxRows.insert(r)), { discard: true }),
+    appendEvents: (events) =>
+      Effect.sync(() => {
+        for (const event of events) {
+          const row: OutboxRecord = { ...event, sequence: nextSequence(event.subject) }
+          if (outboxRows.insertNow(row) !== undefined) throw new Error(`memory store: outbox row ${row.id} exists`)
+        }
+      }),
     claimDue: (now, limit, leaseUntil) =>
       Effect.gen(function* () {
         const due: Array<OutboxRecord> = []
-        for (const r of outboxRows.rows()) {
+        // The due index instead of every row ever written: only PENDING rows whose time has come, oldest first.
+        for (const r of outboxRows.dueBy(now)) {
           if (due.length >= limit) break
           if (r.status !== "PENDING" || r.nextAttemptAt > now) continue
           if (r.leaseUntil !== undefined && r.leaseUntil > now) continue
@@ -403,14 +519,7 @@ export const makeMemoryStore = Effect.gen(function* () {
     save: (record) => Effect.orDie(outboxRows.update(record)),
     get: outboxRows.get,
     list: outboxRows.list,
-    nextSequence: (subject) =>
-      Effect.sync(() => {
-        const before = sequences.get(subject)
-        const next = (before ?? 0) + 1
-        sequences.set(subject, next)
-        remember(() => (before === undefined ? sequences.delete(subject) : sequences.set(subject, before)))
-        return next
-      })
+    nextSequence: (subject) => Effect.sync(() => nextSequence(subject))
   }
 
   // ---- small key-value parts ----
@@ -461,26 +570,60 @@ export const makeMemoryStore = Effect.gen(function* () {
     }
   }
 
+  // ---- transactions ----
+  // One transaction at a time. JavaScript runs one fiber at a time, so the lock is a flag: taking it is a
+  // plain check-and-set when it is free (the usual case: a command's body rarely suspends), and a fiber that
+  // finds it taken waits for its release. Each transaction keeps an undo log that a failure (or an
+  // interruption) replays backwards, so a failed command leaves no partial write and no outbox event.
+  let held = false
+  const waiters = new Set<() => void>()
+
+  /** Wakes every waiting fiber; each tries again (the first to run takes the lock, the others wait again). */
+  const wakeAll = () => {
+    if (waiters.size === 0) return
+    const woken = [...waiters]
+    waiters.clear()
+    for (const wake of woken) wake()
+  }
+
+  /** Waits until the lock is free (an interrupted waiter leaves the queue). */
+  const lockReleased: Effect.Effect<void> = Effect.callback<void>((resume) => {
+    const wake = () => resume(Effect.void)
+    waiters.add(wake)
+    return Effect.sync(() => {
+      waiters.delete(wake)
+    })
+  })
+
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
-    Effect.flatMap(Effect.service(InTransaction), (inside) =>
-      inside
-        ? effect
-        : lock.withPermits(1)(
-            Effect.suspend(() => {
-              const log: UndoLog = []
-              undo = log
-              return effect.pipe(
-                Effect.provideService(InTransaction, true),
-                Effect.onExit((exit) =>
-                  Effect.sync(() => {
-                    undo = undefined
-                    if (exit._tag === "Failure") for (let i = log.length - 1; i >= 0; i--) log[i]!()
-                  })
-                )
-              )
-            })
-          )
-    )
+    Effect.withFiber((fiber) => {
+      // Nested (in this fiber or one it forked inside the transaction): join the outer transaction.
+      if (fiber.getRef(InTransaction)) return effect
+      let log: UndoLog | undefined
+      let outside: Context.Context<never> | undefined
+      const begin: Effect.Effect<A, E, R> = Effect.suspend(() => {
+        if (held) return Effect.flatMap(lockReleased, () => begin)
+        held = true
+        log = []
+        undo = log
+        // Mark the fiber (and the fibers it forks) as inside, as `provideService` would, without its extra steps.
+        outside = fiber.context
+        fiber.setContext(Context.add(outside, InTransaction, true))
+        return effect
+      })
+      // The finalizer is registered before the lock is taken, so an interruption at any point releases it.
+      return Effect.onExitPrimitive(begin, (exit) => {
+        const taken = log
+        if (taken === undefined) return undefined
+        log = undefined
+        undo = undefined
+        fiber.setContext(outside!)
+        if (exit._tag === "Failure") for (let i = taken.length - 1; i >= 0; i--) taken[i]!()
+        held = false
+        wakeAll()
+        return undefined
+      })
+    })
 
   return Store.of({ ...repositories, transaction })
 })

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { Store } from "../ports/store.ts"
+import type { Refused, StoreError } from "../shared/errors.ts"
 import { nowIso } from "../shared/time.ts"
 import { insufficientFunds } from "./errors.ts"
 import { type LedgerTransfer, type SystemRole, systemAccount } from "./model.ts"
@@ -72,6 +73,86 @@ const legDefect = (leg: Leg): RangeError | undefined => {
   return undefined
 }
 
+/** The store the plain-generator ledger steps write to (a command resolves it once). */
+type LedgerPorts = Pick<Store["Service"], "ledger">
+
+/**
+ * `record` as a plain generator over a store the caller already holds: `yield*` it inside an
+ * `Effect.gen` and it costs no run-loop step of its own (only the store calls). `createdAt` is the
+ * command's timestamp.
+ */
+export function* recordSteps(
+  store: LedgerPorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING",
+  createdAt: string,
+  /** How many transfers `reference` has, when the caller knows (e.g. none for a payment being reserved). */
+  knownCount?: number
+): Generator<Effect.Effect<unknown, StoreError | Refused>, ReadonlyArray<LedgerTransfer>, any> {
+  let moving = 0
+  for (const leg of legs) {
+    if (leg.amount === 0) continue
+    moving++
+    const defect = legDefect(leg)
+    if (defect !== undefined) return yield* Effect.die(defect)
+  }
+  if (moving === 0) return []
+
+  // Debits per internal account and currency (a payment has a handful of legs: a list, not a map),
+  // checked against what is available (locked in a fixed order).
+  const wanted: Array<{ account: string; currency: string; amount: number }> = []
+  for (const leg of legs) {
+    if (leg.amount === 0 || isSystemAccount(leg.debit)) continue
+    const prev = wanted.find((w) => w.account === leg.debit && w.currency === leg.currency)
+    if (prev === undefined) wanted.push({ account: leg.debit, currency: leg.currency, amount: leg.amount })
+    else prev.amount += leg.amount
+  }
+  if (wanted.length > 0) {
+    if (wanted.length > 1) wanted.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
+    const balances = yield* store.ledger.balances(wanted)
+    for (let i = 0; i < wanted.length; i++) {
+      const want = wanted[i]!
+      const b = balances[i]
+      const available = (b?.posted ?? 0) - (b?.pendingDebits ?? 0)
+      if (available < want.amount) {
+        return yield* Effect.fail(insufficientFunds(want.account, want.currency, available, want.amount))
+      }
+    }
+  }
+
+  const existing = knownCount ?? (yield* store.ledger.transfers(reference)).length
+  const transfers: Array<LedgerTransfer> = []
+  for (const leg of legs) {
+    if (leg.amount === 0) continue
+    transfers.push({
+      id: `${reference}#${existing + transfers.length + 1}`,
+      debit: leg.debit,
+      credit: leg.credit,
+      amount: leg.amount,
+      currency: leg.currency,
+      state,
+      reference,
+      createdAt
+    })
+  }
+  yield* store.ledger.record(transfers)
+  return transfers
+}
+
+/** `resolve` as a plain generator over a store the caller already holds (see `recordSteps`). */
+export function* resolveSteps(
+  store: LedgerPorts,
+  reference: string,
+  outcome: "POSTED" | "VOIDED"
+): Generator<Effect.Effect<unknown, StoreError>, number, any> {
+  const transfers = yield* store.ledger.transfers(reference)
+  const pending: Array<string> = []
+  for (const t of transfers) if (t.state === "PENDING") pending.push(t.id)
+  if (pending.length > 0) yield* store.ledger.resolve(pending, outcome)
+  return pending.length
+}
+
 /**
  * Records `legs` as transfers caused by `reference` (a transaction id, or `<id>:refund`), all
  * POSTED or all PENDING. Legs of amount 0 are skipped. Refuses with `INSUFFICIENT_FUNDS` (and
@@ -85,47 +166,8 @@ export const record = Effect.fnUntraced(function* (
   state: "POSTED" | "PENDING"
 ) {
   const store = yield* Store
-  const moving = legs.filter((leg) => leg.amount !== 0)
-  for (const leg of moving) {
-    const defect = legDefect(leg)
-    if (defect !== undefined) return yield* Effect.die(defect)
-  }
-  if (moving.length === 0) return [] as ReadonlyArray<LedgerTransfer>
-
-  // Debits per internal account, checked against what is available (locked in a fixed order).
-  const debits = new Map<string, { account: string; currency: string; amount: number }>()
-  for (const leg of moving) {
-    if (isSystemAccount(leg.debit)) continue
-    const key = `${leg.debit}\u0000${leg.currency}`
-    const prev = debits.get(key)
-    debits.set(key, { account: leg.debit, currency: leg.currency, amount: (prev?.amount ?? 0) + leg.amount })
-  }
-  if (debits.size > 0) {
-    const wanted = [...debits.values()].sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
-    const balances = yield* store.ledger.balances(wanted.map(({ account, currency }) => ({ account, currency })))
-    for (const [i, want] of wanted.entries()) {
-      const b = balances[i]
-      const available = (b?.posted ?? 0) - (b?.pendingDebits ?? 0)
-      if (available < want.amount) {
-        return yield* Effect.fail(insufficientFunds(want.account, want.currency, available, want.amount))
-      }
-    }
-  }
-
-  const existing = yield* store.ledger.transfers(reference)
   const createdAt = yield* nowIso
-  const transfers: ReadonlyArray<LedgerTransfer> = moving.map((leg, i) => ({
-    id: `${reference}#${existing.length + i + 1}`,
-    debit: leg.debit,
-    credit: leg.credit,
-    amount: leg.amount,
-    currency: leg.currency,
-    state,
-    reference,
-    createdAt
-  }))
-  yield* store.ledger.record(transfers)
-  return transfers
+  return yield* recordSteps(store, reference, legs, state, createdAt)
 })
 
 /**
@@ -134,10 +176,7 @@ export const record = Effect.fnUntraced(function* (
  */
 export const resolve = Effect.fnUntraced(function* (reference: string, outcome: "POSTED" | "VOIDED") {
   const store = yield* Store
-  const transfers = yield* store.ledger.transfers(reference)
-  const pending = transfers.filter((t) => t.state === "PENDING").map((t) => t.id)
-  if (pending.length > 0) yield* store.ledger.resolve(pending, outcome)
-  return pending.length
+  return yield* resolveSteps(store, reference, outcome)
 })
 
 /** The transfers recorded for `reference`, oldest first. */

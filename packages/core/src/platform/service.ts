@@ -244,11 +244,11 @@ export class Tokens extends Context.Service<
         const filter: TokenFilter = {
           name: query.name,
           createdAfter: query.createdAfter,
-          createdBefore: query.createdBefore
+          createdBefore: query.createdBefore,
+          includeDeleted: false
         }
-        // Deleted tokens stay in the store (no row delete in the port): read the (small) set and page here.
-        const rows = yield* scanAll((p) => store.tokens.list(filter, p))
-        return pageInMemory(rows.filter((r) => r.deletedAt === undefined).map(toApiToken), page)
+        const rows = yield* store.tokens.list(filter, page)
+        return { ...rows, data: rows.data.map(toApiToken) } satisfies Page<ApiToken>
       })
 
       const get = Effect.fn("Tokens.get")(function* (id: string) {

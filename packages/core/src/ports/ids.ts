@@ -10,14 +10,13 @@ export class Ids extends Context.Service<
     readonly randomHex: (bytes: number) => Effect.Effect<string>
   }
 >()("paycore/ports/Ids") {
-  /** Time from the Clock, randomness from `crypto.getRandomValues`. */
+  /** Time from the Clock, randomness from `crypto.getRandomValues` (Web Crypto, buffered). */
   static readonly layer = Layer.sync(Ids, () => {
-    const next = makeUuidV7(Math.random)
+    const next = makeUuidV7(cryptoRandom())
     return Ids.of({
       make: <T extends keyof IdOf>(type: T) =>
-        Clock.currentTimeMillis.pipe(Effect.map((ms) => `${type}:${next(ms)}` as IdOf[T])),
-      randomHex: (bytes) =>
-        Effect.sync(() => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex"))
+        Clock.clockWith((clock) => Effect.succeed(`${type}:${next(clock.currentTimeMillisUnsafe())}` as IdOf[T])),
+      randomHex: (bytes) => Effect.sync(() => toHex(crypto.getRandomValues(new Uint8Array(bytes))))
     })
   })
 
@@ -35,13 +34,43 @@ export class Ids extends Context.Service<
       const next = makeUuidV7(random)
       return Ids.of({
         make: <T extends keyof IdOf>(type: T) =>
-          Clock.currentTimeMillis.pipe(Effect.map((ms) => `${type}:${next(ms)}` as IdOf[T])),
+          Clock.clockWith((clock) => Effect.succeed(`${type}:${next(clock.currentTimeMillisUnsafe())}` as IdOf[T])),
         randomHex: (bytes) =>
           Effect.sync(() => {
             let out = ""
-            for (let i = 0; i < bytes; i++) out += Math.floor(random() * 256).toString(16).padStart(2, "0")
+            for (let i = 0; i < bytes; i++)
+              out += Math.floor(random() * 256)
+                .toString(16)
+                .padStart(2, "0")
             return out
           })
       })
     })
+}
+
+/** Random 32-bit words drawn from `crypto.getRandomValues` per refill (it allows at most 65536 bytes a call). */
+const RANDOM_WORDS = 1024
+
+/**
+ * Uniform numbers in [0, 1) from the global Web Crypto `crypto.getRandomValues` (no node imports): one call fills a
+ * buffer of words, so an id costs a couple of array reads instead of a call into the crypto source.
+ */
+export const cryptoRandom = (): (() => number) => {
+  const words = new Uint32Array(RANDOM_WORDS)
+  let index = RANDOM_WORDS
+  return () => {
+    if (index === RANDOM_WORDS) {
+      crypto.getRandomValues(words)
+      index = 0
+    }
+    return words[index++]! / 0x100000000
+  }
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
+
+const toHex = (bytes: Uint8Array): string => {
+  let out = ""
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]!]
+  return out
 }

@@ -33,6 +33,8 @@ export interface TokenFilter {
   readonly name?: string | undefined
   readonly createdAfter?: string | undefined
   readonly createdBefore?: string | undefined
+  /** Deleted tokens (with `deletedAt`) stay in the store; lists leave them out unless this is true. */
+  readonly includeDeleted: boolean
 }
 
 export interface CustomerFilter {
@@ -107,15 +109,26 @@ export interface LedgerStore {
   ) => Effect.Effect<ReadonlyArray<LedgerBalance>, StoreError>
   /** Records new transfers (POSTED or PENDING) and moves the balances. */
   readonly record: (transfers: ReadonlyArray<LedgerTransfer>) => Effect.Effect<void, StoreError>
-  /** Resolves pending transfers: POSTED moves the money, VOIDED releases the hold. */
+  /**
+   * Resolves pending transfers: POSTED moves the money, VOIDED releases the hold. A transfer that is
+   * not PENDING (already resolved) is left as it is: resolving is idempotent per transfer.
+   */
   readonly resolve: (ids: ReadonlyArray<string>, outcome: "POSTED" | "VOIDED") => Effect.Effect<void, StoreError>
   readonly transfers: (reference: string) => Effect.Effect<ReadonlyArray<LedgerTransfer>, StoreError>
   /** Every balance, for invariant checks and reconciliation. */
   readonly allBalances: () => Effect.Effect<ReadonlyArray<LedgerBalance>, StoreError>
 }
 
+/** A new outbox event before the store numbers it within its subject. */
+export type NewOutboxRecord = Omit<OutboxRecord, "sequence">
+
 export interface OutboxStore {
   readonly append: (records: ReadonlyArray<OutboxRecord>) => Effect.Effect<void, StoreError>
+  /**
+   * Appends new events in the caller's transaction, each numbered after the last `sequence` of its
+   * subject, in order: `nextSequence` and `append` in one call (one round trip on PostgreSQL).
+   */
+  readonly appendEvents: (events: ReadonlyArray<NewOutboxRecord>) => Effect.Effect<void, StoreError>
   /** Pending rows due by `now` and not leased, oldest first; leases them until `leaseUntil` (SKIP LOCKED on PostgreSQL). */
   readonly claimDue: (
     now: string,

@@ -1,4 +1,4 @@
-import { BigDecimal, Clock, Context, Effect, Layer, Option, Result } from "effect"
+import { BigDecimal, Context, Effect, Layer, Option, Result } from "effect"
 import type { ExternalAccount, InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { ExchangeRate, ExchangeRatesQuery, PlatformConfig } from "../platform/model.ts"
@@ -8,14 +8,15 @@ import { Ids } from "../ports/ids.ts"
 import { Rail } from "../ports/rail.ts"
 import { Store } from "../ports/store.ts"
 import { currency, currencyCodes, currencyKind } from "../shared/currency.ts"
-import { EngineConfig } from "../shared/engine-config.ts"
+import { type CommandEnv, commandEnv, EngineConfig } from "../shared/engine-config.ts"
 import { InvalidInput, type NotFound, type StoreError } from "../shared/errors.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import { amountOf, MAX_AMOUNT } from "../shared/money.ts"
-import { addSeconds, nowIso } from "../shared/time.ts"
+import { isoAfter, isoOf } from "../shared/time.ts"
+import { command, traced } from "../shared/tracing.ts"
 import type { Transaction, TransactionRecord, TransferOutRequest } from "../transactions/model.ts"
-import { executeQuote, getTransaction, reserveQuote, submitTransaction } from "../transactions/service.ts"
-import { emit } from "../webhooks/service.ts"
+import { makePayments, reserveSteps } from "../transactions/service.ts"
+import { emitSteps } from "../webhooks/service.ts"
 import {
   accountNotActive,
   accountNotFound,
@@ -46,7 +47,8 @@ import type {
 // Pricing: pure, exact (bigint and BigDecimal), no Effects
 // =============================================================================================
 
-const pow10 = (n: number): bigint => 10n ** BigInt(n)
+const POW10_BIGINT = Array.from({ length: 64 }, (_, i) => 10n ** BigInt(i))
+const pow10 = (n: number): bigint => POW10_BIGINT[n] ?? 10n ** BigInt(n)
 /** ⌈a / b⌉ for a ≥ 0, b > 0. */
 const ceilDiv = (a: bigint, b: bigint): bigint => (a + b - 1n) / b
 const BPS = 10_000n
@@ -79,10 +81,65 @@ export const minorUnitRate = (rate: BigDecimal.BigDecimal, sendingDecimals: numb
 const fraction = (d: BigDecimal.BigDecimal): { readonly num: bigint; readonly den: bigint } =>
   d.scale >= 0 ? { num: d.value, den: pow10(d.scale) } : { num: d.value * pow10(-d.scale), den: 1n }
 
+interface MinorRate {
+  readonly num: bigint
+  readonly den: bigint
+  /** `decimalString` of the minor-unit rate. */
+  readonly text: string
+}
+
+/** Minor-unit rates per market rate (rates are cached and reused) and pair of decimals. */
+const minorRates = new WeakMap<BigDecimal.BigDecimal, Map<number, MinorRate>>()
+
+/** `minorUnitRate` as an exact fraction and as text, computed once per rate and pair of decimals. */
+const minorRateOf = (rate: BigDecimal.BigDecimal, sendingDecimals: number, receivingDecimals: number): MinorRate => {
+  let byDecimals = minorRates.get(rate)
+  if (byDecimals === undefined) {
+    byDecimals = new Map()
+    minorRates.set(rate, byDecimals)
+  }
+  const key = sendingDecimals * 1024 + receivingDecimals
+  let found = byDecimals.get(key)
+  if (found === undefined) {
+    const minor = minorUnitRate(rate, sendingDecimals, receivingDecimals)
+    found = { ...fraction(minor), text: decimalString(minor) }
+    byDecimals.set(key, found)
+  }
+  return found
+}
+
 const SIGNIFICANT_DIGITS = 12
 
-/** A display number: `numerator / denominator` rounded half-even to 12 significant digits. */
+/** Exact powers of ten as doubles (every one up to 1e22 is exactly representable). */
+const POW10_NUMBER = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+  1e21, 1e22
+]
+const decimalDigits = (n: bigint): number => `${n}`.length
+
+/**
+ * A display number: `numerator / denominator` rounded half-even to 12 significant digits. Exact
+ * integer arithmetic: the quotient scaled to 12 digits, rounded, then one correctly rounded
+ * division by a power of ten (the same double as parsing the rounded decimal text).
+ */
 const displayRatio = (numerator: bigint, denominator: bigint): number => {
+  if (numerator === 0n || denominator === 0n) return 0
+  if (numerator < 0n || denominator < 0n) return displayRatioDecimal(numerator, denominator)
+  // integerDigits: 10^(k-1) <= q < 10^k.
+  let k = decimalDigits(numerator) - decimalDigits(denominator)
+  if (k >= 0 ? numerator >= denominator * pow10(k) : numerator * pow10(-k) >= denominator) k++
+  const scale = SIGNIFICANT_DIGITS - k
+  if (scale < -22 || scale > 22) return displayRatioDecimal(numerator, denominator)
+  const n = scale >= 0 ? numerator * pow10(scale) : numerator
+  const d = scale >= 0 ? denominator : denominator * pow10(-scale)
+  let q = n / d
+  const twice = (n - q * d) * 2n
+  if (twice > d || (twice === d && (q & 1n) === 1n)) q++
+  return scale >= 0 ? Number(q) / POW10_NUMBER[scale]! : Number(q) * POW10_NUMBER[-scale]!
+}
+
+/** `displayRatio` through `BigDecimal` (the general case: negative or extreme ratios). */
+const displayRatioDecimal = (numerator: bigint, denominator: bigint): number => {
   const q = Option.getOrUndefined(
     BigDecimal.divide(BigDecimal.fromBigInt(numerator), BigDecimal.fromBigInt(denominator))
   )
@@ -171,8 +228,7 @@ export const priceQuote = (input: PricingInput): Result.Result<Pricing, InvalidI
   const send = currency(input.sendingCurrency)
   const receive = currency(input.receivingCurrency)
   const sameCurrency = send.code === receive.code
-  const minor = minorUnitRate(input.marketRate, send.decimals, receive.decimals)
-  const { num, den } = fraction(minor)
+  const { num, den, text: minorRate } = minorRateOf(input.marketRate, send.decimals, receive.decimals)
   const locked = BigInt(input.lockedCurrencyAmount)
   const max = BigInt(MAX_AMOUNT)
 
@@ -230,7 +286,7 @@ export const priceQuote = (input: PricingInput): Result.Result<Pricing, InvalidI
     feesIncluded: Number(fees.total),
     platformFeesIncluded: Number(fees.platform),
     exchangeRate,
-    minorRate: decimalString(minor)
+    minorRate
   })
 }
 
@@ -336,11 +392,16 @@ const WALLET_BY_NETWORK: Readonly<
 }
 
 /** The reconciliation reference of a transaction: what a depositor writes in the memo. */
-export const paymentReference = (transactionId: string): string =>
-  `PAYCORE-${transactionId
-    .replace(/[^0-9a-f]/g, "")
-    .slice(-12)
-    .toUpperCase()}`
+export const paymentReference = (transactionId: string): string => {
+  // `<Type>:<uuid>`: the uuid's last group is the last 12 hex digits (no regex needed).
+  const tail = transactionId.slice(-12)
+  return /^[0-9a-f]{12}$/.test(tail) && transactionId.charCodeAt(transactionId.length - 13) === 45
+    ? `PAYCORE-${tail.toUpperCase()}`
+    : `PAYCORE-${transactionId
+        .replace(/[^0-9a-f]/g, "")
+        .slice(-12)
+        .toUpperCase()}`
+}
 
 /**
  * Where to send the money for a quote funded by payment instructions (sandbox clearing accounts;
@@ -441,6 +502,8 @@ export const fundingInstructions = (
 /** One cached market rate. */
 interface CachedRate {
   readonly rate: BigDecimal.BigDecimal
+  /** `rate` as a display number. */
+  readonly multiplier: number
   readonly fetchedAtMs: number
 }
 
@@ -482,30 +545,40 @@ export class Quotes extends Context.Service<
       const ids = yield* Ids
       const fx = yield* FxRates
       const directory = yield* Directory
-      const ports = Context.make(Store, store).pipe(Context.add(Ids, ids), Context.add(Rail, yield* Rail))
-      const run = Effect.provideContext(ports)
+      const payments = makePayments({ store, ids, rail: yield* Rail })
       const cache = new Map<string, CachedRate>()
 
-      /** The market rate of a pair, from the cache while it is younger than `fxCacheSeconds`. */
-      const rateFor = Effect.fnUntraced(function* (from: string, to: string) {
-        const now = yield* Clock.currentTimeMillis
-        if (from === to) return { rate: ONE, fetchedAtMs: now } satisfies CachedRate
-        const settings = yield* EngineConfig
-        const key = `${from}/${to}`
-        const hit = cache.get(key)
-        if (hit !== undefined && now - hit.fetchedAtMs < settings.fxCacheSeconds * 1000) return hit
+      const fetchRate = Effect.fnUntraced(function* (from: string, to: string, nowMs: number) {
         const text = yield* fx.rate(from, to).pipe(Effect.mapError(() => quoteRequestFailed(from, to)))
         const rate = parseRate(text)
         if (rate === undefined) {
           yield* Effect.logWarning(`FxRates returned an unusable rate for ${from}/${to}: ${text}`)
           return yield* Effect.fail(quoteRequestFailed(from, to))
         }
-        const entry: CachedRate = { rate, fetchedAtMs: now }
-        cache.set(key, entry)
+        const entry: CachedRate = { rate, multiplier: BigDecimal.toNumberUnsafe(rate), fetchedAtMs: nowMs }
+        cache.set(`${from}/${to}`, entry)
         return entry
       })
 
-      const usableCustomer = Effect.fnUntraced(function* (customerId: string, config: PlatformConfig | undefined) {
+      /**
+       * The market rate of a pair at `nowMs`, from the cache while it is younger than `fxCacheSeconds`
+       * (a hit, or the same currency, is an already-computed Effect: no run-loop step).
+       */
+      const rateAt = (
+        from: string,
+        to: string,
+        { nowMs, settings }: CommandEnv
+      ): Effect.Effect<CachedRate, QuoteError> => {
+        if (from === to) return Effect.succeed({ rate: ONE, multiplier: 1, fetchedAtMs: nowMs })
+        const hit = cache.get(`${from}/${to}`)
+        if (hit !== undefined && nowMs - hit.fetchedAtMs < settings.fxCacheSeconds * 1000) return Effect.succeed(hit)
+        return fetchRate(from, to, nowMs)
+      }
+
+      /** The market rate of a pair now (see `rateAt`). */
+      const rateFor = (from: string, to: string) => Effect.flatMap(commandEnv, (env) => rateAt(from, to, env))
+
+      function* usableCustomer(customerId: string, config: PlatformConfig | undefined) {
         const customer = yield* store.customers.get(customerId)
         if (customer === undefined) return yield* Effect.fail(customerNotFound(customerId))
         if (customer.isDeleted) return yield* Effect.fail(customerDeleted(customerId))
@@ -513,19 +586,37 @@ export class Quotes extends Context.Service<
           return yield* Effect.fail(endUserTermsNotAccepted(customerId))
         }
         return customer
-      })
+      }
 
-      const internalAccount = Effect.fnUntraced(function* (id: string) {
+      function* internalAccount(id: string) {
         const account = yield* store.internalAccounts.get(id)
         if (account === undefined) return yield* Effect.fail(accountNotFound(id))
         if (account.status !== "ACTIVE" && account.status !== "PENDING") {
           return yield* Effect.fail(accountNotActive(id, account.status))
         }
         return account
+      }
+
+      /** The store transaction of `create`: the quote, its PENDING transaction and event; executed when asked. */
+      const createInStore = Effect.fnUntraced(function* (
+        quoteRecord: QuoteRecord,
+        record: TransactionRecord,
+        execute: boolean,
+        now: string
+      ) {
+        yield* store.quotes.insert(quoteRecord)
+        yield* store.transactions.insert(record)
+        yield* emitSteps(store, ids, ["OUTGOING_PAYMENT.PENDING"], record.id, record.transaction, now)
+        if (!execute) return undefined
+        return yield* reserveSteps(store, ids, quoteRecord, record, now)
       })
 
-      const createQuote = Effect.fnUntraced(function* (request: CreateQuoteRequest, options: CreateOptions = {}) {
-        const settings = yield* EngineConfig
+      const createQuoteGen = Effect.fnUntraced(function* (
+        request: CreateQuoteRequest,
+        env: CommandEnv,
+        options: CreateOptions
+      ) {
+        const settings = env.settings
         const config = yield* store.config.get()
 
         // ---- source ----
@@ -664,7 +755,7 @@ export class Quotes extends Context.Service<
         const platform = yield* Effect.fromResult(
           platformFeeFor(sendingCode, receivingCode, config, request.platformFeeOverride)
         )
-        const { rate } = yield* rateFor(sendingCode, receivingCode)
+        const { rate, multiplier } = yield* rateAt(sendingCode, receivingCode, env)
         const fees = feeScheduleFor(sendingCode, receivingCode, settings.serviceFeeBps, platform)
         const pricing = yield* Effect.fromResult(
           priceQuote({
@@ -688,7 +779,7 @@ export class Quotes extends Context.Service<
         // ---- records ----
         const id = yield* ids.make("Quote")
         const transactionId = yield* ids.make("Transaction")
-        const now = yield* nowIso
+        const now = isoOf(env.nowMs)
         const reference = paymentReference(transactionId)
         let paymentInstructions: ReadonlyArray<PaymentInstructions> = []
         if (source.sourceType === "REALTIME_FUNDING") {
@@ -713,7 +804,7 @@ export class Quotes extends Context.Service<
           id,
           status: "PENDING",
           createdAt: now,
-          expiresAt: addSeconds(now, settings.quoteLifetimeSeconds),
+          expiresAt: isoAfter(env.nowMs, settings.quoteLifetimeSeconds),
           ...(customer === undefined ? {} : { customerId: customer.id }),
           source,
           destination: quoteDestination,
@@ -732,7 +823,7 @@ export class Quotes extends Context.Service<
           ...(request.purposeOfPayment === undefined ? {} : { purposeOfPayment: request.purposeOfPayment }),
           paymentInstructions,
           rateDetails: {
-            counterpartyMultiplier: BigDecimal.toNumberUnsafe(rate),
+            counterpartyMultiplier: multiplier,
             counterpartyFixedFee: 0,
             serviceApiMultiplier: (10_000 - totalVariableBps) / 10_000,
             serviceApiFixedFee: fees.platformFixed,
@@ -801,24 +892,23 @@ export class Quotes extends Context.Service<
         }
 
         const executed = yield* store.transaction(
-          Effect.gen(function* () {
-            yield* store.quotes.insert(quoteRecord).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.die(e)))
-            yield* store.transactions.insert(record).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.die(e)))
-            yield* emit("OUTGOING_PAYMENT.PENDING", transactionId, transaction)
-            if (request.immediatelyExecute !== true) return false
-            yield* reserveQuote(quoteRecord, record)
-            return true
-          }).pipe(run)
+          createInStore(quoteRecord, record, request.immediatelyExecute === true, now)
         )
-        if (executed) yield* submitTransaction(transactionId).pipe(run)
+        if (executed === undefined) return quote
+        yield* payments.submitTransaction(executed, env.clock)
         return yield* getQuote(id)
       })
+      /** Creates a quote (a unique violation on fresh ids is a bug: a defect). */
+      const createQuote = (request: CreateQuoteRequest, env: CommandEnv, options: CreateOptions = {}) =>
+        createQuoteGen(request, env, options).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.die(e)))
 
-      const getQuote = Effect.fnUntraced(function* (id: string) {
-        const record = yield* store.quotes.get(id)
-        if (record === undefined) return yield* Effect.fail(quoteNotFound(id))
-        return record.quote
-      })
+      const getQuote = (id: string): Effect.Effect<Quote, NotFound | StoreError> =>
+        Effect.flatMap(store.quotes.get(id), (record) =>
+          record === undefined ? Effect.fail(quoteNotFound(id)) : Effect.succeed(record.quote)
+        )
+
+      const executeQuote = (id: string, env: CommandEnv) =>
+        Effect.flatMap(payments.executeQuote(id, env.clock), () => getQuote(id))
 
       /** The sender's currency for receiver lookups: the customer's first currency, else the platform's, else USD. */
       const senderCurrency = Effect.fnUntraced(function* (
@@ -938,52 +1028,38 @@ export class Quotes extends Context.Service<
         } satisfies UmaLookup
       })
 
-      return Quotes.of({
-        create: Effect.fn("Quotes.create")(function* (request: CreateQuoteRequest) {
-          return yield* createQuote(request)
-        }, run),
-        get: Effect.fn("Quotes.get")(function* (id: string) {
-          return yield* getQuote(id)
-        }, run),
-        execute: Effect.fn("Quotes.execute")(function* (id: string) {
-          yield* executeQuote(id)
-          return yield* getQuote(id)
-        }, run),
-        exchangeRates: Effect.fn("Quotes.exchangeRates")(function* (query: ExchangeRatesQuery) {
-          return yield* exchangeRates(query)
-        }, run),
-        lookupExternalAccount: Effect.fn("Quotes.lookupExternalAccount")(function* (
-          accountId: string,
-          query?: ReceiverLookupQuery
-        ) {
-          return yield* lookupExternalAccount(accountId, query)
-        }, run),
-        lookupUma: Effect.fn("Quotes.lookupUma")(function* (address: string, query?: ReceiverLookupQuery) {
-          return yield* lookupUma(address, query)
-        }, run),
-        transferOut: Effect.fn("Quotes.transferOut")(function* (request: TransferOutRequest) {
-          const quote = yield* createQuote(
-            {
-              source: { sourceType: "ACCOUNT", accountId: request.source.accountId },
-              destination: {
-                destinationType: "ACCOUNT",
-                accountId: request.destination.accountId,
-                ...(request.destination.paymentRail === undefined
-                  ? {}
-                  : { paymentRail: request.destination.paymentRail })
-              },
-              lockedCurrencySide: "SENDING",
-              lockedCurrencyAmount: request.amount,
-              immediatelyExecute: true,
-              ...(request.remittanceInformation === undefined
-                ? {}
-                : { remittanceInformation: request.remittanceInformation }),
-              ...(request.purposeOfPayment === undefined ? {} : { purposeOfPayment: request.purposeOfPayment })
+      const transferOut = Effect.fnUntraced(function* (request: TransferOutRequest, env: CommandEnv) {
+        const quote = yield* createQuote(
+          {
+            source: { sourceType: "ACCOUNT", accountId: request.source.accountId },
+            destination: {
+              destinationType: "ACCOUNT",
+              accountId: request.destination.accountId,
+              ...(request.destination.paymentRail === undefined ? {} : { paymentRail: request.destination.paymentRail })
             },
-            { sameCurrencyOnly: true }
-          )
-          return yield* getTransaction(quote.transactionId)
-        }, run)
+            lockedCurrencySide: "SENDING",
+            lockedCurrencyAmount: request.amount,
+            immediatelyExecute: true,
+            ...(request.remittanceInformation === undefined
+              ? {}
+              : { remittanceInformation: request.remittanceInformation }),
+            ...(request.purposeOfPayment === undefined ? {} : { purposeOfPayment: request.purposeOfPayment })
+          },
+          env,
+          { sameCurrencyOnly: true }
+        )
+        return yield* payments.getTransaction(quote.transactionId)
+      })
+
+      return Quotes.of({
+        create: (request) => command("Quotes.create", (env) => createQuote(request, env)),
+        get: (id) => traced("Quotes.get", getQuote(id)),
+        execute: (id) => command("Quotes.execute", (env) => executeQuote(id, env)),
+        exchangeRates: (query) => traced("Quotes.exchangeRates", exchangeRates(query)),
+        lookupExternalAccount: (accountId, query) =>
+          traced("Quotes.lookupExternalAccount", lookupExternalAccount(accountId, query)),
+        lookupUma: (address, query) => traced("Quotes.lookupUma", lookupUma(address, query)),
+        transferOut: (request) => command("Quotes.transferOut", (env) => transferOut(request, env))
       })
     })
   )

@@ -43,10 +43,18 @@ export type CurrencyCode = typeof CurrencyCode.Type
 export const currencyKind = (code: string): CurrencyKind => byCode.get(code)?.kind ?? "FIAT"
 
 /** The public `Currency` object for a known code (validated at the edge, so it exists). */
+/** One shared, frozen `Currency` per code (every quote and amount refers to one; nothing mutates them). */
+const currencies = new Map<string, Currency>()
+
 export const currency = (code: string): Currency => {
-  const entry = byCode.get(code)
-  if (entry === undefined) throw new Error(`unknown currency ${code}`)
-  return { code: entry.code, name: entry.name, symbol: entry.symbol, decimals: entry.decimals }
+  let found = currencies.get(code)
+  if (found === undefined) {
+    const entry = byCode.get(code)
+    if (entry === undefined) throw new Error(`unknown currency ${code}`)
+    found = Object.freeze({ code: entry.code, name: entry.name, symbol: entry.symbol, decimals: entry.decimals })
+    currencies.set(code, found)
+  }
+  return found
 }
 
 export const isKnownCurrency = (code: string): boolean => byCode.has(code)

@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import { Clock, Context, Effect } from "effect"
 
 /** Knobs an embedding application sets once; defaults suit the sandbox server. */
 export interface EngineSettings {
@@ -32,4 +32,19 @@ export const defaultEngineSettings: EngineSettings = {
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {
   defaultValue: () => defaultEngineSettings
+})
+
+/** What a command reads from its fiber once: the clock's instant and the engine settings. */
+export interface CommandEnv {
+  /** The fiber's clock: later readings in the command cost no run-loop step. */
+  readonly clock: Clock.Clock
+  /** The clock's reading at the start of the command. */
+  readonly nowMs: number
+  readonly settings: EngineSettings
+}
+
+/** The fiber's clock, its reading and `EngineConfig` in one run-loop step (instead of one each). */
+export const commandEnv: Effect.Effect<CommandEnv> = Effect.withFiber((fiber) => {
+  const clock = fiber.getRef(Clock.Clock)
+  return Effect.succeed({ clock, nowMs: clock.currentTimeMillisUnsafe(), settings: fiber.getRef(EngineConfig) })
 })

@@ -62,7 +62,13 @@ export interface IdOf {
   Lookup: LookupId
 }
 
-const hex = (n: number, width: number): string => n.toString(16).padStart(width, "0")
+const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
+const HEX1 = "0123456789abcdef"
+/** 32 bits as 8 hex digits. */
+const hex8 = (n: number): string =>
+  HEX2[(n >>> 24) & 0xff]! + HEX2[(n >>> 16) & 0xff]! + HEX2[(n >>> 8) & 0xff]! + HEX2[n & 0xff]!
+/** 16 bits as 4 hex digits. */
+const hex4 = (n: number): string => HEX2[(n >>> 8) & 0xff]! + HEX2[n & 0xff]!
 
 /**
  * A monotonic UUID v7 generator: 48-bit millisecond time, then a 74-bit counter seeded
@@ -73,6 +79,8 @@ export const makeUuidV7 = (random: () => number) => {
   let lastMs = -1
   let counterHi = 0 // 12 bits (rand_a)
   let counterLo = 0 // 30 bits of rand_b kept as a counter, the rest random
+  let prefixMs = Number.NaN
+  let prefix = "" // `tttttttt-tttt-7` of `prefixMs`
   return (nowMs: number): string => {
     if (nowMs > lastMs) {
       lastMs = nowMs
@@ -91,9 +99,12 @@ export const makeUuidV7 = (random: () => number) => {
       }
     }
     const ms = lastMs
-    const timeHex = hex(Math.floor(ms / 0x10000), 8) + hex(ms % 0x10000, 4)
+    if (ms !== prefixMs) {
+      prefixMs = ms
+      prefix = `${hex8(Math.floor(ms / 0x10000))}-${hex4(ms % 0x10000)}-7`
+    }
     const variantHi = 0x8000 | (counterLo >>> 16) // 10xx + top 14 bits of the counter
-    const tail = hex(counterLo & 0xffff, 4) + hex(Math.floor(random() * 0x100000000), 8)
-    return `${timeHex.slice(0, 8)}-${timeHex.slice(8, 12)}-7${hex(counterHi, 3)}-${hex(variantHi, 4)}-${tail}`
+    const tail = hex4(counterLo & 0xffff) + hex8(Math.floor(random() * 0x100000000))
+    return `${prefix}${HEX2[counterHi >>> 4]}${HEX1[counterHi & 0xf]}-${hex4(variantHi)}-${tail}`
   }
 }

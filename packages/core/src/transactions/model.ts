@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { PaymentRail } from "../accounts/model.ts"
+import { PurposeOfPayment } from "../quotes/model.ts"
 import { CurrencyCode } from "../shared/currency.ts"
 import { CustomerId, ExternalAccountId, InternalAccountId, QuoteId, TransactionId } from "../shared/ids.ts"
 import { Amount, PositiveMinorUnits } from "../shared/money.ts"
@@ -107,6 +108,11 @@ export interface TransactionRecord {
   readonly dueAt?: string | undefined
   /** Retryable rail errors so far (submission or polling); the worker gives up after a bound. */
   readonly attempts?: number | undefined
+  /**
+   * When the worker stopped retrying a rail that kept failing retryably (see `MAX_POLL_ATTEMPTS` in
+   * service.ts): the row keeps its state and holds and has no `dueAt`; an operator looks at it.
+   */
+  readonly stalledAt?: string | undefined
 }
 
 // ---- deprecated same-currency transfers and sandbox helpers ----
@@ -117,24 +123,7 @@ export const TransferOutRequest = Schema.Struct({
   destination: Schema.Struct({ accountId: ExternalAccountId, paymentRail: Schema.optionalKey(PaymentRail) }),
   amount: PositiveMinorUnits,
   remittanceInformation: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(80))),
-  purposeOfPayment: Schema.optionalKey(
-    Schema.Literals([
-      "GIFT",
-      "SELF",
-      "GOODS_OR_SERVICES",
-      "EDUCATION",
-      "HEALTH_OR_MEDICAL",
-      "REAL_ESTATE_PURCHASE",
-      "TAX_PAYMENT",
-      "LOAN_PAYMENT",
-      "UTILITY_BILL",
-      "DONATION",
-      "TRAVEL",
-      "FAMILY_SUPPORT",
-      "SALARY_PAYMENT",
-      "OTHER"
-    ])
-  )
+  purposeOfPayment: Schema.optionalKey(PurposeOfPayment)
 })
 export type TransferOutRequest = typeof TransferOutRequest.Type
 

@@ -2,14 +2,52 @@ import { p256 } from "@noble/curves/nist.js"
 import { hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Config, Context, Duration, Effect, Layer, Option, Random, Redacted, Schedule } from "effect"
 import { Ids } from "../ports/ids.ts"
-import { type OutboxFilter, Store } from "../ports/store.ts"
+import { type NewOutboxRecord, type OutboxFilter, Store } from "../ports/store.ts"
 import { type TransportResponse, WebhookTransport } from "../ports/webhook-transport.ts"
 import { EngineConfig, type EngineSettings } from "../shared/engine-config.ts"
 import type { Conflict, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import type { WebhookId } from "../shared/ids.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import { addSeconds, nowIso } from "../shared/time.ts"
 import { webhookDeliveryError, webhookEndpointNotSet, webhookNotDead, webhookNotFound } from "./errors.ts"
 import type { DeliveryAttempt, OutboxRecord } from "./model.ts"
+
+/** The outbox row of a new event: the exact JSON body `{id, type, timestamp, data}`; the store numbers it. */
+export const newEvent = (
+  id: WebhookId,
+  type: string,
+  subject: string,
+  timestamp: string,
+  data: unknown
+): NewOutboxRecord => ({
+  id,
+  type,
+  subject,
+  createdAt: timestamp,
+  body: JSON.stringify({ id, type, timestamp, data }),
+  status: "PENDING",
+  attempts: [],
+  nextAttemptAt: timestamp
+})
+
+/**
+ * `emit` for the events of one change, as a plain generator over ports the caller already holds:
+ * `yield*` it inside an `Effect.gen` (inside the change's store transaction) and it costs one id per
+ * event and one store call, with the command's timestamp.
+ */
+export function* emitSteps(
+  store: Pick<Store["Service"], "outbox">,
+  ids: Ids["Service"],
+  types: ReadonlyArray<string>,
+  subject: string,
+  data: unknown,
+  timestamp: string
+): Generator<Effect.Effect<unknown, StoreError>, void, any> {
+  if (types.length === 0) return
+  const events: Array<NewOutboxRecord> = []
+  for (const type of types) events.push(newEvent(yield* ids.make("Webhook"), type, subject, timestamp, data))
+  yield* store.outbox.appendEvents(events)
+}
 
 /**
  * Writes a domain event into the outbox. Call it inside the `Store.transaction` of the change
@@ -19,23 +57,8 @@ import type { DeliveryAttempt, OutboxRecord } from "./model.ts"
 export const emit = Effect.fnUntraced(function* (type: string, subject: string, data: unknown) {
   const store = yield* Store
   const ids = yield* Ids
-  const id = yield* ids.make("Webhook")
   const timestamp = yield* nowIso
-  const sequence = yield* store.outbox.nextSequence(subject)
-  const body = JSON.stringify({ id, type, timestamp, data })
-  yield* store.outbox.append([
-    {
-      id,
-      type,
-      subject,
-      sequence,
-      createdAt: timestamp,
-      body,
-      status: "PENDING",
-      attempts: [],
-      nextAttemptAt: timestamp
-    }
-  ])
+  yield* emitSteps(store, ids, [type], subject, data, timestamp)
 })
 
 // =============================================================================
