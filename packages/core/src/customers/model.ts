@@ -261,14 +261,8 @@ export const CreateBusinessRequest = Schema.Struct({
 export const CreateCustomerRequest = Schema.Union([CreateIndividualRequest, CreateBusinessRequest])
 export type CreateCustomerRequest = typeof CreateCustomerRequest.Type
 
-const updateCommon = {
-  platformCustomerId: Schema.optionalKey(boundedString(255)),
-  region: Schema.optionalKey(CountryCode),
-  currencies: Schema.optionalKey(Schema.Array(CurrencyCode)),
-  email: Schema.optionalKey(Email),
-  phoneNumber: Schema.optionalKey(PhoneNumber),
-  endUserTermsConsent: Schema.optionalKey(EndUserTermsConsent)
-}
+// The UMA address is chosen once, at creation; everything else common can change.
+const { umaAddress: _umaAddress, ...updateCommon } = createCommon
 export const UpdateIndividualRequest = Schema.Struct({
   customerType: Schema.Literal("INDIVIDUAL"),
   ...updateCommon,
