@@ -1,49 +1,5 @@
+export { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./accounts/errors.ts"
 export * from "./accounts/model.ts"
-export * from "./customers/model.ts"
-export * from "./ledger/model.ts"
-export * from "./platform/model.ts"
-export * from "./ports/directory.ts"
-export * from "./ports/fx.ts"
-export * from "./ports/ids.ts"
-export * from "./ports/notifier.ts"
-export * from "./ports/rail.ts"
-export * from "./ports/store.ts"
-export * from "./ports/webhook-transport.ts"
-export * from "./quotes/model.ts"
-export * from "./shared/currency.ts"
-export * from "./shared/engine-config.ts"
-export * from "./shared/errors.ts"
-export * from "./shared/ids.ts"
-export * from "./shared/machine.ts"
-export * from "./shared/money.ts"
-export * from "./shared/paging.ts"
-export * from "./shared/schemas.ts"
-export * from "./transactions/model.ts"
-export * from "./webhooks/model.ts"
-export * from "./shared/time.ts"
-export * from "./webhooks/service.ts"
-export * from "./shared/validation.ts"
-export * from "./webhooks/errors.ts"
-export * from "./idempotency/model.ts"
-export * from "./idempotency/service.ts"
-export * from "./idempotency/errors.ts"
-export {
-  CREDENTIAL_CACHE_TTL_MS,
-  DEFAULT_SUPPORTED_CURRENCIES,
-  DEFAULT_UMA_DOMAIN,
-  Discoveries,
-  type GivenCredentials,
-  PlatformConfigService,
-  Tokens
-} from "./platform/service.ts"
-export { tokenNotFound } from "./platform/errors.ts"
-export { Customers } from "./customers/service.ts"
-export {
-  customerDeleted,
-  platformCustomerIdTaken,
-  termsVersionNotFound,
-  umaAddressTaken
-} from "./customers/errors.ts"
 export {
   Accounts,
   accountIdentity,
@@ -52,7 +8,20 @@ export {
   variantCurrencies,
   variantRails
 } from "./accounts/service.ts"
-export { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./accounts/errors.ts"
+export {
+  customerDeleted,
+  platformCustomerIdTaken,
+  termsVersionNotFound,
+  umaAddressTaken
+} from "./customers/errors.ts"
+export * from "./customers/model.ts"
+export { Customers } from "./customers/service.ts"
+export * from "./engine.ts"
+export * from "./idempotency/errors.ts"
+export * from "./idempotency/model.ts"
+export * from "./idempotency/service.ts"
+export { insufficientFunds, type LedgerError } from "./ledger/errors.ts"
+export * from "./ledger/model.ts"
 export {
   type AccountBalance,
   balanceOf,
@@ -64,8 +33,35 @@ export {
   reversed as reversedLegs,
   transfersOf
 } from "./ledger/service.ts"
-export { insufficientFunds, type LedgerError } from "./ledger/errors.ts"
+export { tokenNotFound } from "./platform/errors.ts"
+export * from "./platform/model.ts"
+export {
+  CREDENTIAL_CACHE_TTL_MS,
+  DEFAULT_SUPPORTED_CURRENCIES,
+  DEFAULT_UMA_DOMAIN,
+  Discoveries,
+  type GivenCredentials,
+  PlatformConfigService,
+  Tokens
+} from "./platform/service.ts"
+export * from "./ports/directory.ts"
+export * from "./ports/fx.ts"
+export * from "./ports/ids.ts"
+export * from "./ports/notifier.ts"
+export * from "./ports/rail.ts"
+export * from "./ports/store.ts"
+export * from "./ports/webhook-transport.ts"
+export {
+  type QuoteError,
+  quoteAlreadyExecuted,
+  quoteExpired,
+  quoteNotExecutable,
+  quoteNotFound,
+  quoteRequestFailed,
+  umaNotFound
+} from "./quotes/errors.ts"
 export { type QuoteEvent, type QuoteState, quoteMachine } from "./quotes/machine.ts"
+export * from "./quotes/model.ts"
 export {
   DEFAULT_RAIL,
   decimalString,
@@ -87,15 +83,17 @@ export {
   REALTIME_FUNDING_CURRENCIES,
   UMA_RAIL
 } from "./quotes/service.ts"
-export {
-  type QuoteError,
-  quoteAlreadyExecuted,
-  quoteExpired,
-  quoteNotExecutable,
-  quoteNotFound,
-  quoteRequestFailed,
-  umaNotFound
-} from "./quotes/errors.ts"
+export * from "./shared/currency.ts"
+export * from "./shared/engine-config.ts"
+export * from "./shared/errors.ts"
+export * from "./shared/ids.ts"
+export * from "./shared/machine.ts"
+export * from "./shared/money.ts"
+export * from "./shared/paging.ts"
+export * from "./shared/schemas.ts"
+export * from "./shared/time.ts"
+export * from "./shared/validation.ts"
+export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
 export {
   type IncomingEvent,
   type IncomingState,
@@ -106,6 +104,7 @@ export {
   outgoingPaymentMachine,
   outgoingStatus
 } from "./transactions/machine.ts"
+export * from "./transactions/model.ts"
 export {
   dailyVolumeKey,
   MAX_POLL_ATTEMPTS,
@@ -119,5 +118,6 @@ export {
   Transactions,
   type TransactionsError
 } from "./transactions/service.ts"
-export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
-export * from "./engine.ts"
+export * from "./webhooks/errors.ts"
+export * from "./webhooks/model.ts"
+export * from "./webhooks/service.ts"

@@ -28,6 +28,16 @@ describe("isoOf", () => {
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 8.64e15 + 1]) expect(() => isoOf(bad)).toThrow(RangeError)
   })
 
+  it("gives the same text when an instant is formatted again (the last one is remembered)", () => {
+    const instants = [0, 0, -0, 1.9, 1, 1, 86_400_000, 0, Date.parse("2026-03-02T12:00:00.000Z"), 86_400_000]
+    for (const ms of instants) {
+      expect(isoOf(ms)).toBe(new Date(ms).toISOString())
+      expect(isoOf(ms)).toBe(new Date(ms).toISOString())
+    }
+    expect(() => isoOf(Number.NaN)).toThrow(RangeError)
+    expect(() => isoOf(Number.NaN)).toThrow(RangeError)
+  })
+
   it("adds seconds to ISO instants and epoch milliseconds", () => {
     expect(addSeconds("2026-03-02T23:59:30.000Z", 45)).toBe("2026-03-03T00:00:15.000Z")
     expect(isoAfter(Date.parse("2026-03-02T12:00:00.000Z"), 0.0004)).toBe("2026-03-02T12:00:00.000Z")

@@ -84,7 +84,11 @@ describe("decodeAll", () => {
   it("describes failed transformations, unions and custom messages", () => {
     const failure = errorsOf({ ...valid, birthDate: "yesterday", customerId: "x", nickname: 3, code: "abc" })
     expect(failure.errors).toEqual([
-      { field: "birthDate", constraint: { format: "DateTime.Utc" }, message: "Expected a valid UTC DateTime string, got \"yesterday\"" },
+      {
+        field: "birthDate",
+        constraint: { format: "DateTime.Utc" },
+        message: 'Expected a valid UTC DateTime string, got "yesterday"'
+      },
       {
         field: "customerId",
         constraint: { pattern: `cus_\${string}` },
@@ -98,7 +102,7 @@ describe("decodeAll", () => {
   it("names a failure of the whole value after the base path", () => {
     const failure = decodeAll(Schema.toCodecJson(Payload), ["body"])("nope")
     expect(Result.isFailure(failure) && failure.failure.errors).toEqual([
-      { field: "body", constraint: { type: "object" }, message: "Expected object, got \"nope\"" }
+      { field: "body", constraint: { type: "object" }, message: 'Expected object, got "nope"' }
     ])
   })
 })

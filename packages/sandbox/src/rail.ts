@@ -177,7 +177,16 @@ const scaledMs = (seconds: number, speedUp: number): number => Math.max(0, Math.
 const dueAtMs = (s: Submission): number =>
   s.submittedAtMs + scaledMs(s.outcome === "003" ? LONG_PAYMENT_SECONDS : SETTLEMENT_SECONDS[s.rail], s.speedUp)
 
-const iso = (ms: number): string => new Date(ms).toISOString()
+// The instant last formatted (a settlement pass asks about many payouts due at the same instant).
+let lastIsoMs = Number.NaN
+let lastIso = ""
+const iso = (ms: number): string => {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString()
+    lastIsoMs = ms
+  }
+  return lastIso
+}
 
 /** The status of a submission at `nowMs`: a pure function of the submission and the clock. */
 export const statusAt = (s: Submission, nowMs: number): PayoutStatus => {
@@ -213,7 +222,6 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
     throw new RangeError(`SandboxRail: speedUp must be a positive finite number, got ${speedUp}`)
   }
   return Layer.sync(Rail, () => {
-    const submitted = new Map<string, Submission & { readonly payout: Payout }>()
     return Rail.of({
       submit: (payout) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
@@ -224,14 +232,14 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
             speedUp,
             transactionId: payout.transactionId
           }
+          // Nothing is kept: the reference carries everything `status` needs (a map of every submission
+          // grew for the life of the rail and cost more to fill than decoding the reference costs).
           const reference = encodeReference(submission)
-          submitted.set(reference, { ...submission, payout })
           return { reference, expectedSettlementAt: iso(dueAtMs(submission)) }
         }),
       status: (reference) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          // After a restart the map is empty: the reference itself carries everything.
-          const submission = submitted.get(reference) ?? decodeReference(reference)
+          const submission = decodeReference(reference)
           return submission === undefined
             ? Effect.fail(unknownReference(reference))
             : Effect.succeed(statusAt(submission, now))

@@ -76,6 +76,74 @@ const makeKeyHeap = () => {
   return { push, popUntil }
 }
 
+/** Entries per chunk of a `ChunkedMap` (the chunk being written stays small enough to be cache-friendly). */
+const CHUNK_SIZE = 1024
+
+/**
+ * A string-keyed map for keys that mostly arrive in increasing order (time-ordered ids, and keys derived
+ * from them), split into chunks of consecutive key ranges. One large `Map` costs several hundred ns per
+ * insert once it holds a few hundred thousand entries (every insert misses the cache in a large table that
+ * keeps being rehashed and lives in the old generation); here inserts go to the small newest chunk. A key
+ * belongs to the last chunk whose first key is at or before it (the first chunk for smaller keys), so a
+ * lookup is a binary search over the chunks' first keys and one small `Map` lookup. Any key order is
+ * correct; a new chunk is started only by a key above every key so far, so chunk ranges never overlap.
+ */
+export class ChunkedMap<V> {
+  private readonly chunkSize: number
+  private readonly chunks: Array<Map<string, V>> = [new Map()]
+  /** The first key of each chunk (the first chunk's is unused: smaller keys go there too). */
+  private readonly firsts: Array<string> = [""]
+  /** The largest key ever set (new chunks start above it). */
+  private max: string | undefined = undefined
+
+  constructor(chunkSize: number = CHUNK_SIZE) {
+    this.chunkSize = chunkSize
+  }
+
+  private chunkOf(key: string): Map<string, V> {
+    const firsts = this.firsts
+    const n = firsts.length
+    // Usually the newest chunk.
+    if (n === 1 || firsts[n - 1]! <= key) return this.chunks[n - 1]!
+    let lo = 1
+    let hi = n - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (firsts[mid]! <= key) lo = mid + 1
+      else hi = mid
+    }
+    // lo: the first chunk whose first key is above `key`.
+    return this.chunks[lo - 1]!
+  }
+
+  get(key: string): V | undefined {
+    return this.chunkOf(key).get(key)
+  }
+
+  has(key: string): boolean {
+    return this.chunkOf(key).has(key)
+  }
+
+  set(key: string, value: V): void {
+    if (this.max === undefined || key > this.max) {
+      const last = this.chunks[this.chunks.length - 1]!
+      if (last.size >= this.chunkSize) {
+        const chunk = new Map<string, V>([[key, value]])
+        this.chunks.push(chunk)
+        this.firsts.push(key)
+        this.max = key
+        return
+      }
+      this.max = key
+    }
+    this.chunkOf(key).set(key, value)
+  }
+
+  delete(key: string): boolean {
+    return this.chunkOf(key).delete(key)
+  }
+}
+
 const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViolation", index })
 
 /**
@@ -103,19 +171,24 @@ export const makeMemoryStore = Effect.sync(() => {
     // Each row lives in a slot: an update replaces the slot's row without touching the (large) map, and
     // the slot last looked up is remembered, so a read-then-update (getForUpdate, then update) finds it
     // without a second map lookup.
-    const slots = new Map<string, { row: T }>()
-    let recent: { readonly id: string; readonly slot: { row: T } } | undefined
+    const slots = new ChunkedMap<{ row: T }>()
+    // (Two variables rather than an `{ id, slot }` pair: no allocation per lookup.)
+    let recentId: string | undefined
+    let recentSlot: { row: T } | undefined
     const slotOf = (id: string): { row: T } | undefined => {
-      if (recent !== undefined && recent.id === id) return recent.slot
+      if (recentId === id) return recentSlot
       const slot = slots.get(id)
-      if (slot !== undefined) recent = { id, slot }
+      if (slot !== undefined) {
+        recentId = id
+        recentSlot = slot
+      }
       return slot
     }
     const byId = { get: (id: string): T | undefined => slotOf(id)?.row }
-    const indexes = new Map<string, Map<string, string>>()
+    const indexes = new Map<string, ChunkedMap<string>>()
     // Each unique key once: its name, how a row gives its value, and the value → id map.
     const uniques = Object.entries(spec.unique ?? {}).map(([name, key]) => {
-      const index = new Map<string, string>()
+      const index = new ChunkedMap<string>()
       indexes.set(name, index)
       return { name, key, index }
     })
@@ -211,12 +284,16 @@ export const makeMemoryStore = Effect.sync(() => {
         else ids.splice(position(row.id), 0, row.id)
         const slot = { row }
         slots.set(row.id, slot)
-        recent = { id: row.id, slot }
+        recentId = row.id
+        recentSlot = slot
         remember(() => {
           if (ids[ids.length - 1] === row.id) ids.pop()
           else ids.splice(position(row.id), 1)
           slots.delete(row.id)
-          if (recent?.slot === slot) recent = undefined
+          if (recentSlot === slot) {
+            recentId = undefined
+            recentSlot = undefined
+          }
           reindex(row, undefined)
           indexDue(undefined, row)
         })
@@ -374,7 +451,7 @@ export const makeMemoryStore = Effect.sync(() => {
   // Transfers per reference, in recording order. A transfer id is `<reference>#<n>` by the ledger's
   // convention, so resolving one by id finds it through its reference (no map of every transfer);
   // an id of another form is mapped to its reference in `otherIds`.
-  const transfersByReference = new Map<string, Array<LedgerTransfer>>()
+  const transfersByReference = new ChunkedMap<Array<LedgerTransfer>>()
   const otherIds = new Map<string, string>()
 
   const isConventional = (t: LedgerTransfer): boolean =>
@@ -485,7 +562,7 @@ export const makeMemoryStore = Effect.sync(() => {
       bound: () => undefined
     }
   })
-  const sequences = new Map<string, number>()
+  const sequences = new ChunkedMap<number>()
   const nextSequence = (subject: string): number => {
     const before = sequences.get(subject)
     const next = (before ?? 0) + 1
@@ -595,6 +672,18 @@ export const makeMemoryStore = Effect.sync(() => {
     })
   })
 
+  // The context marked as inside, for the last context seen outside: a fiber runs its commands with one
+  // context, so consecutive transactions reuse the marked one (contexts are immutable) instead of adding anew.
+  let lastOutside: Context.Context<never> | undefined
+  let lastInside: Context.Context<never> | undefined
+  const insideOf = (outside: Context.Context<never>): Context.Context<never> => {
+    if (outside !== lastOutside) {
+      lastOutside = outside
+      lastInside = Context.add(outside, InTransaction, true)
+    }
+    return lastInside!
+  }
+
   const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
     Effect.withFiber((fiber) => {
       // Nested (in this fiber or one it forked inside the transaction): join the outer transaction.
@@ -608,7 +697,7 @@ export const makeMemoryStore = Effect.sync(() => {
         undo = log
         // Mark the fiber (and the fibers it forks) as inside, as `provideService` would, without its extra steps.
         outside = fiber.context
-        fiber.setContext(Context.add(outside, InTransaction, true))
+        fiber.setContext(insideOf(outside))
         return effect
       })
       // The finalizer is registered before the lock is taken, so an interruption at any point releases it.

@@ -94,7 +94,13 @@ export const EddFields = {
     Schema.Literals(["COUNT_UNDER_10", "COUNT_10_TO_100", "COUNT_100_TO_500", "COUNT_500_TO_1000", "COUNT_OVER_1000"])
   ),
   expectedMonthlyTransactionVolume: Schema.optionalKey(
-    Schema.Literals(["VOLUME_UNDER_10K", "VOLUME_10K_TO_100K", "VOLUME_100K_TO_1M", "VOLUME_1M_TO_10M", "VOLUME_OVER_10M"])
+    Schema.Literals([
+      "VOLUME_UNDER_10K",
+      "VOLUME_10K_TO_100K",
+      "VOLUME_100K_TO_1M",
+      "VOLUME_1M_TO_10M",
+      "VOLUME_OVER_10M"
+    ])
   ),
   annualIncomeRange: Schema.optionalKey(
     Schema.Literals(["UNDER_50K", "RANGE_50K_100K", "RANGE_100K_250K", "RANGE_250K_1M", "OVER_1M"])
@@ -169,7 +175,9 @@ const businessInfoFields = {
   expectedMonthlyTransactionCount: Schema.optionalKey(EddFields.expectedMonthlyTransactionCount.schema),
   expectedMonthlyTransactionVolume: Schema.optionalKey(EddFields.expectedMonthlyTransactionVolume.schema),
   expectedRecipientJurisdictions: Schema.optionalKey(Schema.Array(CountryCode)),
-  naicsCode: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^\d{2,6}$/, { expected: "a NAICS code (2-6 digits)" }))),
+  naicsCode: Schema.optionalKey(
+    Schema.String.check(Schema.isPattern(/^\d{2,6}$/, { expected: "a NAICS code (2-6 digits)" }))
+  ),
   sourceOfFundsCategories: Schema.optionalKey(
     Schema.Array(
       Schema.Literals([

@@ -8,7 +8,9 @@ export type SortOrder = typeof SortOrder.Type
 
 /** `limit` 1-100 (default 20), opaque `cursor` from the previous page, `sortOrder` (default newest first). */
 export const PageQueryFields = {
-  limit: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: MAX_PAGE_SIZE }))),
+  limit: Schema.optionalKey(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: MAX_PAGE_SIZE }))
+  ),
   cursor: Schema.optionalKey(Schema.String),
   sortOrder: Schema.optionalKey(SortOrder)
 }
@@ -63,5 +65,7 @@ export const toPage = <A extends { readonly id: string }>(
   const hasMore = rows.length > limit
   const data = hasMore ? rows.slice(0, limit) : rows
   const last = data[data.length - 1]
-  return hasMore && last !== undefined ? { data, hasMore, totalCount, nextCursor: encodeCursor(last.id) } : { data, hasMore, totalCount }
+  return hasMore && last !== undefined
+    ? { data, hasMore, totalCount, nextCursor: encodeCursor(last.id) }
+    : { data, hasMore, totalCount }
 }

@@ -2,7 +2,9 @@ import { Schema } from "effect"
 
 /** ISO 8601 date-time as it travels on the wire; the core keeps it as a string so encoding is free. */
 export const DateTimeString = Schema.String.check(
-  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, { expected: "an ISO 8601 date-time" })
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, {
+    expected: "an ISO 8601 date-time"
+  })
 )
 /** `YYYY-MM-DD`. */
 export const DateString = Schema.String.check(
@@ -22,7 +24,9 @@ export const Email = Schema.String.check(
 )
 /** An UMA address `$name@domain`. */
 export const UmaAddress = Schema.String.check(
-  Schema.isPattern(/^\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$/, { expected: "an UMA address ($name@domain)" })
+  Schema.isPattern(/^\$[a-zA-Z0-9._+-]{1,64}@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}$/, {
+    expected: "an UMA address ($name@domain)"
+  })
 )
 export const NonEmptyString = Schema.String.check(Schema.isMinLength(1))
 export const boundedString = (max: number) => Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(max))

@@ -8,10 +8,14 @@ const pad3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"))
 // a few table lookups instead of `new Date(ms).toISOString()` (a command formats many instants).
 let dayStart = Number.NaN
 let dayPrefix = ""
+let lastMs = Number.NaN
+let lastIso = ""
 
 /** `new Date(ms).toISOString()` (same text, same RangeError for an invalid instant), without the Date. */
 export const isoOf = (ms: number): string => {
   const t = Math.trunc(ms)
+  // The instant last formatted: a command (and a batch of them) formats the same instant many times.
+  if (t === lastMs) return lastIso
   if (!(t >= dayStart && t < dayStart + DAY_MS && t <= 8.64e15)) {
     if (!(Math.abs(t) <= 8.64e15)) return new Date(t).toISOString()
     const start = t - (((t % DAY_MS) + DAY_MS) % DAY_MS)
@@ -25,7 +29,9 @@ export const isoOf = (ms: number): string => {
   const minutes = Math.floor(rest / 60_000)
   rest -= minutes * 60_000
   const seconds = Math.floor(rest / 1000)
-  return `${dayPrefix}${pad2[hours]}:${pad2[minutes]}:${pad2[seconds]}.${pad3[rest - seconds * 1000]}Z`
+  lastMs = t
+  lastIso = `${dayPrefix}${pad2[hours]}:${pad2[minutes]}:${pad2[seconds]}.${pad3[rest - seconds * 1000]}Z`
+  return lastIso
 }
 
 /** The Clock's current instant as an ISO 8601 string (tests move it with TestClock). One run-loop step. */
