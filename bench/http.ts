@@ -168,19 +168,72 @@ export const benchHttp = async (options: BenchHttpOptions): Promise<BenchHttpRes
 // -----------------------------------------------------------------------------
 
 /** The baseline: no routing, no validation. */
+// What paycore answers for the benched requests (recorded), so the baseline writes the same bytes:
+// the ratio then measures what paycore adds (routing, auth, validation, pricing, storing, events).
+const customerJson = JSON.stringify({
+  customerType: "INDIVIDUAL",
+  platformCustomerId: "bench-customer",
+  fullName: "Ada Lovelace",
+  email: "ada@example.com",
+  currencies: ["USD", "MXN"],
+  endUserTermsConsent: {
+    acceptedAt: "2026-01-01T00:00:00Z",
+    ipAddress: "203.0.113.7",
+    termsVersion: "2025-10-13",
+    acceptanceMethod: "CHECKBOX"
+  },
+  id: "Customer:01a1fe3a-57b7-77a4-9835-61eadc71022c",
+  umaAddress: "$u01a1fe3a57b777a4983561eadc71022c@sandbox.paycore.dev",
+  contactVerification: { email: "PENDING", phone: "PENDING" },
+  isDeleted: false,
+  createdAt: "2026-11-21T13:09:58.839Z",
+  updatedAt: "2026-11-21T13:09:58.839Z",
+  kycStatus: "UNVERIFIED"
+})
+const quoteJson = JSON.stringify({
+  id: "Quote:01a1fe3a-5e54-75c0-8714-5996cfc7dcb7",
+  status: "PENDING",
+  createdAt: "2026-11-21T13:10:00.530Z",
+  expiresAt: "2026-11-21T13:15:00.530Z",
+  customerId: "Customer:01a1fe3a-57b7-77a4-9835-61eadc71022c",
+  source: { sourceType: "ACCOUNT", accountId: "InternalAccount:01a1fe3a-57b7-77a4-9835-61ebfa901181" },
+  destination: {
+    destinationType: "ACCOUNT",
+    accountId: "ExternalAccount:01a1fe3a-5d64-7630-873d-975a31d6af8c",
+    paymentRail: "SPEI"
+  },
+  sendingCurrency: { code: "USD", name: "United States Dollar", symbol: "$", decimals: 2 },
+  receivingCurrency: { code: "MXN", name: "Mexican Peso", symbol: "$", decimals: 2 },
+  totalSendingAmount: 125000,
+  totalReceivingAmount: 2145468,
+  exchangeRate: 17.2499939698,
+  feesIncluded: 625,
+  platformFeesIncluded: 0,
+  transactionId: "Transaction:01a1fe3a-5e54-75c0-8714-59971d13cbc9",
+  paymentInstructions: [],
+  rateDetails: {
+    counterpartyMultiplier: 17.25,
+    counterpartyFixedFee: 0,
+    serviceApiMultiplier: 0.995,
+    serviceApiFixedFee: 0,
+    serviceApiVariableFeeRate: 0.005,
+    serviceApiVariableFeeAmount: 625
+  }
+})
+
+/** The baseline: no routing, no validation, no work; parses a POST body and answers responses of paycore's size. */
 export const bareListener = (): RequestListener => (req, res) => {
   if (req.method === "GET") {
-    const body = JSON.stringify({ id: "cus_1", name: "Ada Lovelace", country: "US", status: "ACTIVE" })
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-    res.end(body)
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(customerJson) })
+    res.end(customerJson)
     return
   }
   const chunks: Array<Buffer> = []
   req.on("data", (chunk: Buffer) => chunks.push(chunk))
   req.on("end", () => {
-    const body = JSON.stringify(JSON.parse(Buffer.concat(chunks).toString("utf8")))
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
-    res.end(body)
+    JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    res.writeHead(201, { "content-type": "application/json", "content-length": Buffer.byteLength(quoteJson) })
+    res.end(quoteJson)
   })
 }
 

@@ -6,7 +6,7 @@
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
  * 2. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
- *    `node:http` server (JSON echo), each served from a worker thread and loaded by autocannon.
+ *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
  */
 import { benchCore, formatCoreBench } from "./core.ts"
 import { type BenchHttpResult, benchHttp, flag, type RunResult, summarize } from "./http.ts"
@@ -68,7 +68,20 @@ const targets = {
     listener: { module: new URL("./http.ts", here), factory: "bareListener" },
     getPath: "/x",
     postPath: "/x",
-    postBody: JSON.stringify({ id: "q_1", amount: 125_000, currency: "USD", description: "Invoice 1234" })
+    // A request body like paycore's (ids differ; the bare server only parses it).
+    postBody: JSON.stringify({
+      source: { sourceType: "ACCOUNT", accountId: "InternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a5" },
+      destination: {
+        destinationType: "ACCOUNT",
+        accountId: "ExternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a6",
+        paymentRail: "SPEI"
+      },
+      lockedCurrencySide: "SENDING",
+      lockedCurrencyAmount: 125_000,
+      description: "Invoice 1234",
+      remittanceInformation: "INV-1234",
+      purposeOfPayment: "GOODS_OR_SERVICES"
+    })
   },
   paycore: {
     listener: { module: new URL("./paycore-server.ts", here), factory: "paycoreListener" },

@@ -440,8 +440,9 @@ export const makeRequestListener = <
       res.writeHead(status, status === 204 ? undefined : { "content-length": 0 })
       res.end()
     } else {
-      const body = serialize(value)
-      res.writeHead(status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(body) })
+      // One UTF-8 encoding, not a length scan and then an encoding.
+      const body = Buffer.from(serialize(value))
+      res.writeHead(status, { "content-type": JSON_TYPE, "content-length": body.length })
       res.end(body)
     }
   }
