@@ -167,7 +167,7 @@ export const ExchangeRate = Schema.Struct({
   maxSendingAmount: Schema.Int,
   receivingAmount: Schema.Int,
   /** Receiving major units per sending major unit, platform fees included. */
-  exchangeRate: Schema.Number,
+  exchangeRate: Schema.Finite,
   fees: Schema.Struct({ fixed: Schema.Int, total: Schema.Int }),
   updatedAt: DateTimeString
 })

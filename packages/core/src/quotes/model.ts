@@ -104,11 +104,11 @@ export const QuoteStatus = Schema.Literals([
 export type QuoteStatus = typeof QuoteStatus.Type
 
 export const RateDetails = Schema.Struct({
-  counterpartyMultiplier: Schema.Number,
+  counterpartyMultiplier: Schema.Finite,
   counterpartyFixedFee: Schema.Int,
-  serviceApiMultiplier: Schema.Number,
+  serviceApiMultiplier: Schema.Finite,
   serviceApiFixedFee: Schema.Int,
-  serviceApiVariableFeeRate: Schema.Number,
+  serviceApiVariableFeeRate: Schema.Finite,
   serviceApiVariableFeeAmount: Schema.Int
 })
 
@@ -130,7 +130,7 @@ export const Quote = Schema.Struct({
   /** Credited to the destination. */
   totalReceivingAmount: Schema.Int,
   /** Receiving major units per sending major unit, after fees; `1` for same-currency quotes. */
-  exchangeRate: Schema.Number,
+  exchangeRate: Schema.Finite,
   feesIncluded: Schema.Int,
   platformFeesIncluded: Schema.Int,
   transactionId: TransactionId,
@@ -170,7 +170,7 @@ export type ReceiverLookupQuery = typeof ReceiverLookupQuery.Type
 export const CurrencyPreference = Schema.Struct({
   currency: Currency,
   /** Receiving major units per sending major unit (market rate, not locked). */
-  estimatedExchangeRate: Schema.Number,
+  estimatedExchangeRate: Schema.Finite,
   min: Schema.Int,
   max: Schema.Int
 })

@@ -54,7 +54,7 @@ export const Transaction = Schema.Struct({
   platformCustomerId: Schema.optionalKey(Schema.String),
   sentAmount: Amount,
   receivedAmount: Amount,
-  exchangeRate: Schema.optionalKey(Schema.Number),
+  exchangeRate: Schema.optionalKey(Schema.Finite),
   quoteId: Schema.optionalKey(QuoteId),
   description: Schema.optionalKey(Schema.String),
   failureReason: Schema.optionalKey(FailureReason),
