@@ -5,10 +5,9 @@ import {
   Store,
   Tokens,
   Transactions,
-  WebhookDispatcher,
-  type WebhookSigner
+  WebhookDispatcher
 } from "@paycore/core"
-import { Cause, Context, Effect, Layer, Schedule, type Scope } from "effect"
+import { Cause, Context, Effect, Layer, Schedule } from "effect"
 import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
 import { toErrorResponse } from "./errors.ts"
@@ -16,7 +15,7 @@ import { makeHandlers } from "./handlers.ts"
 import { type EndpointInfo, makeRequestListener, parseBasicAuth, type RequestListener } from "./serve.ts"
 
 /** The ports an application provides: a Store, Rail, FxRates, Directory, Notifier, WebhookTransport, WebhookSigner, Ids. */
-export type EnginePorts = Layer.Services<typeof EngineLayer> extends never ? never : Layer.Services<typeof EngineLayer>
+export type EnginePorts = Layer.Services<typeof EngineLayer>
 
 export interface AppOptions {
   /** How often the settlement/expiry worker and the webhook dispatcher run; 0 disables them (tests drive them). */
@@ -103,7 +102,6 @@ export const makeApp = (options: AppOptions = {}) =>
       },
       authenticate,
       authorize,
-      publicEndpoints: [],
       intercept,
       mapError: (error) => toErrorResponse(error),
       onDefect: options.onDefect
@@ -125,5 +123,3 @@ export const makeApp = (options: AppOptions = {}) =>
   })
 
 export type App = Effect.Success<ReturnType<typeof makeApp>>
-export type AppRequirements = Effect.Services<ReturnType<typeof makeApp>> | Scope.Scope
-export type { WebhookSigner }
