@@ -343,7 +343,14 @@ export const makeMemoryStore = Effect.sync(() => {
         }),
       insertNow,
       insert: (row) => Effect.suspend(() => written(insertNow(row))),
-      update: (row) => Effect.suspend(() => written(writeNow(row, slotOf(row.id)))),
+      // Without unique keys an update cannot be refused: one plain step.
+      update:
+        uniques.length === 0
+          ? (row) =>
+              Effect.sync(() => {
+                writeNow(row, slotOf(row.id))
+              })
+          : (row) => Effect.suspend(() => written(writeNow(row, slotOf(row.id)))),
       list: (filter: F, page: PageRequest) =>
         Effect.sync((): Page<T> => {
           const out: Array<T> = []

@@ -15,7 +15,9 @@ export class Ids extends Context.Service<
     const next = makeUuidV7(cryptoRandom())
     return Ids.of({
       make: <T extends keyof IdOf>(type: T) =>
-        Clock.clockWith((clock) => Effect.succeed(`${type}:${next(clock.currentTimeMillisUnsafe())}` as IdOf[T])),
+        Effect.withFiberSucceed(
+          (fiber) => `${type}:${next(fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())}` as IdOf[T]
+        ),
       randomHex: (bytes) => Effect.sync(() => toHex(crypto.getRandomValues(new Uint8Array(bytes))))
     })
   })
@@ -34,7 +36,9 @@ export class Ids extends Context.Service<
       const next = makeUuidV7(random)
       return Ids.of({
         make: <T extends keyof IdOf>(type: T) =>
-          Clock.clockWith((clock) => Effect.succeed(`${type}:${next(clock.currentTimeMillisUnsafe())}` as IdOf[T])),
+          Effect.withFiberSucceed(
+            (fiber) => `${type}:${next(fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())}` as IdOf[T]
+          ),
         randomHex: (bytes) =>
           Effect.sync(() => {
             let out = ""
