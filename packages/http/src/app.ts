@@ -1,12 +1,4 @@
-import {
-  EngineLayer,
-  Idempotency,
-  type Principal,
-  Store,
-  Tokens,
-  Transactions,
-  WebhookDispatcher
-} from "@paycore/core"
+import { EngineLayer, Idempotency, type Principal, Store, Tokens, Transactions, WebhookDispatcher } from "@paycore/core"
 import { Cause, Context, Effect, Layer, Schedule } from "effect"
 import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
