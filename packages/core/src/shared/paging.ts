@@ -38,12 +38,19 @@ export const PageOf = <S extends Schema.Top>(item: S) =>
     nextCursor: Schema.optionalKey(Schema.String)
   })
 
-export const encodeCursor = (lastId: string): string => Buffer.from(lastId, "utf8").toString("base64url")
+// Ids are ASCII, so web `btoa`/`atob` suffice: the core stays free of Node modules.
+export const encodeCursor = (lastId: string): string =>
+  btoa(lastId).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
 
 /** `undefined` when the cursor is not one this engine issued. */
 export const decodeCursor = (cursor: string): string | undefined => {
-  const id = Buffer.from(cursor, "base64url").toString("utf8")
-  return /^[A-Za-z]+:[0-9a-f-]{36}$/.test(id) ? id : undefined
+  if (!/^[A-Za-z0-9_-]*$/.test(cursor)) return undefined
+  try {
+    const id = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"))
+    return /^[A-Za-z]+:[0-9a-f-]{36}$/.test(id) ? id : undefined
+  } catch {
+    return undefined // not base64 at all (e.g. a length that cannot be)
+  }
 }
 
 export const pageRequest = (query: {
