@@ -14,6 +14,7 @@ import { FxRates } from "../src/ports/fx.ts"
 import { Ids } from "../src/ports/ids.ts"
 import { type Payout, type PayoutStatus, Rail, type RailError } from "../src/ports/rail.ts"
 import { Store } from "../src/ports/store.ts"
+import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { incomingPaymentMachine, outgoingPaymentMachine } from "../src/transactions/machine.ts"
 import type { FailureReason, TransactionRecord } from "../src/transactions/model.ts"
@@ -426,3 +427,62 @@ export const advance = (seconds: number) =>
     if (report.errors > 0) return yield* Effect.die(new Error(`${report.errors} worker steps failed`))
     return report
   })
+
+// ---- payment scenarios ----
+
+/** Every failure reason a payout can end with. */
+export const FAILURE_REASONS: ReadonlyArray<FailureReason> = [
+  "QUOTE_EXECUTION_FAILED",
+  "LIMIT_EXCEEDED",
+  "ACCOUNT_CANNOT_RECEIVE",
+  "ACCOUNT_INVALID",
+  "COMPLIANCE_REJECTED"
+]
+
+/**
+ * Starts the clock and seeds a consenting customer with a USD account (funded with `funding` via
+ * the sandbox, unless 0), optionally a EUR account, and a USD and a EUR payee.
+ */
+export const seedPayer = <Eur extends boolean = false>(
+  funding = 100_000,
+  options: { readonly eurAccount?: Eur } = {}
+) =>
+  Effect.gen(function* () {
+    yield* startClock
+    const customer = yield* seedCustomer()
+    const account = yield* seedInternalAccount(customer.id, "USD")
+    const eurAccount = (
+      options.eurAccount === true ? yield* seedInternalAccount(customer.id, "EUR") : undefined
+    ) as Eur extends true ? InternalAccountRecord : undefined
+    const usdPayee = yield* seedExternalAccount(customer.id, "USD")
+    const eurPayee = yield* seedExternalAccount(customer.id, "EUR")
+    if (funding > 0) yield* (yield* Transactions).fundSandbox(account.id, funding)
+    return { customer, account, eurAccount, usdPayee, eurPayee }
+  })
+
+/** A quote request paying `amount` (sending side locked) from an internal account to a payee account. */
+export const payeeQuote = (accountId: string, payeeId: string, amount: number): CreateQuoteRequest => ({
+  source: { sourceType: "ACCOUNT", accountId: accountId as never },
+  destination: { destinationType: "ACCOUNT", accountId: payeeId },
+  lockedCurrencySide: "SENDING",
+  lockedCurrencyAmount: amount
+})
+
+/** A retryable rail failure, as a failed effect. */
+export const retryableRailError = (message: string) =>
+  Effect.fail<RailError>({ _tag: "RailError", retryable: true, reason: "QUOTE_EXECUTION_FAILED", message })
+
+/** Quotes `amount` from an account to a payee, scripts the rail's outcome for it (if given) and executes it. */
+export const executePayment = Effect.fnUntraced(function* (
+  env: TestEnv,
+  accountId: string,
+  payeeId: string,
+  amount: number,
+  outcome?: Outcome
+) {
+  const quotes = yield* Quotes
+  const quote = yield* quotes.create(payeeQuote(accountId, payeeId, amount))
+  if (outcome !== undefined) env.rail.plan(quote.transactionId, outcome)
+  yield* quotes.execute(quote.id)
+  return quote
+})

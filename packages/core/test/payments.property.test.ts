@@ -14,11 +14,12 @@ import { systemAccount } from "../src/ledger/model.ts"
 import { Store } from "../src/ports/store.ts"
 import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
-import type { FailureReason, TransactionRecord } from "../src/transactions/model.ts"
+import type { TransactionRecord } from "../src/transactions/model.ts"
 import { paymentLegs, refundReference, sourceLedgerAccount, Transactions } from "../src/transactions/service.ts"
 import {
   allTransactions,
   eventOrderProblem,
+  FAILURE_REASONS,
   ledgerViolations,
   makeEnv,
   type Outcome,
@@ -30,13 +31,7 @@ import {
   usAccount
 } from "./fixtures.ts"
 
-const reasons: ReadonlyArray<FailureReason> = [
-  "QUOTE_EXECUTION_FAILED",
-  "LIMIT_EXCEEDED",
-  "ACCOUNT_CANNOT_RECEIVE",
-  "ACCOUNT_INVALID",
-  "COMPLIANCE_REJECTED"
-]
+const reasons = FAILURE_REASONS
 
 const outcome: fc.Arbitrary<Outcome> = fc.oneof(
   {

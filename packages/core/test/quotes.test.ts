@@ -15,9 +15,11 @@ import {
   eventsOf,
   ledgerViolations,
   makeEnv,
+  payeeQuote,
   seedCustomer,
   seedExternalAccount,
   seedInternalAccount,
+  seedPayer,
   setConfig,
   startClock
 } from "./fixtures.ts"
@@ -269,24 +271,8 @@ describe("CreateQuoteRequest schema", () => {
 // ---------------------------------------------------------------------------------------------
 
 /** A customer with terms, a funded USD account and a USD and a EUR payee. */
-const setup = (funding = 100_000) =>
-  Effect.gen(function* () {
-    yield* startClock
-    const customer = yield* seedCustomer()
-    const account = yield* seedInternalAccount(customer.id, "USD")
-    const eurAccount = yield* seedInternalAccount(customer.id, "EUR")
-    const usdPayee = yield* seedExternalAccount(customer.id, "USD")
-    const eurPayee = yield* seedExternalAccount(customer.id, "EUR")
-    if (funding > 0) yield* (yield* Transactions).fundSandbox(account.id, funding)
-    return { customer, account, eurAccount, usdPayee, eurPayee }
-  })
-
-const toPayee = (accountId: string, payeeId: string, amount: number): CreateQuoteRequest => ({
-  source: { sourceType: "ACCOUNT", accountId: accountId as never },
-  destination: { destinationType: "ACCOUNT", accountId: payeeId },
-  lockedCurrencySide: "SENDING",
-  lockedCurrencyAmount: amount
-})
+/** The payer of these tests also holds a EUR account. */
+const setup = (funding = 100_000) => seedPayer(funding, { eurAccount: true })
 
 describe("Quotes", () => {
   it.effect("same-currency quote: rate 1, fee fields present, PENDING transaction and event", () => {
@@ -294,7 +280,7 @@ describe("Quotes", () => {
     return Effect.gen(function* () {
       const { account, usdPayee, customer } = yield* setup()
       const quotes = yield* Quotes
-      const quote = yield* quotes.create({ ...toPayee(account.id, usdPayee.id, 10_000), description: "rent" })
+      const quote = yield* quotes.create({ ...payeeQuote(account.id, usdPayee.id, 10_000), description: "rent" })
       assert.strictEqual(quote.status, "PENDING")
       assert.strictEqual(quote.exchangeRate, 1)
       assert.strictEqual(quote.feesIncluded, 0)
@@ -333,7 +319,7 @@ describe("Quotes", () => {
           }
         ]
       })
-      const quote = yield* (yield* Quotes).create(toPayee(account.id, eurPayee.id, 100_000))
+      const quote = yield* (yield* Quotes).create(payeeQuote(account.id, eurPayee.id, 100_000))
       assert.deepStrictEqual(
         [
           quote.totalSendingAmount,
@@ -354,7 +340,7 @@ describe("Quotes", () => {
     return Effect.gen(function* () {
       const { account, eurPayee } = yield* setup()
       const quote = yield* (yield* Quotes).create({
-        ...toPayee(account.id, eurPayee.id, 1_000),
+        ...payeeQuote(account.id, eurPayee.id, 1_000),
         lockedCurrencySide: "RECEIVING"
       })
       assert.deepStrictEqual(
@@ -373,13 +359,13 @@ describe("Quotes", () => {
       })
       const quotes = yield* Quotes
       const quote = yield* quotes.create({
-        ...toPayee(account.id, eurPayee.id, 100_000),
+        ...payeeQuote(account.id, eurPayee.id, 100_000),
         platformFeeOverride: { platformFixedFee: { amount: 0, currency: "USD" }, platformVariableFeeBps: 100 }
       })
       assert.deepStrictEqual([quote.feesIncluded, quote.platformFeesIncluded], [1_500, 1_000])
       // Same currency: an override is a per-payment fee and applies.
       const same = yield* quotes.create({
-        ...toPayee(account.id, usdPayee.id, 10_000),
+        ...payeeQuote(account.id, usdPayee.id, 10_000),
         platformFeeOverride: { platformFixedFee: { amount: 25, currency: "USD" }, platformVariableFeeBps: 0 }
       })
       assert.deepStrictEqual(
@@ -389,14 +375,14 @@ describe("Quotes", () => {
       yield* (yield* Transactions).fundSandbox(eurAccount.id, 50_000)
       const error = yield* Effect.flip(
         quotes.create({
-          ...toPayee(eurAccount.id, usdPayee.id, 10_000),
+          ...payeeQuote(eurAccount.id, usdPayee.id, 10_000),
           platformFeeOverride: { platformFixedFee: { amount: 0, currency: "EUR" }, platformVariableFeeBps: 10 }
         })
       )
       assert.strictEqual(error._tag, "InvalidInput")
       if (error._tag === "InvalidInput") assert.strictEqual(error.errors[0]!.field, "platformFeeOverride")
       // A configured USD fee does not apply to a EUR source.
-      const eurQuote = yield* quotes.create(toPayee(eurAccount.id, usdPayee.id, 10_000))
+      const eurQuote = yield* quotes.create(payeeQuote(eurAccount.id, usdPayee.id, 10_000))
       assert.strictEqual(eurQuote.platformFeesIncluded, 0)
       assert.strictEqual(eurQuote.feesIncluded, 50)
     }).pipe(Effect.provide(env.layer))
@@ -408,17 +394,17 @@ describe("Quotes", () => {
       const { account, usdPayee, eurPayee } = yield* setup()
       const quotes = yield* Quotes
       const unknown = yield* Effect.flip(
-        quotes.create(toPayee("InternalAccount:00000000-0000-7000-8000-000000000999", usdPayee.id, 100))
+        quotes.create(payeeQuote("InternalAccount:00000000-0000-7000-8000-000000000999", usdPayee.id, 100))
       )
       assert.deepStrictEqual([unknown._tag, "code" in unknown ? unknown.code : ""], ["NotFound", "NOT_FOUND"])
       const unknownPayee = yield* Effect.flip(
-        quotes.create(toPayee(account.id, "ExternalAccount:00000000-0000-7000-8000-000000000999", 100))
+        quotes.create(payeeQuote(account.id, "ExternalAccount:00000000-0000-7000-8000-000000000999", 100))
       )
       assert.strictEqual(unknownPayee._tag, "NotFound")
 
       const badRail = yield* Effect.flip(
         quotes.create({
-          ...toPayee(account.id, usdPayee.id, 100),
+          ...payeeQuote(account.id, usdPayee.id, 100),
           destination: { destinationType: "ACCOUNT", accountId: usdPayee.id, paymentRail: "SPEI" }
         })
       )
@@ -430,13 +416,13 @@ describe("Quotes", () => {
           message: badRail.errors[0]!.message
         })
       }
-      const tiny = yield* Effect.flip(quotes.create(toPayee(account.id, eurPayee.id, 1)))
+      const tiny = yield* Effect.flip(quotes.create(payeeQuote(account.id, eurPayee.id, 1)))
       assert.strictEqual(tiny._tag, "InvalidInput")
       if (tiny._tag === "InvalidInput") assert.strictEqual(tiny.errors[0]!.field, "lockedCurrencyAmount")
 
       const uma = yield* Effect.flip(
         quotes.create({
-          ...toPayee(account.id, usdPayee.id, 100),
+          ...payeeQuote(account.id, usdPayee.id, 100),
           destination: { destinationType: "UMA_ADDRESS", umaAddress: "$nobody@bank.example" }
         })
       )
@@ -445,22 +431,22 @@ describe("Quotes", () => {
       // USD/EUR is cached by now; a pair never fetched and unavailable fails.
       const mxnPayee = yield* seedExternalAccount(usdPayee.customerId, "MXN", { rails: ["SPEI"] })
       env.fx.set("USD/MXN", undefined)
-      const fx = yield* Effect.flip(quotes.create(toPayee(account.id, mxnPayee.id, 10_000)))
+      const fx = yield* Effect.flip(quotes.create(payeeQuote(account.id, mxnPayee.id, 10_000)))
       assert.deepStrictEqual([fx._tag, "code" in fx ? fx.code : ""], ["Refused", "QUOTE_REQUEST_FAILED"])
 
       const stranger = yield* seedCustomer({ terms: false })
       const strangerAccount = yield* seedInternalAccount(stranger.id, "USD")
-      const terms = yield* Effect.flip(quotes.create(toPayee(strangerAccount.id, usdPayee.id, 100)))
+      const terms = yield* Effect.flip(quotes.create(payeeQuote(strangerAccount.id, usdPayee.id, 100)))
       assert.deepStrictEqual(
         [terms._tag, "code" in terms ? terms.code : ""],
         ["Refused", "END_USER_TERMS_NOT_ACCEPTED"]
       )
       yield* setConfig({ isRegulatedFinancialInstitution: true })
-      const regulated = yield* quotes.create(toPayee(strangerAccount.id, usdPayee.id, 100))
+      const regulated = yield* quotes.create(payeeQuote(strangerAccount.id, usdPayee.id, 100))
       assert.strictEqual(regulated.status, "PENDING")
 
       const inactive = yield* seedExternalAccount(stranger.id, "USD", { status: "UNVERIFIED" })
-      const unverified = yield* Effect.flip(quotes.create(toPayee(account.id, inactive.id, 100)))
+      const unverified = yield* Effect.flip(quotes.create(payeeQuote(account.id, inactive.id, 100)))
       assert.deepStrictEqual(
         [unverified._tag, "code" in unverified ? unverified.code : ""],
         ["Refused", "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED"]
@@ -523,7 +509,7 @@ describe("Quotes", () => {
     return Effect.gen(function* () {
       const { account, usdPayee } = yield* setup()
       const quotes = yield* Quotes
-      const quote = yield* quotes.create(toPayee(account.id, usdPayee.id, 1_000)).pipe(Effect.withTracer(recording))
+      const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 1_000)).pipe(Effect.withTracer(recording))
       yield* quotes.execute(quote.id).pipe(Effect.withTracer(recording))
       yield* (yield* Transactions).processDue().pipe(Effect.withTracer(recording))
       assert.deepStrictEqual(names, ["Quotes.create", "Quotes.execute", "Transactions.processDue"])
@@ -538,7 +524,7 @@ describe("Quotes", () => {
       const { account, eurPayee } = yield* setup()
       const quotes = yield* Quotes
       const transactions = yield* Transactions
-      const quote = yield* quotes.create(toPayee(account.id, eurPayee.id, 100_000))
+      const quote = yield* quotes.create(payeeQuote(account.id, eurPayee.id, 100_000))
       const executed = yield* quotes.execute(quote.id)
       assert.strictEqual(executed.status, "PROCESSING")
       assert.strictEqual(executed.transactionId, quote.transactionId)
@@ -590,7 +576,7 @@ describe("Quotes", () => {
     return Effect.gen(function* () {
       const { account, usdPayee } = yield* setup()
       const quotes = yield* Quotes
-      const quote = yield* quotes.create(toPayee(account.id, usdPayee.id, 10_000))
+      const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 10_000))
       yield* TestClock.adjust(300_000)
       const error = yield* Effect.flip(quotes.execute(quote.id))
       assert.deepStrictEqual([error._tag, "code" in error ? error.code : ""], ["Conflict", "QUOTE_EXPIRED"])
@@ -617,7 +603,7 @@ describe("Quotes", () => {
       const { account, usdPayee } = yield* setup()
       const quotes = yield* Quotes
       const quote = yield* quotes
-        .create(toPayee(account.id, usdPayee.id, 10_000))
+        .create(payeeQuote(account.id, usdPayee.id, 10_000))
         .pipe(Effect.provideService(EngineConfig, { ...defaultEngineSettings, quoteLifetimeSeconds: 60 }))
       assert.strictEqual(quote.expiresAt, "2026-03-02T12:01:00.000Z")
       const early = yield* advance(59)
@@ -640,7 +626,7 @@ describe("Quotes", () => {
       const { account, usdPayee } = yield* setup(5_000)
       const store = yield* Store
       const quotes = yield* Quotes
-      const quote = yield* quotes.create(toPayee(account.id, usdPayee.id, 10_000))
+      const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 10_000))
       const error = yield* Effect.flip(quotes.execute(quote.id))
       assert.deepStrictEqual([error._tag, "code" in error ? error.code : ""], ["Refused", "INSUFFICIENT_FUNDS"])
       assert.strictEqual((yield* quotes.get(quote.id)).status, "PENDING")
@@ -656,7 +642,7 @@ describe("Quotes", () => {
       assert.strictEqual(yield* store.counters.get(`daily-volume:${quote.customerId}:USD:2026-03-02`), 0)
       // immediatelyExecute: the quote is not even created.
       const immediate = yield* Effect.flip(
-        quotes.create({ ...toPayee(account.id, usdPayee.id, 10_000), immediatelyExecute: true })
+        quotes.create({ ...payeeQuote(account.id, usdPayee.id, 10_000), immediatelyExecute: true })
       )
       assert.strictEqual("code" in immediate ? immediate.code : "", "INSUFFICIENT_FUNDS")
       assert.strictEqual((yield* store.quotes.list({}, { limit: 10, sortOrder: "asc" })).totalCount, 1)
@@ -672,25 +658,28 @@ describe("Quotes", () => {
         transactionLimits: [{ currency: "USD", maxTransactionAmount: 20_000, maxDailyVolume: 30_000 }]
       })
       const quotes = yield* Quotes
-      const big = yield* quotes.create(toPayee(account.id, usdPayee.id, 20_001))
+      const big = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 20_001))
       const size = yield* Effect.flip(quotes.execute(big.id))
       assert.deepStrictEqual(
         [size._tag, "code" in size ? size.code : ""],
         ["Refused", "TRANSACTION_SIZE_LIMIT_EXCEEDED"]
       )
-      yield* quotes.create({ ...toPayee(account.id, usdPayee.id, 20_000), immediatelyExecute: true })
-      const over = yield* quotes.create(toPayee(account.id, usdPayee.id, 10_001))
+      yield* quotes.create({ ...payeeQuote(account.id, usdPayee.id, 20_000), immediatelyExecute: true })
+      const over = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 10_001))
       const daily = yield* Effect.flip(quotes.execute(over.id))
       assert.strictEqual(daily._tag, "LimitExceeded")
       if (daily._tag === "LimitExceeded") {
         assert.strictEqual(daily.code, "DAILY_VOLUME_LIMIT_EXCEEDED")
         assert.strictEqual(daily.retryAfterSeconds, 12 * 3600)
       }
-      const fits = yield* quotes.create({ ...toPayee(account.id, usdPayee.id, 10_000), immediatelyExecute: true })
+      const fits = yield* quotes.create({ ...payeeQuote(account.id, usdPayee.id, 10_000), immediatelyExecute: true })
       assert.strictEqual(fits.status, "PROCESSING")
       // The next UTC day has a fresh budget.
       yield* advance(12 * 3600)
-      const tomorrow = yield* quotes.create({ ...toPayee(account.id, usdPayee.id, 20_000), immediatelyExecute: true })
+      const tomorrow = yield* quotes.create({
+        ...payeeQuote(account.id, usdPayee.id, 20_000),
+        immediatelyExecute: true
+      })
       assert.strictEqual(tomorrow.status, "PROCESSING")
       assert.deepStrictEqual(yield* ledgerViolations, [])
     }).pipe(Effect.provide(env.layer))
@@ -701,11 +690,14 @@ describe("Quotes", () => {
     return Effect.gen(function* () {
       const { account, customer, usdPayee } = yield* setup()
       const quotes = yield* Quotes
-      const immediate = yield* quotes.create({ ...toPayee(account.id, usdPayee.id, 1_000), immediatelyExecute: true })
+      const immediate = yield* quotes.create({
+        ...payeeQuote(account.id, usdPayee.id, 1_000),
+        immediatelyExecute: true
+      })
       assert.strictEqual(immediate.status, "PROCESSING")
 
       const savings = yield* seedInternalAccount(customer.id, "USD")
-      const internal = yield* quotes.create({ ...toPayee(account.id, savings.id, 2_000), immediatelyExecute: true })
+      const internal = yield* quotes.create({ ...payeeQuote(account.id, savings.id, 2_000), immediatelyExecute: true })
       assert.strictEqual(internal.status, "COMPLETED")
       assert.strictEqual(internal.destination.paymentRail, "INTERNAL")
       assert.deepStrictEqual(yield* balance(savings.id, "USD"), {
@@ -719,7 +711,7 @@ describe("Quotes", () => {
         "OUTGOING_PAYMENT.PROCESSING",
         "OUTGOING_PAYMENT.COMPLETED"
       ])
-      const self = yield* Effect.flip(quotes.create(toPayee(account.id, account.id, 100)))
+      const self = yield* Effect.flip(quotes.create(payeeQuote(account.id, account.id, 100)))
       assert.strictEqual("code" in self ? self.code : "", "SELF_PAYMENT")
 
       const tx = yield* quotes.transferOut({

@@ -4,11 +4,9 @@ import { TestClock } from "effect/testing"
 import { systemAccount } from "../src/ledger/model.ts"
 import type { RailError } from "../src/ports/rail.ts"
 import { Store } from "../src/ports/store.ts"
-import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { StoreError } from "../src/shared/errors.ts"
 import { encodeCursor } from "../src/shared/paging.ts"
-import type { FailureReason } from "../src/transactions/model.ts"
 import { MAX_POLL_ATTEMPTS, MAX_REFUND_ATTEMPTS, refundReference, Transactions } from "../src/transactions/service.ts"
 import {
   advance,
@@ -16,32 +14,16 @@ import {
   balance,
   eventOrderProblem,
   eventsOf,
+  executePayment,
+  FAILURE_REASONS,
   ledgerViolations,
   makeEnv,
-  seedCustomer,
+  payeeQuote,
+  retryableRailError,
   seedExternalAccount,
-  seedInternalAccount,
-  startClock,
+  seedPayer,
   usAccount
 } from "./fixtures.ts"
-
-const setup = (funding = 100_000) =>
-  Effect.gen(function* () {
-    yield* startClock
-    const customer = yield* seedCustomer()
-    const account = yield* seedInternalAccount(customer.id, "USD")
-    const usdPayee = yield* seedExternalAccount(customer.id, "USD")
-    const eurPayee = yield* seedExternalAccount(customer.id, "EUR")
-    if (funding > 0) yield* (yield* Transactions).fundSandbox(account.id, funding)
-    return { customer, account, usdPayee, eurPayee }
-  })
-
-const pay = (accountId: string, payeeId: string, amount: number): CreateQuoteRequest => ({
-  source: { sourceType: "ACCOUNT", accountId: accountId as never },
-  destination: { destinationType: "ACCOUNT", accountId: payeeId },
-  lockedCurrencySide: "SENDING",
-  lockedCurrencyAmount: amount
-})
 
 /** Every transaction's events are a walk of its machine; the ledger balances. */
 const invariants = Effect.gen(function* () {
@@ -49,19 +31,11 @@ const invariants = Effect.gen(function* () {
   for (const record of yield* allTransactions) assert.isUndefined(yield* eventOrderProblem(record), record.id)
 })
 
-const failureReasons: ReadonlyArray<FailureReason> = [
-  "QUOTE_EXECUTION_FAILED",
-  "LIMIT_EXCEEDED",
-  "ACCOUNT_CANNOT_RECEIVE",
-  "ACCOUNT_INVALID",
-  "COMPLIANCE_REJECTED"
-]
-
 describe("Transactions", () => {
   it.effect("sandbox funding: a completed incoming payment, INCOMING_PAYMENT.COMPLETED, bounds and 404", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, customer } = yield* setup(0)
+      const { account, customer } = yield* seedPayer(0)
       const transactions = yield* Transactions
       assert.strictEqual(yield* transactions.fundSandbox(account.id, 2_500), account.id)
       const [tx] = (yield* transactions.list({ accountIdentifier: account.id })).data
@@ -85,16 +59,18 @@ describe("Transactions", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  for (const reason of failureReasons) {
+  for (const reason of FAILURE_REASONS) {
     it.effect(`a payout failing with ${reason} → FAILED, refunded exactly once (holds voided)`, () => {
       const env = makeEnv()
       return Effect.gen(function* () {
-        const { account, eurPayee } = yield* setup()
+        const { account, eurPayee } = yield* seedPayer()
         const quotes = yield* Quotes
         const transactions = yield* Transactions
-        const quote = yield* quotes.create(pay(account.id, eurPayee.id, 40_000))
-        env.rail.plan(quote.transactionId, { _tag: "Fail", reason, refundSucceeds: true })
-        yield* quotes.execute(quote.id)
+        const quote = yield* executePayment(env, account.id, eurPayee.id, 40_000, {
+          _tag: "Fail",
+          reason,
+          refundSucceeds: true
+        })
         assert.strictEqual((yield* balance(account.id, "USD")).available, 60_000)
         yield* advance(60)
         const tx = yield* transactions.get(quote.transactionId)
@@ -137,9 +113,9 @@ describe("Transactions", () => {
   it.effect("a rail that refuses the payout at submission fails it during execute and refunds it", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* setup()
+      const { account, usdPayee } = yield* seedPayer()
       const quotes = yield* Quotes
-      const quote = yield* quotes.create(pay(account.id, usdPayee.id, 10_000))
+      const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 10_000))
       env.rail.plan(quote.transactionId, { _tag: "Reject", reason: "ACCOUNT_INVALID" })
       const executed = yield* quotes.execute(quote.id)
       assert.strictEqual(executed.status, "FAILED")
@@ -154,11 +130,12 @@ describe("Transactions", () => {
   it.effect("a refund that fails moves the held money to suspense → REFUND_FAILED", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, eurPayee } = yield* setup()
-      const quotes = yield* Quotes
-      const quote = yield* quotes.create(pay(account.id, eurPayee.id, 40_000))
-      env.rail.plan(quote.transactionId, { _tag: "Fail", reason: "QUOTE_EXECUTION_FAILED", refundSucceeds: false })
-      yield* quotes.execute(quote.id)
+      const { account, eurPayee } = yield* seedPayer()
+      const quote = yield* executePayment(env, account.id, eurPayee.id, 40_000, {
+        _tag: "Fail",
+        reason: "QUOTE_EXECUTION_FAILED",
+        refundSucceeds: false
+      })
       yield* advance(60)
       const tx = yield* (yield* Transactions).get(quote.transactionId)
       assert.strictEqual(tx.status, "FAILED")
@@ -184,12 +161,13 @@ describe("Transactions", () => {
   it.effect("a payout returned after it completed: FAILED PAYOUT_RETURNED, the whole amount comes back", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, eurPayee } = yield* setup()
+      const { account, eurPayee } = yield* seedPayer()
       const quotes = yield* Quotes
       const transactions = yield* Transactions
-      const quote = yield* quotes.create(pay(account.id, eurPayee.id, 40_000))
-      env.rail.plan(quote.transactionId, { _tag: "Return", returnAfterSeconds: 300 })
-      yield* quotes.execute(quote.id)
+      const quote = yield* executePayment(env, account.id, eurPayee.id, 40_000, {
+        _tag: "Return",
+        returnAfterSeconds: 300
+      })
       yield* advance(60)
       assert.strictEqual((yield* transactions.get(quote.transactionId)).status, "COMPLETED")
       assert.strictEqual((yield* balance(account.id, "USD")).posted, 60_000)
@@ -231,12 +209,9 @@ describe("Transactions", () => {
   it.effect("retryable submission errors: the worker re-submits with backoff", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* setup()
-      const quotes = yield* Quotes
+      const { account, usdPayee } = yield* seedPayer()
       const store = yield* Store
-      const quote = yield* quotes.create(pay(account.id, usdPayee.id, 10_000))
-      env.rail.plan(quote.transactionId, { _tag: "Flaky", times: 2 })
-      yield* quotes.execute(quote.id)
+      const quote = yield* executePayment(env, account.id, usdPayee.id, 10_000, { _tag: "Flaky", times: 2 })
       let record = yield* store.transactions.get(quote.transactionId)
       assert.strictEqual(record?.state, "PROCESSING")
       assert.isUndefined(record?.railReference)
@@ -257,9 +232,9 @@ describe("Transactions", () => {
   it.effect("a crash between reservation and submission: the worker submits after the grace period", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* setup()
+      const { account, usdPayee } = yield* seedPayer()
       const store = yield* Store
-      const quote = yield* (yield* Quotes).create(pay(account.id, usdPayee.id, 10_000))
+      const quote = yield* (yield* Quotes).create(payeeQuote(account.id, usdPayee.id, 10_000))
       // Simulate the crash: reserve like execute does, but never submit.
       const { reserveQuote } = yield* Effect.promise(() => import("../src/transactions/service.ts"))
       yield* store.transaction(
@@ -282,12 +257,12 @@ describe("Transactions", () => {
   it.effect("the worker run twice at once does every step once", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* setup()
+      const { account, usdPayee } = yield* seedPayer()
       const quotes = yield* Quotes
       const transactions = yield* Transactions
       const ids: Array<string> = []
       for (const [i, plan] of (["Settle", "Fail", "Fail"] as const).entries()) {
-        const quote = yield* quotes.create(pay(account.id, usdPayee.id, 1_000 + i))
+        const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 1_000 + i))
         env.rail.plan(
           quote.transactionId,
           plan === "Settle" ? { _tag: "Settle" } : { _tag: "Fail", reason: "ACCOUNT_INVALID", refundSucceeds: i === 1 }
@@ -311,7 +286,7 @@ describe("Transactions", () => {
   it.effect("transfer-in pulls from a US account: PENDING, then COMPLETED when the pull settles (or FAILED)", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee, eurPayee } = yield* setup(0)
+      const { account, usdPayee, eurPayee } = yield* seedPayer(0)
       const transactions = yield* Transactions
       const tx = yield* transactions.transferIn({
         source: { accountId: usdPayee.id as never },
@@ -364,7 +339,7 @@ describe("Transactions", () => {
   it.effect("transfer-in returned after completion: the amount goes back (or REFUND_FAILED if spent)", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, customer } = yield* setup(0)
+      const { account, customer } = yield* seedPayer(0)
       const transactions = yield* Transactions
       const payer = yield* seedExternalAccount(customer.id, "USD", { accountInfo: usAccount("555000111") })
       const tx = yield* transactions.transferIn({
@@ -390,7 +365,7 @@ describe("Transactions", () => {
   it.effect("sandbox UMA receive credits the customer's account of that currency", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, customer } = yield* setup(0)
+      const { account, customer } = yield* seedPayer(0)
       const transactions = yield* Transactions
       const tx = yield* transactions.sandboxUmaReceive({
         senderUmaAddress: "$sender@bank.example",
@@ -433,11 +408,11 @@ describe("Transactions", () => {
   it.effect("list and get: filters, paging, bad cursor, 404", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee, customer } = yield* setup()
+      const { account, usdPayee, customer } = yield* seedPayer()
       const quotes = yield* Quotes
       const transactions = yield* Transactions
       for (let i = 0; i < 3; i++)
-        yield* quotes.create({ ...pay(account.id, usdPayee.id, 100 + i), immediatelyExecute: true })
+        yield* quotes.create({ ...payeeQuote(account.id, usdPayee.id, 100 + i), immediatelyExecute: true })
       const all = yield* transactions.list({})
       assert.strictEqual(all.totalCount, 4)
       const outgoing = yield* transactions.list({ type: "OUTGOING", customerId: customer.id })
@@ -495,13 +470,14 @@ describe("Transactions", () => {
       })
     })
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* setup()
-      const quotes = yield* Quotes
+      const { account, usdPayee } = yield* seedPayer()
       const transactions = yield* Transactions
       const store = yield* Store
-      const quote = yield* quotes.create(pay(account.id, usdPayee.id, 40_000))
-      env.rail.plan(quote.transactionId, { _tag: "Fail", reason: "ACCOUNT_INVALID", refundSucceeds: true })
-      yield* quotes.execute(quote.id)
+      const quote = yield* executePayment(env, account.id, usdPayee.id, 40_000, {
+        _tag: "Fail",
+        reason: "ACCOUNT_INVALID",
+        refundSucceeds: true
+      })
       yield* TestClock.adjust(60_000)
       const passA = yield* Effect.forkChild(transactions.processDue())
       yield* Deferred.await(reached)
@@ -537,21 +513,14 @@ describe("Transactions", () => {
         status: () =>
           Effect.suspend(() => {
             calls++
-            return Effect.fail<RailError>({
-              _tag: "RailError",
-              retryable: true,
-              reason: "QUOTE_EXECUTION_FAILED",
-              message: "down"
-            })
+            return retryableRailError("down")
           })
       })
     })
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* setup()
-      const quotes = yield* Quotes
+      const { account, usdPayee } = yield* seedPayer()
       const store = yield* Store
-      const quote = yield* quotes.create(pay(account.id, usdPayee.id, 10_000))
-      yield* quotes.execute(quote.id)
+      const quote = yield* executePayment(env, account.id, usdPayee.id, 10_000)
       for (let i = 0; i < MAX_POLL_ATTEMPTS + 10; i++) yield* advance(3600)
       const record = yield* store.transactions.get(quote.transactionId)
       assert.strictEqual(record?.state, "PROCESSING")
@@ -581,22 +550,18 @@ describe("Transactions", () => {
           Effect.suspend(() => {
             calls++
             if (calls === 1) return rail.status(reference)
-            return Effect.fail<RailError>({
-              _tag: "RailError",
-              retryable: true,
-              reason: "QUOTE_EXECUTION_FAILED",
-              message: "down"
-            })
+            return retryableRailError("down")
           })
       })
     })
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* setup()
-      const quotes = yield* Quotes
+      const { account, usdPayee } = yield* seedPayer()
       const store = yield* Store
-      const quote = yield* quotes.create(pay(account.id, usdPayee.id, 10_000))
-      env.rail.plan(quote.transactionId, { _tag: "Fail", reason: "ACCOUNT_INVALID", refundSucceeds: true })
-      yield* quotes.execute(quote.id)
+      const quote = yield* executePayment(env, account.id, usdPayee.id, 10_000, {
+        _tag: "Fail",
+        reason: "ACCOUNT_INVALID",
+        refundSucceeds: true
+      })
       for (let i = 0; i < MAX_REFUND_ATTEMPTS + 10; i++) yield* advance(3600)
       const record = yield* store.transactions.get(quote.transactionId)
       assert.strictEqual(record?.state, "REFUND_PENDING")
@@ -626,7 +591,7 @@ describe("Transactions", () => {
       })
     })
     return Effect.gen(function* () {
-      const { account, customer } = yield* setup(0)
+      const { account, customer } = yield* seedPayer(0)
       const transactions = yield* Transactions
       const store = yield* Store
       const payer = yield* seedExternalAccount(customer.id, "USD", { accountInfo: usAccount("555000111") })

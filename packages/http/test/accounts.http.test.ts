@@ -1,34 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
-  type CallResult,
   consent,
   errorOf,
+  expectForbiddenWrite,
   expectInvalid,
   expectUnauthorized,
-  startTestServer,
-  type TestServer
+  ids,
+  UNKNOWN_CUSTOMER,
+  UUID,
+  useTestServer
 } from "./harness.ts"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
+const server = useTestServer()
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-const UNKNOWN_CUSTOMER = "Customer:01234567-89ab-7def-8123-456789abcdef"
 const UNKNOWN_EXTERNAL = "ExternalAccount:01234567-89ab-7def-8123-456789abcdef"
-
-const expectForbidden = (r: CallResult) => {
-  expect(r.status).toBe(403)
-  expect(r.json).toEqual({
-    status: 403,
-    code: "FORBIDDEN",
-    message: "This token lacks the TRANSACT or MANAGE permission needed for this request"
-  })
-}
-
-const ids = (r: CallResult): Array<string> => r.json.data.map((a: { id: string }) => a.id)
 
 const newCustomer = async (currencies: ReadonlyArray<string> = ["USD"], fullName = "Ada Lovelace") => {
   const r = await server.call("POST", "/customers", {
@@ -100,8 +85,8 @@ describe("accounts group: credentials and permissions (A-02, A-04, C-12)", () =>
     ]) {
       expect((await server.call("GET", path, undefined, { auth: viewer })).status).toBe(200)
     }
-    expectForbidden(await server.call("POST", "/customers/external-accounts", usAccount(c.id), { auth: viewer }))
-    expectForbidden(
+    expectForbiddenWrite(await server.call("POST", "/customers/external-accounts", usAccount(c.id), { auth: viewer }))
+    expectForbiddenWrite(
       await server.call("DELETE", `/customers/external-accounts/${created.json.id}`, undefined, { auth: viewer })
     )
     expect(await externalCount(c.id)).toBe(1)

@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CallResult, type Credentials, expectInvalid, startTestServer, type TestServer } from "./harness.ts"
+import { describe, expect, it } from "vitest"
+import { type CallResult, type Credentials, expectInvalid, ids, UUID, useTestServer } from "./harness.ts"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
+const server = useTestServer()
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 const UNKNOWN_TOKEN = "Token:01234567-89ab-7def-8123-456789abcdef"
 
 const expectUnauthorized = (r: CallResult) => {
@@ -200,8 +195,6 @@ describe("GET /tokens (A-14)", () => {
     await new Promise((resolve) => setTimeout(resolve, 5))
     const b = await createToken({ name: "filter-b", permissions: ["VIEW"] })
     expect(b.createdAt > a.createdAt).toBe(true)
-    const ids = (r: CallResult): Array<string> => r.json.data.map((t: { id: string }) => t.id)
-
     const byName = await server.call("GET", "/tokens?name=filter-b")
     expect(byName.status).toBe(200)
     expect(ids(byName)).toEqual([b.id])

@@ -1,33 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
-  type CallResult,
   consent,
   errorOf,
+  expectForbiddenWrite,
   expectInvalid,
   expectUnauthorized,
-  startTestServer,
-  type TestServer
+  ids,
+  UNKNOWN_CUSTOMER,
+  UUID,
+  useTestServer
 } from "./harness.ts"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
-
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-const UNKNOWN_CUSTOMER = "Customer:01234567-89ab-7def-8123-456789abcdef"
-
-const expectForbidden = (r: CallResult) => {
-  expect(r.status).toBe(403)
-  expect(r.json).toEqual({
-    status: 403,
-    code: "FORBIDDEN",
-    message: "This token lacks the TRANSACT or MANAGE permission needed for this request"
-  })
-}
-
-const ids = (r: CallResult): Array<string> => r.json.data.map((c: { id: string }) => c.id)
+const server = useTestServer()
 
 let seq = 0
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${++seq}`
@@ -110,11 +94,11 @@ describe("customers group: credentials and permissions (A-02, A-04, C-12)", () =
     expect((await server.call("GET", "/customers/end-user-terms", undefined, { auth: viewer })).status).toBe(200)
 
     const before = await server.call("GET", "/customers?limit=100")
-    expectForbidden(await server.call("POST", "/customers", individual(), { auth: viewer }))
-    expectForbidden(
+    expectForbiddenWrite(await server.call("POST", "/customers", individual(), { auth: viewer }))
+    expectForbiddenWrite(
       await server.call("PATCH", `/customers/${c.id}`, { customerType: "INDIVIDUAL", fullName: "X" }, { auth: viewer })
     )
-    expectForbidden(await server.call("DELETE", `/customers/${c.id}`, undefined, { auth: viewer }))
+    expectForbiddenWrite(await server.call("DELETE", `/customers/${c.id}`, undefined, { auth: viewer }))
     expect((await server.call("GET", "/customers?limit=100")).json.totalCount).toBe(before.json.totalCount)
     expect((await server.call("GET", `/customers/${c.id}`)).json).toEqual(c)
   })

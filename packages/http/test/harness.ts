@@ -5,7 +5,7 @@ import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
-import { expect } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 import { API_VERSION, makeApp } from "../src/index.ts"
 
 export interface Credentials {
@@ -149,3 +149,134 @@ export const expectUnauthorized = (r: CallResult) => {
   expect(r.json.status).toBe(401)
   expect(r.headers.get("www-authenticate")).toBe('Basic realm="paycore"')
 }
+
+/**
+ * Starts a test server before the file's tests and closes it after them. The returned object
+ * stands for that server (use it inside tests and hooks, not at module load).
+ */
+export const useTestServer = (afterStart: (server: TestServer) => Promise<void> = async () => {}): TestServer => {
+  let current: TestServer | undefined
+  beforeAll(async () => {
+    current = await startTestServer()
+    await afterStart(current)
+  })
+  afterAll(() => current?.close())
+  return new Proxy({} as TestServer, {
+    get: (_, key) => {
+      if (current === undefined) throw new Error("the test server is not started yet")
+      return current[key as keyof TestServer]
+    }
+  })
+}
+
+/** Any `{status, code}` error body: the status, the code, and `status` repeated in the body. */
+export const expectError = (result: CallResult, status: number, code: string) => {
+  expect({ status: result.status, code: result.json?.code }).toEqual({ status, code })
+  expect(result.json.status).toBe(status)
+}
+
+export interface Onboarded {
+  readonly id: string
+  readonly umaAddress: string
+  /** Internal account id per currency code. */
+  readonly accounts: Readonly<Record<string, string>>
+}
+
+/** POST /customers (an individual, with terms consent unless `withConsent: false`) → 201, and its internal accounts. */
+export const onboardCustomer = async (
+  server: TestServer,
+  options: { readonly currencies?: ReadonlyArray<string>; readonly withConsent?: boolean } = {}
+): Promise<Onboarded> => {
+  const created = await server.call("POST", "/customers", {
+    customerType: "INDIVIDUAL",
+    fullName: "Ada Lovelace",
+    currencies: options.currencies ?? ["USD"],
+    ...(options.withConsent === false ? {} : { endUserTermsConsent: consent })
+  })
+  expect(created.status).toBe(201)
+  const listed = await server.call("GET", `/customers/internal-accounts?customerId=${created.json.id}`)
+  expect(listed.status).toBe(200)
+  const accounts: Record<string, string> = {}
+  for (const a of listed.json.data) accounts[a.currency] = a.id
+  return { id: created.json.id, umaAddress: created.json.umaAddress, accounts }
+}
+
+/** POST /sandbox/internal-accounts/{id}/fund → 200; the new balance. */
+export const fundAccount = async (server: TestServer, accountId: string, amount: number): Promise<number> => {
+  const funded = await server.call("POST", `/sandbox/internal-accounts/${accountId}/fund`, { amount })
+  expect(funded.status).toBe(200)
+  return funded.json.balance.amount
+}
+
+/** POST /customers/external-accounts with a US account → 201; its id. */
+export const addUsPayee = async (
+  server: TestServer,
+  customerId: string,
+  options: { readonly accountNumber?: string; readonly fullName?: string } = {}
+): Promise<string> => {
+  const created = await server.call("POST", "/customers/external-accounts", {
+    customerId,
+    currency: "USD",
+    accountInfo: {
+      accountType: "US_ACCOUNT",
+      accountNumber: options.accountNumber ?? "123456789",
+      routingNumber: "021000021",
+      beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: options.fullName ?? "Grace Hopper" }
+    }
+  })
+  expect(created.status).toBe(201)
+  return created.json.id
+}
+
+/** A POST /quotes body paying `amount` (sending side locked) from an internal account to another account. */
+export const quoteBody = (
+  source: string,
+  destination: string,
+  amount: number,
+  extra: Record<string, unknown> = {}
+) => ({
+  source: { sourceType: "ACCOUNT", accountId: source },
+  destination: { destinationType: "ACCOUNT", accountId: destination },
+  lockedCurrencySide: "SENDING",
+  lockedCurrencyAmount: amount,
+  ...extra
+})
+
+/** The available balance of a customer's internal account in `currency`. */
+export const balanceIn = async (server: TestServer, customerId: string, currency = "USD"): Promise<number> => {
+  const listed = await server.call("GET", `/internal-account?customerId=${customerId}&currency=${currency}`)
+  expect(listed.status).toBe(200)
+  return listed.json.data[0].balance.amount
+}
+
+/** POST /customers/external-accounts with a Mexican CLABE account → 201; its id. */
+export const addMxPayee = async (server: TestServer, customerId: string): Promise<string> => {
+  const created = await server.call("POST", "/customers/external-accounts", {
+    customerId,
+    currency: "MXN",
+    accountInfo: {
+      accountType: "CLABE",
+      clabeNumber: "002010077777777771",
+      beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Frida Kahlo" }
+    }
+  })
+  expect(created.status).toBe(201)
+  return created.json.id
+}
+
+/** The UUID part of an id, as a regular expression source. */
+export const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+export const UNKNOWN_CUSTOMER = "Customer:01234567-89ab-7def-8123-456789abcdef"
+
+/** 403 FORBIDDEN for a write by a token without TRANSACT or MANAGE. */
+export const expectForbiddenWrite = (r: CallResult) => {
+  expect(r.status).toBe(403)
+  expect(r.json).toEqual({
+    status: 403,
+    code: "FORBIDDEN",
+    message: "This token lacks the TRANSACT or MANAGE permission needed for this request"
+  })
+}
+
+/** The ids of a list page, in order. */
+export const ids = (r: CallResult): Array<string> => r.json.data.map((item: { id: string }) => item.id)

@@ -1,64 +1,31 @@
 import { HttpApi } from "effect/http-api"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Api } from "../src/api.ts"
 import { requirements } from "../src/auth.ts"
-import { consent, startTestServer, type TestServer } from "./harness.ts"
+import { addUsPayee, balanceIn, onboardCustomer, quoteBody, useTestServer } from "./harness.ts"
 
 // C-09: `Idempotency-Key` over HTTP. A repeated key with the same request replays the first response
 // (header `idempotent-replayed: true`) without running the command again; another request under the key is 409.
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
+const server = useTestServer()
 
 let seq = 0
 const key = (name: string) => `${name}-${Date.now()}-${++seq}`
 const withKey = (k: string) => ({ headers: { "Idempotency-Key": k } })
 
 const onboard = async () => {
-  const customer = await server.call("POST", "/customers", {
-    customerType: "INDIVIDUAL",
-    fullName: "Ada Lovelace",
-    currencies: ["USD"],
-    endUserTermsConsent: consent
-  })
-  expect(customer.status).toBe(201)
-  const accounts = await server.call("GET", `/customers/internal-accounts?customerId=${customer.json.id}`)
-  const account = accounts.json.data[0].id as string
-  const payee = await server.call("POST", "/customers/external-accounts", {
-    customerId: customer.json.id,
-    currency: "USD",
-    accountInfo: {
-      accountType: "US_ACCOUNT",
-      accountNumber: "123456789",
-      routingNumber: "021000021",
-      beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-    }
-  })
-  expect(payee.status).toBe(201)
-  return { customerId: customer.json.id as string, account, payee: payee.json.id as string }
+  const customer = await onboardCustomer(server)
+  const payee = await addUsPayee(server, customer.id)
+  return { customerId: customer.id, account: customer.accounts.USD!, payee }
 }
 
-const balance = async (customerId: string): Promise<number> => {
-  const listed = await server.call("GET", `/internal-account?customerId=${customerId}&currency=USD`)
-  return listed.json.data[0].balance.amount
-}
+const balance = (customerId: string) => balanceIn(server, customerId)
 
 const count = async (path: string): Promise<number> => {
   const listed = await server.call("GET", path)
   expect(listed.status).toBe(200)
   return listed.json.totalCount
 }
-
-const quoteBody = (account: string, payee: string, amount: number, extra: Record<string, unknown> = {}) => ({
-  source: { sourceType: "ACCOUNT", accountId: account },
-  destination: { destinationType: "ACCOUNT", accountId: payee },
-  lockedCurrencySide: "SENDING",
-  lockedCurrencyAmount: amount,
-  ...extra
-})
 
 describe("Idempotency-Key on POST /quotes", () => {
   it("C-09 Q-01: same key and body → the same quote, `idempotent-replayed: true`, one quote and one transaction", async () => {

@@ -1,14 +1,10 @@
 import { HttpApi } from "effect/http-api"
 import fc from "fast-check"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Api } from "../src/index.ts"
-import { startTestServer, type TestServer } from "./harness.ts"
+import { useTestServer } from "./harness.ts"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
+const server = useTestServer()
 
 interface Route {
   readonly method: string

@@ -1,46 +1,30 @@
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CallResult, consent, startTestServer, type TestServer } from "./harness.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import {
+  addMxPayee,
+  addUsPayee,
+  type CallResult,
+  expectError as expectErrorBody,
+  fundAccount,
+  type Onboarded,
+  onboardCustomer,
+  quoteBody,
+  useTestServer
+} from "./harness.ts"
 
 // The payments group over the real server: quotes, execution, transactions, receivers, deprecated transfers.
 // The sandbox rail settles at once (speedUp 1e9); `processDue()` runs the settlement worker once.
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
+const server = useTestServer()
 
 const MXN_PER_USD = 17.25
 const SERVICE_FEE_BPS = 50
 const UNKNOWN_UUID = "00000000-0000-4000-8000-000000000000"
 
-interface Onboarded {
-  readonly id: string
-  /** Internal account id per currency code. */
-  readonly accounts: Readonly<Record<string, string>>
-}
+const onboard = (currencies: ReadonlyArray<string> = ["USD"], withConsent = true) =>
+  onboardCustomer(server, { currencies, withConsent })
 
-const onboard = async (currencies: ReadonlyArray<string> = ["USD"], withConsent = true): Promise<Onboarded> => {
-  const created = await server.call("POST", "/customers", {
-    customerType: "INDIVIDUAL",
-    fullName: "Ada Lovelace",
-    currencies,
-    ...(withConsent ? { endUserTermsConsent: consent } : {})
-  })
-  expect(created.status).toBe(201)
-  const listed = await server.call("GET", `/customers/internal-accounts?customerId=${created.json.id}`)
-  expect(listed.status).toBe(200)
-  const accounts: Record<string, string> = {}
-  for (const a of listed.json.data) accounts[a.currency] = a.id
-  return { id: created.json.id, accounts }
-}
-
-const fund = async (accountId: string, amount: number) => {
-  const funded = await server.call("POST", `/sandbox/internal-accounts/${accountId}/fund`, { amount })
-  expect(funded.status).toBe(200)
-  return funded.json.balance.amount as number
-}
+const fund = (accountId: string, amount: number) => fundAccount(server, accountId, amount)
 
 const balanceOf = async (customerId: string, accountId: string): Promise<number> => {
   const listed = await server.call("GET", `/internal-account?customerId=${customerId}`)
@@ -50,42 +34,9 @@ const balanceOf = async (customerId: string, accountId: string): Promise<number>
   return account.balance.amount
 }
 
-const usPayee = async (customerId: string, accountNumber = "123456789") => {
-  const created = await server.call("POST", "/customers/external-accounts", {
-    customerId,
-    currency: "USD",
-    accountInfo: {
-      accountType: "US_ACCOUNT",
-      accountNumber,
-      routingNumber: "021000021",
-      beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-    }
-  })
-  expect(created.status).toBe(201)
-  return created.json.id as string
-}
+const usPayee = (customerId: string, accountNumber = "123456789") => addUsPayee(server, customerId, { accountNumber })
 
-const mxPayee = async (customerId: string) => {
-  const created = await server.call("POST", "/customers/external-accounts", {
-    customerId,
-    currency: "MXN",
-    accountInfo: {
-      accountType: "CLABE",
-      clabeNumber: "002010077777777771",
-      beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Frida Kahlo" }
-    }
-  })
-  expect(created.status).toBe(201)
-  return created.json.id as string
-}
-
-const quoteBody = (source: string, destination: string, amount: number, extra: Record<string, unknown> = {}) => ({
-  source: { sourceType: "ACCOUNT", accountId: source },
-  destination: { destinationType: "ACCOUNT", accountId: destination },
-  lockedCurrencySide: "SENDING",
-  lockedCurrencyAmount: amount,
-  ...extra
-})
+const mxPayee = (customerId: string) => addMxPayee(server, customerId)
 
 const transactionCount = async (): Promise<number> => {
   const listed = await server.call("GET", "/transactions?limit=1")
@@ -94,8 +45,7 @@ const transactionCount = async (): Promise<number> => {
 }
 
 const expectError = (result: CallResult, status: number, code: string) => {
-  expect({ status: result.status, code: result.json?.code }).toEqual({ status, code })
-  expect(result.json.status).toBe(status)
+  expectErrorBody(result, status, code)
   expect(result.json.message).toBeTypeOf("string")
 }
 

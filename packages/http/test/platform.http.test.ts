@@ -1,20 +1,9 @@
 import { HttpApi } from "effect/http-api"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { API_VERSION, Api } from "../src/index.ts"
-import {
-  type CallResult,
-  errorOf,
-  expectInvalid,
-  expectUnauthorized,
-  startTestServer,
-  type TestServer
-} from "./harness.ts"
+import { type CallResult, errorOf, expectInvalid, expectUnauthorized, useTestServer } from "./harness.ts"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
+const server = useTestServer()
 
 const expectForbidden = (r: CallResult, permission: string) => {
   expect(r.status).toBe(403)

@@ -1,43 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CallResult, consent, startTestServer, type TestServer } from "./harness.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { addMxPayee, balanceIn, expectError, onboardCustomer, useTestServer } from "./harness.ts"
 
 // The sandbox group over the real server: funding, paying a real-time-funded quote, receiving an UMA payment,
 // and the refusal of production tokens.
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
+const server = useTestServer(async (server) => {
   const configured = await server.call("PATCH", "/config", { webhookEndpoint: "https://platform.example/hooks" })
   expect(configured.status).toBe(200)
 })
-afterAll(() => server.close())
 
 const UNKNOWN_UUID = "00000000-0000-4000-8000-000000000000"
 
-const onboard = async (currencies: ReadonlyArray<string> = ["USD"]) => {
-  const created = await server.call("POST", "/customers", {
-    customerType: "INDIVIDUAL",
-    fullName: "Ada Lovelace",
-    currencies,
-    endUserTermsConsent: consent
-  })
-  expect(created.status).toBe(201)
-  const listed = await server.call("GET", `/customers/internal-accounts?customerId=${created.json.id}`)
-  const accounts: Record<string, string> = {}
-  for (const a of listed.json.data) accounts[a.currency] = a.id
-  return { id: created.json.id as string, umaAddress: created.json.umaAddress as string, accounts }
-}
+const onboard = (currencies: ReadonlyArray<string> = ["USD"]) => onboardCustomer(server, { currencies })
 
-const balanceOf = async (customerId: string, currency = "USD"): Promise<number> => {
-  const listed = await server.call("GET", `/internal-account?customerId=${customerId}&currency=${currency}`)
-  expect(listed.status).toBe(200)
-  return listed.json.data[0].balance.amount
-}
-
-const expectError = (result: CallResult, status: number, code: string) => {
-  expect({ status: result.status, code: result.json?.code }).toEqual({ status, code })
-  expect(result.json.status).toBe(status)
-}
+const balanceOf = (customerId: string, currency = "USD") => balanceIn(server, customerId, currency)
 
 const eventsFor = (subject: string) =>
   server.webhooks.events().filter((e) => (e.data as { id?: string } | undefined)?.id === subject)
@@ -105,17 +81,7 @@ describe("POST /sandbox/send", () => {
   let payee: string
   beforeAll(async () => {
     customer = await onboard()
-    const created = await server.call("POST", "/customers/external-accounts", {
-      customerId: customer.id,
-      currency: "MXN",
-      accountInfo: {
-        accountType: "CLABE",
-        clabeNumber: "002010077777777771",
-        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Frida Kahlo" }
-      }
-    })
-    expect(created.status).toBe(201)
-    payee = created.json.id
+    payee = await addMxPayee(server, customer.id)
   })
 
   const fundedQuote = async (amount = 5_000) => {

@@ -1,6 +1,6 @@
 import { createVerify } from "node:crypto"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CallResult, consent, startTestServer, type TestServer } from "./harness.ts"
+import { beforeAll, describe, expect, it } from "vitest"
+import { addUsPayee, expectError, fundAccount, onboardCustomer, quoteBody, useTestServer } from "./harness.ts"
 
 // The webhooks group over the real server: signed deliveries of payment events, the public key, the test send,
 // the delivery log and replay. `dispatch()` runs the dispatcher once; the recorder answers 200 unless told otherwise.
@@ -8,16 +8,7 @@ import { type CallResult, consent, startTestServer, type TestServer } from "./ha
 const ENDPOINT = "https://platform.example/webhooks"
 const UNKNOWN_UUID = "00000000-0000-4000-8000-000000000000"
 
-let server: TestServer
-beforeAll(async () => {
-  server = await startTestServer()
-})
-afterAll(() => server.close())
-
-const expectError = (result: CallResult, status: number, code: string) => {
-  expect({ status: result.status, code: result.json?.code }).toEqual({ status, code })
-  expect(result.json.status).toBe(status)
-}
+const server = useTestServer()
 
 const verify = (pem: string, message: string, signatureBase64: string): boolean =>
   createVerify("SHA256").update(message).verify(pem, Buffer.from(signatureBase64, "base64"))
@@ -123,33 +114,13 @@ describe("A payment's webhooks", () => {
   let fundingId: string
   beforeAll(async () => {
     server.webhooks.reset()
-    const customer = await server.call("POST", "/customers", {
-      customerType: "INDIVIDUAL",
-      fullName: "Ada Lovelace",
-      currencies: ["USD"],
-      endUserTermsConsent: consent
-    })
-    const accounts = await server.call("GET", `/customers/internal-accounts?customerId=${customer.json.id}`)
-    const account = accounts.json.data[0].id
-    await server.call("POST", `/sandbox/internal-accounts/${account}/fund`, { amount: 10_000 })
-    const incoming = await server.call("GET", `/transactions?customerId=${customer.json.id}&type=INCOMING`)
+    const customer = await onboardCustomer(server)
+    const account = customer.accounts.USD!
+    await fundAccount(server, account, 10_000)
+    const incoming = await server.call("GET", `/transactions?customerId=${customer.id}&type=INCOMING`)
     fundingId = incoming.json.data[0].id
-    const payee = await server.call("POST", "/customers/external-accounts", {
-      customerId: customer.json.id,
-      currency: "USD",
-      accountInfo: {
-        accountType: "US_ACCOUNT",
-        accountNumber: "123456789",
-        routingNumber: "021000021",
-        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-      }
-    })
-    const quote = await server.call("POST", "/quotes", {
-      source: { sourceType: "ACCOUNT", accountId: account },
-      destination: { destinationType: "ACCOUNT", accountId: payee.json.id },
-      lockedCurrencySide: "SENDING",
-      lockedCurrencyAmount: 2_500
-    })
+    const payee = await addUsPayee(server, customer.id)
+    const quote = await server.call("POST", "/quotes", quoteBody(account, payee, 2_500))
     transactionId = quote.json.transactionId
     expect((await server.call("POST", `/quotes/${quote.json.id}/execute`)).status).toBe(200)
     await server.processDue()
@@ -248,33 +219,11 @@ describe("A payment's webhooks", () => {
 
 describe("Failure and transfer-in webhooks", () => {
   it("Q-30 WH-07: a failed payout (…002) → PENDING, PROCESSING, FAILED, REFUND_PENDING, REFUND_COMPLETED with refund data", async () => {
-    const customer = await server.call("POST", "/customers", {
-      customerType: "INDIVIDUAL",
-      fullName: "Ada Lovelace",
-      currencies: ["USD"],
-      endUserTermsConsent: consent
-    })
-    const accounts = await server.call("GET", `/customers/internal-accounts?customerId=${customer.json.id}`)
-    const account = accounts.json.data[0].id
-    await server.call("POST", `/sandbox/internal-accounts/${account}/fund`, { amount: 10_000 })
-    const failing = await server.call("POST", "/customers/external-accounts", {
-      customerId: customer.json.id,
-      currency: "USD",
-      accountInfo: {
-        accountType: "US_ACCOUNT",
-        accountNumber: "777000002",
-        routingNumber: "021000021",
-        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-      }
-    })
-    expect(failing.status).toBe(201)
-    const quote = await server.call("POST", "/quotes", {
-      source: { sourceType: "ACCOUNT", accountId: account },
-      destination: { destinationType: "ACCOUNT", accountId: failing.json.id },
-      lockedCurrencySide: "SENDING",
-      lockedCurrencyAmount: 1_000,
-      immediatelyExecute: true
-    })
+    const customer = await onboardCustomer(server)
+    const account = customer.accounts.USD!
+    await fundAccount(server, account, 10_000)
+    const failing = await addUsPayee(server, customer.id, { accountNumber: "777000002" })
+    const quote = await server.call("POST", "/quotes", quoteBody(account, failing, 1_000, { immediatelyExecute: true }))
     expect(quote.status).toBe(201)
     await server.processDue()
     await server.dispatch()
@@ -297,26 +246,11 @@ describe("Failure and transfer-in webhooks", () => {
   })
 
   it("WH-05: a transfer-in → INCOMING_PAYMENT.PENDING then INCOMING_PAYMENT.COMPLETED", async () => {
-    const customer = await server.call("POST", "/customers", {
-      customerType: "INDIVIDUAL",
-      fullName: "Ada Lovelace",
-      currencies: ["USD"],
-      endUserTermsConsent: consent
-    })
-    const accounts = await server.call("GET", `/customers/internal-accounts?customerId=${customer.json.id}`)
-    const source = await server.call("POST", "/customers/external-accounts", {
-      customerId: customer.json.id,
-      currency: "USD",
-      accountInfo: {
-        accountType: "US_ACCOUNT",
-        accountNumber: "123456789",
-        routingNumber: "021000021",
-        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Ada Lovelace" }
-      }
-    })
+    const customer = await onboardCustomer(server)
+    const source = await addUsPayee(server, customer.id, { fullName: "Ada Lovelace" })
     const pulled = await server.call("POST", "/transfer-in", {
-      source: { accountId: source.json.id },
-      destination: { accountId: accounts.json.data[0].id },
+      source: { accountId: source },
+      destination: { accountId: customer.accounts.USD! },
       amount: 4_000
     })
     expect(pulled.status).toBe(201)
