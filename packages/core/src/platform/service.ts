@@ -120,7 +120,8 @@ export class Tokens extends Context.Service<
     /** `DELETE /tokens/{tokenId}`: the token stops authenticating at once; 404 `TOKEN_NOT_FOUND`. */
     readonly delete: (id: string) => Effect.Effect<void, NotFound | StoreError>
     /**
-     * HTTP Basic check: `username` is the token's `clientId` (or its `Token:<uuid>` id), `secret` its client secret.
+     * HTTP Basic check: `username` is the token's `clientId`, `secret` its client secret. (The `Token:<uuid>` id is
+     * also accepted in-process; HTTP Basic cannot carry it, as a username may not contain a colon.)
      * `undefined` for unknown, deleted or wrong credentials. Verified credentials are cached in memory.
      */
     readonly authenticate: (username: string, secret: string) => Effect.Effect<Principal | undefined, StoreError>
