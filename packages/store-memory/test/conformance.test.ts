@@ -1,0 +1,4 @@
+import { layer } from "@paycore/store-memory"
+import { storeConformance } from "@paycore/testkit/store-conformance"
+
+storeConformance("memory", layer)
