@@ -1,50 +1,73 @@
 /**
- * The runnable sandbox service: core + in-memory store + sandbox rail/FX/directory + HTTP binding.
+ * The runnable sandbox service: core + a store (see `store.ts`) + sandbox rail/FX/directory + HTTP binding.
  *
  *   PORT=8080                                  listen on 127.0.0.1:$PORT
- *   PAYCORE_SANDBOX_CREDENTIALS=<id>:<secret>  create that sandbox token at start (else one is generated)
+ *   DATABASE_URL / PAYCORE_DATA_DIR / PAYCORE_STORE   where the data lives (store.ts)
+ *   PAYCORE_SANDBOX_CREDENTIALS=<id>:<secret>  create that sandbox token at start (else one is generated and,
+ *                                              with a data folder, kept there for the next start)
  *   PAYCORE_SANDBOX_SPEEDUP=3600               rail settlement runs this many times faster than the spec's table
- *   PAYCORE_WEBHOOK_PRIVATE_KEY=<64 hex>       the webhook signing key (else one is generated per start)
+ *   PAYCORE_WEBHOOK_LEASE_SECONDS=60           after a crash, events being delivered are sent again after this long
+ *   PAYCORE_WEBHOOK_PRIVATE_KEY=<64 hex>       the webhook signing key (else one is generated and, with a data
+ *                                              folder, kept there)
  */
+import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { NodeRuntime } from "@effect/platform-node"
 import { Ids, Tokens, WebhookSigner } from "@paycore/core"
 import { API_VERSION, fetchWebhookTransportLayer, makeApp } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
-import * as MemoryStore from "@paycore/store-memory"
-import { Config, Context, Effect, Layer, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { chooseStore, keptInDataDir } from "./store.ts"
 
 const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
 
 const program = Effect.gen(function* () {
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(8080))
   const speedUp = yield* Config.Number("PAYCORE_SANDBOX_SPEEDUP").pipe(Config.withDefault(3600))
-  const given = yield* Config.option(Config.Redacted("PAYCORE_SANDBOX_CREDENTIALS"))
+  const configured = yield* Config.option(Config.Redacted("PAYCORE_SANDBOX_CREDENTIALS"))
+  const configuredKey = yield* Config.option(Config.Redacted("PAYCORE_WEBHOOK_PRIVATE_KEY"))
+  const store = yield* chooseStore
+  const webhookKey = Option.isSome(configuredKey)
+    ? Redacted.value(configuredKey.value)
+    : keptInDataDir(store.dataDir, "webhook-private-key", () => randomBytes(32).toString("hex"))
+  const given = Option.isSome(configured)
+    ? Option.some(Redacted.value(configured.value))
+    : store.dataDir === undefined
+      ? Option.none()
+      : Option.some(
+          keptInDataDir(
+            store.dataDir,
+            "sandbox-credentials",
+            () => `sandbox-${randomBytes(4).toString("hex")}:${randomBytes(24).toString("hex")}`
+          )
+        )
 
   const ports = Layer.mergeAll(
-    MemoryStore.layer,
+    store.layer,
     Ids.layer,
     Sandbox.layer({ speedUp }),
     fetchWebhookTransportLayer(),
-    WebhookSigner.layerFromEnv
+    WebhookSigner.layerFromHex(webhookKey)
   )
   const portsContext = yield* Layer.build(ports)
-  const { listener, context } = yield* makeApp().pipe(Effect.provide(portsContext))
+  const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
+  const { listener, context } = yield* makeApp({ webhookLeaseSeconds }).pipe(Effect.provide(portsContext))
   const tokens = Context.get(context, Tokens)
   const signer = Context.get(portsContext, WebhookSigner)
 
   // The operator's first sandbox token: given by the environment, or generated now.
   let clientId: string
   let secret: Redacted.Redacted<string>
-  if (given._tag === "Some") {
-    const raw = Redacted.value(given.value)
+  if (Option.isSome(given)) {
+    const raw = given.value
     const colon = raw.indexOf(":")
     clientId = raw.slice(0, colon)
     secret = Redacted.make(raw.slice(colon + 1))
     yield* tokens.createWithCredentials({
       clientId,
       clientSecret: Redacted.value(secret),
-      name: "sandbox (PAYCORE_SANDBOX_CREDENTIALS)",
+      name: Option.isSome(configured) ? "sandbox (PAYCORE_SANDBOX_CREDENTIALS)" : "sandbox (kept in the data folder)",
       permissions: ALL_PERMISSIONS,
       environment: "SANDBOX"
     })
@@ -66,11 +89,12 @@ const program = Effect.gen(function* () {
         server.closeAllConnections()
       })
   )
-  const baseUrl = `http://127.0.0.1:${port}/${API_VERSION}`
+  // PORT=0 picks a free port: print the one the server got.
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_VERSION}`
   // The operator asked for these credentials on the console; they are printed once, never logged.
   process.stdout.write(
     [
-      "paycore sandbox is up (in-memory store: data is lost when it stops)",
+      `paycore sandbox is up (${store.description})`,
       `  base URL        ${baseUrl}`,
       `  API reference   ${baseUrl}/docs`,
       `  token id        ${clientId}`,

@@ -184,6 +184,8 @@ export interface EnvOptions {
   readonly rail?: (rail: Rail["Service"]) => Rail["Service"]
   /** Wraps the memory store (a store that fails on cue). */
   readonly store?: (store: Store["Service"]) => Store["Service"]
+  /** Another store instead of the memory store (the property test on PostgreSQL). */
+  readonly storeLayer?: Layer.Layer<Store, unknown>
 }
 
 export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
@@ -191,7 +193,11 @@ export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
   const fx = makeTestFx()
   const wrapStore = options.store
   const ports = Layer.mergeAll(
-    wrapStore === undefined ? memoryStore : Layer.effect(Store, Effect.map(makeMemoryStore, wrapStore)),
+    options.storeLayer !== undefined
+      ? Layer.orDie(options.storeLayer)
+      : wrapStore === undefined
+        ? memoryStore
+        : Layer.effect(Store, Effect.map(makeMemoryStore, wrapStore)),
     Ids.layerSeeded(seed),
     Layer.succeed(Rail, options.rail === undefined ? rail.service : options.rail(rail.service)),
     Layer.succeed(FxRates, fx.service),

@@ -1,4 +1,13 @@
-import { EngineLayer, Idempotency, type Principal, Store, Tokens, Transactions, WebhookDispatcher } from "@paycore/core"
+import {
+  EngineLayer,
+  Idempotency,
+  makeWebhookDispatcher,
+  type Principal,
+  Store,
+  Tokens,
+  Transactions,
+  WebhookDispatcher
+} from "@paycore/core"
 import { Cause, Context, Effect, Layer, Schedule } from "effect"
 import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
@@ -13,6 +22,11 @@ export interface AppOptions {
   /** How often the settlement/expiry worker and the webhook dispatcher run; 0 disables them (tests drive them). */
   readonly workerIntervalMillis?: number | undefined
   readonly webhookIntervalMillis?: number | undefined
+  /**
+   * How long the background dispatcher holds a claimed event before another dispatcher (or this one after a
+   * restart) may deliver it; default 300 s. Keep it above the webhook transport's timeout.
+   */
+  readonly webhookLeaseSeconds?: number | undefined
   /** How long a verified credential is trusted before the store is asked again (other processes may delete it). */
   readonly credentialTtlMillis?: number | undefined
   /** Receives 500s; defaults to stderr. Never receives request bodies or credentials. */
@@ -109,7 +123,13 @@ export const makeApp = (options: AppOptions = {}) =>
       )
     }
     const dispatch = options.webhookIntervalMillis ?? 1000
-    if (dispatch > 0) yield* Effect.forkScoped(Context.get(context, WebhookDispatcher).run(dispatch))
+    if (dispatch > 0) {
+      const dispatcher =
+        options.webhookLeaseSeconds === undefined
+          ? Context.get(context, WebhookDispatcher)
+          : yield* makeWebhookDispatcher({ leaseSeconds: options.webhookLeaseSeconds })
+      yield* Effect.forkScoped(dispatcher.run(dispatch))
+    }
 
     return { listener, context }
   })

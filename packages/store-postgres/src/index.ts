@@ -1,1 +1,931 @@
-export {}
+import { PGlite } from "@electric-sql/pglite"
+import type {
+  Collection,
+  CustomerFilter,
+  ExternalAccountFilter,
+  InternalAccountFilter,
+  LedgerBalance,
+  LedgerTransfer,
+  OutboxFilter,
+  Page,
+  PageRequest,
+  QuoteFilter,
+  Repositories,
+  TokenFilter,
+  TransactionFilter,
+  UniqueViolation
+} from "@paycore/core"
+import { Store, StoreError, toPage } from "@paycore/core"
+import { Cause, Context, Effect, Exit, Layer } from "effect"
+import {
+  CompiledQuery,
+  type ControlledTransaction,
+  Kysely,
+  PGliteDialect,
+  PostgresDialect,
+  type QueryResult,
+  type Selectable
+} from "kysely"
+import { type CustomTypesConfig, Pool, types as pgTypes } from "pg"
+import * as codecs from "./codecs.ts"
+import { type Codec, valuesOf } from "./codecs.ts"
+import type { Database, LedgerBalancesTable, LedgerTransfersTable } from "./schema.ts"
+import { migrate } from "./schema.ts"
+
+export type * from "./schema.ts"
+export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate, migrations } from "./schema.ts"
+
+// ---------------------------------------------------------------------------------------------
+// Driver errors
+// ---------------------------------------------------------------------------------------------
+
+const SERIALIZATION_FAILURE = "40001"
+const DEADLOCK_DETECTED = "40P01"
+const UNIQUE_VIOLATION = "23505"
+
+/** The fields node-postgres and PGlite both set on a server error. */
+interface ServerError {
+  readonly code?: unknown
+  readonly constraint?: unknown
+  readonly message?: unknown
+}
+
+const field = (error: unknown, name: keyof ServerError): string | undefined => {
+  if (typeof error !== "object" || error === null) return undefined
+  const value = (error as ServerError)[name]
+  return typeof value === "string" ? value : undefined
+}
+
+/** A statement that failed only because of a concurrent one: running it again may succeed. */
+const isRerunnable = (error: unknown): boolean => {
+  const code = field(error, "code")
+  return code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED
+}
+
+/**
+ * A conflict with a concurrent transaction that running the whole transaction again resolves: a
+ * serialization failure, a deadlock, or a second writer of the same ledger transfer id (the ledger numbers
+ * transfers per reference, so a racing writer collides on the id; the rerun reads the winner's transfers).
+ */
+const isConflict = (error: unknown): boolean =>
+  isRerunnable(error) ||
+  (field(error, "code") === UNIQUE_VIOLATION && field(error, "constraint") === "ledger_transfers_pkey")
+
+const storeError = (error: unknown): StoreError => {
+  const code = field(error, "code")
+  const message = field(error, "message") ?? String(error)
+  return new StoreError({
+    message: `PostgreSQL store: ${code === undefined ? "" : `[${code}] `}${message}`,
+    retryable: isConflict(error)
+  })
+}
+
+const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViolation", index })
+
+/** Maps a unique violation of one of `indexes` (constraint name → the port's index name) to the port's error. */
+const failureOf = (error: unknown, indexes: ReadonlyMap<string, string> | undefined): StoreError | UniqueViolation => {
+  if (indexes !== undefined && field(error, "code") === UNIQUE_VIOLATION) {
+    const index = indexes.get(field(error, "constraint") ?? "")
+    if (index !== undefined) return uniqueViolation(index)
+  }
+  return storeError(error)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retries
+// ---------------------------------------------------------------------------------------------
+
+/** Attempts of a transaction (or of a statement outside one) that keeps meeting conflicts. */
+const MAX_ATTEMPTS = 8
+
+/**
+ * A random pause before attempt `attempt + 1` (full jitter, 2-160 ms ceiling), so the transactions that
+ * collided do not collide again. Real timers on purpose: a store under a test clock must not stall.
+ */
+const backoffMs = (attempt: number): number => Math.random() * Math.min(160, 2 ** (attempt + 1))
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+const pause = (ms: number): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Filters and pages
+// ---------------------------------------------------------------------------------------------
+
+/** The WHERE clause of a list and its parameters (`$1`, `$2`, ... in the order they are added). */
+class Filter {
+  readonly conditions: Array<string> = []
+  readonly params: Array<unknown> = []
+
+  param(value: unknown): string {
+    this.params.push(value)
+    return `$${this.params.length}`
+  }
+  where(condition: string): void {
+    this.conditions.push(condition)
+  }
+  eq(column: string, value: string | undefined): void {
+    if (value !== undefined) this.conditions.push(`${column} = ${this.param(value)}`)
+  }
+  /** Strictly after / before, as the memory store's `inRange` (instants compare as strings). */
+  between(column: string, after: string | undefined, before: string | undefined): void {
+    if (after !== undefined) this.conditions.push(`${column} > ${this.param(after)}`)
+    if (before !== undefined) this.conditions.push(`${column} < ${this.param(before)}`)
+  }
+}
+
+type Row = Record<string, any>
+
+/** Rows a statement changed (node-postgres and PGlite both report it for INSERT ... ON CONFLICT). */
+const affected = (result: QueryResult<unknown>): number =>
+  result.numAffectedRows === undefined ? 0 : Number(result.numAffectedRows)
+
+// ---------------------------------------------------------------------------------------------
+// The store
+// ---------------------------------------------------------------------------------------------
+
+/** The transaction a fiber runs in. */
+interface Tx {
+  readonly trx: ControlledTransaction<Database>
+  /** The first failed statement: PostgreSQL refuses every later one, and COMMIT would roll back. */
+  failure: StoreError | undefined
+  /** That failure was a conflict with a concurrent transaction: run the whole transaction again. */
+  conflict: boolean
+}
+
+interface UniqueKey<T, U extends string> {
+  /** The port's name of the key. */
+  readonly index: U
+  readonly column: string
+  /** The unique index (a violation of it is a `UniqueViolation` of `index`). */
+  readonly constraint: string
+  /** The key's value in a row; `undefined` when the row does not hold it (a deleted customer). */
+  readonly value: (row: T) => string | undefined
+  /** Only rows meeting this condition hold the key (`alias` names the row). */
+  readonly holds?: (alias: string) => string
+}
+
+let storeCount = 0
+
+/**
+ * The Store over a Kysely database whose schema is migrated (see `migrate`). The caller owns `db`
+ * (the layers below destroy it on scope close); it must have no result-transforming plugin (rows are read
+ * with their snake_case columns).
+ *
+ * - Statements have fixed shapes, built once per store; only list filters compose their WHERE per call.
+ * - `transaction(effect)` runs `effect` on one connection between BEGIN (READ COMMITTED) and COMMIT, with
+ *   row locks where the port asks for them (`getForUpdate`, `ledger.balances`). Any failure, defect or
+ *   interruption rolls back. A conflict with a concurrent transaction (deadlock, serialization failure, a
+ *   racing ledger transfer id) rolls back and runs the whole `effect` again, up to 8 times with a random
+ *   pause: keep effects inside a transaction re-runnable (no side effect outside the store that must
+ *   happen once).
+ * - A statement that fails inside a transaction aborts it in PostgreSQL: later statements fail with the
+ *   same StoreError and the transaction cannot commit, even when the effect catches the error. Unique
+ *   keys are the exception: `insert`/`update`/`idempotency.put` check them without failing a statement,
+ *   so a `UniqueViolation` leaves the transaction usable, as in the memory store.
+ * - Outside a transaction every call is one autocommitted statement (run again on a deadlock).
+ */
+export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Service"]> =>
+  Effect.sync(() => {
+    // One reference per store, so two stores in one process never see each other's transactions.
+    const CurrentTx = Context.Reference<Tx | undefined>(`@paycore/store-postgres/Transaction/${++storeCount}`, {
+      defaultValue: () => undefined
+    })
+
+    /** Outside a transaction: one statement on a pooled connection, run again on a deadlock. */
+    const executeRerunning = async (query: CompiledQuery): Promise<QueryResult<Row>> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.executeQuery<Row>(query)
+        } catch (error) {
+          if (attempt >= MAX_ATTEMPTS || !isRerunnable(error)) throw error
+          await sleep(backoffMs(attempt))
+        }
+      }
+    }
+
+    /**
+     * Runs one statement in the fiber's transaction, or on the pool outside one. `indexes` maps the unique
+     * indexes whose violation the caller reports as `UniqueViolation`.
+     */
+    const execute = (
+      text: string,
+      params: ReadonlyArray<unknown>,
+      indexes?: ReadonlyMap<string, string>
+    ): Effect.Effect<QueryResult<Row>, StoreError | UniqueViolation> =>
+      Effect.withFiber((fiber) => {
+        const query = CompiledQuery.raw(text, params as Array<unknown>)
+        const tx = fiber.getRef(CurrentTx)
+        if (tx === undefined) {
+          return Effect.tryPromise({ try: () => executeRerunning(query), catch: (e) => failureOf(e, indexes) })
+        }
+        if (tx.failure !== undefined) return Effect.fail(tx.failure)
+        return Effect.tryPromise({
+          try: () => tx.trx.executeQuery<Row>(query),
+          catch: (e) => {
+            const failure = failureOf(e, indexes)
+            if (tx.failure === undefined) {
+              tx.conflict = isConflict(e)
+              tx.failure =
+                failure._tag === "StoreError"
+                  ? failure
+                  : new StoreError({ message: `transaction aborted by ${failure.index} taken`, retryable: false })
+            }
+            return failure
+          }
+        })
+      })
+
+    const query = (text: string, params: ReadonlyArray<unknown>): Effect.Effect<Array<Row>, StoreError> =>
+      Effect.map(execute(text, params) as Effect.Effect<QueryResult<Row>, StoreError>, (result) => result.rows)
+
+    const run = (text: string, params: ReadonlyArray<unknown>): Effect.Effect<void, StoreError> =>
+      Effect.asVoid(execute(text, params) as Effect.Effect<QueryResult<Row>, StoreError>)
+
+    /** Rows of a list page: the filter's count and up to `limit + 1` rows after the cursor, in one statement. */
+    const pageOf = <T extends { readonly id: string }>(
+      table: string,
+      decode: (row: any) => T,
+      filter: Filter,
+      page: PageRequest
+    ): Effect.Effect<Page<T>, StoreError> => {
+      const where = filter.conditions.length === 0 ? "true" : filter.conditions.join(" AND ")
+      const asc = page.sortOrder === "asc"
+      const cursor = page.after === undefined ? "" : ` AND id ${asc ? ">" : "<"} ${filter.param(page.after)}`
+      const limit = filter.param(page.limit + 1)
+      const text =
+        `SELECT c.total, p.* FROM (SELECT count(*) AS total FROM ${table} WHERE ${where}) AS c ` +
+        `LEFT JOIN LATERAL (SELECT * FROM ${table} WHERE ${where}${cursor} ` +
+        `ORDER BY id ${asc ? "ASC" : "DESC"} LIMIT ${limit}) AS p ON true`
+      return Effect.map(query(text, filter.params), (rows) => {
+        const first = rows[0]
+        const total = first === undefined ? 0 : Number(first.total)
+        const data = first === undefined || first.id === null ? [] : rows.map(decode)
+        return toPage(data, page.limit, total)
+      })
+    }
+
+    // ---- collections ----
+
+    const collection = <T extends { readonly id: string }, F, U extends string = never, Table = unknown>(
+      codec: Codec<T, Table>,
+      filterOf: (filter: F, where: Filter) => void,
+      uniques: ReadonlyArray<UniqueKey<T, U>> = []
+    ): Collection<T, F, U> => {
+      const { table, columns } = codec
+      const decode = codec.decode as (row: Row) => T
+      const placeholders = columns.map((_, i) => `$${i + 1}`).join(", ")
+      const sets = columns
+        .filter((c) => c !== "id")
+        .map((c) => `${c} = EXCLUDED.${c}`)
+        .join(", ")
+      const keyTaken = (alias: string, other: string) =>
+        uniques
+          .map((u) =>
+            [`${alias}.${u.column} = ${other}.${u.column}`, ...(u.holds ? [u.holds(alias), u.holds(other)] : [])].join(
+              " AND "
+            )
+          )
+          .join(" OR ")
+      // A new row: any unique key taken (the id too) writes nothing, and the transaction goes on (as in memory).
+      const insertSql = `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${placeholders}) ON CONFLICT DO NOTHING`
+      // `update` writes the row whether or not it exists (as the memory store does); a unique key that
+      // another row holds leaves the row as it was.
+      const updateSql =
+        `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${placeholders}) ON CONFLICT (id) DO UPDATE SET ${sets}` +
+        (uniques.length === 0
+          ? ""
+          : ` WHERE NOT EXISTS (SELECT 1 FROM ${table} AS other WHERE other.id <> EXCLUDED.id AND (${keyTaken("other", "EXCLUDED")}))`)
+      const getSql = `SELECT * FROM ${table} WHERE id = $1`
+      const lockSql = `${getSql} FOR UPDATE`
+      const idTakenSql = `SELECT 1 FROM ${table} WHERE id = $1`
+      const byIndex = new Map(
+        uniques.map((u) => {
+          const holds = u.holds ? ` AND ${u.holds("r")}` : ""
+          return [
+            u.index as string,
+            {
+              key: u,
+              findSql: `SELECT * FROM ${table} AS r WHERE r.${u.column} = $1${holds}`,
+              takenSql: `SELECT 1 FROM ${table} AS r WHERE r.${u.column} = $1 AND r.id <> $2${holds} LIMIT 1`
+            }
+          ] as const
+        })
+      )
+      const constraints: ReadonlyMap<string, string> = new Map([
+        [`${table}_pkey`, "id"],
+        ...uniques.map((u) => [u.constraint, u.index as string] as const)
+      ])
+
+      const first = (rows: Array<Row>): T | undefined => (rows.length === 0 ? undefined : decode(rows[0]!))
+
+      /** Which key another row holds, after a write that wrote nothing. */
+      const violation = (row: T, idToo: boolean): Effect.Effect<UniqueViolation | undefined, StoreError> =>
+        Effect.gen(function* () {
+          if (idToo && (yield* query(idTakenSql, [row.id])).length > 0) return uniqueViolation("id")
+          for (const { key, takenSql } of byIndex.values()) {
+            const value = key.value(row)
+            if (value !== undefined && (yield* query(takenSql, [value, row.id])).length > 0) {
+              return uniqueViolation(key.index)
+            }
+          }
+          return undefined
+        })
+
+      const write = (
+        text: string,
+        row: T,
+        idToo: boolean,
+        attempt: number
+      ): Effect.Effect<void, StoreError | UniqueViolation> =>
+        Effect.flatMap(execute(text, valuesOf(codec, row), constraints), (result) => {
+          if (affected(result) > 0) return Effect.void
+          return Effect.flatMap(violation(row, idToo), (found) => {
+            if (found !== undefined) return Effect.fail(found)
+            // The row holding the key changed meanwhile (a customer deleted): write again.
+            if (attempt < 3) return write(text, row, idToo, attempt + 1)
+            return Effect.fail(new StoreError({ message: `${table} ${row.id}: write refused`, retryable: true }))
+          })
+        })
+
+      return {
+        get: (id) => Effect.map(query(getSql, [id]), first),
+        getForUpdate: (id) => Effect.map(query(lockSql, [id]), first),
+        findUnique: (index, value) => {
+          const found = byIndex.get(index)
+          return found === undefined ? Effect.succeed(undefined) : Effect.map(query(found.findSql, [value]), first)
+        },
+        insert: (row) => write(insertSql, row, true, 1),
+        update: (row) => write(updateSql, row, false, 1),
+        list: (filter, page) => {
+          const where = new Filter()
+          filterOf(filter, where)
+          return pageOf(table, decode, where, page)
+        }
+      }
+    }
+
+    const tokens: Repositories["tokens"] = collection(
+      codecs.tokens,
+      (f: TokenFilter, w) => {
+        if (!f.includeDeleted) w.where("deleted_at IS NULL")
+        w.eq("name", f.name)
+        w.between("created_at", f.createdAfter, f.createdBefore)
+      },
+      [{ index: "clientId", column: "client_id", constraint: "tokens_client_id_key", value: (t) => t.clientId }]
+    )
+
+    const notDeleted = (alias: string) => `NOT ${alias}.is_deleted`
+    const customers: Repositories["customers"] = collection(
+      codecs.customers,
+      (f: CustomerFilter, w) => {
+        if (!f.includeDeleted) w.where("NOT is_deleted")
+        w.eq("platform_customer_id", f.platformCustomerId)
+        w.eq("customer_type", f.customerType)
+        w.eq("region", f.region)
+        if (f.currency !== undefined) w.where(`currencies @> ARRAY[${w.param(f.currency)}]::text[]`)
+        w.eq("uma_address", f.umaAddress)
+        w.between("created_at", f.createdAfter, f.createdBefore)
+        w.between("updated_at", f.updatedAfter, f.updatedBefore)
+      },
+      // A deleted customer frees its platform id and UMA address.
+      [
+        {
+          index: "platformCustomerId",
+          column: "platform_customer_id",
+          constraint: "customers_platform_customer_id_key",
+          value: (c) => (c.isDeleted ? undefined : c.platformCustomerId),
+          holds: notDeleted
+        },
+        {
+          index: "umaAddress",
+          column: "uma_address",
+          constraint: "customers_uma_address_key",
+          value: (c) => (c.isDeleted ? undefined : c.umaAddress),
+          holds: notDeleted
+        }
+      ]
+    )
+
+    const internalAccounts: Repositories["internalAccounts"] = collection(
+      codecs.internalAccounts,
+      (f: InternalAccountFilter, w) => {
+        w.eq("customer_id", f.customerId)
+        w.eq("currency", f.currency)
+        w.eq("type", f.type)
+      }
+    )
+
+    const externalAccounts: Repositories["externalAccounts"] = collection(
+      codecs.externalAccounts,
+      (f: ExternalAccountFilter, w) => {
+        w.where("status <> 'INACTIVE'")
+        w.eq("customer_id", f.customerId)
+        w.eq("currency", f.currency)
+      }
+    )
+
+    const quotes: Repositories["quotes"] = collection(
+      codecs.quotes,
+      (f: QuoteFilter, w) => {
+        w.eq("status", f.status)
+        if (f.expiresAtOrBefore !== undefined) w.where(`expires_at <= ${w.param(f.expiresAtOrBefore)}`)
+      },
+      [
+        {
+          index: "transactionId",
+          column: "transaction_id",
+          constraint: "quotes_transaction_id_key",
+          value: (q) => q.quote.transactionId
+        }
+      ]
+    )
+
+    const transactions: Repositories["transactions"] = collection(codecs.transactions, (f: TransactionFilter, w) => {
+      w.eq("customer_id", f.customerId)
+      w.eq("platform_customer_id", f.platformCustomerId)
+      if (f.accountIdentifier !== undefined) {
+        const account = w.param(f.accountIdentifier)
+        w.where(`(source_account_id = ${account} OR destination_account_id = ${account})`)
+      }
+      w.eq("status", f.status)
+      w.eq("type", f.type)
+      w.eq("reconciliation_reference", f.reference)
+      w.between("created_at", f.createdAfter, f.createdBefore)
+      if (f.states !== undefined) w.where(`state = ANY(${w.param(f.states)}::text[])`)
+      if (f.dueBy !== undefined) w.where(`due_at <= ${w.param(f.dueBy)}`)
+    })
+
+    // ---- ledger ----
+
+    const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account FOR UPDATE`
+    const createBalancesSql =
+      `INSERT INTO ledger_balances (account, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT a, c, 0, 0, 0 FROM unnest($1::text[], $2::text[]) AS u(a, c) ORDER BY a ON CONFLICT (account) DO NOTHING`
+    /** Adds the deltas (sorted by account, so concurrent writers lock balance rows in one order). */
+    const moveBalances =
+      `INSERT INTO ledger_balances AS b (account, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT account, currency, posted, pending_debits, pending_credits FROM unnest($9::text[], $10::text[], ` +
+      `$11::bigint[], $12::bigint[], $13::bigint[]) WITH ORDINALITY AS d(account, currency, posted, pending_debits, ` +
+      `pending_credits, n) ORDER BY n ON CONFLICT (account) DO UPDATE SET currency = EXCLUDED.currency, ` +
+      `posted = b.posted + EXCLUDED.posted, pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
+      `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
+    // The transfers and the balance moves in one statement (one round trip).
+    const recordSql =
+      `WITH recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
+      `SELECT id, debit, credit, amount, currency, state, reference, created_at FROM unnest($1::text[], $2::text[], ` +
+      `$3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS t(id, debit, ` +
+      `credit, amount, currency, state, reference, created_at, n) ORDER BY n) ${moveBalances}`
+    // Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
+    // already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
+    const resolveSql =
+      `WITH resolved AS (UPDATE ledger_transfers SET state = $2 WHERE id = ANY($1::text[]) AND state = 'PENDING' ` +
+      `RETURNING debit, credit, amount, currency), ` +
+      `moves AS (SELECT debit AS account, currency, -amount * $3::bigint AS posted, -amount AS pending_debits, ` +
+      `0::bigint AS pending_credits FROM resolved UNION ALL ` +
+      `SELECT credit, currency, amount * $3::bigint, 0::bigint, -amount FROM resolved) ` +
+      `INSERT INTO ledger_balances AS b (account, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT account, min(currency), sum(posted), sum(pending_debits), sum(pending_credits) FROM moves ` +
+      `GROUP BY account ORDER BY account ON CONFLICT (account) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
+      `pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
+      `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
+
+    const byAccount = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+    const ledger: Repositories["ledger"] = {
+      // Locks the balance rows in account order (creating the missing ones first), so two payments touching
+      // the same accounts queue instead of deadlocking. Usually every row exists: one round trip.
+      balances: (accounts) => {
+        if (accounts.length === 0) return Effect.succeed([])
+        const currencyOf = new Map<string, string>()
+        for (const a of accounts) if (!currencyOf.has(a.account)) currencyOf.set(a.account, a.currency)
+        const names = [...currencyOf.keys()].sort(byAccount)
+        const answer = (rows: Array<Row>): ReadonlyArray<LedgerBalance> => {
+          const found = new Map<string, LedgerBalance>()
+          for (const row of rows) found.set(row.account, codecs.ledgerBalance(row as Selectable<LedgerBalancesTable>))
+          return accounts.map(
+            (a) =>
+              found.get(a.account) ?? {
+                account: a.account,
+                currency: a.currency,
+                posted: 0,
+                pendingDebits: 0,
+                pendingCredits: 0
+              }
+          )
+        }
+        return Effect.flatMap(query(lockBalancesSql, [names]), (rows) => {
+          if (rows.length === names.length) return Effect.succeed(answer(rows))
+          const have = new Set(rows.map((r) => r.account as string))
+          const missing = names.filter((n) => !have.has(n))
+          return Effect.flatMap(
+            Effect.andThen(
+              run(createBalancesSql, [missing, missing.map((n) => currencyOf.get(n)!)]),
+              query(lockBalancesSql, [missing])
+            ),
+            (created) => Effect.succeed(answer([...rows, ...created]))
+          )
+        })
+      },
+      record: (transfers) => {
+        if (transfers.length === 0) return Effect.void
+        const n = transfers.length
+        const ids = new Array<string>(n)
+        const debits = new Array<string>(n)
+        const credits = new Array<string>(n)
+        const amounts = new Array<number>(n)
+        const currencies = new Array<string>(n)
+        const states = new Array<string>(n)
+        const references = new Array<string>(n)
+        const createdAts = new Array<string>(n)
+        const moves = new Map<
+          string,
+          { currency: string; posted: number; pendingDebits: number; pendingCredits: number }
+        >()
+        const move = (
+          account: string,
+          currency: string,
+          posted: number,
+          pendingDebits: number,
+          pendingCredits: number
+        ) => {
+          const m = moves.get(account)
+          if (m === undefined) moves.set(account, { currency, posted, pendingDebits, pendingCredits })
+          else {
+            m.currency = currency
+            m.posted += posted
+            m.pendingDebits += pendingDebits
+            m.pendingCredits += pendingCredits
+          }
+        }
+        for (let i = 0; i < n; i++) {
+          const t = transfers[i]!
+          ids[i] = t.id
+          debits[i] = t.debit
+          credits[i] = t.credit
+          amounts[i] = t.amount
+          currencies[i] = t.currency
+          states[i] = t.state
+          references[i] = t.reference
+          createdAts[i] = t.createdAt
+          if (t.state === "POSTED") {
+            move(t.debit, t.currency, -t.amount, 0, 0)
+            move(t.credit, t.currency, t.amount, 0, 0)
+          } else if (t.state === "PENDING") {
+            move(t.debit, t.currency, 0, t.amount, 0)
+            move(t.credit, t.currency, 0, 0, t.amount)
+          }
+        }
+        const accounts = [...moves.keys()].sort(byAccount)
+        const m = accounts.map((a) => moves.get(a)!)
+        return run(recordSql, [
+          ids,
+          debits,
+          credits,
+          amounts,
+          currencies,
+          states,
+          references,
+          createdAts,
+          accounts,
+          m.map((x) => x.currency),
+          m.map((x) => x.posted),
+          m.map((x) => x.pendingDebits),
+          m.map((x) => x.pendingCredits)
+        ])
+      },
+      resolve: (ids, outcome) =>
+        ids.length === 0 ? Effect.void : run(resolveSql, [ids, outcome, outcome === "POSTED" ? 1 : 0]),
+      transfers: (reference) =>
+        Effect.map(query(`SELECT * FROM ledger_transfers WHERE reference = $1 ORDER BY seq`, [reference]), (rows) =>
+          rows.map((r): LedgerTransfer => codecs.ledgerTransfer(r as Selectable<LedgerTransfersTable>))
+        ),
+      allBalances: () =>
+        Effect.map(query(`SELECT * FROM ledger_balances ORDER BY account`, []), (rows) =>
+          rows.map((r) => codecs.ledgerBalance(r as Selectable<LedgerBalancesTable>))
+        )
+    }
+
+    // ---- outbox ----
+
+    const outboxRows = collection(codecs.outbox, (f: OutboxFilter, w) => {
+      w.eq("status", f.status)
+      w.eq("subject", f.subject)
+      w.eq("type", f.type)
+      if (f.sequenceBelow !== undefined) w.where(`sequence < ${w.param(f.sequenceBelow)}`)
+    })
+    const outboxColumns =
+      "id, type, subject, sequence, created_at, body, status, attempts, next_attempt_at, lease_until"
+    const appendSql =
+      `INSERT INTO outbox (${outboxColumns}) SELECT id, type, subject, sequence, created_at, body, status, ` +
+      `attempts::jsonb, next_attempt_at, lease_until FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], ` +
+      `$5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]) AS e(${outboxColumns})`
+    // Numbers the events after the last sequence of their subject and inserts them, in one statement: the
+    // subject's counter row is locked until the transaction ends, so events of one subject never interleave.
+    // `back` is how many later events of the same subject the batch holds.
+    const appendEventsSql =
+      `WITH e AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], ` +
+      `$7::text[], $8::text[], $9::text[], $10::text[]) AS e(id, type, subject, back, created_at, body, status, ` +
+      `attempts, next_attempt_at, lease_until)), ` +
+      `n AS (INSERT INTO outbox_subjects AS s (subject, last_sequence) SELECT subject, count(*) FROM e ` +
+      `GROUP BY subject ORDER BY subject ON CONFLICT (subject) DO UPDATE SET last_sequence = s.last_sequence + ` +
+      `EXCLUDED.last_sequence RETURNING subject, last_sequence) ` +
+      `INSERT INTO outbox (${outboxColumns}) SELECT e.id, e.type, e.subject, n.last_sequence - e.back, e.created_at, ` +
+      `e.body, e.status, e.attempts::jsonb, e.next_attempt_at, e.lease_until FROM e JOIN n USING (subject)`
+    // Oldest first (by id) among the rows due by now and not leased; rows another dispatcher is claiming are skipped.
+    const claimSql =
+      `UPDATE outbox AS o SET lease_until = $3 FROM (SELECT id FROM outbox WHERE status = 'PENDING' ` +
+      `AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) ORDER BY id LIMIT $2 ` +
+      `FOR UPDATE SKIP LOCKED) AS c WHERE o.id = c.id RETURNING o.*`
+    const nextSequenceSql =
+      `INSERT INTO outbox_subjects AS s (subject, last_sequence) VALUES ($1, 1) ON CONFLICT (subject) ` +
+      `DO UPDATE SET last_sequence = s.last_sequence + 1 RETURNING last_sequence`
+
+    const outbox: Repositories["outbox"] = {
+      append: (records) => {
+        if (records.length === 0) return Effect.void
+        return run(appendSql, [
+          records.map((r) => r.id),
+          records.map((r) => r.type),
+          records.map((r) => r.subject),
+          records.map((r) => r.sequence),
+          records.map((r) => r.createdAt),
+          records.map((r) => r.body),
+          records.map((r) => r.status),
+          records.map((r) => JSON.stringify(r.attempts)),
+          records.map((r) => r.nextAttemptAt),
+          records.map((r) => r.leaseUntil ?? null)
+        ])
+      },
+      appendEvents: (events) => {
+        if (events.length === 0) return Effect.void
+        const later = new Map<string, number>()
+        const back = new Array<number>(events.length)
+        for (let i = events.length - 1; i >= 0; i--) {
+          const subject = events[i]!.subject
+          const count = later.get(subject) ?? 0
+          back[i] = count
+          later.set(subject, count + 1)
+        }
+        return run(appendEventsSql, [
+          events.map((e) => e.id),
+          events.map((e) => e.type),
+          events.map((e) => e.subject),
+          back,
+          events.map((e) => e.createdAt),
+          events.map((e) => e.body),
+          events.map((e) => e.status),
+          events.map((e) => JSON.stringify(e.attempts)),
+          events.map((e) => e.nextAttemptAt),
+          events.map((e) => e.leaseUntil ?? null)
+        ])
+      },
+      claimDue: (now, limit, leaseUntil) => {
+        if (limit <= 0) return Effect.succeed([])
+        return Effect.map(query(claimSql, [now, limit, leaseUntil]), (rows) =>
+          rows.map((r) => codecs.outbox.decode(r as any)).sort((a, b) => byAccount(a.id, b.id))
+        )
+      },
+      // The outbox has no unique key but its id, which `update` writes over: no UniqueViolation can come.
+      save: (record) => outboxRows.update(record) as Effect.Effect<void, StoreError>,
+      get: outboxRows.get,
+      list: outboxRows.list,
+      nextSequence: (subject) => Effect.map(query(nextSequenceSql, [subject]), (rows) => Number(rows[0]!.last_sequence))
+    }
+
+    // ---- idempotency, counters, config ----
+
+    const idempotencyPut = `INSERT INTO idempotency (${codecs.idempotency.columns.join(", ")}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`
+    const counterAdd =
+      `INSERT INTO counters AS c (key, value) VALUES ($1, $2) ON CONFLICT (key) ` +
+      `DO UPDATE SET value = c.value + EXCLUDED.value RETURNING value`
+    const configColumns = codecs.platformConfig.columns
+    const configPut =
+      `INSERT INTO platform_config (${configColumns.join(", ")}) VALUES (${configColumns.map((_, i) => `$${i + 1}`).join(", ")}) ` +
+      `ON CONFLICT (singleton) DO UPDATE SET ${configColumns.map((c) => `${c} = EXCLUDED.${c}`).join(", ")}`
+
+    const repositories: Repositories = {
+      tokens,
+      customers,
+      internalAccounts,
+      externalAccounts,
+      quotes,
+      transactions,
+      ledger,
+      outbox,
+      idempotency: {
+        get: (key) =>
+          Effect.map(query(`SELECT * FROM idempotency WHERE key = $1`, [key]), (rows) =>
+            rows.length === 0 ? undefined : codecs.idempotency.decode(rows[0] as any)
+          ),
+        put: (record) =>
+          Effect.flatMap(
+            execute(idempotencyPut, valuesOf(codecs.idempotency, record)) as Effect.Effect<
+              QueryResult<Row>,
+              StoreError
+            >,
+            (result) => (affected(result) > 0 ? Effect.void : Effect.fail(uniqueViolation("idempotencyKey")))
+          )
+      },
+      counters: {
+        get: (key) =>
+          Effect.map(query(`SELECT value FROM counters WHERE key = $1`, [key]), (rows) =>
+            rows.length === 0 ? 0 : Number(rows[0]!.value)
+          ),
+        add: (key, amount) => Effect.map(query(counterAdd, [key, amount]), (rows) => Number(rows[0]!.value))
+      },
+      config: {
+        get: () =>
+          Effect.map(query(`SELECT * FROM platform_config`, []), (rows) =>
+            rows.length === 0 ? undefined : codecs.platformConfig.decode(rows[0] as any)
+          ),
+        put: (config) => run(configPut, valuesOf(codecs.platformConfig, config))
+      }
+    }
+
+    // ---- transactions ----
+
+    /** Takes a connection and BEGINs; an interruption while waiting for one gives the connection back. */
+    const begin: Effect.Effect<Tx, StoreError> = Effect.callback<Tx, StoreError>((resume) => {
+      let interrupted = false
+      db.startTransaction()
+        .setIsolationLevel("read committed")
+        .execute()
+        .then(
+          (trx) => {
+            if (interrupted) trx.rollback().execute().catch(ignore)
+            else resume(Effect.succeed({ trx, failure: undefined, conflict: false }))
+          },
+          (error) => {
+            if (!interrupted) resume(Effect.fail(storeError(error)))
+          }
+        )
+      return Effect.sync(() => {
+        interrupted = true
+      })
+    })
+
+    /** ROLLBACK; gives the connection back (a broken one is discarded by the driver). */
+    const rollback = (tx: Tx): Effect.Effect<void> => Effect.promise(() => tx.trx.rollback().execute().catch(ignore))
+
+    interface Outcome<A, E> {
+      readonly exit: Exit.Exit<A, E | StoreError>
+      /** Roll back happened because of a conflict: run the whole transaction again. */
+      readonly again: boolean
+    }
+
+    /** COMMIT; `undefined` when it went through, else the driver's error. */
+    const commit = (tx: Tx): Effect.Effect<{ readonly error: unknown } | undefined> =>
+      Effect.promise(() =>
+        tx.trx
+          .commit()
+          .execute()
+          .then(
+            () => undefined,
+            (error: unknown) => ({ error })
+          )
+      )
+
+    /** Ends the attempt: COMMIT after a success, ROLLBACK after anything else. */
+    const finish = <A, E>(tx: Tx, exit: Exit.Exit<A, E>): Effect.Effect<Outcome<A, E>> => {
+      if (Exit.isSuccess(exit) && tx.failure === undefined) {
+        return Effect.flatMap(
+          commit(tx),
+          (failed): Effect.Effect<Outcome<A, E>> =>
+            failed === undefined
+              ? Effect.succeed({ exit, again: false })
+              : // A COMMIT that failed leaves the connection in the transaction: ROLLBACK gives it back.
+                Effect.as(rollback(tx), { exit: Exit.fail(storeError(failed.error)), again: isConflict(failed.error) })
+        )
+      }
+      const again = tx.conflict && !(Exit.isFailure(exit) && Cause.hasInterrupts(exit.cause))
+      // A statement failed but the effect went on (it caught the error): PostgreSQL has aborted the
+      // transaction, so nothing of it can be committed.
+      const outcome: Outcome<A, E> = { exit: Exit.isSuccess(exit) ? Exit.fail(tx.failure!) : exit, again }
+      return Effect.as(rollback(tx), outcome)
+    }
+
+    /** One attempt: BEGIN, the effect with the transaction in its context, COMMIT or ROLLBACK. */
+    const attempt = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<Outcome<A, E>, never, R> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(Effect.exit(restore(begin)), (begun): Effect.Effect<Outcome<A, E>, never, R> => {
+          if (Exit.isFailure(begun)) return Effect.succeed({ exit: Exit.failCause(begun.cause), again: false })
+          const tx = begun.value
+          return Effect.flatMap(Effect.exit(restore(Effect.provideService(effect, CurrentTx, tx))), (exit) =>
+            finish(tx, exit)
+          )
+        })
+      )
+
+    const attempts = <A, E, R>(effect: Effect.Effect<A, E, R>, n: number): Effect.Effect<A, E | StoreError, R> =>
+      Effect.flatMap(attempt(effect), ({ exit, again }) =>
+        again && n < MAX_ATTEMPTS ? Effect.andThen(pause(backoffMs(n)), attempts(effect, n + 1)) : exit
+      )
+
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
+      Effect.withFiber((fiber) =>
+        // Nested (in this fiber or one it forked inside the transaction): join the outer transaction.
+        fiber.getRef(CurrentTx) !== undefined ? effect : attempts(effect, 1)
+      )
+
+    return Store.of({ ...repositories, transaction })
+  })
+
+const ignore = (): void => undefined
+
+// ---------------------------------------------------------------------------------------------
+// Connections and layers
+// ---------------------------------------------------------------------------------------------
+
+/** `bigint` (int8) as a JS number: amounts stay below 2^53 (see MAX_AMOUNT in the core). */
+const INT8_OID = 20
+const int8 = (value: string): number => Number(value)
+
+/**
+ * Type parsers of this store's pool only (the process-wide `pg.types` stay untouched): int8 as a number,
+ * every other type as node-postgres parses it by default.
+ */
+const pgTypeParsers: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID ? int8 : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig["getTypeParser"]
+}
+
+export interface PgConfig {
+  readonly connectionString: string
+  /** Pool size (default 10). */
+  readonly max?: number | undefined
+  /** A schema to work in (it must exist): the first of the connections' `search_path`. */
+  readonly schema?: string | undefined
+}
+
+/** A Kysely over a node-postgres pool (not migrated: see `migrate`). */
+export const makePgKysely = (config: PgConfig): Kysely<Database> => {
+  if (config.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.schema)) {
+    throw new Error(`store-postgres: schema name ${JSON.stringify(config.schema)} is not a plain identifier`)
+  }
+  const pool = new Pool({
+    connectionString: config.connectionString,
+    max: config.max ?? 10,
+    types: pgTypeParsers,
+    ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` })
+  })
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+}
+
+export interface PgliteConfig {
+  /** A directory to keep the database in; in memory when absent. */
+  readonly dataDir?: string | undefined
+}
+
+/**
+ * A Kysely over an embedded PGlite (not migrated: see `migrate`). Durability: PGlite starts PostgreSQL with
+ * `-F` (fsync off) among its default start parameters, which we keep (passing `startParams` would replace them
+ * all). In Node the data folder is a real directory: every write reaches the operating system before the
+ * query returns, so killing the process loses nothing committed (examples/server/test/crash.test.ts); an
+ * operating-system crash or power loss can lose the last commits. For tests, development, the sandbox and
+ * single-process embedding; production runs on a PostgreSQL server.
+ */
+export const makePgliteKysely = (config: PgliteConfig = {}): Kysely<Database> => {
+  const options = { parsers: { [INT8_OID]: int8 } }
+  return new Kysely<Database>({
+    dialect: new PGliteDialect({
+      pglite: () =>
+        config.dataDir === undefined ? new PGlite(options) : new PGlite({ ...options, dataDir: config.dataDir })
+    })
+  })
+}
+
+/** Migrates `db`, as an Effect. */
+export const migrateDatabase = (db: Kysely<any>): Effect.Effect<ReadonlyArray<string>, StoreError> =>
+  Effect.tryPromise({
+    try: () => migrate(db),
+    catch: (error) => new StoreError({ message: `PostgreSQL store: ${String(error)}`, retryable: false })
+  })
+
+/** The Store over a database opened by `open`: migrated at start, closed when the layer's scope closes. */
+export const layerFrom = (open: () => Kysely<Database>): Layer.Layer<Store, StoreError> =>
+  Layer.effect(
+    Store,
+    Effect.gen(function* () {
+      const db = yield* Effect.acquireRelease(
+        Effect.try({
+          try: open,
+          catch: (error) => new StoreError({ message: `PostgreSQL store: ${String(error)}`, retryable: false })
+        }),
+        (db) => Effect.promise(() => db.destroy().catch(ignore))
+      )
+      yield* migrateDatabase(db)
+      return yield* makePostgresStore(db)
+    })
+  )
+
+/** The Store on a PostgreSQL server (node-postgres pool). */
+export const layerPg = (config: PgConfig): Layer.Layer<Store, StoreError> => layerFrom(() => makePgKysely(config))
+
+/** The Store on an embedded PGlite: in memory, or kept in `dataDir`. */
+export const layerPglite = (config: PgliteConfig = {}): Layer.Layer<Store, StoreError> =>
+  layerFrom(() => makePgliteKysely(config))

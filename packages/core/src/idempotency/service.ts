@@ -31,7 +31,8 @@ const replayed = (record: IdempotencyRecord): IdempotentResponse => ({
  *   the same transaction. A failing effect stores nothing, so a retry executes again.
  *
  * Two racing requests with one key run the effect once: the memory store serializes them; elsewhere the loser's
- * insert hits the unique key, its transaction rolls back, and it replays the winner's response.
+ * insert hits the unique key (or its effect fails after waiting on the winner's locks and finds the winner's
+ * record), its transaction rolls back, and it replays the winner's response.
  * Call it outside any transaction (a joined outer transaction could not be rolled back on a lost race).
  * Records are never treated as expired here: the store keeps them at least `idempotencyRetentionHours` and
  * purging older ones is the store's job.
@@ -54,7 +55,14 @@ export const runIdempotent = <A, E, R>(
       Effect.gen(function* () {
         const found = yield* store.idempotency.get(scopedKey)
         if (found !== undefined) return yield* fromStored(found)
-        const rendered = render(yield* effect)
+        const outcome = yield* Effect.result(effect)
+        if (outcome._tag === "Failure") {
+          // A racing request with this key may have committed while this one waited on its row locks (and then
+          // failed, e.g. "already executed"): answer as the winner did. The failure still rolls this one back.
+          if ((yield* store.idempotency.get(scopedKey)) !== undefined) return yield* Effect.fail(keyTaken)
+          return yield* Effect.fail(outcome.failure)
+        }
+        const rendered = render(outcome.success)
         const body = rendered.body === undefined ? "" : JSON.stringify(rendered.body)
         const createdAt = yield* nowIso
         yield* store.idempotency

@@ -1,0 +1,64 @@
+/**
+ * Which store `npm start` runs on:
+ *
+ *   DATABASE_URL=postgres://…   a PostgreSQL server (production)
+ *   PAYCORE_STORE=memory        the in-memory store (nothing survives a stop)
+ *   otherwise                   embedded PGlite in PAYCORE_DATA_DIR (default ./.paycore-data), fsync off:
+ *                               the development and sandbox default, not for production
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import type { Store, StoreError } from "@paycore/core"
+import * as MemoryStore from "@paycore/store-memory"
+import * as PostgresStore from "@paycore/store-postgres"
+import { Config, Effect, type Layer, Option, Redacted } from "effect"
+
+export interface StoreChoice {
+  readonly layer: Layer.Layer<Store, StoreError>
+  /** One line for the console: where the data lives. */
+  readonly description: string
+  /** A folder for the sandbox's own files (its generated credentials and webhook key), when there is one. */
+  readonly dataDir: string | undefined
+}
+
+export const chooseStore = Effect.gen(function* () {
+  const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
+  if (Option.isSome(databaseUrl)) {
+    return {
+      layer: PostgresStore.layerPg({ connectionString: Redacted.value(databaseUrl.value) }),
+      description: "PostgreSQL server (DATABASE_URL)",
+      dataDir: undefined
+    } satisfies StoreChoice
+  }
+  const kind = yield* Config.String("PAYCORE_STORE").pipe(Config.withDefault("pglite"))
+  if (kind === "memory") {
+    return {
+      layer: MemoryStore.layer,
+      description: "in-memory store: data is lost when it stops",
+      dataDir: undefined
+    } satisfies StoreChoice
+  }
+  const dataDir = resolve(yield* Config.String("PAYCORE_DATA_DIR").pipe(Config.withDefault(".paycore-data")))
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  return {
+    layer: PostgresStore.layerPglite({ dataDir: join(dataDir, "pglite") }),
+    description: `embedded PGlite in ${dataDir} (fsync off: for development, not production)`,
+    dataDir
+  } satisfies StoreChoice
+})
+
+/**
+ * A value the sandbox generates once and keeps in its data folder (owner-only), so a restart keeps the same
+ * credentials and webhook key; without a folder it is generated per start.
+ */
+export const keptInDataDir = (dataDir: string | undefined, name: string, generate: () => string): string => {
+  if (dataDir === undefined) return generate()
+  const file = join(dataDir, name)
+  try {
+    return readFileSync(file, "utf8").trim()
+  } catch {
+    const value = generate()
+    writeFileSync(file, `${value}\n`, { mode: 0o600 })
+    return value
+  }
+}

@@ -1,0 +1,52 @@
+import type { Store, StoreError } from "@paycore/core"
+import type { Layer } from "effect"
+import type { Kysely } from "kysely"
+import pg from "pg"
+import { afterAll, beforeAll } from "vitest"
+import { type Database, layerPg, layerPglite, makePgKysely, makePgliteKysely } from "../src/index.ts"
+
+export interface TestDatabase {
+  /** `pg` on the server named by DATABASE_URL, else an in-memory PGlite. */
+  readonly kind: "pg" | "pglite"
+  /** A Store layer on this file's database (migrated at start). */
+  readonly layer: () => Layer.Layer<Store, StoreError>
+  /** A raw Kysely on this file's database (PGlite: a new, separate in-memory database each time). */
+  readonly open: () => Kysely<Database>
+}
+
+/**
+ * A fresh, isolated database for one test file. With DATABASE_URL, a uniquely named schema on that server
+ * (created before the file's tests, dropped after them); without it, an in-memory PGlite.
+ */
+export const testDatabase = (name: string): TestDatabase => {
+  const url = process.env.DATABASE_URL
+  if (url === undefined || url === "") {
+    return { kind: "pglite", layer: () => layerPglite(), open: () => makePgliteKysely() }
+  }
+  const schema = `test_${name}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  }
+  beforeAll(() => admin(`CREATE SCHEMA ${schema}`))
+  // Registered first, so it runs after the layers' own teardown (after-hooks run in reverse order).
+  afterAll(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
+  return {
+    kind: "pg",
+    layer: () => layerPg({ connectionString: url, schema, max: 10 }),
+    open: () => makePgKysely({ connectionString: url, schema, max: 4 })
+  }
+}
+
+/** Ids of the engine's form `<Type>:<uuid v7>`, ordered by `n`. */
+export const idOf = <T extends string>(type: string, n: number): T =>
+  `${type}:0190a000-0000-7000-8000-${n.toString(16).padStart(12, "0")}` as T
+
+/** A fresh suffix so tests sharing one database never collide on keys. */
+let counter = 0
+export const unique = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${++counter}`
