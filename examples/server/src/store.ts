@@ -12,9 +12,12 @@ import type { Store, StoreError } from "@paycore/core"
 import * as MemoryStore from "@paycore/store-memory"
 import * as PostgresStore from "@paycore/store-postgres"
 import { Config, Effect, type Layer, Option, Redacted } from "effect"
+import type { Kysely } from "kysely"
 
 export interface StoreChoice {
   readonly layer: Layer.Layer<Store, StoreError>
+  /** The database itself, for `npm run migrate` (none for the memory store). */
+  readonly open: (() => Kysely<PostgresStore.Database>) | undefined
   /** One line for the console: where the data lives. */
   readonly description: string
   /** A folder for the sandbox's own files (its generated credentials and webhook key), when there is one. */
@@ -24,8 +27,10 @@ export interface StoreChoice {
 export const chooseStore = Effect.gen(function* () {
   const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
   if (Option.isSome(databaseUrl)) {
+    const config = { connectionString: Redacted.value(databaseUrl.value) }
     return {
-      layer: PostgresStore.layerPg({ connectionString: Redacted.value(databaseUrl.value) }),
+      layer: PostgresStore.layerPg(config),
+      open: () => PostgresStore.makePgKysely(config),
       description: "PostgreSQL server (DATABASE_URL)",
       dataDir: undefined
     } satisfies StoreChoice
@@ -34,14 +39,17 @@ export const chooseStore = Effect.gen(function* () {
   if (kind === "memory") {
     return {
       layer: MemoryStore.layer,
+      open: undefined,
       description: "in-memory store: data is lost when it stops",
       dataDir: undefined
     } satisfies StoreChoice
   }
   const dataDir = resolve(yield* Config.String("PAYCORE_DATA_DIR").pipe(Config.withDefault(".paycore-data")))
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const config = { dataDir: join(dataDir, "pglite") }
   return {
-    layer: PostgresStore.layerPglite({ dataDir: join(dataDir, "pglite") }),
+    layer: PostgresStore.layerPglite(config),
+    open: () => PostgresStore.makePgliteKysely(config),
     description: `embedded PGlite in ${dataDir} (fsync off: for development, not production)`,
     dataDir
   } satisfies StoreChoice
