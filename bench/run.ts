@@ -1,18 +1,23 @@
 /**
  * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
  *
- *   node bench/run.ts [--seconds 5] [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
+ *   node bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
+ *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
- * 2. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
+ * 2. Executes and lifecycles per second on the PostgreSQL server named by DATABASE_URL (bench/postgres.ts), against
+ *    pgbench's TPC-B-like tps on the same server with as many clients; skipped (and said so) without DATABASE_URL.
+ * 3. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
  *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
  */
 import { benchCore, formatCoreBench } from "./core.ts"
 import { type BenchHttpResult, benchHttp, flag, type RunResult, summarize } from "./http.ts"
 import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
+import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
 
 console.log(formatCoreBench(await benchCore({ seconds: flag("seconds", 5) })))
+console.log(formatPostgresBench(await benchPostgres(postgresFlags())))
 
 const common = {
   connections: flag("connections", 32),
