@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { Accounts } from "./accounts/service.ts"
 import { Customers } from "./customers/service.ts"
+import { Onboarding } from "./onboarding/service.ts"
 import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
 import { Quotes } from "./quotes/service.ts"
 import { Transactions } from "./transactions/service.ts"
@@ -8,12 +9,13 @@ import { WebhookDispatcher } from "./webhooks/service.ts"
 
 /**
  * Every service of the engine over its ports. Provide a Store, the ports (Rail, FxRates,
- * Directory, Notifier, WebhookTransport, WebhookSigner) and Ids to get a running engine.
+ * Directory, Notifier, KycProvider, WebhookTransport, WebhookSigner) and Ids to get a running engine.
  */
 export const EngineLayer = Layer.mergeAll(
   Tokens.layer,
   Discoveries.layer,
   Customers.layer,
+  Onboarding.layer,
   Accounts.layer,
   Quotes.layer,
   Transactions.layer,

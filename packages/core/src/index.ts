@@ -33,6 +33,10 @@ export {
   reversed as reversedLegs,
   transfersOf
 } from "./ledger/service.ts"
+export * from "./onboarding/errors.ts"
+export * from "./onboarding/machine.ts"
+export * from "./onboarding/model.ts"
+export * from "./onboarding/service.ts"
 export { tokenNotFound } from "./platform/errors.ts"
 export * from "./platform/model.ts"
 export {
@@ -45,8 +49,10 @@ export {
   Tokens
 } from "./platform/service.ts"
 export * from "./ports/directory.ts"
+export * from "./ports/document-store.ts"
 export * from "./ports/fx.ts"
 export * from "./ports/ids.ts"
+export * from "./ports/kyc.ts"
 export * from "./ports/notifier.ts"
 export * from "./ports/rail.ts"
 export * from "./ports/store.ts"
@@ -83,7 +89,9 @@ export {
   REALTIME_FUNDING_CURRENCIES,
   UMA_RAIL
 } from "./quotes/service.ts"
+export * from "./shared/csv.ts"
 export * from "./shared/currency.ts"
+export * from "./shared/customer-csv.ts"
 export * from "./shared/engine-config.ts"
 export * from "./shared/errors.ts"
 export * from "./shared/ids.ts"

@@ -1,10 +1,15 @@
 import {
   ApiToken,
   ApiTokenWithSecret,
+  BeneficialOwner,
+  BeneficialOwnerId,
+  ContactVerificationConfirmRequest,
+  CreateBeneficialOwnerRequest,
   CreateCustomerRequest,
   CreateExternalAccountRequest,
   CreateQuoteRequest,
   CreateTokenRequest,
+  CreateVerificationRequest,
   Customer,
   CustomerId,
   DiscoveriesQuery,
@@ -14,14 +19,19 @@ import {
   ExternalAccount,
   ExternalAccountId,
   ExternalAccountLookup,
+  IdempotencyKeyHeader,
   Institution,
   InternalAccount,
   InternalAccountId,
+  KycLink,
+  KycLinkRequest,
+  ListBeneficialOwnersQuery,
   ListCustomersQuery,
   ListExternalAccountsQuery,
   ListInternalAccountsQuery,
   ListTokensQuery,
   ListTransactionsQuery,
+  ListVerificationsQuery,
   PageOf,
   PageQueryFields,
   PlatformConfig,
@@ -39,8 +49,11 @@ import {
   UmaLookup,
   UmaProvider,
   UmaProvidersQuery,
+  UpdateBeneficialOwnerRequest,
   UpdateConfigRequest,
   UpdateCustomerRequest,
+  Verification,
+  VerificationId,
   WebhookId
 } from "@paycore/core"
 import { Schema } from "effect"
@@ -101,6 +114,91 @@ export const CustomersGroup = HttpApiGroup.make("customers")
     })
   )
   .annotateMerge(OpenApi.annotations({ title: "Customers", description: "Individuals and businesses" }))
+
+export const OnboardingGroup = HttpApiGroup.make("onboarding")
+  .add(
+    HttpApiEndpoint.post("createKycLink", "/customers/:customerId/kyc-link", {
+      params: { customerId: CustomerId },
+      headers: { "idempotency-key": IdempotencyKeyHeader },
+      payload: KycLinkRequest,
+      success: KycLink.pipe(created)
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("sendEmailCode", "/customers/:customerId/verify-email", {
+      params: { customerId: CustomerId },
+      success: HttpApiSchema.NoContent
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("confirmEmailCode", "/customers/:customerId/verify-email/confirm", {
+      params: { customerId: CustomerId },
+      payload: ContactVerificationConfirmRequest,
+      success: Customer
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("sendPhoneCode", "/customers/:customerId/verify-phone", {
+      params: { customerId: CustomerId },
+      success: HttpApiSchema.NoContent
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("confirmPhoneCode", "/customers/:customerId/verify-phone/confirm", {
+      params: { customerId: CustomerId },
+      payload: ContactVerificationConfirmRequest,
+      success: Customer
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("createVerification", "/verifications", {
+      payload: CreateVerificationRequest,
+      success: Verification
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("listVerifications", "/verifications", {
+      query: ListVerificationsQuery,
+      success: PageOf(Verification)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getVerification", "/verifications/:verificationId", {
+      params: { verificationId: VerificationId },
+      success: Verification
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("createBeneficialOwner", "/beneficial-owners", {
+      payload: CreateBeneficialOwnerRequest,
+      success: BeneficialOwner.pipe(created)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("listBeneficialOwners", "/beneficial-owners", {
+      query: ListBeneficialOwnersQuery,
+      success: PageOf(BeneficialOwner)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getBeneficialOwner", "/beneficial-owners/:beneficialOwnerId", {
+      params: { beneficialOwnerId: BeneficialOwnerId },
+      success: BeneficialOwner
+    })
+  )
+  .add(
+    HttpApiEndpoint.patch("updateBeneficialOwner", "/beneficial-owners/:beneficialOwnerId", {
+      params: { beneficialOwnerId: BeneficialOwnerId },
+      payload: UpdateBeneficialOwnerRequest,
+      success: BeneficialOwner
+    })
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Onboarding",
+      description: "KYC/KYB: hosted links, verifications, beneficial owners, contact verification"
+    })
+  )
 
 export const AccountsGroup = HttpApiGroup.make("accounts")
   .add(
@@ -270,6 +368,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
 export const Api = HttpApi.make("paycore")
   .add(PlatformGroup)
   .add(CustomersGroup)
+  .add(OnboardingGroup)
   .add(AccountsGroup)
   .add(PaymentsGroup)
   .add(SandboxGroup)

@@ -21,6 +21,16 @@ const sandbox: Requirement = { anyOf: ["TRANSACT"], sandbox: true }
 export const requirements: Readonly<Record<string, Readonly<Record<string, Requirement>>>> = {
   platform: { createToken: manage, deleteToken: manage, updateConfig: manage },
   customers: { create: write, update: write, delete: write },
+  onboarding: {
+    createKycLink: write,
+    sendEmailCode: write,
+    confirmEmailCode: write,
+    sendPhoneCode: write,
+    confirmPhoneCode: write,
+    createVerification: write,
+    createBeneficialOwner: write,
+    updateBeneficialOwner: write
+  },
   accounts: { createExternal: write, deleteExternal: write },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
   sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox },

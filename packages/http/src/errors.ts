@@ -12,7 +12,8 @@ const refusedStatus: Readonly<Record<string, number>> = {
   CUSTOMER_DELETED: 410,
   UNSUPPORTED_UMA_VERSION: 412,
   EMAIL_OTP_CREDENTIAL_SYNC_FAILED: 424,
-  DOCUMENT_REJECTED: 422
+  DOCUMENT_REJECTED: 422,
+  SERVICE_UNAVAILABLE: 503
 }
 
 const isDomainError = (e: unknown): e is DomainError =>

@@ -3,6 +3,7 @@ import {
   Customers,
   Discoveries,
   InvalidInput,
+  Onboarding,
   type OutboxRecord,
   PlatformConfigService,
   type Principal,
@@ -42,6 +43,7 @@ export const makeHandlers = Effect.gen(function* () {
   const config = yield* PlatformConfigService
   const discoveries = yield* Discoveries
   const customers = yield* Customers
+  const onboarding = yield* Onboarding
   const accounts = yield* Accounts
   const quotes = yield* Quotes
   const transactions = yield* Transactions
@@ -67,6 +69,23 @@ export const makeHandlers = Effect.gen(function* () {
       get: ({ params }) => customers.get(params.customerId),
       update: ({ params, payload }) => customers.update(params.customerId, payload),
       delete: ({ params }) => customers.delete(params.customerId)
+    },
+    onboarding: {
+      createKycLink: ({ params, payload }) => onboarding.createKycLink(params.customerId, payload),
+      sendEmailCode: ({ params }) => onboarding.sendContactCode(params.customerId, "EMAIL"),
+      confirmEmailCode: ({ params, payload }) =>
+        onboarding.confirmContactCode(params.customerId, "EMAIL", payload.code),
+      sendPhoneCode: ({ params }) => onboarding.sendContactCode(params.customerId, "PHONE"),
+      confirmPhoneCode: ({ params, payload }) =>
+        onboarding.confirmContactCode(params.customerId, "PHONE", payload.code),
+      createVerification: ({ payload }) => onboarding.submitVerification(payload),
+      listVerifications: ({ query }) => onboarding.listVerifications(query),
+      getVerification: ({ params }) => onboarding.getVerification(params.verificationId),
+      createBeneficialOwner: ({ payload }) => onboarding.createBeneficialOwner(payload),
+      listBeneficialOwners: ({ query }) => onboarding.listBeneficialOwners(query),
+      getBeneficialOwner: ({ params }) => onboarding.getBeneficialOwner(params.beneficialOwnerId),
+      updateBeneficialOwner: ({ params, payload }) =>
+        onboarding.updateBeneficialOwner(params.beneficialOwnerId, payload)
     },
     accounts: {
       listInternal: ({ query }) => accounts.listInternal(query),

@@ -1,6 +1,16 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Ids, type Permission, Store, Tokens, Transactions, WebhookDispatcher, WebhookSigner } from "@paycore/core"
+import {
+  type DocumentOnFile,
+  Ids,
+  type Permission,
+  Store,
+  Tokens,
+  Transactions,
+  VerificationDocuments,
+  WebhookDispatcher,
+  WebhookSigner
+} from "@paycore/core"
 import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
@@ -48,18 +58,31 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
+export interface TestServerOptions {
+  /** The store (default: a fresh memory store), e.g. `layerPglite()` from `@paycore/store-postgres`. */
+  readonly storeLayer?: Layer.Layer<Store, unknown> | undefined
+  /** Options of the sandbox ports, besides `speedUp` (e.g. the KYC provider's contact-verification regions). */
+  readonly sandbox?: Sandbox.SandboxOptions | undefined
+  /** The documents on file the KYC packet review sees (default: none, as until documents are wired in). */
+  readonly documents?: ((holders: ReadonlyArray<string>) => ReadonlyArray<DocumentOnFile>) | undefined
+}
+
 /**
- * A real HTTP server on an ephemeral port: memory store, sandbox ports (settling at once),
- * a recording webhook transport, background workers off (tests drive them).
+ * A real HTTP server on an ephemeral port: memory store (or `options.storeLayer`), sandbox ports (settling at
+ * once), a recording webhook transport, background workers off (tests drive them).
  */
-export const startTestServer = async (): Promise<TestServer> => {
+export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const webhooks = makeWebhookRecorder()
+  const documents = options.documents
   const ports = Layer.mergeAll(
-    MemoryStore.layer,
+    options.storeLayer === undefined ? MemoryStore.layer : Layer.orDie(options.storeLayer),
     Ids.layer,
-    Sandbox.layer({ speedUp: 1e9 }),
+    Sandbox.layer({ ...options.sandbox, speedUp: 1e9 }),
     webhooks.layer,
-    WebhookSigner.layerGenerated
+    WebhookSigner.layerGenerated,
+    documents === undefined
+      ? Layer.empty
+      : Layer.succeed(VerificationDocuments, (holders) => Effect.sync(() => documents(holders)))
   )
   const scope = Effect.runSync(Scope.make())
   const { portsContext, app } = await Effect.runPromise(
@@ -154,10 +177,13 @@ export const expectUnauthorized = (r: CallResult) => {
  * Starts a test server before the file's tests and closes it after them. The returned object
  * stands for that server (use it inside tests and hooks, not at module load).
  */
-export const useTestServer = (afterStart: (server: TestServer) => Promise<void> = async () => {}): TestServer => {
+export const useTestServer = (
+  afterStart: (server: TestServer) => Promise<void> = async () => {},
+  options: TestServerOptions = {}
+): TestServer => {
   let current: TestServer | undefined
   beforeAll(async () => {
-    current = await startTestServer()
+    current = await startTestServer(options)
     await afterStart(current)
   })
   afterAll(() => current?.close())

@@ -1,17 +1,20 @@
-import type { Directory, FxRates, Notifier, Rail } from "@paycore/core"
+import type { Directory, FxRates, KycProvider, Notifier, Rail } from "@paycore/core"
 import { Layer } from "effect"
 import { SandboxDirectory } from "./directory.ts"
 import { SandboxFxRates } from "./fx.ts"
+import { type SandboxKycOptions, SandboxKycProvider } from "./kyc.ts"
 import { SandboxNotifier } from "./notifier.ts"
 import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
 
 export * from "./directory.ts"
+export * from "./document-store-folder.ts"
 export * from "./fx.ts"
+export * from "./kyc.ts"
 export * from "./notifier.ts"
 export * from "./rail.ts"
 
-export interface SandboxOptions extends SandboxRailOptions {}
+export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {}
 
-/** Every sandbox port: `Rail`, `FxRates`, `Directory` and `Notifier`. */
-export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier> =>
-  Layer.mergeAll(SandboxRail(options), SandboxFxRates, SandboxDirectory, SandboxNotifier)
+/** Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier` and `KycProvider`. */
+export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
+  Layer.mergeAll(SandboxRail(options), SandboxFxRates, SandboxDirectory, SandboxNotifier, SandboxKycProvider(options))

@@ -1,5 +1,6 @@
 import type {
   Collection,
+  ContactChallenge,
   IdempotencyRecord,
   LedgerBalance,
   LedgerTransfer,
@@ -453,6 +454,31 @@ export const makeMemoryStore = Effect.sync(() => {
     due: { key: (r) => r.dueAt, bound: (f) => f.dueBy }
   })
 
+  // ---- onboarding ----
+  const beneficialOwners: Repositories["beneficialOwners"] = collection({
+    matches: (o, f) => f.customerId === undefined || o.customerId === f.customerId
+  })
+
+  const verifications: Repositories["verifications"] = collection({
+    matches: (v, f) =>
+      (f.customerId === undefined || v.customerId === f.customerId) &&
+      (f.verificationStatus === undefined || v.verificationStatus === f.verificationStatus)
+  })
+
+  const challenges = new Map<string, ContactChallenge>()
+  /** Sets or removes a challenge, undoable. */
+  const setChallenge = (key: string, next: ContactChallenge | undefined) => {
+    const before = challenges.get(key)
+    if (next === undefined) challenges.delete(key)
+    else challenges.set(key, next)
+    remember(() => (before === undefined ? challenges.delete(key) : challenges.set(key, before)))
+  }
+  const contactChallenges: Repositories["contactChallenges"] = {
+    get: (key) => Effect.sync(() => challenges.get(key)),
+    put: (challenge) => Effect.sync(() => setChallenge(challenge.key, challenge)),
+    delete: (key) => Effect.sync(() => setChallenge(key, undefined))
+  }
+
   // ---- ledger ----
   const balances = new Map<string, LedgerBalance>()
   // Transfers per reference, in recording order. A transfer id is `<reference>#<n>` by the ledger's
@@ -618,6 +644,9 @@ export const makeMemoryStore = Effect.sync(() => {
     externalAccounts,
     quotes,
     transactions,
+    beneficialOwners,
+    verifications,
+    contactChallenges,
     ledger,
     outbox,
     idempotency: {

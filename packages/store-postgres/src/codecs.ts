@@ -1,5 +1,7 @@
 import type {
+  BeneficialOwner,
   BusinessCustomer,
+  ContactChallenge,
   Customer,
   ExternalAccount,
   IdempotencyRecord,
@@ -11,10 +13,13 @@ import type {
   PlatformConfig,
   QuoteRecord,
   TokenRecord,
-  TransactionRecord
+  TransactionRecord,
+  Verification
 } from "@paycore/core"
 import type { Insertable, Selectable } from "kysely"
 import type {
+  BeneficialOwnersTable,
+  ContactChallengesTable,
   CustomersTable,
   ExternalAccountsTable,
   IdempotencyTable,
@@ -25,7 +30,8 @@ import type {
   PlatformConfigTable,
   QuotesTable,
   TokensTable,
-  TransactionsTable
+  TransactionsTable,
+  VerificationsTable
 } from "./schema.ts"
 
 /**
@@ -536,6 +542,90 @@ export const transactions: Codec<TransactionRecord, TransactionsTable> = {
     return record as unknown as TransactionRecord
   }
 }
+
+// ---- onboarding ----
+
+export const beneficialOwners: Codec<BeneficialOwner, BeneficialOwnersTable> = {
+  table: "beneficial_owners",
+  columns: [
+    "id",
+    "customer_id",
+    "roles",
+    "ownership_percentage",
+    "personal_info",
+    "kyc_status",
+    "created_at",
+    "updated_at"
+  ],
+  encode: (o) => ({
+    id: o.id,
+    customer_id: o.customerId,
+    roles: array(o.roles),
+    ownership_percentage: o.ownershipPercentage,
+    personal_info: json(o.personalInfo),
+    kyc_status: o.kycStatus,
+    created_at: o.createdAt,
+    updated_at: o.updatedAt
+  }),
+  decode: (r) =>
+    ({
+      id: r.id,
+      customerId: r.customer_id,
+      roles: r.roles,
+      ownershipPercentage: r.ownership_percentage,
+      personalInfo: r.personal_info,
+      kycStatus: r.kyc_status,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at
+    }) as unknown as BeneficialOwner
+}
+
+export const verifications: Codec<Verification, VerificationsTable> = {
+  table: "verifications",
+  columns: ["id", "customer_id", "verification_status", "errors", "created_at", "updated_at"],
+  encode: (v) => ({
+    id: v.id,
+    customer_id: v.customerId,
+    verification_status: v.verificationStatus,
+    errors: json(v.errors),
+    created_at: v.createdAt,
+    updated_at: v.updatedAt
+  }),
+  decode: (r) =>
+    ({
+      id: r.id,
+      customerId: r.customer_id,
+      verificationStatus: r.verification_status,
+      errors: r.errors,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at
+    }) as unknown as Verification
+}
+
+/** Keyed by `key`, not `id`: not a collection (written with its own statements). */
+export const contactChallenges = {
+  columns: ["key", "customer_id", "channel", "code_hash", "sent_to", "sent_at", "expires_at", "attempts"],
+  encode: (c: ContactChallenge): Array<unknown> => [
+    c.key,
+    c.customerId,
+    c.channel,
+    c.codeHash,
+    c.sentTo,
+    c.sentAt,
+    c.expiresAt,
+    c.attempts
+  ],
+  decode: (r: Selectable<ContactChallengesTable>): ContactChallenge => ({
+    key: r.key,
+    customerId: r.customer_id,
+    channel: r.channel as ContactChallenge["channel"],
+    codeHash: r.code_hash,
+    sentTo: r.sent_to,
+    sentAt: r.sent_at,
+    expiresAt: r.expires_at,
+    attempts: r.attempts
+  })
+} as const
 
 // ---- ledger ----
 

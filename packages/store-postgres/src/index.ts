@@ -1,5 +1,6 @@
 import { PGlite } from "@electric-sql/pglite"
 import type {
+  BeneficialOwnerFilter,
   Collection,
   CustomerFilter,
   ExternalAccountFilter,
@@ -13,7 +14,8 @@ import type {
   Repositories,
   TokenFilter,
   TransactionFilter,
-  UniqueViolation
+  UniqueViolation,
+  VerificationFilter
 } from "@paycore/core"
 import { Store, StoreError, toPage } from "@paycore/core"
 import { Cause, Context, Effect, Exit, Layer } from "effect"
@@ -460,6 +462,40 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       if (f.dueBy !== undefined) w.where(`due_at <= ${w.param(f.dueBy)}`)
     })
 
+    // ---- onboarding ----
+
+    const beneficialOwners: Repositories["beneficialOwners"] = collection(
+      codecs.beneficialOwners,
+      (f: BeneficialOwnerFilter, w) => {
+        w.eq("customer_id", f.customerId)
+      }
+    )
+
+    const verifications: Repositories["verifications"] = collection(
+      codecs.verifications,
+      (f: VerificationFilter, w) => {
+        w.eq("customer_id", f.customerId)
+        w.eq("verification_status", f.verificationStatus)
+      }
+    )
+
+    const challengeColumns = codecs.contactChallenges.columns
+    const putChallengeSql =
+      `INSERT INTO contact_challenges (${challengeColumns.join(", ")}) ` +
+      `VALUES (${challengeColumns.map((_, i) => `$${i + 1}`).join(", ")}) ON CONFLICT (key) DO UPDATE SET ` +
+      challengeColumns
+        .filter((c) => c !== "key")
+        .map((c) => `${c} = EXCLUDED.${c}`)
+        .join(", ")
+    const contactChallenges: Repositories["contactChallenges"] = {
+      get: (key) =>
+        Effect.map(query(`SELECT * FROM contact_challenges WHERE key = $1`, [key]), (rows) =>
+          rows.length === 0 ? undefined : codecs.contactChallenges.decode(rows[0] as any)
+        ),
+      put: (challenge) => run(putChallengeSql, codecs.contactChallenges.encode(challenge)),
+      delete: (key) => run(`DELETE FROM contact_challenges WHERE key = $1`, [key])
+    }
+
     // ---- ledger ----
 
     const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account FOR UPDATE`
@@ -715,6 +751,9 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       externalAccounts,
       quotes,
       transactions,
+      beneficialOwners,
+      verifications,
+      contactChallenges,
       ledger,
       outbox,
       idempotency: {

@@ -239,6 +239,38 @@ export interface PlatformConfigTable {
   updated_at: string
 }
 
+export interface BeneficialOwnersTable {
+  id: string
+  customer_id: string
+  roles: Array<string>
+  ownership_percentage: number
+  personal_info: Json
+  kyc_status: string
+  created_at: string
+  updated_at: string
+}
+
+export interface VerificationsTable {
+  id: string
+  customer_id: string
+  verification_status: string
+  errors: Json
+  created_at: string
+  updated_at: string
+}
+
+/** Open contact-verification codes (hashes only), one per customer and channel. */
+export interface ContactChallengesTable {
+  key: string
+  customer_id: string
+  channel: string
+  code_hash: string
+  sent_to: string
+  sent_at: string
+  expires_at: string
+  attempts: number
+}
+
 export interface Database {
   tokens: TokensTable
   customers: CustomersTable
@@ -253,6 +285,9 @@ export interface Database {
   idempotency: IdempotencyTable
   counters: CountersTable
   platform_config: PlatformConfigTable
+  beneficial_owners: BeneficialOwnersTable
+  verifications: VerificationsTable
+  contact_challenges: ContactChallengesTable
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,9 +570,52 @@ const initial: Migration = {
   )
 }
 
+/** Issue 4: beneficial owners, verifications and contact-verification codes. */
+const onboarding: Migration = {
+  up: statements(
+    `CREATE TABLE beneficial_owners (
+      id ${ID},
+      customer_id text NOT NULL,
+      roles text[] NOT NULL,
+      ownership_percentage integer NOT NULL,
+      personal_info jsonb NOT NULL,
+      kyc_status text NOT NULL,
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      CONSTRAINT beneficial_owners_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE INDEX beneficial_owners_customer_id_idx ON beneficial_owners (customer_id, id)`,
+
+    `CREATE TABLE verifications (
+      id ${ID},
+      customer_id text NOT NULL,
+      verification_status text NOT NULL,
+      errors jsonb NOT NULL,
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      CONSTRAINT verifications_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE INDEX verifications_customer_id_idx ON verifications (customer_id, id)`,
+    `CREATE INDEX verifications_status_idx ON verifications (verification_status, id)`,
+
+    `CREATE TABLE contact_challenges (
+      key text NOT NULL,
+      customer_id text NOT NULL,
+      channel text NOT NULL,
+      code_hash text NOT NULL,
+      sent_to text NOT NULL,
+      sent_at ${INSTANT},
+      expires_at ${INSTANT},
+      attempts integer NOT NULL,
+      CONSTRAINT contact_challenges_pkey PRIMARY KEY (key)
+    )`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_onboarding": onboarding
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -5,8 +5,11 @@
  */
 import { assert, describe, layer, type Vitest } from "@effect/vitest"
 import {
+  type BeneficialOwner,
+  type BeneficialOwnerFilter,
   type BusinessCustomer,
   type Collection,
+  type ContactChallenge,
   type Customer,
   type CustomerFilter,
   type CustomerId,
@@ -40,7 +43,9 @@ import {
   type TransactionFilter,
   type TransactionRecord,
   type TransactionStatus,
-  type TransactionType
+  type TransactionType,
+  type Verification,
+  type VerificationFilter
 } from "@paycore/core"
 import { type Duration, Effect, Exit, type Layer, Option } from "effect"
 
@@ -467,6 +472,104 @@ const transactionFull = (s: Scope, id?: string): TransactionRecord => {
     dueAt: plusSeconds(createdAt, 90),
     attempts: 2,
     stalledAt: plusSeconds(createdAt, 3_600)
+  }
+}
+
+const ownerMinimal = (s: Scope, id: string = newId("BeneficialOwner")): BeneficialOwner => {
+  const createdAt = s.next()
+  return {
+    id: id as BeneficialOwner["id"],
+    customerId: s.customerId,
+    roles: ["DIRECTOR"],
+    ownershipPercentage: 0,
+    personalInfo: {
+      firstName: "Grace",
+      lastName: "Hopper",
+      birthDate: "1906-12-09",
+      nationality: "US",
+      address: { line1: "1 Navy Way", postalCode: "22202", country: "US" },
+      idType: "SSN",
+      identifier: "123-45-6789"
+    },
+    kycStatus: "UNVERIFIED",
+    createdAt,
+    updatedAt: createdAt
+  }
+}
+
+const ownerFull = (s: Scope, id?: string): BeneficialOwner => {
+  const base = ownerMinimal(s, id)
+  return {
+    ...base,
+    roles: ["UBO", "CONTROL_PERSON", "TRUSTEE"],
+    ownershipPercentage: 100,
+    personalInfo: {
+      firstName: "María José",
+      middleName: "Ünïcode ✓",
+      lastName: "García-Núñez",
+      birthDate: "1978-06-15",
+      nationality: "MX",
+      email: `owner.${s.tag}@example.com`,
+      phoneNumber: "+525512345678",
+      address: {
+        line1: "Av. Reforma 222",
+        line2: "Piso 5 – Oficina ✓",
+        city: "Ciudad de México",
+        state: "CDMX",
+        postalCode: "06600",
+        country: "MX"
+      },
+      idType: "NON_US_TAX_ID",
+      identifier: "GANM780615XX1",
+      countryOfIssuance: "MX"
+    },
+    kycStatus: "APPROVED",
+    updatedAt: plusSeconds(base.createdAt, 7)
+  }
+}
+
+const verificationMinimal = (s: Scope, id: string = newId("Verification")): Verification => {
+  const createdAt = s.next()
+  return {
+    id: id as Verification["id"],
+    customerId: s.customerId,
+    verificationStatus: "APPROVED",
+    errors: [],
+    createdAt,
+    updatedAt: createdAt
+  }
+}
+
+const verificationFull = (s: Scope, id?: string): Verification => {
+  const base = verificationMinimal(s, id)
+  return {
+    ...base,
+    verificationStatus: "RESOLVE_ERRORS",
+    errors: [
+      { resourceId: s.customerId, type: "MISSING_FIELD", field: "customer.address", reason: "Address — required ✓" },
+      {
+        resourceId: newId("BeneficialOwner"),
+        type: "MISSING_IDENTITY_DOCUMENT",
+        acceptedDocumentTypes: ["PASSPORT", "DRIVERS_LICENSE", "NATIONAL_ID"],
+        reason: "An identity document is required"
+      },
+      { resourceId: s.customerId, type: "MISSING_CONTROL_PERSON", reason: "A control person is required" }
+    ],
+    updatedAt: plusSeconds(base.createdAt, 3)
+  }
+}
+
+const contactChallenge = (s: Scope, channel: ContactChallenge["channel"] = "EMAIL"): ContactChallenge => {
+  const sentAt = s.next()
+  return {
+    key: `${s.customerId}/${channel}`,
+    customerId: s.customerId,
+    channel,
+    codeHash: "8d969eef6ecad3c29a3a629280e686cf0c3f5d5a86aff3ca12020c923adc6c92",
+    sentTo: channel === "EMAIL" ? `ada.${s.tag}@example.com` : "+4915112345678",
+    sentAt,
+    expiresAt: plusSeconds(sentAt, 600),
+    attempts: 0
   }
 }
 
@@ -910,6 +1013,26 @@ const transactionsCase: CollectionCase<TransactionRecord, TransactionFilter> = {
   newId: () => newId("Transaction"),
   full: transactionFull,
   minimal: transactionMinimal,
+  filter: (s) => ({ customerId: s.customerId }),
+  exact: true
+}
+
+const beneficialOwnersCase: CollectionCase<BeneficialOwner, BeneficialOwnerFilter> = {
+  name: "beneficialOwners",
+  of: (store) => store.beneficialOwners,
+  newId: () => newId("BeneficialOwner"),
+  full: ownerFull,
+  minimal: ownerMinimal,
+  filter: (s) => ({ customerId: s.customerId }),
+  exact: true
+}
+
+const verificationsCase: CollectionCase<Verification, VerificationFilter> = {
+  name: "verifications",
+  of: (store) => store.verifications,
+  newId: () => newId("Verification"),
+  full: verificationFull,
+  minimal: verificationMinimal,
   filter: (s) => ({ customerId: s.customerId }),
   exact: true
 }
@@ -1466,6 +1589,98 @@ const transactionTests = (it: It) => {
   )
 }
 
+const beneficialOwnerTests = (it: It) => {
+  it.effect("list filters: customerId", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const list: ListFn<BeneficialOwner, BeneficialOwnerFilter> = store.beneficialOwners.list
+      const s = makeScope()
+      const other = makeScope()
+      const o1 = ownerFull(s)
+      const o2 = ownerMinimal(s)
+      const p1 = ownerFull(other)
+      for (const o of [o1, o2, p1]) yield* store.beneficialOwners.insert(o)
+
+      yield* expectList(list, { customerId: s.customerId }, [o1, o2])
+      yield* expectList(list, { customerId: other.customerId }, [p1])
+      yield* expectList(list, { customerId: makeScope().customerId }, [])
+      yield* expectFiltered(list, {}, () => true, { included: [o1, o2, p1], excluded: [] })
+    })
+  )
+}
+
+const verificationTests = (it: It) => {
+  it.effect("list filters: customerId, verificationStatus", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const list: ListFn<Verification, VerificationFilter> = store.verifications.list
+      const s = makeScope()
+      const other = makeScope()
+      const v1 = verificationFull(s)
+      const v2 = verificationMinimal(s)
+      const v3: Verification = { ...verificationMinimal(s), verificationStatus: "PENDING_MANUAL_REVIEW" }
+      const w1 = verificationFull(other)
+      for (const v of [v1, v2, v3, w1]) yield* store.verifications.insert(v)
+
+      yield* expectList(list, { customerId: s.customerId }, [v1, v2, v3])
+      yield* expectList(list, { customerId: s.customerId, verificationStatus: "RESOLVE_ERRORS" }, [v1])
+      yield* expectList(list, { customerId: s.customerId, verificationStatus: "APPROVED" }, [v2])
+      yield* expectList(list, { customerId: other.customerId, verificationStatus: "APPROVED" }, [])
+      yield* expectFiltered(
+        list,
+        { verificationStatus: "PENDING_MANUAL_REVIEW" },
+        (v) => v.verificationStatus === "PENDING_MANUAL_REVIEW",
+        { included: [v3], excluded: [v1, v2, w1] }
+      )
+    })
+  )
+}
+
+const contactChallengeTests = (it: It) => {
+  it.effect(
+    "contact challenges: get of an unknown key is undefined; put, replace, delete; a rollback undoes them",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const s = makeScope()
+        const email = contactChallenge(s, "EMAIL")
+        const phone = contactChallenge(s, "PHONE")
+        assert.isUndefined(yield* store.contactChallenges.get(email.key))
+        yield* store.contactChallenges.put(email)
+        yield* store.transaction(store.contactChallenges.put(phone))
+        assert.deepStrictEqual(yield* store.contactChallenges.get(email.key), email)
+        assert.deepStrictEqual(yield* store.contactChallenges.get(phone.key), phone)
+
+        const tried = { ...email, attempts: 3 }
+        yield* store.contactChallenges.put(tried)
+        assert.deepStrictEqual(yield* store.contactChallenges.get(email.key), tried, "put replaces")
+        const resent = { ...contactChallenge(s, "EMAIL"), sentTo: "new@example.com" }
+        yield* store.contactChallenges.put(resent)
+        assert.deepStrictEqual(yield* store.contactChallenges.get(email.key), resent)
+
+        const failed = yield* store
+          .transaction(
+            Effect.gen(function* () {
+              yield* store.contactChallenges.delete(email.key)
+              yield* store.contactChallenges.put({ ...phone, attempts: 5 })
+              assert.isUndefined(yield* store.contactChallenges.get(email.key), "the transaction reads its own delete")
+              return yield* Effect.fail("abort" as const)
+            })
+          )
+          .pipe(Effect.flip)
+        assert.strictEqual(failed, "abort")
+        assert.deepStrictEqual(yield* store.contactChallenges.get(email.key), resent, "the delete is undone")
+        assert.deepStrictEqual(yield* store.contactChallenges.get(phone.key), phone, "the put is undone")
+
+        yield* store.transaction(store.contactChallenges.delete(email.key))
+        assert.isUndefined(yield* store.contactChallenges.get(email.key))
+        yield* store.contactChallenges.delete(email.key)
+        yield* store.contactChallenges.delete(`${makeScope().customerId}/EMAIL`)
+        assert.deepStrictEqual(yield* store.contactChallenges.get(phone.key), phone)
+      })
+  )
+}
+
 const ledgerTests = (it: It) => {
   it.effect(
     "record POSTED moves both balances; balances come back in the order asked, zeros for unknown accounts",
@@ -1960,6 +2175,9 @@ const leavesNoTrace = (end: Effect.Effect<never, "abort">, check: (exit: Exit.Ex
     const movedRef = newId("Transaction")
     const idem = idempotencyRecord(`POST /quotes:${unique()}`)
     const newCounter = `volume:${s.customerId}:EUR`
+    const owner = ownerFull(s)
+    const verification = verificationFull(s)
+    const challenge = contactChallenge(s)
 
     const exit = yield* Effect.exit(
       store.transaction(
@@ -1981,6 +2199,9 @@ const leavesNoTrace = (end: Effect.Effect<never, "abort">, check: (exit: Exit.Ex
           yield* store.counters.add(counter, 7)
           yield* store.counters.add(newCounter, 3)
           yield* store.idempotency.put(idem)
+          yield* store.beneficialOwners.insert(owner)
+          yield* store.verifications.insert(verification)
+          yield* store.contactChallenges.put(challenge)
           // The transaction reads its own writes.
           assert.deepStrictEqual(yield* store.tokens.get(token.id), token)
           assert.deepStrictEqual(yield* store.outbox.get(event.id), numbered(event, 2))
@@ -2003,7 +2224,10 @@ const leavesNoTrace = (end: Effect.Effect<never, "abort">, check: (exit: Exit.Ex
       ["transaction", yield* store.transactions.get(txRow.id)],
       ["outbox event", yield* store.outbox.get(event.id)],
       ["outbox event of another subject", yield* store.outbox.get(otherEvent.id)],
-      ["idempotency record", yield* store.idempotency.get(idem.key)]
+      ["idempotency record", yield* store.idempotency.get(idem.key)],
+      ["beneficial owner", yield* store.beneficialOwners.get(owner.id)],
+      ["verification", yield* store.verifications.get(verification.id)],
+      ["contact challenge", yield* store.contactChallenges.get(challenge.key)]
     ] as const) {
       assert.isUndefined(row, `no ${what} is left`)
     }
@@ -2207,6 +2431,9 @@ export const storeConformance = (
       collection(externalAccountsCase, externalAccountTests)
       collection(quotesCase, quoteTests)
       collection(transactionsCase, transactionTests)
+      collection(beneficialOwnersCase, beneficialOwnerTests)
+      collection(verificationsCase, verificationTests)
+      describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))
       describe("idempotency, counters, config", () => keyValueTests(it))

@@ -2,6 +2,7 @@ import { Context, type Effect } from "effect"
 import type { ExternalAccount, InternalAccountRecord } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
+import type { BeneficialOwner, ContactChallenge, Verification } from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
 import type { QuoteRecord } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
@@ -92,6 +93,24 @@ export interface OutboxFilter {
   readonly sequenceBelow?: number | undefined
 }
 
+export interface BeneficialOwnerFilter {
+  readonly customerId?: string | undefined
+}
+
+export interface VerificationFilter {
+  readonly customerId?: string | undefined
+  readonly verificationStatus?: string | undefined
+}
+
+/** Open contact-verification codes, one per customer and channel (`ContactChallenge.key`). */
+export interface ContactChallengeStore {
+  readonly get: (key: string) => Effect.Effect<ContactChallenge | undefined, StoreError>
+  /** Writes the challenge, replacing the one under its key. */
+  readonly put: (challenge: ContactChallenge) => Effect.Effect<void, StoreError>
+  /** Removes the challenge under `key` (used or void); none there is not an error. */
+  readonly delete: (key: string) => Effect.Effect<void, StoreError>
+}
+
 export interface IdempotencyRecord {
   /** Scoped key: `<scope>:<Idempotency-Key>`. */
   readonly key: string
@@ -149,6 +168,9 @@ export interface Repositories {
   readonly externalAccounts: Collection<ExternalAccount, ExternalAccountFilter>
   readonly quotes: Collection<QuoteRecord, QuoteFilter, "transactionId">
   readonly transactions: Collection<TransactionRecord, TransactionFilter>
+  readonly beneficialOwners: Collection<BeneficialOwner, BeneficialOwnerFilter>
+  readonly verifications: Collection<Verification, VerificationFilter>
+  readonly contactChallenges: ContactChallengeStore
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

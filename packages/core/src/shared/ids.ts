@@ -49,6 +49,10 @@ export const TokenId = makeId("Token")
 export type TokenId = typeof TokenId.Type
 export const LookupId = makeId("Lookup")
 export type LookupId = typeof LookupId.Type
+export const BeneficialOwnerId = makeId("BeneficialOwner")
+export type BeneficialOwnerId = typeof BeneficialOwnerId.Type
+export const VerificationId = makeId("Verification")
+export type VerificationId = typeof VerificationId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -60,6 +64,8 @@ export interface IdOf {
   Webhook: WebhookId
   Token: TokenId
   Lookup: LookupId
+  BeneficialOwner: BeneficialOwnerId
+  Verification: VerificationId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))

@@ -1,0 +1,262 @@
+import { Schema } from "effect"
+import { KycStatus } from "../customers/model.ts"
+import { BeneficialOwnerId, CustomerId, VerificationId } from "../shared/ids.ts"
+import { PageQueryFields } from "../shared/paging.ts"
+import {
+  Address,
+  boundedString,
+  CountryCode,
+  DateString,
+  DateTimeString,
+  Email,
+  IdentificationType,
+  PhoneNumber
+} from "../shared/schemas.ts"
+
+// ---- beneficial owners ----
+
+export const BeneficialOwnerRole = Schema.Literals([
+  "UBO",
+  "DIRECTOR",
+  "COMPANY_OFFICER",
+  "CONTROL_PERSON",
+  "TRUSTEE",
+  "GENERAL_PARTNER"
+])
+export type BeneficialOwnerRole = typeof BeneficialOwnerRole.Type
+
+/** Whole percent, 0 to 100 inclusive. */
+export const OwnershipPercentage = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))
+
+const personalInfoFields = {
+  firstName: boundedString(255),
+  middleName: Schema.optionalKey(boundedString(255)),
+  lastName: boundedString(255),
+  birthDate: DateString,
+  nationality: CountryCode,
+  email: Schema.optionalKey(Email),
+  phoneNumber: Schema.optionalKey(PhoneNumber),
+  address: Address,
+  /** The identification vocabulary shared with individual customers: `idType`, `identifier`, `countryOfIssuance`. */
+  idType: IdentificationType,
+  identifier: boundedString(64),
+  countryOfIssuance: Schema.optionalKey(CountryCode)
+}
+
+export const BeneficialOwnerPersonalInfo = Schema.Struct(personalInfoFields)
+export type BeneficialOwnerPersonalInfo = typeof BeneficialOwnerPersonalInfo.Type
+
+/** On update every personal field is optional; `address` is replaced whole. */
+export const BeneficialOwnerPersonalInfoUpdate = Schema.Struct({
+  ...personalInfoFields,
+  firstName: Schema.optionalKey(personalInfoFields.firstName),
+  lastName: Schema.optionalKey(personalInfoFields.lastName),
+  birthDate: Schema.optionalKey(personalInfoFields.birthDate),
+  nationality: Schema.optionalKey(personalInfoFields.nationality),
+  address: Schema.optionalKey(personalInfoFields.address),
+  idType: Schema.optionalKey(personalInfoFields.idType),
+  identifier: Schema.optionalKey(personalInfoFields.identifier)
+})
+export type BeneficialOwnerPersonalInfoUpdate = typeof BeneficialOwnerPersonalInfoUpdate.Type
+
+/** A person who owns or controls a business customer; verified on its own (`kycStatus`) with the business. */
+export const BeneficialOwner = Schema.Struct({
+  id: BeneficialOwnerId,
+  customerId: CustomerId,
+  roles: Schema.Array(BeneficialOwnerRole),
+  ownershipPercentage: OwnershipPercentage,
+  personalInfo: BeneficialOwnerPersonalInfo,
+  /** Moved only by the KYC provider's decisions (the `BeneficialOwnerKyc` machine). */
+  kycStatus: KycStatus,
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type BeneficialOwner = typeof BeneficialOwner.Type
+
+/** At least one role. */
+const Roles = Schema.Array(BeneficialOwnerRole).check(Schema.isMinLength(1))
+
+export const CreateBeneficialOwnerRequest = Schema.Struct({
+  customerId: CustomerId,
+  roles: Roles,
+  ownershipPercentage: OwnershipPercentage,
+  personalInfo: BeneficialOwnerPersonalInfo
+})
+export type CreateBeneficialOwnerRequest = typeof CreateBeneficialOwnerRequest.Type
+
+export const UpdateBeneficialOwnerRequest = Schema.Struct({
+  roles: Schema.optionalKey(Roles),
+  ownershipPercentage: Schema.optionalKey(OwnershipPercentage),
+  personalInfo: Schema.optionalKey(BeneficialOwnerPersonalInfoUpdate)
+})
+export type UpdateBeneficialOwnerRequest = typeof UpdateBeneficialOwnerRequest.Type
+
+export const ListBeneficialOwnersQuery = Schema.Struct({
+  customerId: CustomerId,
+  ...PageQueryFields
+})
+export type ListBeneficialOwnersQuery = typeof ListBeneficialOwnersQuery.Type
+
+// ---- verifications ----
+
+export const VerificationStatus = Schema.Literals([
+  "RESOLVE_ERRORS",
+  "PENDING_MANUAL_REVIEW",
+  "IN_PROGRESS",
+  "APPROVED",
+  "REJECTED",
+  "READY_FOR_VERIFICATION"
+])
+export type VerificationStatus = typeof VerificationStatus.Type
+
+export const VerificationErrorType = Schema.Literals([
+  "MISSING_FIELD",
+  "INVALID_FIELD",
+  "MISSING_LEGAL_PRESENCE_DOCUMENT",
+  "MISSING_CONTROL_STRUCTURE_DOCUMENT",
+  "MISSING_OWNERSHIP_STRUCTURE_DOCUMENT",
+  "MISSING_PROOF_OF_ADDRESS_DOCUMENT",
+  "MISSING_IDENTITY_DOCUMENT",
+  "INVALID_DOCUMENT",
+  "EXPIRED_DOCUMENT",
+  "POOR_QUALITY_DOCUMENT",
+  "SUSPECTED_FRAUD_DOCUMENT",
+  "WRONG_DOCUMENT_TYPE",
+  "INCOMPLETE_DOCUMENT",
+  "UNREADABLE_DOCUMENT",
+  "DOCUMENT_VERIFICATION_FAILED",
+  "APPLICANT_SANCTIONED",
+  "APPLICANT_FRAUD",
+  "APPLICANT_CRIMINAL_RECORD",
+  "APPLICANT_REJECTED",
+  "MISSING_BENEFICIAL_OWNER",
+  "MISSING_CONTROL_PERSON",
+  "MISSING_GOOD_STANDING_DOCUMENT"
+])
+export type VerificationErrorType = typeof VerificationErrorType.Type
+
+/** Kinds of verification documents (the upstream `DocumentType`). */
+export const DocumentType = Schema.Literals([
+  "PASSPORT",
+  "DRIVERS_LICENSE",
+  "NATIONAL_ID",
+  "PROOF_OF_ADDRESS",
+  "BANK_STATEMENT",
+  "TAX_RETURN",
+  "CERTIFICATE_OF_INCORPORATION",
+  "ARTICLES_OF_INCORPORATION",
+  "ARTICLES_OF_ASSOCIATION",
+  "STATE_REGISTRY_EXCERPT",
+  "GOOD_STANDING_CERTIFICATE",
+  "INFORMATION_STATEMENT",
+  "INCUMBENCY_CERTIFICATE",
+  "BUSINESS_LICENSE",
+  "SHAREHOLDER_REGISTER",
+  "POWER_OF_ATTORNEY",
+  "UTILITY_BILL",
+  "ELECTRICITY_BILL",
+  "RENT_OR_LEASE_AGREEMENT",
+  "DIRECTOR_REGISTRY",
+  "TRUST_AGREEMENT",
+  "STATE_COMPANY_REGISTRY",
+  "PARTNERSHIP_CONTROL_AGREEMENT",
+  "PARTNERSHIP_AGREEMENT",
+  "SELFIE",
+  "OTHER"
+])
+export type DocumentType = typeof DocumentType.Type
+
+/** One thing that keeps a verification from going ahead: a missing field or document, or a finding. */
+export const VerificationError = Schema.Struct({
+  /** The Customer, BeneficialOwner or Document the issue is about. */
+  resourceId: Schema.String,
+  type: VerificationErrorType,
+  /** Dot path of the field (`customer.address`, `personalInfo.countryOfIssuance`) for field errors. */
+  field: Schema.optionalKey(Schema.String),
+  /** Documents that would satisfy a missing or rejected document (any one of them). */
+  acceptedDocumentTypes: Schema.optionalKey(Schema.Array(DocumentType)),
+  reason: Schema.String
+})
+export type VerificationError = typeof VerificationError.Type
+
+/** One review of a customer's submitted packet (`POST /verifications`); a new review is a new verification. */
+export const Verification = Schema.Struct({
+  id: VerificationId,
+  customerId: CustomerId,
+  verificationStatus: VerificationStatus,
+  errors: Schema.Array(VerificationError),
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type Verification = typeof Verification.Type
+
+export const CreateVerificationRequest = Schema.Struct({ customerId: CustomerId })
+export type CreateVerificationRequest = typeof CreateVerificationRequest.Type
+
+export const ListVerificationsQuery = Schema.Struct({
+  customerId: Schema.optionalKey(CustomerId),
+  verificationStatus: Schema.optionalKey(VerificationStatus),
+  ...PageQueryFields
+})
+export type ListVerificationsQuery = typeof ListVerificationsQuery.Type
+
+// ---- hosted verification links ----
+
+/** The KYC provider behind a hosted link (informational; `SANDBOX` is the sandbox's simulated provider). */
+export const KycProviderName = Schema.Literals(["SUMSUB", "SANDBOX"])
+export type KycProviderName = typeof KycProviderName.Type
+
+export const KycLinkRequest = Schema.Struct({
+  /** Where the hosted flow sends the customer when done: `https://` (or `http://` for local development). */
+  redirectUri: Schema.String.check(
+    Schema.isMaxLength(2048),
+    Schema.isPattern(/^https?:\/\/[^\s]+$/, { expected: "an http(s) URI" })
+  )
+})
+export type KycLinkRequest = typeof KycLinkRequest.Type
+
+export const KycLink = Schema.Struct({
+  /** Single-use hosted URL; each call issues a fresh one (older ones stay valid until used or expired). */
+  kycUrl: Schema.String,
+  expiresAt: DateTimeString,
+  provider: KycProviderName,
+  /** For providers with a direct SDK integration only. */
+  token: Schema.optionalKey(Schema.String)
+})
+export type KycLink = typeof KycLink.Type
+
+/** `Idempotency-Key`: required on `POST /customers/{customerId}/kyc-link`. */
+export const IdempotencyKeyHeader = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))
+
+// ---- contact verification ----
+
+/** The contact channels a provider may require verified before KYC. */
+export const ContactChannel = Schema.Literals(["EMAIL", "PHONE"])
+export type ContactChannel = typeof ContactChannel.Type
+
+export const ContactVerificationConfirmRequest = Schema.Struct({
+  /** The one-time code the customer received (sandbox: `123456`). */
+  code: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(32))
+})
+export type ContactVerificationConfirmRequest = typeof ContactVerificationConfirmRequest.Type
+
+/**
+ * The open one-time code of one customer and channel, as the store keeps it: only a hash of the code (never
+ * the code), where it was sent, when it expires, and how many wrong codes were tried.
+ */
+export interface ContactChallenge {
+  /** `<customerId>/<channel>`: one open code per customer and channel; a re-send replaces it. */
+  readonly key: string
+  readonly customerId: string
+  readonly channel: ContactChannel
+  /** Lowercase hex SHA-256 of `<key>:<code>`. */
+  readonly codeHash: string
+  /** The address or number the code went to: a code sent before a contact change is void. */
+  readonly sentTo: string
+  readonly sentAt: string
+  readonly expiresAt: string
+  /** Wrong codes tried so far; at the limit the code is void. */
+  readonly attempts: number
+}
+
+export const contactChallengeKey = (customerId: string, channel: ContactChannel): string => `${customerId}/${channel}`
