@@ -4,6 +4,7 @@ import type {
   IdempotencyRecord,
   LedgerBalance,
   LedgerTransfer,
+  NewOutboxRecord,
   OutboxFilter,
   OutboxRecord,
   Page,
@@ -603,12 +604,29 @@ export const makeMemoryStore = Effect.sync(() => {
     remember(() => (before === undefined ? sequences.delete(subject) : sequences.set(subject, before)))
     return next
   }
+  // Not `{ ...event, sequence }`: a spread would read `body` now, and an event's body is serialized lazily.
+  const numbered = (event: NewOutboxRecord, sequence: number): OutboxRecord => {
+    const row: OutboxRecord = {
+      id: event.id,
+      type: event.type,
+      subject: event.subject,
+      sequence,
+      createdAt: event.createdAt,
+      get body() {
+        return event.body
+      },
+      status: event.status,
+      attempts: event.attempts,
+      nextAttemptAt: event.nextAttemptAt
+    }
+    return event.leaseUntil === undefined ? row : { ...row, leaseUntil: event.leaseUntil }
+  }
   const outbox: Repositories["outbox"] = {
     append: (records) => Effect.forEach(records, (r) => Effect.orDie(outboxRows.insert(r)), { discard: true }),
     appendEvents: (events) =>
       Effect.sync(() => {
         for (const event of events) {
-          const row: OutboxRecord = { ...event, sequence: nextSequence(event.subject) }
+          const row = numbered(event, nextSequence(event.subject))
           if (outboxRows.insertNow(row) !== undefined) throw new Error(`memory store: outbox row ${row.id} exists`)
         }
       }),

@@ -12,23 +12,33 @@ import { addSeconds, nowIso } from "../shared/time.ts"
 import { webhookDeliveryError, webhookEndpointNotSet, webhookNotDead, webhookNotFound } from "./errors.ts"
 import type { DeliveryAttempt, OutboxRecord } from "./model.ts"
 
-/** The outbox row of a new event: the exact JSON body `{id, type, timestamp, data}`; the store numbers it. */
+/**
+ * The outbox row of a new event; the store numbers it. `body` is the exact JSON `{id, type, timestamp, data}`,
+ * serialized on first read and then kept: a store that persists bytes reads it at once, the memory store only
+ * when the event is delivered (records are immutable, so `data` cannot change in between).
+ */
 export const newEvent = (
   id: WebhookId,
   type: string,
   subject: string,
   timestamp: string,
   data: unknown
-): NewOutboxRecord => ({
-  id,
-  type,
-  subject,
-  createdAt: timestamp,
-  body: JSON.stringify({ id, type, timestamp, data }),
-  status: "PENDING",
-  attempts: [],
-  nextAttemptAt: timestamp
-})
+): NewOutboxRecord => {
+  let body: string | undefined
+  return {
+    id,
+    type,
+    subject,
+    createdAt: timestamp,
+    get body() {
+      if (body === undefined) body = JSON.stringify({ id, type, timestamp, data })
+      return body
+    },
+    status: "PENDING",
+    attempts: [],
+    nextAttemptAt: timestamp
+  }
+}
 
 /**
  * `emit` for the events of one change, as a plain generator over ports the caller already holds:
