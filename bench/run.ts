@@ -2,7 +2,7 @@
  * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
  *
  *   node bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
- *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
+ *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3] [--only core,postgres,http]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
@@ -16,115 +16,125 @@ import { type BenchHttpResult, benchHttp, flag, type RunResult, summarize } from
 import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
 
-console.log(formatCoreBench(await benchCore({ seconds: flag("seconds", 5) })))
-console.log(formatPostgresBench(await benchPostgres(postgresFlags())))
+// `--only a,b` runs just those parts (all of them by default).
+const onlyIndex = process.argv.indexOf("--only")
+const only = onlyIndex < 0 ? undefined : new Set(process.argv[onlyIndex + 1]?.split(","))
+const runs = (part: string): boolean => only === undefined || only.has(part)
 
-const common = {
-  connections: flag("connections", 32),
-  durationSeconds: flag("duration", 5),
-  warmupSeconds: flag("warmup", 1)
-}
-const here = new URL(import.meta.url)
-const authorization = `Basic ${Buffer.from(`${BENCH_CREDENTIALS.clientId}:${BENCH_CREDENTIALS.clientSecret}`).toString("base64")}`
+if (runs("core")) console.log(formatCoreBench(await benchCore({ seconds: flag("seconds", 5) })))
+if (runs("postgres")) console.log(formatPostgresBench(await benchPostgres(postgresFlags())))
 
-const getJson = async (url: string) => {
-  const response = await fetch(url, { headers: { authorization } })
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
-  return (await response.json()) as { data: Array<{ id: string; currency: string }> }
-}
+/** 3. The HTTP figures: the paycore server against a bare node:http server, alternating rounds. */
+const benchHttpPart = async () => {
+  const common = {
+    connections: flag("connections", 32),
+    durationSeconds: flag("duration", 5),
+    warmupSeconds: flag("warmup", 1)
+  }
+  const here = new URL(import.meta.url)
+  const authorization = `Basic ${Buffer.from(`${BENCH_CREDENTIALS.clientId}:${BENCH_CREDENTIALS.clientSecret}`).toString("base64")}`
 
-// The paycore server reads one seeded customer and prices USD → MXN quotes to its own CLABE account.
-const prepare = async (baseUrl: string) => {
-  const api = `${baseUrl}/2025-10-13`
-  const customer = (await getJson(`${api}/customers?platformCustomerId=${BENCH_CUSTOMER}`)).data[0]!
-  const accounts = await getJson(`${api}/customers/internal-accounts?customerId=${customer.id}`)
-  const usd = accounts.data.find((a) => a.currency === "USD")!
-  const created = await fetch(`${api}/customers/external-accounts`, {
-    method: "POST",
-    headers: { authorization, "content-type": "application/json" },
-    body: JSON.stringify({
-      customerId: customer.id,
-      currency: "MXN",
-      accountInfo: {
-        accountType: "CLABE",
-        clabeNumber: "002010077777777771",
-        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-      }
+  const getJson = async (url: string) => {
+    const response = await fetch(url, { headers: { authorization } })
+    if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
+    return (await response.json()) as { data: Array<{ id: string; currency: string }> }
+  }
+
+  // The paycore server reads one seeded customer and prices USD → MXN quotes to its own CLABE account.
+  const prepare = async (baseUrl: string) => {
+    const api = `${baseUrl}/2025-10-13`
+    const customer = (await getJson(`${api}/customers?platformCustomerId=${BENCH_CUSTOMER}`)).data[0]!
+    const accounts = await getJson(`${api}/customers/internal-accounts?customerId=${customer.id}`)
+    const usd = accounts.data.find((a) => a.currency === "USD")!
+    const created = await fetch(`${api}/customers/external-accounts`, {
+      method: "POST",
+      headers: { authorization, "content-type": "application/json" },
+      body: JSON.stringify({
+        customerId: customer.id,
+        currency: "MXN",
+        accountInfo: {
+          accountType: "CLABE",
+          clabeNumber: "002010077777777771",
+          beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
+        }
+      })
     })
-  })
-  const payee = (await created.json()) as { id: string }
-  return {
-    getPath: `/2025-10-13/customers/${customer.id}`,
-    postPath: "/2025-10-13/quotes",
-    postBody: JSON.stringify({
-      source: { sourceType: "ACCOUNT", accountId: usd.id },
-      destination: { destinationType: "ACCOUNT", accountId: payee.id, paymentRail: "SPEI" },
-      lockedCurrencySide: "SENDING",
-      lockedCurrencyAmount: 125_000,
-      description: "Invoice 1234",
-      remittanceInformation: "INV-1234",
-      purposeOfPayment: "GOODS_OR_SERVICES"
-    })
+    const payee = (await created.json()) as { id: string }
+    return {
+      getPath: `/2025-10-13/customers/${customer.id}`,
+      postPath: "/2025-10-13/quotes",
+      postBody: JSON.stringify({
+        source: { sourceType: "ACCOUNT", accountId: usd.id },
+        destination: { destinationType: "ACCOUNT", accountId: payee.id, paymentRail: "SPEI" },
+        lockedCurrencySide: "SENDING",
+        lockedCurrencyAmount: 125_000,
+        description: "Invoice 1234",
+        remittanceInformation: "INV-1234",
+        purposeOfPayment: "GOODS_OR_SERVICES"
+      })
+    }
+  }
+
+  const targets = {
+    bare: {
+      listener: { module: new URL("./http.ts", here), factory: "bareListener" },
+      getPath: "/x",
+      postPath: "/x",
+      // A request body like paycore's (ids differ; the bare server only parses it).
+      postBody: JSON.stringify({
+        source: { sourceType: "ACCOUNT", accountId: "InternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a5" },
+        destination: {
+          destinationType: "ACCOUNT",
+          accountId: "ExternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a6",
+          paymentRail: "SPEI"
+        },
+        lockedCurrencySide: "SENDING",
+        lockedCurrencyAmount: 125_000,
+        description: "Invoice 1234",
+        remittanceInformation: "INV-1234",
+        purposeOfPayment: "GOODS_OR_SERVICES"
+      })
+    },
+    paycore: {
+      listener: { module: new URL("./paycore-server.ts", here), factory: "paycoreListener" },
+      getPath: "",
+      postPath: "",
+      postBody: "",
+      headers: { authorization },
+      prepare
+    }
+  }
+
+  const rounds = flag("rounds", 3)
+  const results = { bare: [] as Array<BenchHttpResult>, paycore: [] as Array<BenchHttpResult> }
+  // Alternate the servers so drifting background load hits both alike.
+  for (let round = 0; round < rounds; round++) {
+    results.bare.push(await benchHttp({ ...common, ...targets.bare }))
+    results.paycore.push(await benchHttp({ ...common, ...targets.paycore }))
+  }
+
+  const row = (name: string, run: RunResult, baseline: RunResult) =>
+    [
+      name.padEnd(30),
+      `${run.requestsPerSecond.toFixed(0).padStart(6)} req/s`,
+      `p99 ${String(run.p99Ms).padStart(3)} ms`,
+      `${(run.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x`,
+      `${run.capacity.toFixed(0).padStart(6)} req/CPU-s`,
+      `${(run.capacity / baseline.capacity).toFixed(2)}x`,
+      run.failures > 0 ? `(${run.failures} failures!)` : ""
+    ].join("  ")
+
+  console.log(
+    `\nHTTP: node ${process.version}, ${common.connections} connections, ${common.warmupSeconds}s warm-up + ` +
+      `${common.durationSeconds}s per run, median of ${rounds} rounds; ratios against the bare node:http server`
+  )
+  const names = { get: "GET /customers/{id}", post: "POST /quotes (USD→MXN)" } as const
+  for (const kind of ["get", "post"] as const) {
+    const bare = summarize(results.bare.map((result) => result[kind]))
+    const paycore = summarize(results.paycore.map((result) => result[kind]))
+    console.log(row(`bare ${kind.toUpperCase()}`, bare, bare))
+    console.log(row(`paycore ${names[kind]}`, paycore, bare))
   }
 }
 
-const targets = {
-  bare: {
-    listener: { module: new URL("./http.ts", here), factory: "bareListener" },
-    getPath: "/x",
-    postPath: "/x",
-    // A request body like paycore's (ids differ; the bare server only parses it).
-    postBody: JSON.stringify({
-      source: { sourceType: "ACCOUNT", accountId: "InternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a5" },
-      destination: {
-        destinationType: "ACCOUNT",
-        accountId: "ExternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a6",
-        paymentRail: "SPEI"
-      },
-      lockedCurrencySide: "SENDING",
-      lockedCurrencyAmount: 125_000,
-      description: "Invoice 1234",
-      remittanceInformation: "INV-1234",
-      purposeOfPayment: "GOODS_OR_SERVICES"
-    })
-  },
-  paycore: {
-    listener: { module: new URL("./paycore-server.ts", here), factory: "paycoreListener" },
-    getPath: "",
-    postPath: "",
-    postBody: "",
-    headers: { authorization },
-    prepare
-  }
-}
-
-const rounds = flag("rounds", 3)
-const results = { bare: [] as Array<BenchHttpResult>, paycore: [] as Array<BenchHttpResult> }
-// Alternate the servers so drifting background load hits both alike.
-for (let round = 0; round < rounds; round++) {
-  results.bare.push(await benchHttp({ ...common, ...targets.bare }))
-  results.paycore.push(await benchHttp({ ...common, ...targets.paycore }))
-}
-
-const row = (name: string, run: RunResult, baseline: RunResult) =>
-  [
-    name.padEnd(30),
-    `${run.requestsPerSecond.toFixed(0).padStart(6)} req/s`,
-    `p99 ${String(run.p99Ms).padStart(3)} ms`,
-    `${(run.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x`,
-    `${run.capacity.toFixed(0).padStart(6)} req/CPU-s`,
-    `${(run.capacity / baseline.capacity).toFixed(2)}x`,
-    run.failures > 0 ? `(${run.failures} failures!)` : ""
-  ].join("  ")
-
-console.log(
-  `\nHTTP: node ${process.version}, ${common.connections} connections, ${common.warmupSeconds}s warm-up + ` +
-    `${common.durationSeconds}s per run, median of ${rounds} rounds; ratios against the bare node:http server`
-)
-const names = { get: "GET /customers/{id}", post: "POST /quotes (USD→MXN)" } as const
-for (const kind of ["get", "post"] as const) {
-  const bare = summarize(results.bare.map((result) => result[kind]))
-  const paycore = summarize(results.paycore.map((result) => result[kind]))
-  console.log(row(`bare ${kind.toUpperCase()}`, bare, bare))
-  console.log(row(`paycore ${names[kind]}`, paycore, bare))
-}
+if (runs("http")) await benchHttpPart()
