@@ -97,6 +97,9 @@ const failureOf = (error: unknown, indexes: ReadonlyMap<string, string> | undefi
 // Retries
 // ---------------------------------------------------------------------------------------------
 
+/** Rows a system account's balance spreads over (see `shardOf`): at least the pool size, so sessions rarely share one. */
+const SYSTEM_BALANCE_SHARDS = 32
+
 /** Attempts of a transaction (or of a statement outside one) that keeps meeting conflicts. */
 const MAX_ATTEMPTS = 8
 
@@ -498,16 +501,25 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
 
     // ---- ledger ----
 
-    const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account FOR UPDATE`
+    /**
+     * The balance row a write moves: shard 0 of a customer account; for a system account (the core's
+     * `system:` prefix, see `isSystemAccount`) the shard of the writing session, its backend pid modulo
+     * SYSTEM_BALANCE_SHARDS. Every payment in a currency moves the same system account, so one row would
+     * queue all of them on its lock until they commit; a pool's sessions have distinct, mostly consecutive
+     * pids, so they write distinct rows. System accounts have no balance check: reads sum their shards.
+     */
+    const shardOf = (account: string) =>
+      `CASE WHEN starts_with(${account}, 'system:') THEN pg_backend_pid() % ${SYSTEM_BALANCE_SHARDS} ELSE 0 END`
+    const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account, shard FOR UPDATE`
     const createBalancesSql =
-      `INSERT INTO ledger_balances (account, currency, posted, pending_debits, pending_credits) ` +
-      `SELECT a, c, 0, 0, 0 FROM unnest($1::text[], $2::text[]) AS u(a, c) ORDER BY a ON CONFLICT (account) DO NOTHING`
+      `INSERT INTO ledger_balances (account, shard, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT a, 0, c, 0, 0, 0 FROM unnest($1::text[], $2::text[]) AS u(a, c) ORDER BY a ON CONFLICT (account, shard) DO NOTHING`
     /** Adds the deltas (sorted by account, so concurrent writers lock balance rows in one order). */
     const moveBalances =
-      `INSERT INTO ledger_balances AS b (account, currency, posted, pending_debits, pending_credits) ` +
-      `SELECT account, currency, posted, pending_debits, pending_credits FROM unnest($9::text[], $10::text[], ` +
-      `$11::bigint[], $12::bigint[], $13::bigint[]) WITH ORDINALITY AS d(account, currency, posted, pending_debits, ` +
-      `pending_credits, n) ORDER BY n ON CONFLICT (account) DO UPDATE SET currency = EXCLUDED.currency, ` +
+      `INSERT INTO ledger_balances AS b (account, shard, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT account, ${shardOf("account")}, currency, posted, pending_debits, pending_credits FROM unnest($9::text[], ` +
+      `$10::text[], $11::bigint[], $12::bigint[], $13::bigint[]) WITH ORDINALITY AS d(account, currency, posted, ` +
+      `pending_debits, pending_credits, n) ORDER BY n ON CONFLICT (account, shard) DO UPDATE SET currency = EXCLUDED.currency, ` +
       `posted = b.posted + EXCLUDED.posted, pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
       `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
     // The transfers and the balance moves in one statement (one round trip).
@@ -524,11 +536,15 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       `moves AS (SELECT debit AS account, currency, -amount * $3::bigint AS posted, -amount AS pending_debits, ` +
       `0::bigint AS pending_credits FROM resolved UNION ALL ` +
       `SELECT credit, currency, amount * $3::bigint, 0::bigint, -amount FROM resolved) ` +
-      `INSERT INTO ledger_balances AS b (account, currency, posted, pending_debits, pending_credits) ` +
-      `SELECT account, min(currency), sum(posted), sum(pending_debits), sum(pending_credits) FROM moves ` +
-      `GROUP BY account ORDER BY account ON CONFLICT (account) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
+      `INSERT INTO ledger_balances AS b (account, shard, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT account, ${shardOf("account")}, min(currency), sum(posted), sum(pending_debits), sum(pending_credits) ` +
+      `FROM moves GROUP BY account ORDER BY account ON CONFLICT (account, shard) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
       `pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
       `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
+
+    const allBalancesSql =
+      `SELECT account, min(currency) AS currency, sum(posted)::bigint AS posted, sum(pending_debits)::bigint AS ` +
+      `pending_debits, sum(pending_credits)::bigint AS pending_credits FROM ledger_balances GROUP BY account ORDER BY account`
 
     const byAccount = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -542,7 +558,21 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
         const names = [...currencyOf.keys()].sort(byAccount)
         const answer = (rows: Array<Row>): ReadonlyArray<LedgerBalance> => {
           const found = new Map<string, LedgerBalance>()
-          for (const row of rows) found.set(row.account, codecs.ledgerBalance(row as Selectable<LedgerBalancesTable>))
+          for (const row of rows) {
+            const b = codecs.ledgerBalance(row as Selectable<LedgerBalancesTable>)
+            const sum = found.get(b.account)
+            found.set(
+              b.account,
+              sum === undefined
+                ? b
+                : {
+                    ...sum,
+                    posted: sum.posted + b.posted,
+                    pendingDebits: sum.pendingDebits + b.pendingDebits,
+                    pendingCredits: sum.pendingCredits + b.pendingCredits
+                  }
+            )
+          }
           return accounts.map(
             (a) =>
               found.get(a.account) ?? {
@@ -555,8 +585,8 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
           )
         }
         return Effect.flatMap(query(lockBalancesSql, [names]), (rows) => {
-          if (rows.length === names.length) return Effect.succeed(answer(rows))
           const have = new Set(rows.map((r) => r.account as string))
+          if (have.size === names.length) return Effect.succeed(answer(rows))
           const missing = names.filter((n) => !have.has(n))
           return Effect.flatMap(
             Effect.andThen(
@@ -641,7 +671,7 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
           rows.map((r): LedgerTransfer => codecs.ledgerTransfer(r as Selectable<LedgerTransfersTable>))
         ),
       allBalances: () =>
-        Effect.map(query(`SELECT * FROM ledger_balances ORDER BY account`, []), (rows) =>
+        Effect.map(query(allBalancesSql, []), (rows) =>
           rows.map((r) => codecs.ledgerBalance(r as Selectable<LedgerBalancesTable>))
         )
     }
