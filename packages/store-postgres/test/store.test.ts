@@ -202,6 +202,39 @@ layer(db.layer())("postgres store", (it) => {
         .pipe(Effect.flip)
       assert.strictEqual(swallowed._tag, "StoreError")
       assert.strictEqual(yield* store.counters.get(key), 0)
+
+      // A write nobody waits for (on a server it goes out with the next statement or the COMMIT) that fails
+      // fails its transaction all the same, with its own error, at COMMIT or at the next statement.
+      const bad = transfer(
+        unique("Transaction:bad"),
+        1,
+        "system:deposits:USD",
+        unique("InternalAccount:x"),
+        1.5,
+        "POSTED"
+      )
+      const atCommit = yield* store
+        .transaction(
+          Effect.gen(function* () {
+            yield* store.counters.add(key, 1)
+            yield* store.ledger.record([bad])
+            return "done"
+          })
+        )
+        .pipe(Effect.flip)
+      assert.strictEqual(atCommit._tag, "StoreError")
+      assert.include(atCommit.message, "bigint")
+      const atNext = yield* store
+        .transaction(
+          Effect.gen(function* () {
+            yield* store.ledger.record([bad])
+            return yield* store.counters.add(key, 1)
+          })
+        )
+        .pipe(Effect.flip)
+      assert.include(atNext.message, "bigint")
+      assert.strictEqual(yield* store.counters.get(key), 0)
+      assert.deepStrictEqual(yield* store.ledger.transfers(bad.reference), [])
     })
   )
 
