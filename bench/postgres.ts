@@ -22,7 +22,8 @@
  *     TestClock by 1 ms and runs one `Transactions.processDue()` pass (the worker: one fiber, row after row).
  *   Each round gives pgbench `seconds`, then paycore the same time (half to executes, a quarter each to the hot
  *   account and the lifecycles); rounds alternate so machine noise hits both; medians are reported.
- * - One lifecycle is run alone first with every SQL statement counted (each is one round trip to the server).
+ * - One lifecycle is run alone first with every SQL statement counted, and its round trips (statements sent while an
+ *   earlier one of the same connection is unanswered, pipelined, share the round trip of the one they follow).
  * - CPU (from /proc, when the server is local) and the sessions' wait states (pg_stat_activity, sampled) are recorded
  *   during the measured windows, to tell where the time goes.
  * After the run the ledger of both schemas is checked (posted balances sum to zero per currency, holds balanced, no
@@ -431,6 +432,8 @@ type Query = (this: unknown, ...args: Array<unknown>) => unknown
 export interface SentStatement {
   readonly sql: string
   readonly ms: number
+  /** Sent while an earlier statement of the same connection was unanswered (pipelined): no round trip of its own. */
+  readonly pipelined: boolean
 }
 
 /** Runs `f` (nothing else may use the database meanwhile) and returns the statements every pg client sent. */
@@ -440,20 +443,33 @@ const countStatements = async <A>(
   const proto = pg.Client.prototype as unknown as { query: Query }
   const original = proto.query
   const sql: Array<SentStatement> = []
+  /** Unanswered statements per connection. */
+  const unanswered = new Map<unknown, number>()
   proto.query = function (this: unknown, ...args: Array<unknown>) {
     const q = args[0]
-    const sent = { sql: typeof q === "string" ? q : String((q as { text?: unknown } | undefined)?.text ?? "?"), ms: 0 }
+    const waiting = unanswered.get(this) ?? 0
+    const sent = {
+      sql: typeof q === "string" ? q : String((q as { text?: unknown } | undefined)?.text ?? "?"),
+      ms: 0,
+      pipelined: waiting > 0
+    }
     sql.push(sent)
     const t0 = performance.now()
-    const result = original.apply(this, args)
-    if (result instanceof Promise) {
-      void result.then(
-        () => {
-          sent.ms = performance.now() - t0
-        },
-        () => undefined
-      )
+    unanswered.set(this, waiting + 1)
+    const answered = () => {
+      unanswered.set(this, (unanswered.get(this) ?? 1) - 1)
+      sent.ms = performance.now() - t0
     }
+    // Answered through a callback (pg-pool's `query`) or a promise.
+    const callback = args.findLast((a) => typeof a === "function") as ((...r: Array<unknown>) => unknown) | undefined
+    if (callback !== undefined) {
+      args[args.lastIndexOf(callback)] = (...r: Array<unknown>) => {
+        answered()
+        return callback(...r)
+      }
+    }
+    const result = original.apply(this, args)
+    if (result instanceof Promise) void result.then(answered, answered)
     return result
   }
   const t0 = performance.now()
@@ -480,11 +496,11 @@ export const statementLabel = (text: string): string => {
   return `SELECT ${/\bFROM (\w+)/i.exec(t)?.[1] ?? "?"}${lock}`
 }
 
-/** `n statements (k transactions)`: BEGIN/COMMIT included, each a round trip. */
+/** `n statements in r round trips (k DB transactions)`: BEGIN/COMMIT included; pipelined statements share a round trip. */
 export const describeStatements = (sql: ReadonlyArray<SentStatement>): string => {
-  const labels = sql.map((s) => statementLabel(s.sql))
-  const transactions = labels.filter((l) => l === "BEGIN").length
-  return `${sql.length} statements (${transactions} DB transaction${transactions === 1 ? "" : "s"})`
+  const transactions = sql.filter((s) => statementLabel(s.sql) === "BEGIN").length
+  const roundTrips = sql.filter((s) => !s.pipelined).length
+  return `${sql.length} statements in ${roundTrips} round trips (${transactions} DB transaction${transactions === 1 ? "" : "s"})`
 }
 
 // -----------------------------------------------------------------------------
@@ -1108,7 +1124,8 @@ export const formatStatements = (r: PostgresBenchResult): string => {
     [
       `${name}: ${describeStatements(sql)}, ${sum(sql.map((s) => s.ms)).toFixed(2)} ms waiting for the server`,
       ...sql.map(
-        (s, i) => `  ${String(i + 1).padStart(2)}. ${s.ms.toFixed(2).padStart(6)} ms  ${statementLabel(s.sql)}`
+        (s, i) =>
+          `  ${String(i + 1).padStart(2)}. ${s.ms.toFixed(2).padStart(6)} ms  ${s.pipelined ? "+ " : ""}${statementLabel(s.sql)}`
       )
     ].join("\n")
   return [

@@ -19,20 +19,13 @@ import type {
 } from "@paycore/core"
 import { Store, StoreError, toPage } from "@paycore/core"
 import { Cause, Context, Effect, Exit, Layer } from "effect"
-import {
-  CompiledQuery,
-  type ControlledTransaction,
-  Kysely,
-  PGliteDialect,
-  PostgresDialect,
-  type QueryResult,
-  type Selectable
-} from "kysely"
+import { Kysely, PGliteDialect, PostgresDialect, type QueryResult, type Selectable } from "kysely"
 import { type CustomTypesConfig, Pool, types as pgTypes } from "pg"
 import * as codecs from "./codecs.ts"
 import { type Codec, valuesOf } from "./codecs.ts"
 import type { Database, LedgerBalancesTable, LedgerTransfersTable } from "./schema.ts"
 import { migrate } from "./schema.ts"
+import { type Row, registerPool, type SqlTransaction, sqlClientOf } from "./sql.ts"
 
 export type * from "./schema.ts"
 export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate, migrations } from "./schema.ts"
@@ -97,6 +90,9 @@ const failureOf = (error: unknown, indexes: ReadonlyMap<string, string> | undefi
 // Retries
 // ---------------------------------------------------------------------------------------------
 
+/** Rows a system account's balance spreads over (see `shardOf`): at least the pool size, so sessions rarely share one. */
+const SYSTEM_BALANCE_SHARDS = 32
+
 /** Attempts of a transaction (or of a statement outside one) that keeps meeting conflicts. */
 const MAX_ATTEMPTS = 8
 
@@ -140,8 +136,6 @@ class Filter {
   }
 }
 
-type Row = Record<string, any>
-
 /** Rows a statement changed (node-postgres and PGlite both report it for INSERT ... ON CONFLICT). */
 const affected = (result: QueryResult<unknown>): number =>
   result.numAffectedRows === undefined ? 0 : Number(result.numAffectedRows)
@@ -152,11 +146,13 @@ const affected = (result: QueryResult<unknown>): number =>
 
 /** The transaction a fiber runs in. */
 interface Tx {
-  readonly trx: ControlledTransaction<Database>
+  readonly conn: SqlTransaction
   /** The first failed statement: PostgreSQL refuses every later one, and COMMIT would roll back. */
   failure: StoreError | undefined
   /** That failure was a conflict with a concurrent transaction: run the whole transaction again. */
   conflict: boolean
+  /** Writes sent without waiting for their answer (see `run`); settled, never rejected. */
+  readonly inFlight: Array<Promise<void>>
 }
 
 interface UniqueKey<T, U extends string> {
@@ -198,11 +194,17 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       defaultValue: () => undefined
     })
 
+    const sql = sqlClientOf(db)
+
     /** Outside a transaction: one statement on a pooled connection, run again on a deadlock. */
-    const executeRerunning = async (query: CompiledQuery): Promise<QueryResult<Row>> => {
+    const executeRerunning = async (
+      text: string,
+      params: ReadonlyArray<unknown>,
+      prepare: boolean
+    ): Promise<QueryResult<Row>> => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db.executeQuery<Row>(query)
+          return await sql.query(text, params, prepare)
         } catch (error) {
           if (attempt >= MAX_ATTEMPTS || !isRerunnable(error)) throw error
           await sleep(backoffMs(attempt))
@@ -210,43 +212,75 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       }
     }
 
+    /** The transaction's first failure (later statements only fail because of it). */
+    const failTx = (tx: Tx, error: unknown, failure: StoreError | UniqueViolation): void => {
+      if (tx.failure !== undefined) return
+      tx.conflict = isConflict(error)
+      tx.failure =
+        failure._tag === "StoreError"
+          ? failure
+          : new StoreError({ message: `transaction aborted by ${failure.index} taken`, retryable: false })
+    }
+
     /**
      * Runs one statement in the fiber's transaction, or on the pool outside one. `indexes` maps the unique
-     * indexes whose violation the caller reports as `UniqueViolation`.
+     * indexes whose violation the caller reports as `UniqueViolation`. `prepare`: a statement of fixed text (a
+     * named prepared statement on a pg pool); list queries, whose WHERE varies, are planned for their values.
      */
-    const execute = (
+    const executeWith = (
       text: string,
       params: ReadonlyArray<unknown>,
-      indexes?: ReadonlyMap<string, string>
+      indexes: ReadonlyMap<string, string> | undefined,
+      prepare: boolean
     ): Effect.Effect<QueryResult<Row>, StoreError | UniqueViolation> =>
       Effect.withFiber((fiber) => {
-        const query = CompiledQuery.raw(text, params as Array<unknown>)
         const tx = fiber.getRef(CurrentTx)
         if (tx === undefined) {
-          return Effect.tryPromise({ try: () => executeRerunning(query), catch: (e) => failureOf(e, indexes) })
+          return Effect.tryPromise({
+            try: () => executeRerunning(text, params, prepare),
+            catch: (e) => failureOf(e, indexes)
+          })
         }
         if (tx.failure !== undefined) return Effect.fail(tx.failure)
         return Effect.tryPromise({
-          try: () => tx.trx.executeQuery<Row>(query),
+          try: () =>
+            tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
+              // A write sent earlier may have failed first (this statement then only found the transaction aborted).
+              await Promise.all(tx.inFlight)
+              throw error
+            }),
           catch: (e) => {
             const failure = failureOf(e, indexes)
-            if (tx.failure === undefined) {
-              tx.conflict = isConflict(e)
-              tx.failure =
-                failure._tag === "StoreError"
-                  ? failure
-                  : new StoreError({ message: `transaction aborted by ${failure.index} taken`, retryable: false })
-            }
-            return failure
+            const first = tx.failure === undefined
+            failTx(tx, e, failure)
+            return first ? failure : tx.failure!
           }
         })
       })
 
+    const execute = (
+      text: string,
+      params: ReadonlyArray<unknown>,
+      indexes?: ReadonlyMap<string, string>
+    ): Effect.Effect<QueryResult<Row>, StoreError | UniqueViolation> => executeWith(text, params, indexes, true)
+
     const query = (text: string, params: ReadonlyArray<unknown>): Effect.Effect<Array<Row>, StoreError> =>
       Effect.map(execute(text, params) as Effect.Effect<QueryResult<Row>, StoreError>, (result) => result.rows)
 
+    /**
+     * A write whose only possible failure is a StoreError. In a transaction on a pipelining connection it is sent
+     * without waiting for the answer: it travels with the next statement or the COMMIT, and its failure fails
+     * the transaction there (as a failed statement does anyway: PostgreSQL aborts the transaction).
+     */
     const run = (text: string, params: ReadonlyArray<unknown>): Effect.Effect<void, StoreError> =>
-      Effect.asVoid(execute(text, params) as Effect.Effect<QueryResult<Row>, StoreError>)
+      Effect.withFiber((fiber) => {
+        const tx = fiber.getRef(CurrentTx)
+        const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
+        if (answer === undefined)
+          return Effect.asVoid(execute(text, params) as Effect.Effect<QueryResult<Row>, StoreError>)
+        tx!.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx!, error, storeError(error))))
+        return Effect.void
+      })
 
     /** Rows of a list page: the filter's count and up to `limit + 1` rows after the cursor, in one statement. */
     const pageOf = <T extends { readonly id: string }>(
@@ -263,7 +297,8 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
         `SELECT c.total, p.* FROM (SELECT count(*) AS total FROM ${table} WHERE ${where}) AS c ` +
         `LEFT JOIN LATERAL (SELECT * FROM ${table} WHERE ${where}${cursor} ` +
         `ORDER BY id ${asc ? "ASC" : "DESC"} LIMIT ${limit}) AS p ON true`
-      return Effect.map(query(text, filter.params), (rows) => {
+      const rowsOf = executeWith(text, filter.params, undefined, false) as Effect.Effect<QueryResult<Row>, StoreError>
+      return Effect.map(rowsOf, ({ rows }) => {
         const first = rows[0]
         const total = first === undefined ? 0 : Number(first.total)
         const data = first === undefined || first.id === null ? [] : rows.map(decode)
@@ -362,7 +397,11 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
           return found === undefined ? Effect.succeed(undefined) : Effect.map(query(found.findSql, [value]), first)
         },
         insert: (row) => write(insertSql, row, true, 1),
-        update: (row) => write(updateSql, row, false, 1),
+        // Without a unique key but the id, which it writes over, nothing can refuse an update: no answer to wait for.
+        update:
+          uniques.length === 0
+            ? (row) => run(updateSql, valuesOf(codec, row))
+            : (row) => write(updateSql, row, false, 1),
         list: (filter, page) => {
           const where = new Filter()
           filterOf(filter, where)
@@ -498,16 +537,25 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
 
     // ---- ledger ----
 
-    const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account FOR UPDATE`
+    /**
+     * The balance row a write moves: shard 0 of a customer account; for a system account (the core's
+     * `system:` prefix, see `isSystemAccount`) the shard of the writing session, its backend pid modulo
+     * SYSTEM_BALANCE_SHARDS. Every payment in a currency moves the same system account, so one row would
+     * queue all of them on its lock until they commit; a pool's sessions have distinct, mostly consecutive
+     * pids, so they write distinct rows. System accounts have no balance check: reads sum their shards.
+     */
+    const shardOf = (account: string) =>
+      `CASE WHEN starts_with(${account}, 'system:') THEN pg_backend_pid() % ${SYSTEM_BALANCE_SHARDS} ELSE 0 END`
+    const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account, shard FOR UPDATE`
     const createBalancesSql =
-      `INSERT INTO ledger_balances (account, currency, posted, pending_debits, pending_credits) ` +
-      `SELECT a, c, 0, 0, 0 FROM unnest($1::text[], $2::text[]) AS u(a, c) ORDER BY a ON CONFLICT (account) DO NOTHING`
+      `INSERT INTO ledger_balances (account, shard, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT a, 0, c, 0, 0, 0 FROM unnest($1::text[], $2::text[]) AS u(a, c) ORDER BY a ON CONFLICT (account, shard) DO NOTHING`
     /** Adds the deltas (sorted by account, so concurrent writers lock balance rows in one order). */
     const moveBalances =
-      `INSERT INTO ledger_balances AS b (account, currency, posted, pending_debits, pending_credits) ` +
-      `SELECT account, currency, posted, pending_debits, pending_credits FROM unnest($9::text[], $10::text[], ` +
-      `$11::bigint[], $12::bigint[], $13::bigint[]) WITH ORDINALITY AS d(account, currency, posted, pending_debits, ` +
-      `pending_credits, n) ORDER BY n ON CONFLICT (account) DO UPDATE SET currency = EXCLUDED.currency, ` +
+      `INSERT INTO ledger_balances AS b (account, shard, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT account, ${shardOf("account")}, currency, posted, pending_debits, pending_credits FROM unnest($9::text[], ` +
+      `$10::text[], $11::bigint[], $12::bigint[], $13::bigint[]) WITH ORDINALITY AS d(account, currency, posted, ` +
+      `pending_debits, pending_credits, n) ORDER BY n ON CONFLICT (account, shard) DO UPDATE SET currency = EXCLUDED.currency, ` +
       `posted = b.posted + EXCLUDED.posted, pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
       `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
     // The transfers and the balance moves in one statement (one round trip).
@@ -524,11 +572,15 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       `moves AS (SELECT debit AS account, currency, -amount * $3::bigint AS posted, -amount AS pending_debits, ` +
       `0::bigint AS pending_credits FROM resolved UNION ALL ` +
       `SELECT credit, currency, amount * $3::bigint, 0::bigint, -amount FROM resolved) ` +
-      `INSERT INTO ledger_balances AS b (account, currency, posted, pending_debits, pending_credits) ` +
-      `SELECT account, min(currency), sum(posted), sum(pending_debits), sum(pending_credits) FROM moves ` +
-      `GROUP BY account ORDER BY account ON CONFLICT (account) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
+      `INSERT INTO ledger_balances AS b (account, shard, currency, posted, pending_debits, pending_credits) ` +
+      `SELECT account, ${shardOf("account")}, min(currency), sum(posted), sum(pending_debits), sum(pending_credits) ` +
+      `FROM moves GROUP BY account ORDER BY account ON CONFLICT (account, shard) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
       `pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
       `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
+
+    const allBalancesSql =
+      `SELECT account, min(currency) AS currency, sum(posted)::bigint AS posted, sum(pending_debits)::bigint AS ` +
+      `pending_debits, sum(pending_credits)::bigint AS pending_credits FROM ledger_balances GROUP BY account ORDER BY account`
 
     const byAccount = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -542,7 +594,21 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
         const names = [...currencyOf.keys()].sort(byAccount)
         const answer = (rows: Array<Row>): ReadonlyArray<LedgerBalance> => {
           const found = new Map<string, LedgerBalance>()
-          for (const row of rows) found.set(row.account, codecs.ledgerBalance(row as Selectable<LedgerBalancesTable>))
+          for (const row of rows) {
+            const b = codecs.ledgerBalance(row as Selectable<LedgerBalancesTable>)
+            const sum = found.get(b.account)
+            found.set(
+              b.account,
+              sum === undefined
+                ? b
+                : {
+                    ...sum,
+                    posted: sum.posted + b.posted,
+                    pendingDebits: sum.pendingDebits + b.pendingDebits,
+                    pendingCredits: sum.pendingCredits + b.pendingCredits
+                  }
+            )
+          }
           return accounts.map(
             (a) =>
               found.get(a.account) ?? {
@@ -555,8 +621,8 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
           )
         }
         return Effect.flatMap(query(lockBalancesSql, [names]), (rows) => {
-          if (rows.length === names.length) return Effect.succeed(answer(rows))
           const have = new Set(rows.map((r) => r.account as string))
+          if (have.size === names.length) return Effect.succeed(answer(rows))
           const missing = names.filter((n) => !have.has(n))
           return Effect.flatMap(
             Effect.andThen(
@@ -641,7 +707,7 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
           rows.map((r): LedgerTransfer => codecs.ledgerTransfer(r as Selectable<LedgerTransfersTable>))
         ),
       allBalances: () =>
-        Effect.map(query(`SELECT * FROM ledger_balances ORDER BY account`, []), (rows) =>
+        Effect.map(query(allBalancesSql, []), (rows) =>
           rows.map((r) => codecs.ledgerBalance(r as Selectable<LedgerBalancesTable>))
         )
     }
@@ -791,25 +857,22 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
     /** Takes a connection and BEGINs; an interruption while waiting for one gives the connection back. */
     const begin: Effect.Effect<Tx, StoreError> = Effect.callback<Tx, StoreError>((resume) => {
       let interrupted = false
-      db.startTransaction()
-        .setIsolationLevel("read committed")
-        .execute()
-        .then(
-          (trx) => {
-            if (interrupted) trx.rollback().execute().catch(ignore)
-            else resume(Effect.succeed({ trx, failure: undefined, conflict: false }))
-          },
-          (error) => {
-            if (!interrupted) resume(Effect.fail(storeError(error)))
-          }
-        )
+      sql.begin().then(
+        (conn) => {
+          if (interrupted) conn.rollback().catch(ignore)
+          else resume(Effect.succeed({ conn, failure: undefined, conflict: false, inFlight: [] }))
+        },
+        (error) => {
+          if (!interrupted) resume(Effect.fail(storeError(error)))
+        }
+      )
       return Effect.sync(() => {
         interrupted = true
       })
     })
 
-    /** ROLLBACK; gives the connection back (a broken one is discarded by the driver). */
-    const rollback = (tx: Tx): Effect.Effect<void> => Effect.promise(() => tx.trx.rollback().execute().catch(ignore))
+    /** ROLLBACK; gives the connection back (a broken one is discarded). */
+    const rollback = (tx: Tx): Effect.Effect<void> => Effect.promise(() => tx.conn.rollback().catch(ignore))
 
     interface Outcome<A, E> {
       readonly exit: Exit.Exit<A, E | StoreError>
@@ -817,16 +880,16 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       readonly again: boolean
     }
 
-    /** COMMIT; `undefined` when it went through, else the driver's error. */
+    /**
+     * COMMIT (sent right behind the writes still in flight); `undefined` when it went through, else the error,
+     * once every write in flight has settled (one of them may be the cause: see `tx.failure`).
+     */
     const commit = (tx: Tx): Effect.Effect<{ readonly error: unknown } | undefined> =>
       Effect.promise(() =>
-        tx.trx
-          .commit()
-          .execute()
-          .then(
-            () => undefined,
-            (error: unknown) => ({ error })
-          )
+        tx.conn.commit().then(
+          () => undefined,
+          (error: unknown) => Promise.all(tx.inFlight).then(() => ({ error }))
+        )
       )
 
     /** Ends the attempt: COMMIT after a success, ROLLBACK after anything else. */
@@ -838,7 +901,12 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
             failed === undefined
               ? Effect.succeed({ exit, again: false })
               : // A COMMIT that failed leaves the connection in the transaction: ROLLBACK gives it back.
-                Effect.as(rollback(tx), { exit: Exit.fail(storeError(failed.error)), again: isConflict(failed.error) })
+                Effect.as(
+                  rollback(tx),
+                  tx.failure === undefined
+                    ? { exit: Exit.fail(storeError(failed.error)), again: isConflict(failed.error) }
+                    : { exit: Exit.fail(tx.failure), again: tx.conflict }
+                )
         )
       }
       const again = tx.conflict && !(Exit.isFailure(exit) && Cause.hasInterrupts(exit.cause))
@@ -910,9 +978,14 @@ export const makePgKysely = (config: PgConfig): Kysely<Database> => {
     connectionString: config.connectionString,
     max: config.max ?? 10,
     types: pgTypeParsers,
+    // Statements sent before the answer to the previous one (see sql.ts): BEGIN with the first statement, writes
+    // with the next statement or the COMMIT.
+    pipeline: true,
     ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` })
   })
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  registerPool(db, pool)
+  return db
 }
 
 export interface PgliteConfig {

@@ -182,8 +182,13 @@ export interface LedgerTransfersTable {
   created_at: string
 }
 
+/**
+ * One row per customer account (`shard` 0); a system account's balance is the sum of up to
+ * `SYSTEM_BALANCE_SHARDS` rows, one per writing session (see `shardOf` in index.ts).
+ */
 export interface LedgerBalancesTable {
   account: string
+  shard: number
   currency: string
   posted: number
   pending_debits: number
@@ -612,10 +617,25 @@ const onboarding: Migration = {
   )
 }
 
+/**
+ * A system account (`system:<role>:<currency>`) is credited or debited by every payment in its currency,
+ * and has no balance check: its balance spreads over shard rows summed on read, so concurrent payments
+ * do not queue on one row lock until commit.
+ */
+const systemBalanceShards: Migration = {
+  up: statements(
+    `ALTER TABLE ledger_balances ADD COLUMN shard smallint NOT NULL DEFAULT 0`,
+    `ALTER TABLE ledger_balances ALTER COLUMN shard DROP DEFAULT`,
+    `ALTER TABLE ledger_balances DROP CONSTRAINT ledger_balances_pkey`,
+    `ALTER TABLE ledger_balances ADD CONSTRAINT ledger_balances_pkey PRIMARY KEY (account, shard)`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
-  "0002_onboarding": onboarding
+  "0002_onboarding": onboarding,
+  "0003_system_balance_shards": systemBalanceShards
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

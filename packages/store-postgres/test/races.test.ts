@@ -14,7 +14,8 @@ import {
   ledgerViolations,
   makeEnv,
   payeeQuote,
-  seedPayer
+  seedPayer,
+  setConfig
 } from "../../core/test/fixtures.ts"
 import { testDatabase } from "./helpers.ts"
 
@@ -183,6 +184,35 @@ describe(`payment races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`,
     expect(new Set(outcome.states)).toEqual(new Set(["EXPIRED/EXPIRED"]))
     expect(outcome.problems).toEqual([])
     expect(outcome.balance).toMatchObject({ posted: 1_000_000, pendingDebits: 0 })
+    expect(outcome.violations).toEqual([])
+  }, 120_000)
+
+  it("40 concurrent executes of one customer under a daily volume limit for 10: exactly 10 pass it", async () => {
+    const outcome = await run(
+      1006,
+      Effect.gen(function* () {
+        const quotes = yield* Quotes
+        const { account, usdPayee } = yield* seedPayer(10_000_000)
+        const created = []
+        for (let i = 0; i < 40; i++) created.push(yield* quotes.create(payeeQuote(account.id, usdPayee.id, 1_000)))
+        const each = created[0]!.totalSendingAmount
+        yield* setConfig({ transactionLimits: [{ currency: "USD", maxDailyVolume: 10 * each }] })
+        const exits = yield* Effect.forEach(created, (q) => Effect.exit(quotes.execute(q.id)), {
+          concurrency: "unbounded"
+        })
+        // The limit is platform-wide: the other tests of this file run without one.
+        yield* setConfig({ transactionLimits: [] })
+        return {
+          each,
+          codes: exits.map(codeOf),
+          balance: yield* balance(account.id, "USD"),
+          violations: yield* ledgerViolations
+        }
+      })
+    )
+    expect(outcome.codes.filter((c) => c === undefined)).toHaveLength(10)
+    expect(outcome.codes.filter((c) => c !== undefined)).toEqual(Array(30).fill("DAILY_VOLUME_LIMIT_EXCEEDED"))
+    expect(outcome.balance).toMatchObject({ pendingDebits: 10 * outcome.each })
     expect(outcome.violations).toEqual([])
   }, 120_000)
 })

@@ -23,7 +23,7 @@ describe("migrations", () => {
   vit("apply once, then find nothing to do (and say so again when run concurrently)", async () => {
     const k = db.open()
     try {
-      assert.deepStrictEqual(await migrate(k), ["0001_initial", "0002_onboarding"])
+      assert.deepStrictEqual(await migrate(k), ["0001_initial", "0002_onboarding", "0003_system_balance_shards"])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])
     } finally {
@@ -202,6 +202,39 @@ layer(db.layer())("postgres store", (it) => {
         .pipe(Effect.flip)
       assert.strictEqual(swallowed._tag, "StoreError")
       assert.strictEqual(yield* store.counters.get(key), 0)
+
+      // A write nobody waits for (on a server it goes out with the next statement or the COMMIT) that fails
+      // fails its transaction all the same, with its own error, at COMMIT or at the next statement.
+      const bad = transfer(
+        unique("Transaction:bad"),
+        1,
+        "system:deposits:USD",
+        unique("InternalAccount:x"),
+        1.5,
+        "POSTED"
+      )
+      const atCommit = yield* store
+        .transaction(
+          Effect.gen(function* () {
+            yield* store.counters.add(key, 1)
+            yield* store.ledger.record([bad])
+            return "done"
+          })
+        )
+        .pipe(Effect.flip)
+      assert.strictEqual(atCommit._tag, "StoreError")
+      assert.include(atCommit.message, "bigint")
+      const atNext = yield* store
+        .transaction(
+          Effect.gen(function* () {
+            yield* store.ledger.record([bad])
+            return yield* store.counters.add(key, 1)
+          })
+        )
+        .pipe(Effect.flip)
+      assert.include(atNext.message, "bigint")
+      assert.strictEqual(yield* store.counters.get(key), 0)
+      assert.deepStrictEqual(yield* store.ledger.transfers(bad.reference), [])
     })
   )
 
@@ -502,6 +535,57 @@ layer(db.layer())("postgres store", (it) => {
       const all = yield* store.ledger.allBalances()
       assert.strictEqual(
         all.filter((bal) => bal.currency === "USD").reduce((sum, bal) => sum + bal.posted, 0),
+        0
+      )
+    })
+  )
+
+  it.effect("ledger: a system account's balance is the sum of its shard rows, written concurrently", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const currency = unique("SYS").replace(/[^A-Za-z0-9]/g, "")
+      const system = `system:payouts:${currency}`
+      const payers = Array.from({ length: 8 }, (_, i) => unique(`InternalAccount:payer${i}`))
+      const fund = (payer: string) => ({
+        ...transfer(unique("Transaction:fund"), 1, system, payer, 100, "POSTED"),
+        currency
+      })
+      yield* store.ledger.record(payers.map(fund).map((t, i) => ({ ...t, id: `${t.reference}#${i + 1}` })))
+      // Each payment holds 10 in its own transaction, all at once (on a server: several sessions, several shards).
+      yield* Effect.forEach(
+        payers,
+        (payer) =>
+          store.transaction(
+            Effect.gen(function* () {
+              const [b] = yield* store.ledger.balances([{ account: payer, currency }])
+              assert.strictEqual(b!.posted - b!.pendingDebits, 100)
+              const pay = unique("Transaction:pay")
+              yield* store.ledger.record([{ ...transfer(pay, 1, payer, system, 10, "PENDING"), currency }])
+              return pay
+            })
+          ),
+        { concurrency: "unbounded" }
+      ).pipe(
+        Effect.flatMap((pays) =>
+          Effect.forEach(pays.slice(0, 3), (pay) => store.ledger.resolve([`${pay}#1`], "POSTED"))
+        )
+      )
+
+      assert.deepStrictEqual(yield* store.ledger.balances([{ account: system, currency }]), [
+        { account: system, currency, posted: -800 + 30, pendingDebits: 0, pendingCredits: 50 }
+      ])
+      const mine = (yield* store.ledger.allBalances()).filter((b) => b.currency === currency)
+      assert.strictEqual(mine.length, 9)
+      assert.deepStrictEqual(
+        mine.find((b) => b.account === system),
+        { account: system, currency, posted: -770, pendingDebits: 0, pendingCredits: 50 }
+      )
+      assert.strictEqual(
+        mine.reduce((sum, b) => sum + b.posted, 0),
+        0
+      )
+      assert.strictEqual(
+        mine.reduce((sum, b) => sum + b.pendingDebits - b.pendingCredits, 0),
         0
       )
     })

@@ -393,16 +393,14 @@ function* checkLimitsSteps(
   if (limit?.maxTransactionAmount !== undefined && amount > limit.maxTransactionAmount) {
     return yield* Effect.fail(transactionSizeLimitExceeded(code, amount, limit.maxTransactionAmount))
   }
-  const key = dailyVolumeKey(quote.quote.customerId, code, now)
-  if (limit?.maxDailyVolume !== undefined) {
-    const used = yield* store.counters.get(key)
-    if (used + amount > limit.maxDailyVolume) {
-      return yield* Effect.fail(
-        dailyVolumeLimitExceeded(code, used, amount, limit.maxDailyVolume, secondsToUtcMidnight(now))
-      )
-    }
+  // Counted first, checked after: `add` is atomic, so two payments of one customer at once cannot both see
+  // room for themselves (a read then an add could, on a database); a refusal rolls the count back.
+  const total = yield* store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), amount)
+  if (limit?.maxDailyVolume !== undefined && total > limit.maxDailyVolume) {
+    return yield* Effect.fail(
+      dailyVolumeLimitExceeded(code, total - amount, amount, limit.maxDailyVolume, secondsToUtcMidnight(now))
+    )
   }
-  yield* store.counters.add(key, amount)
 }
 
 /**
