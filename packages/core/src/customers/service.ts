@@ -4,6 +4,7 @@ import { invalidCursor } from "../platform/errors.ts"
 import { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store, type UniqueViolation } from "../ports/store.ts"
+import type { BulkCreateCustomerRequest } from "../shared/customer-csv.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import type { Conflict, FieldError, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { CustomerId } from "../shared/ids.ts"
@@ -54,9 +55,12 @@ const dedupe = (values: ReadonlyArray<string>): Array<string> => [...new Set(val
 export class Customers extends Context.Service<
   Customers,
   {
-    /** `POST /customers` (201): also creates one internal account per currency, in the same transaction. */
+    /**
+     * `POST /customers` (201): also creates one internal account per currency, in the same transaction. A row of
+     * a bulk CSV import comes in as a `BulkCreateCustomerRequest` (a business without incorporation date or tax id).
+     */
     readonly create: (
-      req: CreateCustomerRequest
+      req: CreateCustomerRequest | BulkCreateCustomerRequest
     ) => Effect.Effect<Customer, InvalidInput | Refused | Conflict | StoreError>
     /** `GET /customers`: every filter of `ListCustomersQuery`; deleted customers only with `isIncludingDeleted=true`. */
     readonly list: (query: ListCustomersQuery) => Effect.Effect<Page<Customer>, InvalidInput | StoreError>
@@ -93,7 +97,7 @@ export class Customers extends Context.Service<
             : platformCustomerIdTaken(customer.platformCustomerId)
         )
 
-      const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest) {
+      const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest | BulkCreateCustomerRequest) {
         const platform = yield* config.get()
         const terms = (yield* Effect.service(EngineConfig)).endUserTerms
         const supported = platform.supportedCurrencies

@@ -53,6 +53,10 @@ export const BeneficialOwnerId = makeId("BeneficialOwner")
 export type BeneficialOwnerId = typeof BeneficialOwnerId.Type
 export const VerificationId = makeId("Verification")
 export type VerificationId = typeof VerificationId.Type
+export const DocumentId = makeId("Document")
+export type DocumentId = typeof DocumentId.Type
+export const JobId = makeId("Job")
+export type JobId = typeof JobId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -66,6 +70,8 @@ export interface IdOf {
   Lookup: LookupId
   BeneficialOwner: BeneficialOwnerId
   Verification: VerificationId
+  Document: DocumentId
+  Job: JobId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
