@@ -766,3 +766,4 @@ export const makeMemoryStore = Effect.sync(() => {
 })
 
 export const layer: Layer.Layer<Store> = Layer.effect(Store, makeMemoryStore)
+export { documentStoreLayer, makeMemoryDocumentStore } from "./document-store.ts"

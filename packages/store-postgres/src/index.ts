@@ -36,6 +36,7 @@ import { type Codec, valuesOf } from "./codecs.ts"
 import type { Database, LedgerBalancesTable, LedgerTransfersTable } from "./schema.ts"
 import { migrate } from "./schema.ts"
 
+export * from "./document-store.ts"
 export type * from "./schema.ts"
 export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate, migrations } from "./schema.ts"
 
