@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import {
-  type DocumentStore,
+  DocumentStore,
   Ids,
   type Permission,
   Store,
@@ -57,6 +57,8 @@ export interface TestServer {
   readonly webhooks: WebhookRecorder
   readonly publicKeyPem: string
   readonly store: Store["Service"]
+  /** Where uploaded files are. */
+  readonly documentStore: DocumentStore["Service"]
   readonly close: () => Promise<void>
 }
 
@@ -133,6 +135,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     webhooks,
     publicKeyPem: Context.get(portsContext, WebhookSigner).publicKeyPem,
     store: Context.get(portsContext, Store),
+    documentStore: Context.get(portsContext, DocumentStore),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await Effect.runPromise(Scope.close(scope, Exit.void))

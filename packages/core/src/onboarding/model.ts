@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { KycStatus } from "../customers/model.ts"
-import { BeneficialOwnerId, CustomerId, DocumentId, JobId, VerificationId } from "../shared/ids.ts"
+import { BeneficialOwnerId, CustomerId, DocumentId, JobId, uuidPattern, VerificationId } from "../shared/ids.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import {
   Address,
@@ -269,8 +269,12 @@ export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
 export const DocumentSide = Schema.Literals(["FRONT", "BACK"])
 export type DocumentSide = typeof DocumentSide.Type
 
-/** Who a document belongs to: a customer or a beneficial owner. */
-export const DocumentHolder = Schema.Union([CustomerId, BeneficialOwnerId])
+/** Who a document belongs to: a customer or a beneficial owner (one check, so one error when it is neither). */
+export const DocumentHolder = Schema.String.check(
+  Schema.isPattern(new RegExp(`^(Customer|BeneficialOwner):${uuidPattern}$`), {
+    expected: "a Customer or BeneficialOwner id"
+  })
+)
 
 const documentFields = {
   documentType: DocumentType,

@@ -20,7 +20,8 @@ export const idTypes = [
 ] as const
 export type IdType = (typeof idTypes)[number]
 
-const uuidPattern = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+/** A UUID as ids carry it (lowercase hex), as a regular expression source. */
+export const uuidPattern = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 /** A branded id schema: `Customer:<uuid>`; the brand keeps a quote id from being passed as a customer id. */
 export const makeId = <T extends IdType>(type: T) =>
