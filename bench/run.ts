@@ -10,8 +10,10 @@
  *    pgbench's TPC-B-like tps on the same server with as many clients; skipped (and said so) without DATABASE_URL.
  * 3. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
  *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
+ * 4. CSV bulk import rows per second of a 50,000-row file, and its process's peak RSS (bench/csv-import.ts).
  */
 import { benchCore, formatCoreBench } from "./core.ts"
+import { benchCsvImport, formatCsvImportBench } from "./csv-import.ts"
 import { type BenchHttpResult, benchHttp, flag, type RunResult, summarize } from "./http.ts"
 import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
@@ -128,3 +130,5 @@ for (const kind of ["get", "post"] as const) {
   console.log(row(`bare ${kind.toUpperCase()}`, bare, bare))
   console.log(row(`paycore ${names[kind]}`, paycore, bare))
 }
+
+console.log(formatCsvImportBench(await benchCsvImport()))

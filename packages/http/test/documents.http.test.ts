@@ -10,12 +10,12 @@ import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { testDatabase } from "../../store-postgres/test/helpers.ts"
 import {
-  consent,
   documentForm,
   expectError,
   expectInvalid,
   expectUnauthorized,
   ids,
+  individualPacket,
   PNG_BYTES,
   type TestServerOptions,
   UNKNOWN_CUSTOMER,
@@ -67,18 +67,8 @@ const documentsSuite = (
   const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
   const exists = (key: string) => run(server.documentStore.exists(key))
   const recordOf = async (id: string) => (await run(server.store.documents.get(id)))!
-  const person = async (fullName = "Ada Lovelace", extra: Record<string, unknown> = {}) => {
-    const r = await server.call("POST", "/customers", {
-      customerType: "INDIVIDUAL",
-      fullName,
-      birthDate: "1990-12-10",
-      nationality: "US",
-      address: { line1: "1 Market St", city: "San Francisco", state: "CA", postalCode: "94105", country: "US" },
-      idType: "SSN",
-      identifier: "123-45-6789",
-      endUserTermsConsent: consent,
-      ...extra
-    })
+  const person = async (fullName = "Ada Lovelace") => {
+    const r = await server.call("POST", "/customers", individualPacket(fullName))
     expect(r.status, JSON.stringify(r.json)).toBe(201)
     return r.json.id as string
   }

@@ -212,6 +212,20 @@ export interface Onboarded {
   readonly accounts: Readonly<Record<string, string>>
 }
 
+/** A complete individual KYC packet (every field the review asks for); `fullName` carries the sandbox suffix. */
+export const individualPacket = (fullName: string, overrides: Record<string, unknown> = {}) => ({
+  customerType: "INDIVIDUAL",
+  fullName,
+  birthDate: "1990-12-10",
+  nationality: "US",
+  address: { line1: "1 Market St", city: "San Francisco", state: "CA", postalCode: "94105", country: "US" },
+  idType: "SSN",
+  identifier: "123-45-6789",
+  currencies: ["USD"],
+  endUserTermsConsent: consent,
+  ...overrides
+})
+
 /** POST /customers (an individual, with terms consent unless `withConsent: false`) → 201, and its internal accounts. */
 export const onboardCustomer = async (
   server: TestServer,

@@ -9,13 +9,13 @@ import { describe, expect, it } from "vitest"
 import { testDatabase } from "../../store-postgres/test/helpers.ts"
 import {
   type CallResult,
-  consent,
   errorOf,
   expectError,
   expectForbiddenWrite,
   expectInvalid,
   expectUnauthorized,
   ids,
+  individualPacket as individual,
   type TestServerOptions,
   UNKNOWN_CUSTOMER,
   UUID,
@@ -30,20 +30,6 @@ const IDENTITY_TYPES = ["PASSPORT", "DRIVERS_LICENSE", "NATIONAL_ID"]
 
 let seq = 0
 const key = (prefix = "k") => `${prefix}-${Date.now().toString(36)}-${++seq}`
-
-/** A complete individual packet (every KYC field); `fullName` carries the sandbox suffix. */
-const individual = (fullName: string, overrides: Record<string, unknown> = {}) => ({
-  customerType: "INDIVIDUAL",
-  fullName,
-  birthDate: "1990-12-10",
-  nationality: "US",
-  address: { line1: "1 Market St", city: "San Francisco", state: "CA", postalCode: "94105", country: "US" },
-  idType: "SSN",
-  identifier: "123-45-6789",
-  currencies: ["USD"],
-  endUserTermsConsent: consent,
-  ...overrides
-})
 
 /** A business with every KYB field; `registrationNumber` carries the sandbox suffix. */
 const business = (registrationNumber: string, info: Record<string, unknown> = {}, overrides = {}) => ({

@@ -84,11 +84,11 @@ export class Customers extends Context.Service<
       const ids = yield* Ids
       const config = yield* PlatformConfigService
 
-      const provision = (customer: Customer, currencies: ReadonlyArray<string>) =>
-        provisionInternalAccounts({ customerId: customer.id, holderName: holderName(customer) }, currencies).pipe(
-          Effect.provideService(Store, store),
-          Effect.provideService(Ids, ids)
-        )
+      const provision = (customer: Customer, currencies: ReadonlyArray<string>, isNew: boolean) =>
+        provisionInternalAccounts(
+          { customerId: customer.id, holderName: holderName(customer), isNew },
+          currencies
+        ).pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
 
       const uniqueConflict = (customer: Customer) => (violation: UniqueViolation) =>
         Effect.fail(
@@ -136,7 +136,7 @@ export class Customers extends Context.Service<
                 ? { ...req, ...common, kycStatus: "UNVERIFIED" }
                 : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
             yield* store.customers.insert(customer).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(customer)))
-            yield* provision(customer, currencies)
+            yield* provision(customer, currencies, true)
             return customer
           })
         )
@@ -227,7 +227,7 @@ export class Customers extends Context.Service<
             }
             yield* store.customers.update(next).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(next)))
             // New currencies get their internal accounts; accounts of dropped currencies stay.
-            yield* provision(next, next.currencies)
+            yield* provision(next, next.currencies, false)
             return next
           })
         )
