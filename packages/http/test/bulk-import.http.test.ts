@@ -130,6 +130,11 @@ const bulkSuite = (stores: () => TestServerOptions) => {
       businessInfo: { legalName: "Acme, Inc.", country: "US", registrationNumber: "REG-1", taxId: "12-3456789" },
       kybStatus: "UNVERIFIED"
     })
+    // KYB asks for what the CSV cannot carry.
+    const review = await server.call("POST", "/verifications", { customerId: business.id })
+    expect(review.json.errors.map((e: { field?: string }) => e.field)).toEqual(
+      expect.arrayContaining(["customer.businessInfo.incorporatedOn", "customer.businessInfo.entityType"])
+    )
     // An imported customer has its internal account, as one created through POST /customers.
     const accounts = await server.call("GET", `/customers/internal-accounts?customerId=${business.id}`)
     expect(accounts.json.data.map((x: { currency: string }) => x.currency)).toEqual(["USD"])

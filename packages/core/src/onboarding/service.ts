@@ -248,6 +248,13 @@ export const businessPacketErrors = (
       )
     )
   }
+  // A business imported from a CSV file may lack these (the CSV has no incorporation date, the tax id is optional).
+  if (info.incorporatedOn === undefined) {
+    errors.push(missingField(id, "customer.businessInfo.incorporatedOn", "The date of incorporation is required"))
+  }
+  if (info.taxId === undefined) {
+    errors.push(missingField(id, "customer.businessInfo.taxId", "The tax identification number is required"))
+  }
   if (info.countriesOfOperation === undefined || info.countriesOfOperation.length === 0) {
     errors.push(missingField(id, "customer.businessInfo.countriesOfOperation", "Countries of operation are required"))
   }
