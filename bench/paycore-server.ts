@@ -16,6 +16,7 @@ export const BENCH_CUSTOMER = "bench-customer"
 export const paycoreListener = async (): Promise<RequestListener> => {
   const ports = Layer.mergeAll(
     MemoryStore.layer,
+    MemoryStore.documentStoreLayer,
     Ids.layer,
     Sandbox.layer({ speedUp: 3600 }),
     makeWebhookRecorder().layer,

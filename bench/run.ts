@@ -2,7 +2,7 @@
  * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
  *
  *   node bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
- *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3] [--only core,postgres,http]
+ *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3] [--only core,postgres,http,csv]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
@@ -10,8 +10,10 @@
  *    pgbench's TPC-B-like tps on the same server with as many clients; skipped (and said so) without DATABASE_URL.
  * 3. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
  *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
+ * 4. CSV bulk import rows per second of a 50,000-row file, and its process's peak RSS (bench/csv-import.ts).
  */
 import { benchCore, formatCoreBench } from "./core.ts"
+import { benchCsvImport, formatCsvImportBench } from "./csv-import.ts"
 import { type BenchHttpResult, benchHttp, flag, type RunResult, summarize } from "./http.ts"
 import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
@@ -138,3 +140,4 @@ const benchHttpPart = async () => {
 }
 
 if (runs("http")) await benchHttpPart()
+if (runs("csv")) console.log(formatCsvImportBench(await benchCsvImport()))

@@ -45,11 +45,12 @@ const recordingTransport = Layer.unwrap(
 )
 
 /**
- * The ports: an in-memory store, uuid v7 ids, the sandbox rail/FX/directory/notifier (settling a million times
+ * The ports: an in-memory store (and one for uploaded files), uuid v7 ids, the sandbox rail/FX/directory/notifier (settling a million times
  * faster than real rails), a recording webhook transport and a signing key generated at start.
  */
 export const Ports = Layer.mergeAll(
   MemoryStore.layer,
+  MemoryStore.documentStoreLayer,
   Ids.layer,
   Sandbox.layer({ speedUp: 1e6 }),
   recordingTransport,

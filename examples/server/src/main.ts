@@ -45,6 +45,7 @@ const program = Effect.gen(function* () {
 
   const ports = Layer.mergeAll(
     store.layer,
+    store.documents,
     Ids.layer,
     Sandbox.layer({ speedUp }),
     fetchWebhookTransportLayer(),

@@ -8,7 +8,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import type { Store, StoreError } from "@paycore/core"
+import type { DocumentStore, Store, StoreError } from "@paycore/core"
+import { folderDocumentStoreLayer } from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import * as PostgresStore from "@paycore/store-postgres"
 import { Config, Effect, type Layer, Option, Redacted } from "effect"
@@ -16,6 +17,8 @@ import type { Kysely } from "kysely"
 
 export interface StoreChoice {
   readonly layer: Layer.Layer<Store, StoreError>
+  /** Where uploaded files (documents, bulk-import CSVs) live: beside the data. */
+  readonly documents: Layer.Layer<DocumentStore, StoreError>
   /** The database itself, for `npm run migrate` (none for the memory store). */
   readonly open: (() => Kysely<PostgresStore.Database>) | undefined
   /** One line for the console: where the data lives. */
@@ -30,6 +33,7 @@ export const chooseStore = Effect.gen(function* () {
     const config = { connectionString: Redacted.value(databaseUrl.value) }
     return {
       layer: PostgresStore.layerPg(config),
+      documents: PostgresStore.documentStoreLayerPg(config),
       open: () => PostgresStore.makePgKysely(config),
       description: "PostgreSQL server (DATABASE_URL)",
       dataDir: undefined
@@ -39,6 +43,7 @@ export const chooseStore = Effect.gen(function* () {
   if (kind === "memory") {
     return {
       layer: MemoryStore.layer,
+      documents: MemoryStore.documentStoreLayer,
       open: undefined,
       description: "in-memory store: data is lost when it stops",
       dataDir: undefined
@@ -49,6 +54,8 @@ export const chooseStore = Effect.gen(function* () {
   const config = { dataDir: join(dataDir, "pglite") }
   return {
     layer: PostgresStore.layerPglite(config),
+    // One process opens a PGlite folder once: files go to a folder of their own.
+    documents: folderDocumentStoreLayer({ root: join(dataDir, "documents") }),
     open: () => PostgresStore.makePgliteKysely(config),
     description: `embedded PGlite in ${dataDir} (fsync off: for development, not production)`,
     dataDir

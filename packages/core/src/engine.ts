@@ -1,25 +1,26 @@
 import { Layer } from "effect"
 import { Accounts } from "./accounts/service.ts"
 import { Customers } from "./customers/service.ts"
-import { Onboarding } from "./onboarding/service.ts"
+import { BulkImports, Documents, Onboarding } from "./onboarding/service.ts"
 import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
 import { Quotes } from "./quotes/service.ts"
 import { Transactions } from "./transactions/service.ts"
 import { WebhookDispatcher } from "./webhooks/service.ts"
 
 /**
- * Every service of the engine over its ports. Provide a Store, the ports (Rail, FxRates,
- * Directory, Notifier, KycProvider, WebhookTransport, WebhookSigner) and Ids to get a running engine.
+ * Every service of the engine over its ports. Provide a Store, the ports (Rail, FxRates, Directory, Notifier,
+ * KycProvider, DocumentStore, WebhookTransport, WebhookSigner) and Ids to get a running engine.
  */
 export const EngineLayer = Layer.mergeAll(
   Tokens.layer,
   Discoveries.layer,
-  Customers.layer,
   Onboarding.layer,
+  Documents.layer,
+  BulkImports.layer,
   Accounts.layer,
   Quotes.layer,
   Transactions.layer,
   WebhookDispatcher.layer
-).pipe(Layer.provideMerge(PlatformConfigService.layer))
+).pipe(Layer.provideMerge(Customers.layer), Layer.provideMerge(PlatformConfigService.layer))
 
 export type Engine = Layer.Success<typeof EngineLayer>

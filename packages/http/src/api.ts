@@ -3,6 +3,8 @@ import {
   ApiTokenWithSecret,
   BeneficialOwner,
   BeneficialOwnerId,
+  BulkImportAccepted,
+  BulkImportJob,
   ContactVerificationConfirmRequest,
   CreateBeneficialOwnerRequest,
   CreateCustomerRequest,
@@ -13,6 +15,8 @@ import {
   Customer,
   CustomerId,
   DiscoveriesQuery,
+  Document,
+  DocumentId,
   EndUserTerms,
   ExchangeRate,
   ExchangeRatesQuery,
@@ -23,10 +27,12 @@ import {
   Institution,
   InternalAccount,
   InternalAccountId,
+  JobId,
   KycLink,
   KycLinkRequest,
   ListBeneficialOwnersQuery,
   ListCustomersQuery,
+  ListDocumentsQuery,
   ListExternalAccountsQuery,
   ListInternalAccountsQuery,
   ListTokensQuery,
@@ -38,6 +44,7 @@ import {
   Quote,
   QuoteId,
   ReceiverLookupQuery,
+  ReplaceDocumentFields,
   SandboxFundRequest,
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
@@ -52,6 +59,7 @@ import {
   UpdateBeneficialOwnerRequest,
   UpdateConfigRequest,
   UpdateCustomerRequest,
+  UploadDocumentFields,
   Verification,
   VerificationId,
   WebhookId
@@ -63,6 +71,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "
 export const API_VERSION = "2025-10-13"
 
 const created = HttpApiSchema.status(201)
+const accepted = HttpApiSchema.status(202)
 const Data = <S extends Schema.Top>(item: S) => Schema.Struct({ data: Schema.Array(item) })
 
 export const PlatformGroup = HttpApiGroup.make("platform")
@@ -93,12 +102,39 @@ export const PlatformGroup = HttpApiGroup.make("platform")
     OpenApi.annotations({ title: "Platform", description: "API tokens, configuration, exchange rates, directories" })
   )
 
+/** The file part of a multipart form (its bytes; its Content-Type and file name come from the part's headers). */
+const FilePart = Schema.String.annotate({ format: "binary" })
+
+/** `POST /documents`: the file (PDF, JPEG or PNG by the part's Content-Type, at most 10 MB) and its metadata. */
+export const DocumentUploadForm = Schema.Struct({ file: FilePart, ...UploadDocumentFields.fields }).pipe(
+  HttpApiSchema.asMultipartStream()
+)
+/** `PUT /documents/{documentId}`: a new file, metadata to change, or both. */
+export const DocumentReplaceForm = Schema.Struct({
+  file: Schema.optionalKey(FilePart),
+  ...ReplaceDocumentFields.fields
+}).pipe(HttpApiSchema.asMultipartStream())
+/** `POST /customers/bulk/csv`: the CSV file (the spec's columns). */
+export const CustomersCsvForm = Schema.Struct({ file: FilePart }).pipe(HttpApiSchema.asMultipartStream())
+
 export const CustomersGroup = HttpApiGroup.make("customers")
   .add(
     HttpApiEndpoint.post("create", "/customers", { payload: CreateCustomerRequest, success: Customer.pipe(created) })
   )
   .add(HttpApiEndpoint.get("list", "/customers", { query: ListCustomersQuery, success: PageOf(Customer) }))
   .add(HttpApiEndpoint.get("endUserTerms", "/customers/end-user-terms", { success: EndUserTerms }))
+  .add(
+    HttpApiEndpoint.post("bulkImportCsv", "/customers/bulk/csv", {
+      payload: CustomersCsvForm,
+      success: BulkImportAccepted.pipe(accepted)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getBulkImportJob", "/customers/bulk/jobs/:jobId", {
+      params: { jobId: JobId },
+      success: BulkImportJob
+    })
+  )
   .add(HttpApiEndpoint.get("get", "/customers/:customerId", { params: { customerId: CustomerId }, success: Customer }))
   .add(
     HttpApiEndpoint.patch("update", "/customers/:customerId", {
@@ -193,10 +229,36 @@ export const OnboardingGroup = HttpApiGroup.make("onboarding")
       success: BeneficialOwner
     })
   )
+  .add(
+    HttpApiEndpoint.post("uploadDocument", "/documents", {
+      payload: DocumentUploadForm,
+      success: Document.pipe(created)
+    })
+  )
+  .add(HttpApiEndpoint.get("listDocuments", "/documents", { query: ListDocumentsQuery, success: PageOf(Document) }))
+  .add(
+    HttpApiEndpoint.get("getDocument", "/documents/:documentId", {
+      params: { documentId: DocumentId },
+      success: Document
+    })
+  )
+  .add(
+    HttpApiEndpoint.put("replaceDocument", "/documents/:documentId", {
+      params: { documentId: DocumentId },
+      payload: DocumentReplaceForm,
+      success: Document
+    })
+  )
+  .add(
+    HttpApiEndpoint.delete("deleteDocument", "/documents/:documentId", {
+      params: { documentId: DocumentId },
+      success: HttpApiSchema.NoContent
+    })
+  )
   .annotateMerge(
     OpenApi.annotations({
       title: "Onboarding",
-      description: "KYC/KYB: hosted links, verifications, beneficial owners, contact verification"
+      description: "KYC/KYB: hosted links, verifications, beneficial owners, documents, contact verification"
     })
   )
 

@@ -1,4 +1,5 @@
 import {
+  BulkImports,
   EngineLayer,
   Idempotency,
   makeWebhookDispatcher,
@@ -15,7 +16,10 @@ import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
 import { type EndpointInfo, makeRequestListener, parseBasicAuth, type RequestListener } from "./serve.ts"
 
-/** The ports an application provides: a Store, Rail, FxRates, Directory, Notifier, WebhookTransport, WebhookSigner, Ids. */
+/**
+ * The ports an application provides: a Store, DocumentStore, Rail, FxRates, Directory, Notifier, KycProvider,
+ * WebhookTransport, WebhookSigner, Ids.
+ */
 export type EnginePorts = Layer.Services<typeof EngineLayer>
 
 export interface AppOptions {
@@ -37,7 +41,8 @@ const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic w
 
 /**
  * The engine served over HTTP: builds every service from the ports, binds the handlers, and
- * (unless disabled) forks the background worker and webhook dispatcher into the scope.
+ * (unless disabled) forks the background worker (settlement, expiry, abandoned bulk imports) and webhook
+ * dispatcher into the scope. Bulk imports run in the scope too.
  */
 export const makeApp = (options: AppOptions = {}) =>
   Effect.gen(function* () {
@@ -116,7 +121,8 @@ export const makeApp = (options: AppOptions = {}) =>
     const worker = options.workerIntervalMillis ?? 1000
     if (worker > 0) {
       const transactions = Context.get(context, Transactions)
-      yield* transactions.processDue().pipe(
+      const bulkImports = Context.get(context, BulkImports)
+      yield* Effect.andThen(transactions.processDue(), bulkImports.sweep()).pipe(
         Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause))),
         Effect.repeat(Schedule.spaced(worker)),
         Effect.forkScoped

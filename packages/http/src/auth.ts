@@ -20,7 +20,7 @@ const sandbox: Requirement = { anyOf: ["TRANSACT"], sandbox: true }
  */
 export const requirements: Readonly<Record<string, Readonly<Record<string, Requirement>>>> = {
   platform: { createToken: manage, deleteToken: manage, updateConfig: manage },
-  customers: { create: write, update: write, delete: write },
+  customers: { create: write, update: write, delete: write, bulkImportCsv: write },
   onboarding: {
     createKycLink: write,
     sendEmailCode: write,
@@ -29,7 +29,10 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     confirmPhoneCode: write,
     createVerification: write,
     createBeneficialOwner: write,
-    updateBeneficialOwner: write
+    updateBeneficialOwner: write,
+    uploadDocument: write,
+    replaceDocument: write,
+    deleteDocument: write
   },
   accounts: { createExternal: write, deleteExternal: write },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },

@@ -1,7 +1,10 @@
 import {
   Accounts,
+  BulkImports,
   Customers,
   Discoveries,
+  Documents,
+  decodeAll,
   InvalidInput,
   Onboarding,
   type OutboxRecord,
@@ -9,15 +12,18 @@ import {
   type Principal,
   pageRequest,
   Quotes,
+  ReplaceDocumentFields,
   Tokens,
   Transactions,
+  UploadDocumentFields,
   WebhookDispatcher,
   WebhookSigner
 } from "@paycore/core"
-import { Effect } from "effect"
+import { Cause, Effect, Result, Scope } from "effect"
 import type { HttpApi } from "effect/http-api"
 import type { Api } from "./api.ts"
 import type { Handlers } from "./serve.ts"
+import { readUploadForm } from "./uploads.ts"
 
 type ApiGroups = typeof Api extends HttpApi.HttpApi<infer _Id, infer Groups> ? Groups : never
 
@@ -34,6 +40,11 @@ const toDelivery = (r: OutboxRecord) => ({
   event: JSON.parse(r.body) as unknown
 })
 
+const decodeUploadFields = decodeAll(UploadDocumentFields)
+const decodeReplaceFields = decodeAll(ReplaceDocumentFields)
+/** A CSV upload's other fields are not looked at. */
+const ignoreFields = () => Result.succeed(undefined)
+
 /**
  * Binds every endpoint of `Api` to the core. Services are resolved once here, so a request
  * pays only for its own work. Permissions are checked before a handler runs (auth.ts).
@@ -49,6 +60,17 @@ export const makeHandlers = Effect.gen(function* () {
   const transactions = yield* Transactions
   const webhooks = yield* WebhookDispatcher
   const signer = yield* WebhookSigner
+  const documents = yield* Documents
+  const bulkImports = yield* BulkImports
+  // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
+  const scope = yield* Scope.Scope
+  const runInBackground = (jobId: string) =>
+    Effect.forkIn(
+      bulkImports
+        .run(jobId)
+        .pipe(Effect.catchCause((cause) => Effect.logError("bulk import failed", Cause.pretty(cause)))),
+      scope
+    )
 
   const handlers: Handlers<ApiGroups, Principal, never> = {
     platform: {
@@ -68,7 +90,13 @@ export const makeHandlers = Effect.gen(function* () {
       endUserTerms: () => config.endUserTerms(),
       get: ({ params }) => customers.get(params.customerId),
       update: ({ params, payload }) => customers.update(params.customerId, payload),
-      delete: ({ params }) => customers.delete(params.customerId)
+      delete: ({ params }) => customers.delete(params.customerId),
+      bulkImportCsv: ({ payload }) =>
+        readUploadForm(payload, bulkImports, ignoreFields, "required").pipe(
+          Effect.flatMap(({ file }) => bulkImports.accept(file)),
+          Effect.tap((accepted) => runInBackground(accepted.jobId))
+        ),
+      getBulkImportJob: ({ params }) => bulkImports.get(params.jobId)
     },
     onboarding: {
       createKycLink: ({ params, payload }) => onboarding.createKycLink(params.customerId, payload),
@@ -85,7 +113,18 @@ export const makeHandlers = Effect.gen(function* () {
       listBeneficialOwners: ({ query }) => onboarding.listBeneficialOwners(query),
       getBeneficialOwner: ({ params }) => onboarding.getBeneficialOwner(params.beneficialOwnerId),
       updateBeneficialOwner: ({ params, payload }) =>
-        onboarding.updateBeneficialOwner(params.beneficialOwnerId, payload)
+        onboarding.updateBeneficialOwner(params.beneficialOwnerId, payload),
+      uploadDocument: ({ payload }) =>
+        Effect.flatMap(readUploadForm(payload, documents, decodeUploadFields, "required"), ({ fields, file }) =>
+          documents.upload(fields, file)
+        ),
+      listDocuments: ({ query }) => documents.list(query),
+      getDocument: ({ params }) => documents.get(params.documentId),
+      replaceDocument: ({ params, payload }) =>
+        Effect.flatMap(readUploadForm(payload, documents, decodeReplaceFields, "optional"), ({ fields, file }) =>
+          documents.replace(params.documentId, fields, file)
+        ),
+      deleteDocument: ({ params }) => documents.delete(params.documentId)
     },
     accounts: {
       listInternal: ({ query }) => accounts.listInternal(query),

@@ -453,28 +453,35 @@ export interface MultipartUpload<A> {
   readonly result: A
 }
 
+/** A form whose file part may be absent (`readMultipartForm`). */
+export interface MultipartForm<A> {
+  readonly fields: Readonly<Record<string, string>>
+  /** The file part's headers and what `onFile` answered; `undefined` when the body has no file part. */
+  readonly file: { readonly headers: PartHeaders; readonly result: A } | undefined
+}
+
 export interface MultipartUploadOptions extends MultipartLimits {
   /** The name of the file part (default `file`). */
   readonly fileField?: string
 }
 
 /**
- * Reads a `multipart/form-data` request of one file and text fields: `onFile` gets the file part as it arrives
- * (e.g. to `DocumentStore.put` it) and the rest of the body is read after it returns. Fails with `MultipartError`
- * (no or bad Content-Type, no file part, two files, too many or too large fields, a truncated or malformed body),
- * or with `onFile`'s error. When `onFile` failed because the body broke while it read the file (a truncated body
- * reaches it wrapped, e.g. in a `DocumentBodyError`), the `MultipartError` is what fails. The request body is
- * closed on failure or interruption; after success, its epilogue is left unread.
+ * Reads a `multipart/form-data` request of text fields and at most one file: `onFile` gets the file part as it
+ * arrives (e.g. to `DocumentStore.put` it) and the rest of the body is read after it returns. Fails with
+ * `MultipartError` (no or bad Content-Type, two files, too many or too large fields, a truncated or malformed
+ * body), or with `onFile`'s error. When `onFile` failed because the body broke while it read the file (a
+ * truncated body reaches it wrapped, e.g. in a `DocumentBodyError`), the `MultipartError` is what fails. The
+ * request body is closed on failure or interruption; after success, its epilogue is left unread.
  *
  * The file is streamed before the fields after it are known: an `onFile` that stores it should be undone by the
  * caller when those fields turn out invalid.
  */
-export const readMultipartUpload = <A, E, R>(
+export const readMultipartForm = <A, E, R>(
   contentType: string | undefined,
   body: AsyncIterable<Uint8Array>,
   onFile: (file: MultipartFile) => Effect.Effect<A, E, R>,
   options: MultipartUploadOptions = {}
-): Effect.Effect<MultipartUpload<A>, MultipartError | E, R> => {
+): Effect.Effect<MultipartForm<A>, MultipartError | E, R> => {
   const fileField = options.fileField ?? "file"
   const { maxFields, maxFieldBytes } = { ...DEFAULT_LIMITS, ...options }
   const asMultipartError = (cause: unknown): MultipartError =>
@@ -518,9 +525,22 @@ export const readMultipartUpload = <A, E, R>(
             return yield* failWith("TooManyFields", `More than ${maxFields} fields`, part.name)
           fields.set(part.name, yield* step(() => readField(reader, part.name, maxFieldBytes)))
         }
-        if (file === undefined) return yield* failWith("MissingFile", `The ${fileField} part is missing`, fileField)
-        return { fields: Object.fromEntries(fields), file: file.headers, result: file.result }
+        return { fields: Object.fromEntries(fields), file }
       }),
     (reader, exit) => Effect.sync(() => (Exit.isSuccess(exit) ? undefined : reader.close()))
   )
 }
+
+/** `readMultipartForm` of a body that must carry the file part: without one it fails with `MissingFile`. */
+export const readMultipartUpload = <A, E, R>(
+  contentType: string | undefined,
+  body: AsyncIterable<Uint8Array>,
+  onFile: (file: MultipartFile) => Effect.Effect<A, E, R>,
+  options: MultipartUploadOptions = {}
+): Effect.Effect<MultipartUpload<A>, MultipartError | E, R> =>
+  Effect.flatMap(readMultipartForm(contentType, body, onFile, options), ({ fields, file }) => {
+    const fileField = options.fileField ?? "file"
+    return file === undefined
+      ? Effect.fail(failWith("MissingFile", `The ${fileField} part is missing`, fileField))
+      : Effect.succeed({ fields, file: file.headers, result: file.result })
+  })

@@ -6,7 +6,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import { decodeAllOptions, type FieldError, fieldErrorsFromIssue, invalidInput, issueFromCause } from "@paycore/core"
-import { Cause, Context, Effect, Exit, Schema, SchemaAST, type SchemaIssue, SchemaParser } from "effect"
+import { type Brand, Cause, Context, Effect, Exit, Schema, SchemaAST, type SchemaIssue, SchemaParser } from "effect"
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
@@ -52,11 +52,28 @@ export interface ErrorResponse extends ErrorBody {
 
 type TypeOf<S, Absent> = [S] extends [never] ? Absent : S extends Schema.Top ? S["Type"] : Absent
 
+/**
+ * The payload of an endpoint declaring a streamed multipart body (`HttpApiSchema.asMultipartStream()`): the
+ * listener does not read it; the handler reads it (e.g. with `readMultipartForm`). Its schema is documentation.
+ */
+export interface StreamedBody {
+  /** The request's Content-Type (always `multipart/form-data`, with its boundary). */
+  readonly contentType: string
+  /** The request body as it arrives. Reading stops the moment the handler stops pulling it. */
+  readonly body: AsyncIterable<Uint8Array>
+}
+
+type PayloadOf<S> = [S] extends [never]
+  ? undefined
+  : S extends { readonly Type: Brand.Brand<HttpApiSchema.MultipartStreamTypeId> }
+    ? StreamedBody
+    : TypeOf<S, undefined>
+
 /** The decoded request a handler receives; parts the endpoint does not declare are `undefined`. */
 export interface HandlerRequest<Endpoint, Principal> {
   readonly params: TypeOf<HttpApiEndpoint.Params<Endpoint>, undefined>
   readonly query: TypeOf<HttpApiEndpoint.Query<Endpoint>, undefined>
-  readonly payload: TypeOf<HttpApiEndpoint.Payload<Endpoint>, undefined>
+  readonly payload: PayloadOf<HttpApiEndpoint.Payload<Endpoint>>
   /** The decoded declared headers, or the raw Node headers when the endpoint declares none. */
   readonly headers: TypeOf<HttpApiEndpoint.Headers<Endpoint>, IncomingHttpHeaders>
   /** `undefined` on public endpoints unless valid credentials were sent anyway. */
@@ -179,7 +196,8 @@ interface CompiledEndpoint {
   readonly decodeParams: Decode | undefined
   readonly decodeQuery: Decode | undefined
   readonly decodeHeaders: Decode | undefined
-  readonly decodePayload: Decode | undefined
+  /** A JSON body's decoder, or `STREAMED` for a multipart body the handler reads itself. */
+  readonly decodePayload: Decode | typeof STREAMED | undefined
   readonly handler: (request: UntypedRequest) => Effect.Effect<unknown, unknown, unknown>
   readonly responder: Responder
 }
@@ -253,15 +271,23 @@ const compileResponder = (
   return { status, serialize: (value) => JSON.stringify(encode(value)) }
 }
 
-const compilePayload = (info: EndpointInfo): Decode | undefined => {
+/** The payload of an endpoint whose multipart body is streamed to its handler (`StreamedBody`). */
+const STREAMED = Symbol("streamed")
+const MULTIPART_TYPE = "multipart/form-data"
+
+const compilePayload = (info: EndpointInfo): Decode | typeof STREAMED | undefined => {
   const { endpoint } = info
   if (endpoint.payload.size === 0) return undefined
   if (!hasBodyMethod(endpoint.method)) {
     throw new Error(`${info.group}.${info.name}: declare \`query\` instead of a payload on ${endpoint.method}`)
   }
+  const multipart = endpoint.payload.get(MULTIPART_TYPE)
+  if (multipart?.encoding._tag === "Multipart" && multipart.encoding.mode === "stream" && endpoint.payload.size === 1) {
+    return STREAMED
+  }
   const json = endpoint.payload.get("application/json")
   if (json === undefined || endpoint.payload.size > 1 || json.encoding._tag !== "Json") {
-    throw new Error(`${info.group}.${info.name}: only JSON request bodies are supported`)
+    throw new Error(`${info.group}.${info.name}: only JSON and streamed multipart request bodies are supported`)
   }
   const [first, ...rest] = json.schemas
   return decoder(rest.length === 0 ? first : Schema.Union(json.schemas))
@@ -331,10 +357,27 @@ const invalidInputResponse = (errors: ReadonlyArray<FieldError>): ErrorResponse 
   return { status: 400, code: "INVALID_INPUT", message: error.message, details: { errors: error.errors } }
 }
 
+const mediaTypeOf = (contentType: string): string => contentType.split(";", 1)[0]!.trim().toLowerCase()
+
 const isJsonContentType = (contentType: string): boolean => {
-  const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase()
+  const mediaType = mediaTypeOf(contentType)
   return mediaType === JSON_TYPE || (mediaType.startsWith("application/") && mediaType.endsWith("+json"))
 }
+
+const unsupportedMediaType = (expected: string, contentType: string | undefined): ErrorResponse => ({
+  status: 415,
+  code: "UNSUPPORTED_MEDIA_TYPE",
+  message: `Expected a ${expected} body, got ${contentType ?? "none"}`
+})
+
+/**
+ * The request body as an async iterable that, when the handler stops early, only stops reading: Node then
+ * discards the rest after the response, so the client still gets the answer (destroying the request would
+ * reset the connection under it).
+ */
+const streamedBody = (req: IncomingMessage): AsyncIterable<Uint8Array> => ({
+  [Symbol.asyncIterator]: () => req.iterator({ destroyOnReturn: false })
+})
 
 // -----------------------------------------------------------------------------
 // The listener
@@ -355,6 +398,9 @@ const defaultOnDefect = (cause: Cause.Cause<unknown>, endpoint: EndpointInfo): v
  *   `path.<param>`, `query.<key>`, `headers.<name>` and, for the body, its own field path (`address.postalCode`) or
  *   `body` for the body as a whole. Bodies over `maxBodyBytes` → 413 `PAYLOAD_TOO_LARGE`; a non-JSON content type on
  *   an endpoint with a payload → 415 `UNSUPPORTED_MEDIA_TYPE`.
+ * - Streamed multipart bodies: an endpoint whose payload is `HttpApiSchema.asMultipartStream()` gets the unread body
+ *   (`StreamedBody`) after params, query and headers are decoded; anything but `multipart/form-data` → 415. Its
+ *   handler owns the body's limits; `intercept` is not called for it (there is no raw body to fingerprint).
  * - Success: each endpoint declares one success schema; its status (`HttpApiSchema.status`, 200 by default) is the
  *   response status, no-content schemas (`HttpApiSchema.NoContent`, the default) send no body, and the value is
  *   encoded with the schema's JSON codec, or `JSON.stringify`-ed directly when that codec changes nothing.
@@ -508,14 +554,13 @@ export const makeRequestListener = <
     const query = route.decodeQuery && decodeInto(route.decodeQuery, found.searchParams, QUERY, errors)
     const headers = route.decodeHeaders ? decodeInto(route.decodeHeaders, req.headers, HEADERS, errors) : req.headers
     let payload: unknown
-    if (route.decodePayload !== undefined) {
+    const streamed = route.decodePayload === STREAMED
+    if (streamed) {
+      payload = { contentType: req.headers["content-type"] ?? "", body: streamedBody(req) } satisfies StreamedBody
+    } else if (route.decodePayload !== undefined) {
       const contentType = req.headers["content-type"]
       if (contentType !== undefined && !isJsonContentType(contentType)) {
-        sendError(res, {
-          status: 415,
-          code: "UNSUPPORTED_MEDIA_TYPE",
-          message: `Expected a JSON body (${JSON_TYPE}), got ${contentType}`
-        })
+        sendError(res, unsupportedMediaType(`JSON (${JSON_TYPE})`, contentType))
         return
       }
       const json = parseJson(rawBody)
@@ -527,18 +572,21 @@ export const makeRequestListener = <
       return
     }
     const effect = route.handler({ params, query, payload, headers, principal, rawBody })
-    const intercepted = intercept?.(
-      {
-        info: route.info,
-        method: req.method ?? "GET",
-        url: req.url ?? "/",
-        headers: req.headers,
-        rawBody,
-        principal: principal as Principal
-      },
-      effect as Effect.Effect<unknown, unknown, R>,
-      (value) => renderValue(route.responder, value)
-    )
+    // A streamed body has no raw text to fingerprint, so interceptors (idempotency) do not see these requests.
+    const intercepted = streamed
+      ? undefined
+      : intercept?.(
+          {
+            info: route.info,
+            method: req.method ?? "GET",
+            url: req.url ?? "/",
+            headers: req.headers,
+            rawBody,
+            principal: principal as Principal
+          },
+          effect as Effect.Effect<unknown, unknown, R>,
+          (value) => renderValue(route.responder, value)
+        )
     if (intercepted !== undefined) {
       const fiber = fork(intercepted)
       fiber.addObserver((exit) => onInterceptedExit(res, route, exit))
@@ -666,6 +714,15 @@ export const makeRequestListener = <
       const refused = principal === undefined ? undefined : authorizeRequest?.(principal as Principal, route.info)
       if (refused !== undefined) {
         sendError(res, refused)
+        return
+      }
+      if (route.decodePayload === STREAMED) {
+        const contentType = req.headers["content-type"]
+        if (contentType === undefined || mediaTypeOf(contentType) !== MULTIPART_TYPE) {
+          sendError(res, unsupportedMediaType(MULTIPART_TYPE, contentType))
+          return
+        }
+        run(req, res, route, found, principal, "")
         return
       }
       const hasBody = req.headers["transfer-encoding"] !== undefined || (req.headers["content-length"] ?? "0") !== "0"

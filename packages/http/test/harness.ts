@@ -1,13 +1,12 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import {
-  type DocumentOnFile,
+  DocumentStore,
   Ids,
   type Permission,
   Store,
   Tokens,
   Transactions,
-  VerificationDocuments,
   WebhookDispatcher,
   WebhookSigner
 } from "@paycore/core"
@@ -35,7 +34,10 @@ export interface TestServer {
   readonly baseUrl: string
   /** A sandbox token with VIEW, TRANSACT and MANAGE. */
   readonly admin: Credentials
-  /** Calls the API; `auth` defaults to `admin`, `null` sends no credentials. */
+  /**
+   * Calls the API; `auth` defaults to `admin`, `null` sends no credentials. An object body is sent as JSON; a
+   * `FormData` as multipart; a string or bytes as they are (Content-Type JSON unless `headers` gives one).
+   */
   readonly call: (
     method: string,
     path: string,
@@ -55,6 +57,8 @@ export interface TestServer {
   readonly webhooks: WebhookRecorder
   readonly publicKeyPem: string
   readonly store: Store["Service"]
+  /** Where uploaded files are. */
+  readonly documentStore: DocumentStore["Service"]
   readonly close: () => Promise<void>
 }
 
@@ -63,8 +67,8 @@ export interface TestServerOptions {
   readonly storeLayer?: Layer.Layer<Store, unknown> | undefined
   /** Options of the sandbox ports, besides `speedUp` (e.g. the KYC provider's contact-verification regions). */
   readonly sandbox?: Sandbox.SandboxOptions | undefined
-  /** The documents on file the KYC packet review sees (default: none, as until documents are wired in). */
-  readonly documents?: ((holders: ReadonlyArray<string>) => ReadonlyArray<DocumentOnFile>) | undefined
+  /** Where uploaded files go (default: a fresh memory DocumentStore), e.g. `documentStoreLayerPglite()`. */
+  readonly documentStoreLayer?: Layer.Layer<DocumentStore, unknown> | undefined
 }
 
 /**
@@ -73,16 +77,13 @@ export interface TestServerOptions {
  */
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const webhooks = makeWebhookRecorder()
-  const documents = options.documents
   const ports = Layer.mergeAll(
     options.storeLayer === undefined ? MemoryStore.layer : Layer.orDie(options.storeLayer),
+    options.documentStoreLayer === undefined ? MemoryStore.documentStoreLayer : Layer.orDie(options.documentStoreLayer),
     Ids.layer,
     Sandbox.layer({ ...options.sandbox, speedUp: 1e9 }),
     webhooks.layer,
-    WebhookSigner.layerGenerated,
-    documents === undefined
-      ? Layer.empty
-      : Layer.succeed(VerificationDocuments, (holders) => Effect.sync(() => documents(holders)))
+    WebhookSigner.layerGenerated
   )
   const scope = Effect.runSync(Scope.make())
   const { portsContext, app } = await Effect.runPromise(
@@ -109,11 +110,13 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     if (auth !== null) {
       headers.authorization = `Basic ${Buffer.from(`${auth.clientId}:${auth.clientSecret}`).toString("base64")}`
     }
-    if (body !== undefined) headers["content-type"] = "application/json"
+    // A FormData body carries its own multipart Content-Type; raw bytes and strings keep a given one.
+    const raw = typeof body === "string" || body instanceof Uint8Array || body instanceof FormData
+    if (body !== undefined && !(body instanceof FormData)) headers["content-type"] ??= "application/json"
     const response = await fetch(baseUrl + path, {
       method,
       headers,
-      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) })
+      ...(body === undefined ? {} : { body: raw ? (body as NonNullable<RequestInit["body"]>) : JSON.stringify(body) })
     })
     const text = await response.text()
     return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text) }
@@ -132,6 +135,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     webhooks,
     publicKeyPem: Context.get(portsContext, WebhookSigner).publicKeyPem,
     store: Context.get(portsContext, Store),
+    documentStore: Context.get(portsContext, DocumentStore),
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -207,6 +211,20 @@ export interface Onboarded {
   /** Internal account id per currency code. */
   readonly accounts: Readonly<Record<string, string>>
 }
+
+/** A complete individual KYC packet (every field the review asks for); `fullName` carries the sandbox suffix. */
+export const individualPacket = (fullName: string, overrides: Record<string, unknown> = {}) => ({
+  customerType: "INDIVIDUAL",
+  fullName,
+  birthDate: "1990-12-10",
+  nationality: "US",
+  address: { line1: "1 Market St", city: "San Francisco", state: "CA", postalCode: "94105", country: "US" },
+  idType: "SSN",
+  identifier: "123-45-6789",
+  currencies: ["USD"],
+  endUserTermsConsent: consent,
+  ...overrides
+})
 
 /** POST /customers (an individual, with terms consent unless `withConsent: false`) → 201, and its internal accounts. */
 export const onboardCustomer = async (
@@ -306,3 +324,37 @@ export const expectForbiddenWrite = (r: CallResult) => {
 
 /** The ids of a list page, in order. */
 export const ids = (r: CallResult): Array<string> => r.json.data.map((item: { id: string }) => item.id)
+
+/** A small PNG (signature and IHDR): what a client uploads as an image. */
+export const PNG_BYTES = Uint8Array.from(
+  Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex")
+)
+
+/** A multipart form: text fields, and a `file` part with its Content-Type and file name (unless `file: null`). */
+export const documentForm = (
+  fields: Readonly<Record<string, string>>,
+  file: { readonly bytes?: Uint8Array; readonly type?: string; readonly name?: string } | null = {}
+): FormData => {
+  const form = new FormData()
+  for (const [name, value] of Object.entries(fields)) form.append(name, value)
+  if (file !== null) {
+    form.append("file", new Blob([file.bytes ?? PNG_BYTES], { type: file.type ?? "image/png" }), file.name ?? "id.png")
+  }
+  return form
+}
+
+/** POST /documents of a PNG for `holder` → 201; the document. */
+export const uploadDocument = async (
+  server: TestServer,
+  documentHolder: string,
+  documentType: string,
+  fields: Readonly<Record<string, string>> = {}
+) => {
+  const r = await server.call(
+    "POST",
+    "/documents",
+    documentForm({ documentHolder, documentType, country: "US", ...fields })
+  )
+  expect(r.status, JSON.stringify(r.json)).toBe(201)
+  return r.json
+}

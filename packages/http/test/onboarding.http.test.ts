@@ -3,23 +3,23 @@
  * verification, beneficial owners, verifications with the sandbox's magic suffixes, and their webhooks.
  * The whole file runs on the memory store, on PGlite, and on the PostgreSQL server named by DATABASE_URL.
  */
-import type { DocumentOnFile, DocumentType, Store } from "@paycore/core"
-import { layerPglite } from "@paycore/store-postgres"
-import type { Layer } from "effect"
+import { documentStoreLayerPglite, layerPglite } from "@paycore/store-postgres"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { testDatabase } from "../../store-postgres/test/helpers.ts"
 import {
   type CallResult,
-  consent,
   errorOf,
   expectError,
   expectForbiddenWrite,
   expectInvalid,
   expectUnauthorized,
   ids,
+  individualPacket as individual,
+  type TestServerOptions,
   UNKNOWN_CUSTOMER,
   UUID,
+  uploadDocument,
   useTestServer
 } from "./harness.ts"
 
@@ -30,20 +30,6 @@ const IDENTITY_TYPES = ["PASSPORT", "DRIVERS_LICENSE", "NATIONAL_ID"]
 
 let seq = 0
 const key = (prefix = "k") => `${prefix}-${Date.now().toString(36)}-${++seq}`
-
-/** A complete individual packet (every KYC field); `fullName` carries the sandbox suffix. */
-const individual = (fullName: string, overrides: Record<string, unknown> = {}) => ({
-  customerType: "INDIVIDUAL",
-  fullName,
-  birthDate: "1990-12-10",
-  nationality: "US",
-  address: { line1: "1 Market St", city: "San Francisco", state: "CA", postalCode: "94105", country: "US" },
-  idType: "SSN",
-  identifier: "123-45-6789",
-  currencies: ["USD"],
-  endUserTermsConsent: consent,
-  ...overrides
-})
 
 /** A business with every KYB field; `registrationNumber` carries the sandbox suffix. */
 const business = (registrationNumber: string, info: Record<string, unknown> = {}, overrides = {}) => ({
@@ -74,27 +60,11 @@ const personalInfo = (lastName: string, overrides: Record<string, unknown> = {})
   ...overrides
 })
 
-interface Documents {
-  readonly lookup: (holders: ReadonlyArray<string>) => ReadonlyArray<DocumentOnFile>
-  /** Puts a document on file for a holder (stands in for `POST /documents`, which is not built yet). */
-  readonly file: (holder: string, documentType: DocumentType) => string
-}
-
-const makeDocuments = (): Documents => {
-  const onFile: Array<DocumentOnFile> = []
-  return {
-    lookup: (holders) => onFile.filter((d) => holders.includes(d.documentHolder)),
-    file: (holder, documentType) => {
-      const id = `Document:${crypto.randomUUID()}`
-      onFile.push({ id, documentHolder: holder, documentType })
-      return id
-    }
-  }
-}
-
-const onboardingSuite = (storeLayer: () => Layer.Layer<Store, unknown> | undefined) => {
-  const documents = makeDocuments()
-  const server = useTestServer(async () => {}, { storeLayer: storeLayer(), documents: documents.lookup })
+const onboardingSuite = (stores: () => TestServerOptions) => {
+  const server = useTestServer(async () => {}, stores())
+  /** Puts a document on file for a holder (POST /documents); its id. */
+  const file = async (holder: string, documentType: string): Promise<string> =>
+    (await uploadDocument(server, holder, documentType)).id
 
   const create = async (body: object) => {
     const r = await server.call("POST", "/customers", body)
@@ -614,7 +584,7 @@ const onboardingSuite = (storeLayer: () => Layer.Layer<Store, unknown> | undefin
       ])
       expect(v.errors[1].acceptedDocumentTypes).toEqual(IDENTITY_TYPES)
       // A document on file satisfies it: any accepted type.
-      documents.file(c.id, "DRIVERS_LICENSE")
+      await file(c.id, "DRIVERS_LICENSE")
       await rename(c.id, "Ada Lovelace")
       const patched = await server.call("PATCH", `/customers/${c.id}`, {
         customerType: "INDIVIDUAL",
@@ -654,7 +624,7 @@ const onboardingSuite = (storeLayer: () => Layer.Layer<Store, unknown> | undefin
       const first = await verified(c.id, "RESOLVE_ERRORS")
       expect(first.errors.map((e: { type: string }) => e.type)).toEqual(["MISSING_IDENTITY_DOCUMENT"])
       expect((await customer(c.id)).kycStatus).toBe("UNVERIFIED")
-      documents.file(c.id, "PASSPORT")
+      await file(c.id, "PASSPORT")
       await verified(c.id, "PENDING_MANUAL_REVIEW")
       expect((await customer(c.id)).kycStatus).toBe("PENDING")
       expect(await events(c.id)).toEqual([
@@ -675,7 +645,7 @@ const onboardingSuite = (storeLayer: () => Layer.Layer<Store, unknown> | undefin
         "MISSING_IDENTITY_DOCUMENT",
         "POOR_QUALITY_DOCUMENT"
       ])
-      const doc = documents.file(c.id, "NATIONAL_ID")
+      const doc = await file(c.id, "NATIONAL_ID")
       const v = await verified(c.id, "RESOLVE_ERRORS")
       expect(v.errors).toEqual([
         {
@@ -691,7 +661,7 @@ const onboardingSuite = (storeLayer: () => Layer.Layer<Store, unknown> | undefin
     it("K-07 a customer in review whose new review finds errors goes on HOLD, and comes back from it", async () => {
       await skipPaperwork(true)
       const c = await create(individual("Ada Lovelace001"))
-      documents.file(c.id, "PASSPORT")
+      await file(c.id, "PASSPORT")
       await verified(c.id, "PENDING_MANUAL_REVIEW")
       await rename(c.id, "Ada Lovelace003")
       await verified(c.id, "RESOLVE_ERRORS")
@@ -929,10 +899,10 @@ const onboardingSuite = (storeLayer: () => Layer.Layer<Store, unknown> | undefin
           "MISSING_PROOF_OF_ADDRESS_DOCUMENT",
           "MISSING_IDENTITY_DOCUMENT"
         ])
-        documents.file(c.id, "ARTICLES_OF_ASSOCIATION")
-        documents.file(c.id, "SHAREHOLDER_REGISTER")
-        documents.file(c.id, "UTILITY_BILL")
-        documents.file(o.id, "PASSPORT")
+        await file(c.id, "ARTICLES_OF_ASSOCIATION")
+        await file(c.id, "SHAREHOLDER_REGISTER")
+        await file(c.id, "UTILITY_BILL")
+        await file(o.id, "PASSPORT")
         await verified(c.id, "PENDING_MANUAL_REVIEW")
         expect((await customer(c.id)).kybStatus).toBe("PENDING")
         expect((await owner(o.id)).kycStatus).toBe("APPROVED")
@@ -1032,14 +1002,14 @@ const onboardingSuite = (storeLayer: () => Layer.Layer<Store, unknown> | undefin
 }
 
 describe("onboarding on the memory store", () => {
-  onboardingSuite(() => undefined)
+  onboardingSuite(() => ({}))
 })
 
 describe("onboarding on PGlite", () => {
-  onboardingSuite(() => layerPglite())
+  onboardingSuite(() => ({ storeLayer: layerPglite(), documentStoreLayer: documentStoreLayerPglite() }))
 })
 
 describe.runIf(process.env.DATABASE_URL)("onboarding on PostgreSQL", () => {
   const db = process.env.DATABASE_URL ? testDatabase("onboarding_http") : undefined
-  onboardingSuite(() => db?.layer())
+  onboardingSuite(() => ({ storeLayer: db?.layer(), documentStoreLayer: db?.documentStoreLayer() }))
 })

@@ -4,6 +4,8 @@ import {
   type BusinessCustomer,
   businessPacketErrors,
   type Customer,
+  type DocumentScreening,
+  type DocumentType,
   type IndividualCustomer,
   identityDocumentOf,
   individualPacketErrors,
@@ -65,6 +67,17 @@ export interface SandboxKycOptions {
   readonly contactVerificationRegions?: ReadonlyArray<string> | undefined
   /** How long a hosted link stays usable (default 24 h). */
   readonly kycLinkLifetimeSeconds?: number | undefined
+  /**
+   * The screening verdict on an uploaded document (default: every PDF, JPEG and PNG passes, as the spec's sandbox
+   * does). Tests set it to see `422 DOCUMENT_REJECTED`.
+   */
+  readonly screenDocument?:
+    | ((document: {
+        readonly documentType: DocumentType
+        readonly contentType: string
+        readonly size: number
+      }) => DocumentScreening)
+    | undefined
 }
 
 /** The host of the sandbox's (simulated) hosted verification pages. */
@@ -203,6 +216,7 @@ export const sandboxReview = (packet: VerificationPacket): KycReview =>
 export const SandboxKycProvider = (options: SandboxKycOptions = {}): Layer.Layer<KycProvider> => {
   const regions = new Set(options.contactVerificationRegions ?? EEA_REGIONS)
   const lifetimeMs = (options.kycLinkLifetimeSeconds ?? 86_400) * 1000
+  const screen = options.screenDocument ?? (() => ({ _tag: "Accepted" as const }))
   return Layer.succeed(
     KycProvider,
     KycProvider.of({
@@ -214,7 +228,8 @@ export const SandboxKycProvider = (options: SandboxKycOptions = {}): Layer.Layer
           token: `sbx_sdk_${randomHex(24)}`
         })),
       review: (packet) => Effect.succeed(sandboxReview(packet)),
-      screenDocument: () => Effect.succeed({ _tag: "Accepted" as const }),
+      screenDocument: ({ documentType, contentType, size }) =>
+        Effect.sync(() => screen({ documentType, contentType, size })),
       contactVerification: (customer: Customer) => {
         const required = customer.region !== undefined && regions.has(customer.region)
         return { email: required, phone: required }

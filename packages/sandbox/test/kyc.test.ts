@@ -9,7 +9,7 @@ import {
   type VerificationPacket
 } from "@paycore/core"
 import { EEA_REGIONS, kycSuffix, SandboxKycProvider, sandboxReview } from "@paycore/sandbox"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { TestClock } from "effect/testing"
 
 const NOW = "2026-03-02T12:00:00.000Z"
@@ -226,8 +226,12 @@ describe("SandboxKycProvider", () => {
       assert.strictEqual(a.expiresAt, "2026-03-02T13:00:00.000Z")
       assert.strictEqual(a.provider, "SANDBOX")
       assert.strictEqual(
-        (yield* kyc.screenDocument({ documentType: "PASSPORT", contentType: "image/png", bytes: new Uint8Array(1) }))
-          ._tag,
+        (yield* kyc.screenDocument({
+          documentType: "PASSPORT",
+          contentType: "image/png",
+          size: 1,
+          body: Stream.make(new Uint8Array(1))
+        }))._tag,
         "Accepted"
       )
     }).pipe(Effect.provide(SandboxKycProvider({ kycLinkLifetimeSeconds: 3600 })))

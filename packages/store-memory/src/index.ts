@@ -466,6 +466,16 @@ export const makeMemoryStore = Effect.sync(() => {
       (f.verificationStatus === undefined || v.verificationStatus === f.verificationStatus)
   })
 
+  const documents: Repositories["documents"] = collection({
+    matches: (d, f) =>
+      (f.includeDeleted || d.deletedAt === undefined) &&
+      (f.documentHolder === undefined || d.document.documentHolder === f.documentHolder)
+  })
+
+  const bulkImportJobs: Repositories["bulkImportJobs"] = collection({
+    matches: (j, f) => f.statuses === undefined || f.statuses.includes(j.job.status)
+  })
+
   const challenges = new Map<string, ContactChallenge>()
   /** Sets or removes a challenge, undoable. */
   const setChallenge = (key: string, next: ContactChallenge | undefined) => {
@@ -665,6 +675,8 @@ export const makeMemoryStore = Effect.sync(() => {
     beneficialOwners,
     verifications,
     contactChallenges,
+    documents,
+    bulkImportJobs,
     ledger,
     outbox,
     idempotency: {
@@ -772,3 +784,4 @@ export const makeMemoryStore = Effect.sync(() => {
 })
 
 export const layer: Layer.Layer<Store> = Layer.effect(Store, makeMemoryStore)
+export { documentStoreLayer, makeMemoryDocumentStore } from "./document-store.ts"

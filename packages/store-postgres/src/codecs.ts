@@ -1,8 +1,10 @@
 import type {
   BeneficialOwner,
+  BulkImportJobRecord,
   BusinessCustomer,
   ContactChallenge,
   Customer,
+  DocumentRecord,
   ExternalAccount,
   IdempotencyRecord,
   IndividualCustomer,
@@ -19,8 +21,10 @@ import type {
 import type { Insertable, Selectable } from "kysely"
 import type {
   BeneficialOwnersTable,
+  BulkImportJobsTable,
   ContactChallengesTable,
   CustomersTable,
+  DocumentsTable,
   ExternalAccountsTable,
   IdempotencyTable,
   InternalAccountsTable,
@@ -600,6 +604,46 @@ export const verifications: Codec<Verification, VerificationsTable> = {
       createdAt: r.created_at,
       updatedAt: r.updated_at
     }) as unknown as Verification
+}
+
+export const documents: Codec<DocumentRecord, DocumentsTable> = {
+  table: "documents",
+  columns: ["id", "document_holder", "document", "files", "submitted_at", "deleted_at"],
+  encode: (d) => ({
+    id: d.id,
+    document_holder: d.document.documentHolder,
+    document: json(d.document),
+    files: json(d.files),
+    submitted_at: d.submittedAt ?? null,
+    deleted_at: d.deletedAt ?? null
+  }),
+  decode: (r) => {
+    const d: Fields = { id: r.id, document: r.document, files: r.files }
+    set(d, "submittedAt", r.submitted_at)
+    set(d, "deletedAt", r.deleted_at)
+    return d as unknown as DocumentRecord
+  }
+}
+
+export const bulkImportJobs: Codec<BulkImportJobRecord, BulkImportJobsTable> = {
+  table: "bulk_import_jobs",
+  columns: ["id", "status", "job", "file_key", "created_at", "updated_at"],
+  encode: (j) => ({
+    id: j.id,
+    status: j.job.status,
+    job: json(j.job),
+    file_key: j.fileKey,
+    created_at: j.createdAt,
+    updated_at: j.updatedAt
+  }),
+  decode: (r) =>
+    ({
+      id: r.id,
+      job: r.job,
+      fileKey: r.file_key,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at
+    }) as unknown as BulkImportJobRecord
 }
 
 /** Keyed by `key`, not `id`: not a collection (written with its own statements). */

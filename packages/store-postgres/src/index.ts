@@ -1,8 +1,10 @@
 import { PGlite } from "@electric-sql/pglite"
 import type {
   BeneficialOwnerFilter,
+  BulkImportJobFilter,
   Collection,
   CustomerFilter,
+  DocumentFilter,
   ExternalAccountFilter,
   InternalAccountFilter,
   LedgerBalance,
@@ -27,6 +29,7 @@ import type { Database, LedgerBalancesTable, LedgerTransfersTable } from "./sche
 import { migrate } from "./schema.ts"
 import { type Row, registerPool, type SqlTransaction, sqlClientOf } from "./sql.ts"
 
+export * from "./document-store.ts"
 export type * from "./schema.ts"
 export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate, migrations } from "./schema.ts"
 
@@ -518,6 +521,18 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       }
     )
 
+    const documents: Repositories["documents"] = collection(codecs.documents, (f: DocumentFilter, w) => {
+      if (!f.includeDeleted) w.where("deleted_at IS NULL")
+      w.eq("document_holder", f.documentHolder)
+    })
+
+    const bulkImportJobs: Repositories["bulkImportJobs"] = collection(
+      codecs.bulkImportJobs,
+      (f: BulkImportJobFilter, w) => {
+        if (f.statuses !== undefined) w.where(`status = ANY(${w.param(f.statuses)}::text[])`)
+      }
+    )
+
     const challengeColumns = codecs.contactChallenges.columns
     const putChallengeSql =
       `INSERT INTO contact_challenges (${challengeColumns.join(", ")}) ` +
@@ -820,6 +835,8 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       beneficialOwners,
       verifications,
       contactChallenges,
+      documents,
+      bulkImportJobs,
       ledger,
       outbox,
       idempotency: {

@@ -276,6 +276,29 @@ export interface ContactChallengesTable {
   attempts: number
 }
 
+/** Verification documents' metadata (their files are in the DocumentStore). */
+export interface DocumentsTable {
+  id: string
+  document_holder: string
+  /** The `Document` resource. */
+  document: Json
+  /** Every file it has had, oldest first (`DocumentFile`). */
+  files: Json
+  submitted_at: string | null
+  deleted_at: string | null
+}
+
+/** Bulk customer import jobs. */
+export interface BulkImportJobsTable {
+  id: string
+  status: string
+  /** The `BulkImportJob` resource. */
+  job: Json
+  file_key: string
+  created_at: string
+  updated_at: string
+}
+
 export interface Database {
   tokens: TokensTable
   customers: CustomersTable
@@ -293,6 +316,8 @@ export interface Database {
   beneficial_owners: BeneficialOwnersTable
   verifications: VerificationsTable
   contact_challenges: ContactChallengesTable
+  documents: DocumentsTable
+  bulk_import_jobs: BulkImportJobsTable
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -631,11 +656,39 @@ const systemBalanceShards: Migration = {
   )
 }
 
+/** Issue 4, continued: documents' metadata and bulk customer import jobs. */
+const documentsAndImports: Migration = {
+  up: statements(
+    `CREATE TABLE documents (
+      id ${ID},
+      document_holder text COLLATE "C" NOT NULL,
+      document jsonb NOT NULL,
+      files jsonb NOT NULL,
+      submitted_at ${OPTIONAL_INSTANT},
+      deleted_at ${OPTIONAL_INSTANT},
+      CONSTRAINT documents_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE INDEX documents_holder_idx ON documents (document_holder, id)`,
+
+    `CREATE TABLE bulk_import_jobs (
+      id ${ID},
+      status text NOT NULL,
+      job jsonb NOT NULL,
+      file_key text NOT NULL,
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      CONSTRAINT bulk_import_jobs_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE INDEX bulk_import_jobs_status_idx ON bulk_import_jobs (status, id)`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
   "0002_onboarding": onboarding,
-  "0003_system_balance_shards": systemBalanceShards
+  "0003_system_balance_shards": systemBalanceShards,
+  "0004_documents_and_bulk_imports": documentsAndImports
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -1,15 +1,25 @@
-import type { Store, StoreError } from "@paycore/core"
+import type { DocumentStore, Store, StoreError } from "@paycore/core"
 import type { Layer } from "effect"
 import type { Kysely } from "kysely"
 import pg from "pg"
 import { afterAll, beforeAll } from "vitest"
-import { type Database, layerPg, layerPglite, makePgKysely, makePgliteKysely } from "../src/index.ts"
+import {
+  type Database,
+  documentStoreLayerPg,
+  documentStoreLayerPglite,
+  layerPg,
+  layerPglite,
+  makePgKysely,
+  makePgliteKysely
+} from "../src/index.ts"
 
 export interface TestDatabase {
   /** `pg` on the server named by DATABASE_URL, else an in-memory PGlite. */
   readonly kind: "pg" | "pglite"
   /** A Store layer on this file's database (migrated at start). */
   readonly layer: () => Layer.Layer<Store, StoreError>
+  /** A DocumentStore layer on this file's database (PGlite: its own in-memory database). */
+  readonly documentStoreLayer: () => Layer.Layer<DocumentStore, StoreError>
   /** A raw Kysely on this file's database (PGlite: a new, separate in-memory database each time). */
   readonly open: () => Kysely<Database>
 }
@@ -21,7 +31,12 @@ export interface TestDatabase {
 export const testDatabase = (name: string): TestDatabase => {
   const url = process.env.DATABASE_URL
   if (url === undefined || url === "") {
-    return { kind: "pglite", layer: () => layerPglite(), open: () => makePgliteKysely() }
+    return {
+      kind: "pglite",
+      layer: () => layerPglite(),
+      documentStoreLayer: () => documentStoreLayerPglite(),
+      open: () => makePgliteKysely()
+    }
   }
   const schema = `test_${name}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
   const admin = async (statement: string) => {
@@ -39,6 +54,7 @@ export const testDatabase = (name: string): TestDatabase => {
   return {
     kind: "pg",
     layer: () => layerPg({ connectionString: url, schema, max: 10 }),
+    documentStoreLayer: () => documentStoreLayerPg({ connectionString: url, schema, max: 4 }),
     open: () => makePgKysely({ connectionString: url, schema, max: 4 })
   }
 }

@@ -23,7 +23,12 @@ describe("migrations", () => {
   vit("apply once, then find nothing to do (and say so again when run concurrently)", async () => {
     const k = db.open()
     try {
-      assert.deepStrictEqual(await migrate(k), ["0001_initial", "0002_onboarding", "0003_system_balance_shards"])
+      assert.deepStrictEqual(await migrate(k), [
+        "0001_initial",
+        "0002_onboarding",
+        "0003_system_balance_shards",
+        "0004_documents_and_bulk_imports"
+      ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])
     } finally {

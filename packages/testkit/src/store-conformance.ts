@@ -7,6 +7,8 @@ import { assert, describe, layer, type Vitest } from "@effect/vitest"
 import {
   type BeneficialOwner,
   type BeneficialOwnerFilter,
+  type BulkImportJobFilter,
+  type BulkImportJobRecord,
   type BusinessCustomer,
   type Collection,
   type ContactChallenge,
@@ -15,6 +17,8 @@ import {
   type CustomerId,
   cryptoRandom,
   currency,
+  type DocumentFilter,
+  type DocumentRecord,
   decodeCursor,
   type ExternalAccount,
   type ExternalAccountFilter,
@@ -559,6 +563,105 @@ const verificationFull = (s: Scope, id?: string): Verification => {
   }
 }
 
+const documentMinimal = (s: Scope, id: string = newId("Document")): DocumentRecord => {
+  const createdAt = s.next()
+  return {
+    id,
+    document: {
+      id: id as DocumentRecord["document"]["id"],
+      documentHolder: s.customerId,
+      documentType: "PASSPORT",
+      country: "US",
+      fileName: "passport.pdf",
+      createdAt,
+      updatedAt: createdAt
+    },
+    files: [
+      {
+        key: `${id}/1`,
+        fileName: "passport.pdf",
+        contentType: "application/pdf",
+        size: 1,
+        sha256: "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
+        uploadedAt: createdAt,
+        status: "ACTIVE"
+      }
+    ]
+  }
+}
+
+const documentFull = (s: Scope, id?: string): DocumentRecord => {
+  const base = documentMinimal(s, id)
+  const replacedAt = plusSeconds(base.document.createdAt, 60)
+  return {
+    ...base,
+    document: {
+      ...base.document,
+      documentType: "DRIVERS_LICENSE",
+      side: "BACK",
+      country: "MX",
+      documentNumber: `DL-${s.tag}`,
+      issuingAuthority: "Secretaría de Movilidad ✓",
+      fileName: "licencia (reverso) ✓.png",
+      updatedAt: replacedAt
+    },
+    files: [
+      { ...base.files[0]!, status: "INACTIVE" },
+      {
+        key: `${base.id}/2`,
+        fileName: "licencia (reverso) ✓.png",
+        contentType: "image/png",
+        size: 10 * 1024 * 1024,
+        sha256: "0".repeat(64),
+        uploadedAt: replacedAt,
+        status: "ACTIVE"
+      }
+    ],
+    submittedAt: plusSeconds(replacedAt, 5),
+    deletedAt: plusSeconds(replacedAt, 9)
+  }
+}
+
+const bulkImportJobMinimal = (s: Scope, id: string = newId("Job")): BulkImportJobRecord => {
+  const createdAt = s.next()
+  return {
+    id,
+    job: {
+      id: id as BulkImportJobRecord["job"]["id"],
+      status: "PENDING",
+      progress: { total: 0, processed: 0, successful: 0, failed: 0 },
+      errors: []
+    },
+    fileKey: id,
+    createdAt,
+    updatedAt: createdAt
+  }
+}
+
+const bulkImportJobFull = (s: Scope, id?: string): BulkImportJobRecord => {
+  const base = bulkImportJobMinimal(s, id)
+  const completedAt = plusSeconds(base.createdAt, 30)
+  return {
+    ...base,
+    job: {
+      ...base.job,
+      status: "COMPLETED",
+      progress: { total: 50_000, processed: 50_000, successful: 49_998, failed: 2 },
+      errors: [
+        {
+          correlationId: `cust-${s.tag}`,
+          code: "INVALID_INPUT",
+          message: "Line 3: birthDate: Expected a date YYYY-MM-DD ✓",
+          details: { line: 3, errors: [{ field: "birthDate", constraint: { format: "date" }, message: "bad" }] }
+        },
+        { correlationId: "7", code: "INVALID_REQUEST_FORMAT", message: "Line 7 has 3 fields" }
+      ],
+      completedAt
+    },
+    updatedAt: completedAt
+  }
+}
+
 const contactChallenge = (s: Scope, channel: ContactChallenge["channel"] = "EMAIL"): ContactChallenge => {
   const sentAt = s.next()
   return {
@@ -1035,6 +1138,27 @@ const verificationsCase: CollectionCase<Verification, VerificationFilter> = {
   minimal: verificationMinimal,
   filter: (s) => ({ customerId: s.customerId }),
   exact: true
+}
+
+const documentsCase: CollectionCase<DocumentRecord, DocumentFilter> = {
+  name: "documents",
+  of: (store) => store.documents,
+  newId: () => newId("Document"),
+  full: documentFull,
+  minimal: documentMinimal,
+  filter: (s) => ({ documentHolder: s.customerId, includeDeleted: true }),
+  exact: true
+}
+
+const bulkImportJobsCase: CollectionCase<BulkImportJobRecord, BulkImportJobFilter> = {
+  name: "bulkImportJobs",
+  of: (store) => store.bulkImportJobs,
+  newId: () => newId("Job"),
+  full: bulkImportJobFull,
+  minimal: bulkImportJobMinimal,
+  // The job filter has no key a test can own: pages run over every completed job.
+  filter: () => ({ statuses: ["COMPLETED"] }),
+  exact: false
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1636,6 +1760,63 @@ const verificationTests = (it: It) => {
   )
 }
 
+const documentTests = (it: It) => {
+  it.effect("list filters: documentHolder; deleted documents only with includeDeleted", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const list: ListFn<DocumentRecord, DocumentFilter> = store.documents.list
+      const s = makeScope()
+      const other = makeScope()
+      const d1 = documentMinimal(s)
+      const deleted = documentFull(s)
+      const d2: DocumentRecord = { ...documentMinimal(s), submittedAt: s.next() }
+      const e1 = documentMinimal(other)
+      for (const d of [d1, deleted, d2, e1]) yield* store.documents.insert(d)
+
+      yield* expectList(list, { documentHolder: s.customerId, includeDeleted: false }, [d1, d2])
+      yield* expectList(list, { documentHolder: s.customerId, includeDeleted: true }, [d1, deleted, d2])
+      yield* expectList(list, { documentHolder: other.customerId, includeDeleted: false }, [e1])
+      yield* expectList(list, { documentHolder: makeScope().customerId, includeDeleted: true }, [])
+      yield* expectFiltered(list, { includeDeleted: false }, (d) => d.deletedAt === undefined, {
+        included: [d1, d2, e1],
+        excluded: [deleted]
+      })
+    })
+  )
+}
+
+const bulkImportJobTests = (it: It) => {
+  it.effect("list filters: statuses (any of them); an update moves a job between statuses", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const list: ListFn<BulkImportJobRecord, BulkImportJobFilter> = store.bulkImportJobs.list
+      const s = makeScope()
+      const pending = bulkImportJobMinimal(s)
+      const done = bulkImportJobFull(s)
+      const running: BulkImportJobRecord = { ...bulkImportJobMinimal(s), job: { ...pending.job, status: "PROCESSING" } }
+      for (const j of [pending, done, running]) yield* store.bulkImportJobs.insert(j)
+
+      const isRunning = (j: BulkImportJobRecord) => j.job.status === "PENDING" || j.job.status === "PROCESSING"
+      yield* expectFiltered(list, { statuses: ["PENDING", "PROCESSING"] }, isRunning, {
+        included: [pending, running],
+        excluded: [done]
+      })
+      yield* expectFiltered(list, { statuses: [] }, () => false, { included: [], excluded: [pending, done, running] })
+      const finished: BulkImportJobRecord = {
+        ...running,
+        job: { ...running.job, status: "FAILED", completedAt: s.next() },
+        updatedAt: s.next()
+      }
+      yield* store.bulkImportJobs.update(finished)
+      assert.deepStrictEqual(yield* store.bulkImportJobs.get(running.id), finished)
+      yield* expectFiltered(list, { statuses: ["FAILED"] }, (j) => j.job.status === "FAILED", {
+        included: [finished],
+        excluded: [pending, done]
+      })
+    })
+  )
+}
+
 const contactChallengeTests = (it: It) => {
   it.effect(
     "contact challenges: get of an unknown key is undefined; put, replace, delete; a rollback undoes them",
@@ -2178,6 +2359,8 @@ const leavesNoTrace = (end: Effect.Effect<never, "abort">, check: (exit: Exit.Ex
     const owner = ownerFull(s)
     const verification = verificationFull(s)
     const challenge = contactChallenge(s)
+    const document = documentFull(s)
+    const job = bulkImportJobFull(s)
 
     const exit = yield* Effect.exit(
       store.transaction(
@@ -2202,6 +2385,8 @@ const leavesNoTrace = (end: Effect.Effect<never, "abort">, check: (exit: Exit.Ex
           yield* store.beneficialOwners.insert(owner)
           yield* store.verifications.insert(verification)
           yield* store.contactChallenges.put(challenge)
+          yield* store.documents.insert(document)
+          yield* store.bulkImportJobs.insert(job)
           // The transaction reads its own writes.
           assert.deepStrictEqual(yield* store.tokens.get(token.id), token)
           assert.deepStrictEqual(yield* store.outbox.get(event.id), numbered(event, 2))
@@ -2227,7 +2412,9 @@ const leavesNoTrace = (end: Effect.Effect<never, "abort">, check: (exit: Exit.Ex
       ["idempotency record", yield* store.idempotency.get(idem.key)],
       ["beneficial owner", yield* store.beneficialOwners.get(owner.id)],
       ["verification", yield* store.verifications.get(verification.id)],
-      ["contact challenge", yield* store.contactChallenges.get(challenge.key)]
+      ["contact challenge", yield* store.contactChallenges.get(challenge.key)],
+      ["document", yield* store.documents.get(document.id)],
+      ["bulk import job", yield* store.bulkImportJobs.get(job.id)]
     ] as const) {
       assert.isUndefined(row, `no ${what} is left`)
     }
@@ -2433,6 +2620,8 @@ export const storeConformance = (
       collection(transactionsCase, transactionTests)
       collection(beneficialOwnersCase, beneficialOwnerTests)
       collection(verificationsCase, verificationTests)
+      collection(documentsCase, documentTests)
+      collection(bulkImportJobsCase, bulkImportJobTests)
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

@@ -148,15 +148,18 @@ export const fundingInstructionsFor = (
 
 /**
  * Creates the customer's missing internal accounts, one per currency (never deletes any).
- * Call it inside the `Store.transaction` that creates or updates the customer.
+ * Call it inside the `Store.transaction` that creates or updates the customer. A customer being created has no
+ * accounts yet (`isNew`): its accounts are not looked up (a list by customer scans every account in memory).
  */
 export const provisionInternalAccounts = Effect.fnUntraced(function* (
-  owner: { readonly customerId: CustomerId; readonly holderName: string },
+  owner: { readonly customerId: CustomerId; readonly holderName: string; readonly isNew: boolean },
   currencies: ReadonlyArray<string>
 ): Effect.fn.Return<Array<InternalAccountRecord>, StoreError, Store | Ids> {
   const store = yield* Store
   const ids = yield* Ids
-  const existing = yield* scanAll((page) => store.internalAccounts.list({ customerId: owner.customerId }, page))
+  const existing = owner.isNew
+    ? []
+    : yield* scanAll((page) => store.internalAccounts.list({ customerId: owner.customerId }, page))
   const held = new Set(existing.map((a) => a.currency))
   const created: Array<InternalAccountRecord> = []
   for (const currency of new Set(currencies)) {

@@ -231,6 +231,16 @@ export const IndividualCustomer = Schema.Struct({
 })
 export type IndividualCustomer = typeof IndividualCustomer.Type
 
+/**
+ * A business customer's `businessInfo`: `incorporatedOn` and `taxId` may be absent on a business imported from a
+ * CSV file (its columns have no incorporation date, and the tax id is optional there); KYB asks for them.
+ */
+export const CustomerBusinessInfo = Schema.Struct({
+  ...businessInfoFields,
+  incorporatedOn: Schema.optionalKey(businessInfoFields.incorporatedOn),
+  taxId: Schema.optionalKey(businessInfoFields.taxId)
+})
+
 export const BusinessCustomer = Schema.Struct({
   ...commonFields,
   customerType: Schema.Literal("BUSINESS"),
@@ -238,7 +248,7 @@ export const BusinessCustomer = Schema.Struct({
   /** Mirrors `kybStatus` so clients polling `kycStatus` work for both types. */
   kycStatus: KycStatus,
   address: Schema.optionalKey(Address),
-  businessInfo: BusinessInfo
+  businessInfo: CustomerBusinessInfo
 })
 export type BusinessCustomer = typeof BusinessCustomer.Type
 

@@ -4,6 +4,7 @@ import { invalidCursor } from "../platform/errors.ts"
 import { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store, type UniqueViolation } from "../ports/store.ts"
+import type { BulkCreateCustomerRequest } from "../shared/customer-csv.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import type { Conflict, FieldError, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { CustomerId } from "../shared/ids.ts"
@@ -54,9 +55,12 @@ const dedupe = (values: ReadonlyArray<string>): Array<string> => [...new Set(val
 export class Customers extends Context.Service<
   Customers,
   {
-    /** `POST /customers` (201): also creates one internal account per currency, in the same transaction. */
+    /**
+     * `POST /customers` (201): also creates one internal account per currency, in the same transaction. A row of
+     * a bulk CSV import comes in as a `BulkCreateCustomerRequest` (a business without incorporation date or tax id).
+     */
     readonly create: (
-      req: CreateCustomerRequest
+      req: CreateCustomerRequest | BulkCreateCustomerRequest
     ) => Effect.Effect<Customer, InvalidInput | Refused | Conflict | StoreError>
     /** `GET /customers`: every filter of `ListCustomersQuery`; deleted customers only with `isIncludingDeleted=true`. */
     readonly list: (query: ListCustomersQuery) => Effect.Effect<Page<Customer>, InvalidInput | StoreError>
@@ -80,11 +84,11 @@ export class Customers extends Context.Service<
       const ids = yield* Ids
       const config = yield* PlatformConfigService
 
-      const provision = (customer: Customer, currencies: ReadonlyArray<string>) =>
-        provisionInternalAccounts({ customerId: customer.id, holderName: holderName(customer) }, currencies).pipe(
-          Effect.provideService(Store, store),
-          Effect.provideService(Ids, ids)
-        )
+      const provision = (customer: Customer, currencies: ReadonlyArray<string>, isNew: boolean) =>
+        provisionInternalAccounts(
+          { customerId: customer.id, holderName: holderName(customer), isNew },
+          currencies
+        ).pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
 
       const uniqueConflict = (customer: Customer) => (violation: UniqueViolation) =>
         Effect.fail(
@@ -93,7 +97,7 @@ export class Customers extends Context.Service<
             : platformCustomerIdTaken(customer.platformCustomerId)
         )
 
-      const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest) {
+      const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest | BulkCreateCustomerRequest) {
         const platform = yield* config.get()
         const terms = (yield* Effect.service(EngineConfig)).endUserTerms
         const supported = platform.supportedCurrencies
@@ -132,7 +136,7 @@ export class Customers extends Context.Service<
                 ? { ...req, ...common, kycStatus: "UNVERIFIED" }
                 : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
             yield* store.customers.insert(customer).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(customer)))
-            yield* provision(customer, currencies)
+            yield* provision(customer, currencies, true)
             return customer
           })
         )
@@ -223,7 +227,7 @@ export class Customers extends Context.Service<
             }
             yield* store.customers.update(next).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(next)))
             // New currencies get their internal accounts; accounts of dropped currencies stay.
-            yield* provision(next, next.currencies)
+            yield* provision(next, next.currencies, false)
             return next
           })
         )

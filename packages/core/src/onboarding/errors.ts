@@ -7,7 +7,7 @@ import {
   Refused,
   type StoreError
 } from "../shared/errors.ts"
-import type { ContactChannel } from "./model.ts"
+import { type ContactChannel, DOCUMENT_CONTENT_TYPES, MAX_DOCUMENT_BYTES } from "./model.ts"
 
 /**
  * 404 `REFERENCE_NOT_FOUND`: no such beneficial owner (the upstream 404 code list has no dedicated one;
@@ -107,5 +107,51 @@ export const changedDuringReview = (customerId: string): Conflict =>
 /** 503 `SERVICE_UNAVAILABLE`: the KYC provider could not be reached. */
 export const providerUnavailable = (message: string): Refused =>
   new Refused({ code: "SERVICE_UNAVAILABLE", message: `The KYC provider is unavailable: ${message}` })
+
+/** 404 `REFERENCE_NOT_FOUND`: no such document (or it was deleted). */
+export const documentNotFound = (id: string): NotFound =>
+  new NotFound({ code: "REFERENCE_NOT_FOUND", message: `Document not found: ${id}` })
+
+/** 404 `REFERENCE_NOT_FOUND`: the `documentHolder` is no customer or beneficial owner. */
+export const documentHolderNotFound = (holder: string): NotFound =>
+  new NotFound({ code: "REFERENCE_NOT_FOUND", message: `Document holder not found: ${holder}` })
+
+/** 400 `INVALID_INPUT` on `file`: a media type other than PDF, JPEG or PNG (the part's Content-Type). */
+export const unsupportedDocumentType = (mediaType: string): InvalidInput =>
+  InvalidInput.one(
+    "file",
+    { contentType: [...DOCUMENT_CONTENT_TYPES] },
+    `The file's Content-Type ${mediaType} is not accepted: send ${DOCUMENT_CONTENT_TYPES.join(", ")}`
+  )
+
+/** 400 `INVALID_INPUT` on `file`: larger than `maxBytes` (10 MB for documents). */
+export const fileTooLarge = (maxBytes: number = MAX_DOCUMENT_BYTES): InvalidInput =>
+  InvalidInput.one("file", { maxBytes }, `The file is larger than ${maxBytes} bytes`)
+
+/** 400 `INVALID_INPUT` on `file`: the file has no bytes. */
+export const emptyFile = (): InvalidInput => InvalidInput.one("file", { minBytes: 1 }, "The file is empty")
+
+/** 400 `INVALID_INPUT`: a `PUT /documents/{id}` with neither a file nor a field to change. */
+export const nothingToReplace = (): InvalidInput =>
+  InvalidInput.one("body", { minProperties: 1 }, "Send a new file, metadata to change, or both")
+
+/** 422 `DOCUMENT_REJECTED`: the provider's screening failed the image; no document was stored. */
+export const documentRejected = (reason: string): Refused =>
+  new Refused({
+    code: "DOCUMENT_REJECTED",
+    message: `The document was rejected by screening (${reason}): upload a clear, whole, unexpired original`,
+    details: { reason }
+  })
+
+/** 409 `CONFLICT`: a document a packet review has seen is kept (replace it with PUT instead). */
+export const documentSubmitted = (id: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `Document ${id} was submitted for verification and cannot be deleted; replace it with PUT instead`
+  })
+
+/** 404 `BULK_UPLOAD_JOB_NOT_FOUND`. */
+export const bulkImportJobNotFound = (id: string): NotFound =>
+  new NotFound({ code: "BULK_UPLOAD_JOB_NOT_FOUND", message: `Bulk upload job not found: ${id}` })
 
 export type OnboardingError = InvalidInput | Refused | NotFound | Forbidden | Conflict | LimitExceeded | StoreError

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { KycStatus } from "../customers/model.ts"
-import { BeneficialOwnerId, CustomerId, VerificationId } from "../shared/ids.ts"
+import { BeneficialOwnerId, CustomerId, DocumentId, JobId, uuidPattern, VerificationId } from "../shared/ids.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import {
   Address,
@@ -257,6 +257,133 @@ export interface ContactChallenge {
   readonly expiresAt: string
   /** Wrong codes tried so far; at the limit the code is void. */
   readonly attempts: number
+}
+
+// ---- documents ----
+
+/** The media types a document file may have, judged by the multipart part's `Content-Type`. */
+export const DOCUMENT_CONTENT_TYPES = ["application/pdf", "image/jpeg", "image/png"] as const
+/** The largest document file, in bytes (10 MB). */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024
+
+export const DocumentSide = Schema.Literals(["FRONT", "BACK"])
+export type DocumentSide = typeof DocumentSide.Type
+
+/** Who a document belongs to: a customer or a beneficial owner (one check, so one error when it is neither). */
+export const DocumentHolder = Schema.String.check(
+  Schema.isPattern(new RegExp(`^(Customer|BeneficialOwner):${uuidPattern}$`), {
+    expected: "a Customer or BeneficialOwner id"
+  })
+)
+
+const documentFields = {
+  documentType: DocumentType,
+  /** For two-sided documents (driver's licenses, national IDs). */
+  side: Schema.optionalKey(DocumentSide),
+  /** The issuing country. */
+  country: CountryCode,
+  documentNumber: Schema.optionalKey(boundedString(64)),
+  issuingAuthority: Schema.optionalKey(boundedString(255))
+}
+
+/** A verification document of a customer or beneficial owner (its file is in the DocumentStore). */
+export const Document = Schema.Struct({
+  id: DocumentId,
+  documentHolder: DocumentHolder,
+  ...documentFields,
+  /** The file name of the current file, as uploaded (without any path). */
+  fileName: Schema.String,
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type Document = typeof Document.Type
+
+/** The text fields of `POST /documents` (the file is the `file` part). */
+export const UploadDocumentFields = Schema.Struct({ documentHolder: DocumentHolder, ...documentFields })
+export type UploadDocumentFields = typeof UploadDocumentFields.Type
+
+/** The text fields of `PUT /documents/{documentId}`: any metadata to change (with or without a new file). */
+export const ReplaceDocumentFields = Schema.Struct({
+  ...documentFields,
+  documentType: Schema.optionalKey(documentFields.documentType),
+  country: Schema.optionalKey(documentFields.country)
+})
+export type ReplaceDocumentFields = typeof ReplaceDocumentFields.Type
+
+export const ListDocumentsQuery = Schema.Struct({
+  documentHolder: Schema.optionalKey(DocumentHolder),
+  ...PageQueryFields
+})
+export type ListDocumentsQuery = typeof ListDocumentsQuery.Type
+
+/** One file a document has had: the current one is `ACTIVE`; a replaced one stays stored, `INACTIVE`. */
+export interface DocumentFile {
+  /** Its DocumentStore key. */
+  readonly key: string
+  readonly fileName: string
+  readonly contentType: string
+  readonly size: number
+  readonly sha256: string
+  readonly uploadedAt: string
+  readonly status: "ACTIVE" | "INACTIVE"
+}
+
+/** A document as the store keeps it: the resource, its files (oldest first), and its review and deletion marks. */
+export interface DocumentRecord {
+  readonly id: string
+  readonly document: Document
+  readonly files: ReadonlyArray<DocumentFile>
+  /** When a packet review (`POST /verifications`) first included it: from then on it cannot be deleted. */
+  readonly submittedAt?: string | undefined
+  /** Deleted documents stay in the store, without files; reads answer 404. */
+  readonly deletedAt?: string | undefined
+}
+
+// ---- bulk customer import ----
+
+export const BulkImportStatus = Schema.Literals(["PENDING", "PROCESSING", "COMPLETED", "FAILED"])
+export type BulkImportStatus = typeof BulkImportStatus.Type
+
+/** One failed row (or the file itself, when it cannot be read): `correlationId` is its platformCustomerId or line. */
+export const BulkImportErrorEntry = Schema.Struct({
+  correlationId: Schema.String,
+  code: Schema.String,
+  message: Schema.String,
+  details: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+export type BulkImportErrorEntry = typeof BulkImportErrorEntry.Type
+
+/** `GET /customers/bulk/jobs/{jobId}` (and the data of `BULK_UPLOAD.COMPLETED` / `BULK_UPLOAD.FAILED`). */
+export const BulkImportJob = Schema.Struct({
+  id: JobId,
+  status: BulkImportStatus,
+  progress: Schema.Struct({
+    /** Rows in the file (0 until the file has been counted). */
+    total: Schema.Int,
+    processed: Schema.Int,
+    successful: Schema.Int,
+    failed: Schema.Int
+  }),
+  /** The failed rows, in file order (the first `MAX_BULK_IMPORT_ERRORS`; `progress.failed` counts them all). */
+  errors: Schema.Array(BulkImportErrorEntry),
+  /** Set once the job is `COMPLETED` or `FAILED`. */
+  completedAt: Schema.optionalKey(DateTimeString)
+})
+export type BulkImportJob = typeof BulkImportJob.Type
+
+/** `POST /customers/bulk/csv` (202). */
+export const BulkImportAccepted = Schema.Struct({ jobId: JobId, status: Schema.Literals(["PENDING", "PROCESSING"]) })
+export type BulkImportAccepted = typeof BulkImportAccepted.Type
+
+/** A job as the store keeps it: the resource, where its CSV file is, and when its processor last reported. */
+export interface BulkImportJobRecord {
+  readonly id: string
+  readonly job: BulkImportJob
+  /** The uploaded CSV's DocumentStore key (deleted once the job ends). */
+  readonly fileKey: string
+  readonly createdAt: string
+  /** Written with every progress report: a running job whose report is old was abandoned by its process. */
+  readonly updatedAt: string
 }
 
 export const contactChallengeKey = (customerId: string, channel: ContactChannel): string => `${customerId}/${channel}`

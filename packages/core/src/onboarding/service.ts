@@ -1,10 +1,12 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
-import { Clock, Context, Effect, Layer, Redacted, Result } from "effect"
+import { Cause, Clock, Context, Effect, Layer, Redacted, Result, Stream } from "effect"
 import { customerDeleted, customerNotFound } from "../customers/errors.ts"
 import type { BusinessCustomer, Customer, IndividualCustomer, KycStatus } from "../customers/model.ts"
+import { Customers } from "../customers/service.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { constantTimeEqual, PlatformConfigService, scanAll } from "../platform/service.ts"
+import { type DocumentBody, DocumentStore } from "../ports/document-store.ts"
 import { Ids } from "../ports/ids.ts"
 import {
   type ContactRequirement,
@@ -12,12 +14,20 @@ import {
   KycProvider,
   type KycProviderError,
   type KycReview,
-  VerificationDocuments,
   type VerificationPacket
 } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
-import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import { CsvError, parseCsv } from "../shared/csv.ts"
+import { checkCustomerCsvHeader, customerFromCsv } from "../shared/customer-csv.ts"
+import {
+  type Conflict,
+  InvalidInput,
+  type LimitExceeded,
+  type NotFound,
+  type Refused,
+  StoreError
+} from "../shared/errors.ts"
 import { transition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
 import { pageRequest } from "../shared/paging.ts"
@@ -25,16 +35,25 @@ import { isoOf, nowIso } from "../shared/time.ts"
 import { emitSteps } from "../webhooks/service.ts"
 import {
   beneficialOwnerNotFound,
+  bulkImportJobNotFound,
   changedDuringReview,
   codeExpired,
   contactAlreadyVerified,
   contactMissing,
   contactVerificationIncomplete,
   contactVerificationNotRequired,
+  documentHolderNotFound,
+  documentNotFound,
+  documentRejected,
+  documentSubmitted,
+  emptyFile,
+  fileTooLarge,
   noOpenCode,
   notABusiness,
+  nothingToReplace,
   providerUnavailable,
   resendTooSoon,
+  unsupportedDocumentType,
   verificationDecided,
   verificationNotFound,
   wrongCode
@@ -43,17 +62,30 @@ import { beneficialOwnerKycMachine, customerKybMachine, customerKycMachine, kycE
 import {
   type BeneficialOwner,
   type BeneficialOwnerRole,
+  type BulkImportAccepted,
+  type BulkImportErrorEntry,
+  type BulkImportJob,
+  type BulkImportJobRecord,
+  type BulkImportStatus,
   type ContactChallenge,
   type ContactChannel,
   type CreateBeneficialOwnerRequest,
   type CreateVerificationRequest,
   contactChallengeKey,
+  DOCUMENT_CONTENT_TYPES,
+  type Document,
+  type DocumentFile,
+  type DocumentRecord,
   type DocumentType,
   type KycLink,
   type KycLinkRequest,
   type ListBeneficialOwnersQuery,
+  type ListDocumentsQuery,
   type ListVerificationsQuery,
+  MAX_DOCUMENT_BYTES,
+  type ReplaceDocumentFields,
   type UpdateBeneficialOwnerRequest,
+  type UploadDocumentFields,
   type Verification,
   type VerificationError,
   type VerificationErrorType
@@ -215,6 +247,13 @@ export const businessPacketErrors = (
         `${info.entityType} is available to businesses registered outside the US only`
       )
     )
+  }
+  // A business imported from a CSV file may lack these (the CSV has no incorporation date, the tax id is optional).
+  if (info.incorporatedOn === undefined) {
+    errors.push(missingField(id, "customer.businessInfo.incorporatedOn", "The date of incorporation is required"))
+  }
+  if (info.taxId === undefined) {
+    errors.push(missingField(id, "customer.businessInfo.taxId", "The tax identification number is required"))
   }
   if (info.countriesOfOperation === undefined || info.countriesOfOperation.length === 0) {
     errors.push(missingField(id, "customer.businessInfo.countriesOfOperation", "Countries of operation are required"))
@@ -434,7 +473,6 @@ export class Onboarding extends Context.Service<
       const config = yield* PlatformConfigService
       const kyc = yield* KycProvider
       const notifier = yield* Notifier
-      const documentsOf = yield* VerificationDocuments
 
       const fromProvider = <A>(effect: Effect.Effect<A, KycProviderError>) =>
         Effect.mapError(effect, (e) => providerUnavailable(e.message))
@@ -452,6 +490,15 @@ export class Onboarding extends Context.Service<
       }
 
       const ownersOf = (customerId: string) => scanAll((page) => store.beneficialOwners.list({ customerId }, page))
+
+      /** The documents on file for these holders, as the packet review sees them. */
+      const documentsOf = (holders: ReadonlyArray<string>) =>
+        Effect.map(
+          Effect.forEach(holders, (documentHolder) =>
+            scanAll((page) => store.documents.list({ documentHolder, includeDeleted: false }, page))
+          ),
+          (lists) => lists.flat()
+        )
 
       // ---- hosted links ----
 
@@ -486,7 +533,11 @@ export class Onboarding extends Context.Service<
           kyc.review({
             customer,
             beneficialOwners: owners,
-            documents,
+            documents: documents.map(({ document: d }) => ({
+              id: d.id,
+              documentHolder: d.documentHolder,
+              documentType: d.documentType
+            })),
             settings: {
               isRegulatedFinancialInstitution: platform.isRegulatedFinancialInstitution,
               skipVerificationPaperwork: platform.skipVerificationPaperwork
@@ -512,6 +563,15 @@ export class Onboarding extends Context.Service<
             if ((yield* ownersOf(customerId)).length !== owners.length) return yield* changedDuringReview(customerId)
 
             const now = yield* nowIso
+            // The documents the provider saw are submitted: from now on they can be replaced, not deleted.
+            for (const seen of documents) {
+              const document = yield* store.documents.getForUpdate(seen.id)
+              if (document === undefined || document.deletedAt !== undefined)
+                return yield* changedDuringReview(customerId)
+              if (document.submittedAt === undefined) {
+                yield* Effect.orDie(store.documents.update({ ...document, submittedAt: now }))
+              }
+            }
             const verification: Verification = {
               id: yield* ids.make("Verification"),
               customerId: current.id,
@@ -736,6 +796,518 @@ export class Onboarding extends Context.Service<
         sendContactCode,
         confirmContactCode
       })
+    })
+  )
+}
+
+// =============================================================================
+// Documents
+// =============================================================================
+
+/** A file on its way in: the multipart part's media type and file name, and its bytes as they arrive. */
+export interface IncomingFile {
+  /** The part's media type, lowercased, without parameters (`image/png`). */
+  readonly mediaType: string
+  /** As the client named it (it may hold a path); `undefined` when it sent none. */
+  readonly fileName: string | undefined
+  readonly body: DocumentBody
+}
+
+/** A file stored in the DocumentStore, not yet part of a document (`Documents.receiveFile`). */
+export interface ReceivedFile {
+  readonly key: string
+  readonly fileName: string
+  readonly contentType: string
+  readonly size: number
+  readonly sha256: string
+}
+
+/** The name without any directory a browser may send (`C:\\scans\\id.pdf` → `id.pdf`), at most 255 characters. */
+export const baseFileName = (name: string | undefined): string => {
+  const base = (name ?? "").split(/[\\/]/).pop()!.trim().slice(0, 255)
+  return base === "" ? "document" : base
+}
+
+/**
+ * Streams an incoming file into the DocumentStore under `key`. 400 `INVALID_INPUT` on `file` when it passes
+ * `maxBytes` or its body breaks off (nothing is stored then).
+ */
+const receiveInto = (
+  files: DocumentStore["Service"],
+  key: string,
+  contentType: string,
+  incoming: IncomingFile,
+  maxBytes: number
+): Effect.Effect<ReceivedFile, InvalidInput | StoreError> =>
+  files.put(key, contentType, incoming.body, { maxBytes }).pipe(
+    Effect.catchTags({
+      DocumentTooLarge: () => Effect.fail(fileTooLarge(maxBytes)),
+      DocumentBodyError: (e) => Effect.fail(InvalidInput.one("file", { readable: true }, e.message))
+    }),
+    Effect.map((stored) => ({ key, fileName: baseFileName(incoming.fileName), contentType, ...stored }))
+  )
+
+/** Removes a received file that no document or job took. */
+const discardInto = (files: DocumentStore["Service"]) => (file: ReceivedFile) => Effect.ignore(files.delete(file.key))
+
+export class Documents extends Context.Service<
+  Documents,
+  {
+    /**
+     * Streams a document file into the DocumentStore under a fresh key: 400 `INVALID_INPUT` on `file` for a
+     * media type other than PDF, JPEG or PNG (nothing is read), over 10 MB, or empty. The file belongs to no
+     * document until `upload` or `replace` takes it; `discardFile` removes one that is not taken.
+     */
+    readonly receiveFile: (file: IncomingFile) => Effect.Effect<ReceivedFile, InvalidInput | StoreError>
+    readonly discardFile: (file: ReceivedFile) => Effect.Effect<void>
+    /**
+     * `POST /documents` (201): the provider screens the file, then the document is created. 404 for an unknown
+     * holder, 410 for a deleted customer, 422 `DOCUMENT_REJECTED` when screening fails. On any failure the file
+     * is discarded: nothing is stored.
+     */
+    readonly upload: (
+      fields: UploadDocumentFields,
+      file: ReceivedFile
+    ) => Effect.Effect<Document, NotFound | Refused | StoreError>
+    /**
+     * `PUT /documents/{documentId}` (200): new metadata and/or a new file (screened like an upload). The previous
+     * file stays stored, marked `INACTIVE`. A submitted document may be replaced.
+     */
+    readonly replace: (
+      id: string,
+      fields: ReplaceDocumentFields,
+      file: ReceivedFile | undefined
+    ) => Effect.Effect<Document, InvalidInput | NotFound | Refused | StoreError>
+    /** `GET /documents`: optionally one holder's. */
+    readonly list: (query: ListDocumentsQuery) => Effect.Effect<Page<Document>, InvalidInput | StoreError>
+    /** `GET /documents/{documentId}`. */
+    readonly get: (id: string) => Effect.Effect<Document, NotFound | StoreError>
+    /**
+     * `DELETE /documents/{documentId}` (204): the document and its files are gone for good. 409 once a packet
+     * review included it.
+     */
+    readonly delete: (id: string) => Effect.Effect<void, NotFound | Conflict | StoreError>
+  }
+>()("paycore/onboarding/Documents") {
+  static readonly layer = Layer.effect(
+    Documents,
+    Effect.gen(function* () {
+      const store = yield* Store
+      const files = yield* DocumentStore
+      const ids = yield* Ids
+      const kyc = yield* KycProvider
+
+      const discardFile = discardInto(files)
+      const discardOnFailure =
+        (file: ReceivedFile | undefined) =>
+        <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          file === undefined ? effect : Effect.onError(effect, () => discardFile(file))
+
+      const receiveFile = Effect.fn("Documents.receiveFile")(function* (incoming: IncomingFile) {
+        const contentType = DOCUMENT_CONTENT_TYPES.find((t) => t === incoming.mediaType)
+        if (contentType === undefined) return yield* unsupportedDocumentType(incoming.mediaType)
+        const key = `document-file/${yield* ids.randomHex(16)}`
+        const received = yield* receiveInto(files, key, contentType, incoming, MAX_DOCUMENT_BYTES)
+        if (received.size === 0) {
+          yield* discardFile(received)
+          return yield* emptyFile()
+        }
+        return received
+      })
+
+      const screen = (file: ReceivedFile, documentType: DocumentType) =>
+        Effect.gen(function* () {
+          const stored = yield* files.get(file.key)
+          if (stored === undefined) {
+            return yield* new StoreError({ message: `Document file ${file.key} vanished`, retryable: false })
+          }
+          const verdict = yield* kyc
+            .screenDocument({ documentType, contentType: file.contentType, size: file.size, body: stored.body })
+            .pipe(
+              Effect.catchIf(
+                (e): e is KycProviderError => e._tag === "KycProviderError",
+                (e) => Effect.fail(providerUnavailable(e.message))
+              )
+            )
+          if (verdict._tag === "Rejected") return yield* documentRejected(verdict.reason)
+        })
+
+      const fileOf = (file: ReceivedFile, uploadedAt: string): DocumentFile => ({
+        key: file.key,
+        fileName: file.fileName,
+        contentType: file.contentType,
+        size: file.size,
+        sha256: file.sha256,
+        uploadedAt,
+        status: "ACTIVE"
+      })
+
+      /** A holder that can be given documents: a live customer, or an owner of one. */
+      const checkHolder = (holder: string) =>
+        Effect.gen(function* () {
+          const customerId = holder.startsWith("BeneficialOwner:")
+            ? (yield* store.beneficialOwners.get(holder))?.customerId
+            : holder
+          const customer = customerId === undefined ? undefined : yield* store.customers.get(customerId)
+          if (customer === undefined) return yield* documentHolderNotFound(holder)
+          if (customer.isDeleted) return yield* customerDeleted(customer.id)
+        })
+
+      const upload = Effect.fn("Documents.upload")(function* (fields: UploadDocumentFields, file: ReceivedFile) {
+        return yield* discardOnFailure(file)(
+          Effect.gen(function* () {
+            yield* checkHolder(fields.documentHolder)
+            yield* screen(file, fields.documentType)
+            return yield* store.transaction(
+              Effect.gen(function* () {
+                const now = yield* nowIso
+                const id = yield* ids.make("Document")
+                const document: Document = { id, ...fields, fileName: file.fileName, createdAt: now, updatedAt: now }
+                yield* Effect.orDie(store.documents.insert({ id, document, files: [fileOf(file, now)] }))
+                return document
+              })
+            )
+          })
+        )
+      })
+
+      const liveDocument = (record: DocumentRecord | undefined, id: string) =>
+        record === undefined || record.deletedAt !== undefined
+          ? Effect.fail(documentNotFound(id))
+          : Effect.succeed(record)
+
+      const replace = Effect.fn("Documents.replace")(function* (
+        id: string,
+        fields: ReplaceDocumentFields,
+        file: ReceivedFile | undefined
+      ) {
+        return yield* discardOnFailure(file)(
+          Effect.gen(function* () {
+            if (file === undefined && Object.keys(fields).length === 0) return yield* nothingToReplace()
+            const current = yield* liveDocument(yield* store.documents.get(id), id)
+            if (file !== undefined) yield* screen(file, fields.documentType ?? current.document.documentType)
+            return yield* store.transaction(
+              Effect.gen(function* () {
+                const locked = yield* liveDocument(yield* store.documents.getForUpdate(id), id)
+                const now = yield* nowIso
+                const document: Document = {
+                  ...locked.document,
+                  ...fields,
+                  ...(file === undefined ? {} : { fileName: file.fileName }),
+                  updatedAt: now
+                }
+                const kept =
+                  file === undefined
+                    ? locked.files
+                    : [...locked.files.map((f) => ({ ...f, status: "INACTIVE" as const })), fileOf(file, now)]
+                yield* Effect.orDie(store.documents.update({ ...locked, document, files: kept }))
+                return document
+              })
+            )
+          })
+        )
+      })
+
+      const list = Effect.fn("Documents.list")(function* (query: ListDocumentsQuery) {
+        const page = pageRequest(query)
+        if (page === undefined) return yield* invalidCursor()
+        const found = yield* store.documents.list({ documentHolder: query.documentHolder, includeDeleted: false }, page)
+        return { ...found, data: found.data.map((r) => r.document) }
+      })
+
+      const get = Effect.fn("Documents.get")(function* (id: string) {
+        return (yield* liveDocument(yield* store.documents.get(id), id)).document
+      })
+
+      const remove = Effect.fn("Documents.delete")(function* (id: string) {
+        const removed = yield* store.transaction(
+          Effect.gen(function* () {
+            const record = yield* liveDocument(yield* store.documents.getForUpdate(id), id)
+            if (record.submittedAt !== undefined) return yield* documentSubmitted(id)
+            yield* Effect.orDie(store.documents.update({ ...record, files: [], deletedAt: yield* nowIso }))
+            return record
+          })
+        )
+        // The files go once the deletion is committed (a file left behind by a crash here is unreachable).
+        yield* Effect.forEach(removed.files, (f) => files.delete(f.key), { discard: true })
+      })
+
+      return Documents.of({ receiveFile, discardFile, upload, replace, list, get, delete: remove })
+    })
+  )
+}
+
+// =============================================================================
+// Bulk customer import (CSV)
+// =============================================================================
+
+/** The largest CSV file `POST /customers/bulk/csv` takes, in bytes. */
+export const MAX_BULK_IMPORT_BYTES = 100 * 1024 * 1024
+/** Failed rows a job lists in `errors` (its `progress.failed` counts them all). */
+export const MAX_BULK_IMPORT_ERRORS = 1000
+/** A running job reports its progress (and that it is alive) every this many rows. */
+export const BULK_IMPORT_REPORT_ROWS = 1000
+/** A job that has not reported for this long was abandoned by its process (a restart): `sweep` fails it. */
+export const BULK_IMPORT_ABANDONED_SECONDS = 600
+
+/** How a row's failure to become a customer is listed in the job's errors. */
+const rowFailure = (correlationId: string, line: number, error: unknown): BulkImportErrorEntry => {
+  const e = error as { readonly _tag?: string; readonly code?: string; readonly message?: string }
+  switch (e._tag) {
+    case "InvalidInput":
+      return {
+        correlationId,
+        code: "INVALID_INPUT",
+        message: `Line ${line}: ${(error as InvalidInput).message}`,
+        details: { line, errors: (error as InvalidInput).errors }
+      }
+    case "Refused":
+    case "Conflict":
+    case "NotFound":
+    case "Forbidden":
+    case "LimitExceeded":
+      return {
+        correlationId,
+        code: e.code ?? "INVALID_INPUT",
+        message: `Line ${line}: ${e.message}`,
+        details: { line }
+      }
+    default:
+      return {
+        correlationId,
+        code: "INTERNAL_ERROR",
+        message: `Line ${line}: the customer could not be stored; import this row again`,
+        details: { line }
+      }
+  }
+}
+
+/** The file-level error of a job whose CSV cannot be read on. */
+const fileFailure = (error: CsvError): BulkImportErrorEntry => ({
+  correlationId: String(error.line),
+  code: "INVALID_REQUEST_FORMAT",
+  message: error.message,
+  details: { line: error.line, reason: error.reason }
+})
+
+export class BulkImports extends Context.Service<
+  BulkImports,
+  {
+    /**
+     * `POST /customers/bulk/csv` (202): a `PENDING` job of a received CSV file; `run` imports it. On failure the
+     * file is discarded.
+     */
+    /** Streams an uploaded CSV into the DocumentStore: 400 `INVALID_INPUT` on `file` over `MAX_BULK_IMPORT_BYTES`. */
+    readonly receiveFile: (file: IncomingFile) => Effect.Effect<ReceivedFile, InvalidInput | StoreError>
+    readonly discardFile: (file: ReceivedFile) => Effect.Effect<void>
+    readonly accept: (file: ReceivedFile) => Effect.Effect<BulkImportAccepted, StoreError>
+    /**
+     * Imports a `PENDING` job's file row by row (a job another runner took, or one already done, is left alone):
+     * each valid row becomes a customer in its own store transaction, each bad row an entry in `errors`. The file
+     * is read twice as a stream (once to count its rows), never whole. At the end the job is `COMPLETED` (or
+     * `FAILED` when the file cannot be read, or no row could be imported), with `BULK_UPLOAD.COMPLETED` /
+     * `BULK_UPLOAD.FAILED`, and its file is deleted.
+     */
+    readonly run: (jobId: string) => Effect.Effect<void, StoreError>
+    /** `GET /customers/bulk/jobs/{jobId}`: 404 `BULK_UPLOAD_JOB_NOT_FOUND`. */
+    readonly get: (jobId: string) => Effect.Effect<BulkImportJob, NotFound | StoreError>
+    /**
+     * Fails the jobs whose process stopped (no report for `BULK_IMPORT_ABANDONED_SECONDS`): the rows imported
+     * stay, the rest must be uploaded again. Answers how many it failed.
+     */
+    readonly sweep: () => Effect.Effect<number, StoreError>
+  }
+>()("paycore/onboarding/BulkImports") {
+  static readonly layer = Layer.effect(
+    BulkImports,
+    Effect.gen(function* () {
+      const store = yield* Store
+      const files = yield* DocumentStore
+      const ids = yield* Ids
+      const customers = yield* Customers
+
+      const discardFile = discardInto(files)
+
+      const receiveFile = Effect.fn("BulkImports.receiveFile")(function* (incoming: IncomingFile) {
+        return yield* receiveInto(
+          files,
+          `bulk-import/${yield* ids.randomHex(16)}`,
+          "text/csv",
+          incoming,
+          MAX_BULK_IMPORT_BYTES
+        )
+      })
+
+      const accept = Effect.fn("BulkImports.accept")(function* (file: ReceivedFile) {
+        const id = yield* ids.make("Job")
+        const fileKey = file.key
+        const now = yield* nowIso
+        const job: BulkImportJob = {
+          id,
+          status: "PENDING",
+          progress: { total: 0, processed: 0, successful: 0, failed: 0 },
+          errors: []
+        }
+        yield* store
+          .transaction(Effect.orDie(store.bulkImportJobs.insert({ id, job, fileKey, createdAt: now, updatedAt: now })))
+          .pipe(Effect.onError(() => discardFile(file)))
+        return { jobId: id, status: "PENDING" } satisfies BulkImportAccepted
+      })
+
+      /** Saves the job as it stands; the last save ends it (with its webhook) and deletes its file. */
+      const save = (record: BulkImportJobRecord, job: BulkImportJob) =>
+        store.transaction(
+          Effect.gen(function* () {
+            const now = yield* nowIso
+            const ended = job.status === "COMPLETED" || job.status === "FAILED"
+            const next: BulkImportJob = ended ? { ...job, completedAt: now } : job
+            yield* Effect.orDie(store.bulkImportJobs.update({ ...record, job: next, updatedAt: now }))
+            if (ended) yield* emitSteps(store, ids, [`BULK_UPLOAD.${next.status}`], record.id, next, now)
+            return next
+          })
+        )
+
+      const end = (record: BulkImportJobRecord, job: BulkImportJob) =>
+        Effect.andThen(save(record, job), Effect.ignore(files.delete(record.fileKey)))
+
+      /** The job, moved from PENDING to PROCESSING; `undefined` when it is not PENDING. */
+      const claim = (jobId: string) =>
+        store.transaction(
+          Effect.gen(function* () {
+            const record = yield* store.bulkImportJobs.getForUpdate(jobId)
+            if (record === undefined || record.job.status !== "PENDING") return undefined
+            const claimed = {
+              ...record,
+              job: { ...record.job, status: "PROCESSING" as const },
+              updatedAt: yield* nowIso
+            }
+            yield* Effect.orDie(store.bulkImportJobs.update(claimed))
+            return claimed
+          })
+        )
+
+      /** The file's CSV items, one at a time, as an iterator over a fresh read of the stored file. */
+      const openCsv = (record: BulkImportJobRecord) =>
+        Effect.gen(function* () {
+          const stored = yield* files.get(record.fileKey)
+          if (stored === undefined) {
+            return yield* new StoreError({ message: `The file of job ${record.id} is gone`, retryable: false })
+          }
+          const iterator = parseCsv(Stream.toAsyncIterable(stored.body))[Symbol.asyncIterator]()
+          return Effect.tryPromise({
+            try: () => iterator.next(),
+            catch: (cause) =>
+              cause instanceof CsvError || cause instanceof StoreError
+                ? cause
+                : new StoreError({ message: `Reading job ${record.id}: ${String(cause)}`, retryable: false })
+          })
+        })
+
+      /** Rows in the file, or the reason it cannot be read. */
+      const countRows = (record: BulkImportJobRecord) =>
+        Effect.gen(function* () {
+          const next = yield* openCsv(record)
+          let rows = 0
+          while (true) {
+            const item = yield* next
+            if (item.done === true) return rows
+            if (item.value._tag === "Header") {
+              const bad = checkCustomerCsvHeader(item.value)
+              if (bad !== undefined) return bad
+            } else rows++
+          }
+        })
+
+      const importRows = (record: BulkImportJobRecord, total: number) =>
+        Effect.gen(function* () {
+          const progress = { total, processed: 0, successful: 0, failed: 0 }
+          const errors: Array<BulkImportErrorEntry> = []
+          const snapshot = (status: BulkImportStatus): BulkImportJob => ({
+            ...record.job,
+            status,
+            progress: { ...progress },
+            errors: [...errors]
+          })
+          const fail = (entry: BulkImportErrorEntry) => {
+            progress.failed++
+            if (errors.length < MAX_BULK_IMPORT_ERRORS) errors.push(entry)
+          }
+          yield* save(record, snapshot("PROCESSING"))
+          const next = yield* openCsv(record)
+          while (true) {
+            const item = yield* next
+            if (item.done === true) break
+            if (item.value._tag === "Header") continue
+            const row = customerFromCsv(item.value)
+            if (Result.isFailure(row)) fail(row.failure)
+            else {
+              const created = yield* Effect.exit(customers.create(row.success.request))
+              if (created._tag === "Success") progress.successful++
+              else {
+                const failure = Cause.findError(created.cause)
+                fail(
+                  rowFailure(
+                    row.success.correlationId,
+                    row.success.line,
+                    failure._tag === "Success" ? failure.success : undefined
+                  )
+                )
+              }
+            }
+            progress.processed++
+            if (progress.processed % BULK_IMPORT_REPORT_ROWS === 0) yield* save(record, snapshot("PROCESSING"))
+          }
+          return snapshot(progress.successful === 0 && progress.failed > 0 ? "FAILED" : "COMPLETED")
+        })
+
+      const run = Effect.fn("BulkImports.run")(function* (jobId: string) {
+        const record = yield* claim(jobId)
+        if (record === undefined) return
+        const outcome = yield* Effect.result(
+          Effect.flatMap(countRows(record), (counted) =>
+            typeof counted === "number"
+              ? importRows(record, counted)
+              : Effect.succeed<BulkImportJob>({ ...record.job, status: "FAILED", errors: [counted] })
+          )
+        )
+        if (Result.isSuccess(outcome)) return yield* end(record, outcome.success)
+        if (outcome.failure._tag === "CsvError") {
+          const current = (yield* store.bulkImportJobs.get(jobId)) ?? record
+          return yield* end(current, {
+            ...current.job,
+            status: "FAILED",
+            errors: [...current.job.errors, fileFailure(outcome.failure)]
+          })
+        }
+        return yield* outcome.failure
+      })
+
+      const get = Effect.fn("BulkImports.get")(function* (jobId: string) {
+        const record = yield* store.bulkImportJobs.get(jobId)
+        if (record === undefined) return yield* bulkImportJobNotFound(jobId)
+        return record.job
+      })
+
+      const sweep = Effect.fn("BulkImports.sweep")(function* () {
+        const running = yield* scanAll((page) =>
+          store.bulkImportJobs.list({ statuses: ["PENDING", "PROCESSING"] }, page)
+        )
+        const staleBefore = isoOf((yield* Clock.currentTimeMillis) - BULK_IMPORT_ABANDONED_SECONDS * 1000)
+        let failed = 0
+        for (const record of running) {
+          if (record.updatedAt >= staleBefore) continue
+          const abandoned: BulkImportErrorEntry = {
+            correlationId: String(record.job.progress.processed),
+            code: "JOB_INTERRUPTED",
+            message: `The import stopped after ${record.job.progress.processed} rows (the server restarted); upload the rows after them again`
+          }
+          yield* end(record, { ...record.job, status: "FAILED", errors: [...record.job.errors, abandoned] })
+          failed++
+        }
+        return failed
+      })
+
+      return BulkImports.of({ receiveFile, discardFile, accept, run, get, sweep })
     })
   )
 }

@@ -1,4 +1,4 @@
-import { Context, Effect } from "effect"
+import { Context, type Effect, type Stream } from "effect"
 import type { Customer } from "../customers/model.ts"
 import type { KycDecision } from "../onboarding/machine.ts"
 import type {
@@ -89,22 +89,17 @@ export class KycProvider extends Context.Service<
     }) => Effect.Effect<KycLinkGrant, KycProviderError>
     /** Reviews a submitted packet (`POST /verifications`). */
     readonly review: (packet: VerificationPacket) => Effect.Effect<KycReview, KycProviderError>
-    /** Screens an uploaded document image before it is stored (`POST /documents`). */
+    /**
+     * Screens an uploaded document file before the document is created (`POST /documents`, `PUT`). `body` reads
+     * the file from the DocumentStore as it is pulled: a provider streams it on, never holding it whole.
+     */
     readonly screenDocument: (document: {
       readonly documentType: DocumentType
       readonly contentType: string
-      readonly bytes: Uint8Array
-    }) => Effect.Effect<DocumentScreening, KycProviderError>
+      readonly size: number
+      readonly body: Stream.Stream<Uint8Array, StoreError>
+    }) => Effect.Effect<DocumentScreening, KycProviderError | StoreError>
     /** The contact channels that must be `VERIFIED` before this customer can begin KYC (none: not subject to it). */
     readonly contactVerification: (customer: Customer) => ContactRequirement
   }
 >()("paycore/ports/KycProvider") {}
-
-/**
- * The documents on file for some holders (Customer and BeneficialOwner ids), as the packet review reads them.
- * Until the documents resource is wired in, the default answers "no documents on file"; provide another
- * function (over the document store) to replace it.
- */
-export const VerificationDocuments = Context.Reference<
-  (holders: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<DocumentOnFile>, StoreError>
->("paycore/ports/VerificationDocuments", { defaultValue: () => () => Effect.succeed([]) })

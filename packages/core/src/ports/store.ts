@@ -2,7 +2,13 @@ import { Context, type Effect } from "effect"
 import type { ExternalAccount, InternalAccountRecord } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
-import type { BeneficialOwner, ContactChallenge, Verification } from "../onboarding/model.ts"
+import type {
+  BeneficialOwner,
+  BulkImportJobRecord,
+  ContactChallenge,
+  DocumentRecord,
+  Verification
+} from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
 import type { QuoteRecord } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
@@ -102,6 +108,18 @@ export interface VerificationFilter {
   readonly verificationStatus?: string | undefined
 }
 
+export interface DocumentFilter {
+  /** A customer's or beneficial owner's documents. */
+  readonly documentHolder?: string | undefined
+  /** Deleted documents (with `deletedAt`) stay in the store; lists leave them out unless this is true. */
+  readonly includeDeleted: boolean
+}
+
+export interface BulkImportJobFilter {
+  /** Jobs in one of these statuses (the sweep of abandoned jobs looks for running ones). */
+  readonly statuses?: ReadonlyArray<string> | undefined
+}
+
 /** Open contact-verification codes, one per customer and channel (`ContactChallenge.key`). */
 export interface ContactChallengeStore {
   readonly get: (key: string) => Effect.Effect<ContactChallenge | undefined, StoreError>
@@ -171,6 +189,8 @@ export interface Repositories {
   readonly beneficialOwners: Collection<BeneficialOwner, BeneficialOwnerFilter>
   readonly verifications: Collection<Verification, VerificationFilter>
   readonly contactChallenges: ContactChallengeStore
+  readonly documents: Collection<DocumentRecord, DocumentFilter>
+  readonly bulkImportJobs: Collection<BulkImportJobRecord, BulkImportJobFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

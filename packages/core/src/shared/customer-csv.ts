@@ -1,5 +1,5 @@
 import { Result, Schema } from "effect"
-import { BusinessInfo, CreateBusinessRequest, CreateIndividualRequest } from "../customers/model.ts"
+import { CreateBusinessRequest, CreateIndividualRequest, CustomerBusinessInfo } from "../customers/model.ts"
 import type { CsvHeader, CsvRecord, CsvRowError } from "./csv.ts"
 import type { FieldError } from "./errors.ts"
 import { decodeAll } from "./validation.ts"
@@ -43,11 +43,7 @@ export const CUSTOMER_CSV_COLUMNS = {
  */
 export const BulkCreateBusinessRequest = Schema.Struct({
   ...CreateBusinessRequest.fields,
-  businessInfo: Schema.Struct({
-    ...BusinessInfo.fields,
-    incorporatedOn: Schema.optionalKey(BusinessInfo.fields.incorporatedOn),
-    taxId: Schema.optionalKey(BusinessInfo.fields.taxId)
-  })
+  businessInfo: CustomerBusinessInfo
 })
 export type BulkCreateBusinessRequest = typeof BulkCreateBusinessRequest.Type
 

@@ -20,7 +20,8 @@ export const idTypes = [
 ] as const
 export type IdType = (typeof idTypes)[number]
 
-const uuidPattern = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+/** A UUID as ids carry it (lowercase hex), as a regular expression source. */
+export const uuidPattern = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 /** A branded id schema: `Customer:<uuid>`; the brand keeps a quote id from being passed as a customer id. */
 export const makeId = <T extends IdType>(type: T) =>
@@ -53,6 +54,10 @@ export const BeneficialOwnerId = makeId("BeneficialOwner")
 export type BeneficialOwnerId = typeof BeneficialOwnerId.Type
 export const VerificationId = makeId("Verification")
 export type VerificationId = typeof VerificationId.Type
+export const DocumentId = makeId("Document")
+export type DocumentId = typeof DocumentId.Type
+export const JobId = makeId("Job")
+export type JobId = typeof JobId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -66,6 +71,8 @@ export interface IdOf {
   Lookup: LookupId
   BeneficialOwner: BeneficialOwnerId
   Verification: VerificationId
+  Document: DocumentId
+  Job: JobId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
