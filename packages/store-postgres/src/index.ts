@@ -470,7 +470,7 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       }
     )
 
-    const quotes: Repositories["quotes"] = collection(
+    const quoteRows = collection(
       codecs.quotes,
       (f: QuoteFilter, w) => {
         w.eq("status", f.status)
@@ -486,7 +486,25 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       ]
     )
 
-    const transactions: Repositories["transactions"] = collection(codecs.transactions, (f: TransactionFilter, w) => {
+    const lockQuoteSql = `SELECT * FROM quotes WHERE id = $1 FOR UPDATE`
+    const lockTransactionOfQuoteSql = `SELECT * FROM transactions WHERE id = (SELECT transaction_id FROM quotes WHERE id = $1) FOR UPDATE`
+    const quotes: Repositories["quotes"] = {
+      ...quoteRows,
+      // Both statements go out together; the second runs once the first holds the quote's lock.
+      getForUpdateWithTransaction: (id) =>
+        Effect.map(
+          Effect.all([query(lockQuoteSql, [id]), query(lockTransactionOfQuoteSql, [id])], { concurrency: 2 }),
+          ([quote, transaction]) =>
+            quote.length === 0
+              ? undefined
+              : {
+                  quote: codecs.quotes.decode(quote[0] as any),
+                  transaction: transaction.length === 0 ? undefined : codecs.transactions.decode(transaction[0] as any)
+                }
+        )
+    }
+
+    const transactionRows = collection(codecs.transactions, (f: TransactionFilter, w) => {
       w.eq("customer_id", f.customerId)
       w.eq("platform_customer_id", f.platformCustomerId)
       if (f.accountIdentifier !== undefined) {
@@ -500,6 +518,25 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       if (f.states !== undefined) w.where(`state = ANY(${w.param(f.states)}::text[])`)
       if (f.dueBy !== undefined) w.where(`due_at <= ${w.param(f.dueBy)}`)
     })
+
+    // What `updateIf` compares (every write of a transaction changes one of these columns).
+    const transactionColumns = codecs.transactions.columns
+    const versionColumns = ["state", "updated_at", "rail_reference", "due_at", "attempts", "stalled_at"] as const
+    const versionAt = versionColumns.map((c) => transactionColumns.indexOf(c))
+    const updateIfSql =
+      `UPDATE transactions SET ${transactionColumns.map((c, i) => `${c} = $${i + 1}`).join(", ")} WHERE id = $1 AND ` +
+      versionColumns.map((c, i) => `${c} IS NOT DISTINCT FROM $${transactionColumns.length + i + 1}`).join(" AND ")
+    const transactions: Repositories["transactions"] = {
+      ...transactionRows,
+      updateIf: (row, expected) => {
+        const was = valuesOf(codecs.transactions, expected)
+        const params = [...valuesOf(codecs.transactions, row), ...versionAt.map((i) => was[i])]
+        return Effect.map(
+          execute(updateIfSql, params) as Effect.Effect<QueryResult<Row>, StoreError>,
+          (result) => affected(result) > 0
+        )
+      }
+    }
 
     // ---- onboarding ----
 

@@ -1368,6 +1368,28 @@ const quoteTests = (it: It) => {
     })
   )
 
+  it.effect("getForUpdateWithTransaction: the quote with its transaction, in and outside a store transaction", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const record = transactionMinimal(s)
+      const minimal = quoteMinimal(s)
+      const quote: QuoteRecord = { ...minimal, quote: { ...minimal.quote, transactionId: record.transaction.id } }
+      yield* store.quotes.insert(quote)
+      assert.deepStrictEqual(yield* store.quotes.getForUpdateWithTransaction(quote.id), {
+        quote,
+        transaction: undefined
+      })
+      yield* store.transactions.insert(record)
+      assert.deepStrictEqual(yield* store.quotes.getForUpdateWithTransaction(quote.id), { quote, transaction: record })
+      assert.deepStrictEqual(yield* store.transaction(store.quotes.getForUpdateWithTransaction(quote.id)), {
+        quote,
+        transaction: record
+      })
+      assert.isUndefined(yield* store.quotes.getForUpdateWithTransaction(newId("Quote")))
+    })
+  )
+
   it.effect("list filters: status, expiresAtOrBefore (inclusive), and the expiry worker's status + expiry", () =>
     Effect.gen(function* () {
       const store = yield* Store
@@ -1431,6 +1453,36 @@ const quoteTests = (it: It) => {
 }
 
 const transactionTests = (it: It) => {
+  it.effect("updateIf writes only over the expected version; outside and inside a store transaction", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const record = transactionFull(s)
+      yield* store.transactions.insert(record)
+      const referenced: TransactionRecord = { ...record, railReference: "rail-1", attempts: 0 }
+      assert.isTrue(yield* store.transactions.updateIf(referenced, record))
+      assert.deepStrictEqual(yield* store.transactions.get(record.id), referenced)
+      // `record` is no longer what is stored: each field of the version refuses on its own.
+      const retried: TransactionRecord = { ...record, attempts: 3 }
+      assert.isFalse(yield* store.transactions.updateIf(retried, record))
+      for (const stale of [
+        { ...referenced, state: "PENDING" },
+        { ...referenced, transaction: { ...referenced.transaction, updatedAt: s.next() } },
+        { ...referenced, railReference: "rail-0" },
+        { ...referenced, dueAt: s.next() },
+        { ...referenced, attempts: 1 },
+        { ...referenced, stalledAt: s.next() }
+      ]) {
+        assert.isFalse(yield* store.transactions.updateIf(retried, stale))
+      }
+      assert.deepStrictEqual(yield* store.transactions.get(record.id), referenced)
+      assert.isFalse(yield* store.transactions.updateIf(transactionMinimal(s), transactionMinimal(s)), "no such row")
+      const settled: TransactionRecord = { ...referenced, state: "COMPLETED" }
+      assert.isTrue(yield* store.transaction(store.transactions.updateIf(settled, referenced)))
+      assert.deepStrictEqual(yield* store.transactions.get(record.id), settled)
+    })
+  )
+
   it.effect(
     "list filters: customer, platform customer, account (source or destination), status, type, reference, created range",
     () =>
