@@ -445,6 +445,12 @@ export const makeMemoryStore = Effect.sync(() => {
         quote === undefined
           ? Effect.succeed(undefined)
           : Effect.map(transactionRows.get(quote.quote.transactionId), (transaction) => ({ quote, transaction }))
+      ),
+    setStatus: (id, status) =>
+      Effect.flatMap(quoteRows.get(id), (quote) =>
+        quote === undefined
+          ? Effect.void
+          : Effect.orDie(quoteRows.update({ ...quote, quote: { ...quote.quote, status } }))
       )
   }
 

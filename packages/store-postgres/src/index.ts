@@ -488,6 +488,7 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
 
     const lockQuoteSql = `SELECT * FROM quotes WHERE id = $1 FOR UPDATE`
     const lockTransactionOfQuoteSql = `SELECT * FROM transactions WHERE id = (SELECT transaction_id FROM quotes WHERE id = $1) FOR UPDATE`
+    const setQuoteStatusSql = `UPDATE quotes SET status = $2 WHERE id = $1`
     const quotes: Repositories["quotes"] = {
       ...quoteRows,
       // Both statements go out together; the second runs once the first holds the quote's lock.
@@ -501,7 +502,8 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
                   quote: codecs.quotes.decode(quote[0] as any),
                   transaction: transaction.length === 0 ? undefined : codecs.transactions.decode(transaction[0] as any)
                 }
-        )
+        ),
+      setStatus: (id, status) => run(setQuoteStatusSql, [id, status])
     }
 
     const transactionRows = collection(codecs.transactions, (f: TransactionFilter, w) => {

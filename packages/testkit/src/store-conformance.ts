@@ -1390,6 +1390,22 @@ const quoteTests = (it: It) => {
     })
   )
 
+  it.effect("setStatus moves a quote's status, in and outside a store transaction; a missing quote stays missing", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const quote = quoteFull(s)
+      yield* store.quotes.insert(quote)
+      yield* store.quotes.setStatus(quote.id, "PROCESSING")
+      assert.deepStrictEqual(yield* store.quotes.get(quote.id), withQuote(quote, { status: "PROCESSING" }))
+      yield* store.transaction(store.quotes.setStatus(quote.id, "COMPLETED"))
+      assert.deepStrictEqual(yield* store.quotes.get(quote.id), withQuote(quote, { status: "COMPLETED" }))
+      const missing = newId("Quote")
+      yield* store.quotes.setStatus(missing, "FAILED")
+      assert.isUndefined(yield* store.quotes.get(missing))
+    })
+  )
+
   it.effect("list filters: status, expiresAtOrBefore (inclusive), and the expiry worker's status + expiry", () =>
     Effect.gen(function* () {
       const store = yield* Store

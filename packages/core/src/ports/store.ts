@@ -4,7 +4,7 @@ import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type { BeneficialOwner, ContactChallenge, Verification } from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
-import type { QuoteRecord } from "../quotes/model.ts"
+import type { QuoteRecord, QuoteStatus } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import type { TransactionRecord } from "../transactions/model.ts"
@@ -173,6 +173,11 @@ export interface QuoteCollection extends Collection<QuoteRecord, QuoteFilter, "t
     { readonly quote: QuoteRecord; readonly transaction: TransactionRecord | undefined } | undefined,
     StoreError
   >
+  /**
+   * Moves a quote to `status` (the one field of a quote that changes after it is created): it cannot take a
+   * unique key, so a server store need not wait for its answer. A missing quote is left missing.
+   */
+  readonly setStatus: (id: string, status: QuoteStatus) => Effect.Effect<void, StoreError>
 }
 
 /** Transactions, and the compare-and-set a command writes one with when it needs no store transaction. */

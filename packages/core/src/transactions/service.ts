@@ -372,7 +372,7 @@ function* moveQuoteSteps(
   const move = transition(quoteMachine, record.quote.status as QuoteState, event)
   if (Result.isFailure(move)) return yield* Effect.fail(move.failure)
   const next: QuoteRecord = { ...record, quote: { ...record.quote, status: move.success.to } }
-  yield* store.quotes.update(next)
+  yield* store.quotes.setStatus(next.id, next.quote.status)
   return next
 }
 
@@ -394,6 +394,13 @@ function* followQuoteSteps(
 export interface Reserved {
   readonly quote: QuoteRecord
   readonly transaction: TransactionRecord
+  /** What the rail will be asked for, when it was read alongside the reservation (see `submit`). */
+  readonly payout?: PayoutRead
+}
+
+/** `payoutOf` read ahead: `payout` is undefined when there is nothing to pay out to. */
+interface PayoutRead {
+  readonly payout: Payout | undefined
 }
 
 /**
@@ -538,7 +545,13 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
       yield* expireQuoteAndTransaction(quote, now)
       return quote.quote.expiresAt
     }
-    return yield* reserveSteps(store, ids, config, quote, record, now)
+    if (isInternalTransfer(quote)) return yield* reserveSteps(store, ids, config, quote, record, now)
+    // The payout's external account is read alongside the reservation's first statements (one round trip).
+    const [reserved, payout] = yield* Effect.all(
+      [Effect.gen(() => reserveSteps(store, ids, config, quote, record, now)), Effect.gen(() => payoutOf(record))],
+      { concurrency: 2 }
+    )
+    return { ...reserved, payout: { payout } }
   })
 
   /**
@@ -671,9 +684,13 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
    * reference and timing in its own store transaction, re-checking that nobody else did. A refusal
    * fails the payment (and refunds it); a retryable error is retried by the worker with backoff.
    */
-  function* submit(record: TransactionRecord, clock: Clock.Clock): Steps<TransactionRecord, MoveError | Refused> {
+  function* submit(
+    record: TransactionRecord,
+    clock: Clock.Clock,
+    read?: PayoutRead
+  ): Steps<TransactionRecord, MoveError | Refused> {
     if (!awaitingSubmission(record)) return record
-    const payout = yield* payoutOf(record)
+    const payout = read === undefined ? yield* payoutOf(record) : read.payout
     const submitted = payout === undefined ? Result.fail(noPayout) : yield* Effect.result(rail.submit(payout))
     if (Result.isSuccess(submitted)) {
       // Usually the row is still as the caller read it: one compare-and-set write records the reference,
@@ -692,7 +709,7 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
    * fails (the quote follows it): only then is it read again.
    */
   function* submitReserved(reserved: Reserved, clock: Clock.Clock): Steps<Reserved, MoveError | Refused> {
-    const transaction = yield* submit(reserved.transaction, clock)
+    const transaction = yield* submit(reserved.transaction, clock, reserved.payout)
     if (transaction.state === reserved.transaction.state) return { quote: reserved.quote, transaction }
     const quote = yield* store.quotes.get(reserved.quote.id)
     return { quote: quote ?? reserved.quote, transaction }
