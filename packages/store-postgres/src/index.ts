@@ -586,6 +586,9 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
     const shardOf = (account: string) =>
       `CASE WHEN starts_with(${account}, 'system:') THEN pg_backend_pid() % ${SYSTEM_BALANCE_SHARDS} ELSE 0 END`
     const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account, shard FOR UPDATE`
+    // One account (a payment from one source): PostgreSQL re-plans the array form on every execution (its generic
+    // plan looks dearer than a plan for one value), but keeps one plan for this form.
+    const lockBalanceSql = `SELECT * FROM ledger_balances WHERE account = $1 ORDER BY shard FOR UPDATE`
     const createBalancesSql =
       `INSERT INTO ledger_balances (account, shard, currency, posted, pending_debits, pending_credits) ` +
       `SELECT a, 0, c, 0, 0, 0 FROM unnest($1::text[], $2::text[]) AS u(a, c) ORDER BY a ON CONFLICT (account, shard) DO NOTHING`
@@ -659,7 +662,8 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
               }
           )
         }
-        return Effect.flatMap(query(lockBalancesSql, [names]), (rows) => {
+        const locked = names.length === 1 ? query(lockBalanceSql, names) : query(lockBalancesSql, [names])
+        return Effect.flatMap(locked, (rows) => {
           const have = new Set(rows.map((r) => r.account as string))
           if (have.size === names.length) return Effect.succeed(answer(rows))
           const missing = names.filter((n) => !have.has(n))
@@ -777,6 +781,11 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       `EXCLUDED.last_sequence RETURNING subject, last_sequence) ` +
       `INSERT INTO outbox (${outboxColumns}) SELECT e.id, e.type, e.subject, n.last_sequence - e.back, e.created_at, ` +
       `e.body, e.status, e.attempts::jsonb, e.next_attempt_at, e.lease_until FROM e JOIN n USING (subject)`
+    // One event (a command's usual case) as plain parameters: no arrays to build and parse, the body above all.
+    const appendEventSql =
+      `WITH n AS (INSERT INTO outbox_subjects AS s (subject, last_sequence) VALUES ($3, 1) ON CONFLICT (subject) ` +
+      `DO UPDATE SET last_sequence = s.last_sequence + 1 RETURNING last_sequence) ` +
+      `INSERT INTO outbox (${outboxColumns}) SELECT $1, $2, $3, n.last_sequence, $4, $5, $6, $7::jsonb, $8, $9 FROM n`
     // Oldest first (by id) among the rows due by now and not leased; rows another dispatcher is claiming are skipped.
     const claimSql =
       `UPDATE outbox AS o SET lease_until = $3 FROM (SELECT id FROM outbox WHERE status = 'PENDING' ` +
@@ -804,6 +813,20 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       },
       appendEvents: (events) => {
         if (events.length === 0) return Effect.void
+        if (events.length === 1) {
+          const e = events[0]!
+          return run(appendEventSql, [
+            e.id,
+            e.type,
+            e.subject,
+            e.createdAt,
+            e.body,
+            e.status,
+            JSON.stringify(e.attempts),
+            e.nextAttemptAt,
+            e.leaseUntil ?? null
+          ])
+        }
         const later = new Map<string, number>()
         const back = new Array<number>(events.length)
         for (let i = events.length - 1; i >= 0; i--) {

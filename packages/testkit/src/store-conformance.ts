@@ -1954,12 +1954,19 @@ const outboxTests = (it: It) => {
       yield* store.transaction(store.outbox.appendEvents([a, b, c]))
       yield* store.transaction(store.outbox.appendEvents([d, e]))
       yield* store.transaction(store.outbox.appendEvents([]))
+      // One event at a time (a command's usual case), on a subject with events and on a new one.
+      const f = newEvent(s1, "OUTGOING_PAYMENT.FAILED")
+      const s3 = newId("Transaction")
+      const g = { ...newEvent(s3, "OUTGOING_PAYMENT.PENDING"), leaseUntil: "2026-01-01T00:00:00.000Z" }
+      yield* store.transaction(store.outbox.appendEvents([f]))
+      yield* store.outbox.appendEvents([g])
       const list: ListFn<OutboxRecord, OutboxFilter> = store.outbox.list
-      yield* expectList(list, { subject: s1 }, [numbered(a, 1), numbered(c, 2), numbered(d, 3)])
+      yield* expectList(list, { subject: s1 }, [numbered(a, 1), numbered(c, 2), numbered(d, 3), numbered(f, 4)])
       yield* expectList(list, { subject: s2 }, [numbered(b, 1), numbered(e, 2)])
+      yield* expectList(list, { subject: s3 }, [numbered(g, 1)])
       assert.deepStrictEqual(yield* store.outbox.get(c.id), numbered(c, 2))
       assert.isUndefined(yield* store.outbox.get(newId("Webhook")))
-      assert.strictEqual(yield* store.outbox.nextSequence(s1), 4)
+      assert.strictEqual(yield* store.outbox.nextSequence(s1), 5)
       assert.strictEqual(yield* store.outbox.nextSequence(newId("Transaction")), 1)
     })
   )
