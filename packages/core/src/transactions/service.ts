@@ -681,8 +681,10 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
 
   /**
    * Hands a transaction to its rail (after the commit that reserved it), then records the rail's
-   * reference and timing in its own store transaction, re-checking that nobody else did. A refusal
-   * fails the payment (and refunds it); a retryable error is retried by the worker with backoff.
+   * reference and timing, re-checking that nobody else did: with one compare-and-set write while the
+   * row is as `record` (the usual case), else in a store transaction under lock. A refusal fails the
+   * payment (and refunds it); a retryable error is retried by the worker with backoff. `read`: the
+   * payout, when the caller read it already.
    */
   function* submit(
     record: TransactionRecord,
