@@ -15,7 +15,7 @@
  *   account and a US payee are made through the services, as bench/core.ts does.
  *   - executes/s: quotes are created beforehand (not timed), then `clients` fibers run `Quotes.execute` (limits counter,
  *     ledger holds, quote and transaction to PROCESSING and the outbox event in one DB transaction, then submission to
- *     the sandbox rail and its record in a second one) until the window ends: executed / window seconds. Each fiber pays
+ *     the sandbox rail and its record with one compare-and-set UPDATE) until the window ends: executed / window seconds. Each fiber pays
  *     from its own customer's account; the second row puts every fiber on one account (the hot-account worst case).
  *   - lifecycles/s: batches of `Quotes.create` → `Quotes.execute` (clients fibers), then settlement as in bench/core.ts:
  *     the sandbox rail runs with `speedUp` (an instant rail settles after 1 ms) on a TestClock, and the bench moves the

@@ -10,8 +10,12 @@ import type {
   Page,
   PageRequest,
   PlatformConfig,
+  QuoteFilter,
+  QuoteRecord,
   Repositories,
   StoreError,
+  TransactionFilter,
+  TransactionRecord,
   UniqueViolation
 } from "@paycore/core"
 import { Store, toPage } from "@paycore/core"
@@ -418,7 +422,7 @@ export const makeMemoryStore = Effect.sync(() => {
       (f.currency === undefined || a.currency === f.currency)
   })
 
-  const quotes: Repositories["quotes"] = collection({
+  const quoteRows = collection<QuoteRecord, QuoteFilter, "transactionId">({
     matches: (q, f) =>
       (f.status === undefined || q.quote.status === f.status) &&
       (f.expiresAtOrBefore === undefined || q.quote.expiresAt <= f.expiresAtOrBefore),
@@ -434,7 +438,23 @@ export const makeMemoryStore = Effect.sync(() => {
     }
   })
 
-  const transactions: Repositories["transactions"] = collection({
+  const quotes: Repositories["quotes"] = {
+    ...quoteRows,
+    getForUpdateWithTransaction: (id) =>
+      Effect.flatMap(quoteRows.get(id), (quote) =>
+        quote === undefined
+          ? Effect.succeed(undefined)
+          : Effect.map(transactionRows.get(quote.quote.transactionId), (transaction) => ({ quote, transaction }))
+      ),
+    setStatus: (id, status) =>
+      Effect.flatMap(quoteRows.get(id), (quote) =>
+        quote === undefined
+          ? Effect.void
+          : Effect.orDie(quoteRows.update({ ...quote, quote: { ...quote.quote, status } }))
+      )
+  }
+
+  const transactionRows = collection<TransactionRecord, TransactionFilter>({
     matches: (r, f) => {
       const t = r.transaction
       return (
@@ -454,6 +474,25 @@ export const makeMemoryStore = Effect.sync(() => {
     // The settlement worker lists transactions due by now.
     due: { key: (r) => r.dueAt, bound: (f) => f.dueBy }
   })
+
+  /** What `updateIf` compares: the fields every write of a transaction changes one of. */
+  const sameVersion = (a: TransactionRecord, b: TransactionRecord): boolean =>
+    a.state === b.state &&
+    a.transaction.updatedAt === b.transaction.updatedAt &&
+    a.railReference === b.railReference &&
+    a.dueAt === b.dueAt &&
+    a.attempts === b.attempts &&
+    a.stalledAt === b.stalledAt
+
+  const transactions: Repositories["transactions"] = {
+    ...transactionRows,
+    updateIf: (row, expected) =>
+      Effect.flatMap(transactionRows.get(row.id), (current) =>
+        current !== undefined && sameVersion(current, expected)
+          ? Effect.as(Effect.orDie(transactionRows.update(row)), true)
+          : Effect.succeed(false)
+      )
+  }
 
   // ---- onboarding ----
   const beneficialOwners: Repositories["beneficialOwners"] = collection({

@@ -473,7 +473,7 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       }
     )
 
-    const quotes: Repositories["quotes"] = collection(
+    const quoteRows = collection(
       codecs.quotes,
       (f: QuoteFilter, w) => {
         w.eq("status", f.status)
@@ -489,7 +489,27 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       ]
     )
 
-    const transactions: Repositories["transactions"] = collection(codecs.transactions, (f: TransactionFilter, w) => {
+    const lockQuoteSql = `SELECT * FROM quotes WHERE id = $1 FOR UPDATE`
+    const lockTransactionOfQuoteSql = `SELECT * FROM transactions WHERE id = (SELECT transaction_id FROM quotes WHERE id = $1) FOR UPDATE`
+    const setQuoteStatusSql = `UPDATE quotes SET status = $2 WHERE id = $1`
+    const quotes: Repositories["quotes"] = {
+      ...quoteRows,
+      // Both statements go out together; the second runs once the first holds the quote's lock.
+      getForUpdateWithTransaction: (id) =>
+        Effect.map(
+          Effect.all([query(lockQuoteSql, [id]), query(lockTransactionOfQuoteSql, [id])], { concurrency: 2 }),
+          ([quote, transaction]) =>
+            quote.length === 0
+              ? undefined
+              : {
+                  quote: codecs.quotes.decode(quote[0] as any),
+                  transaction: transaction.length === 0 ? undefined : codecs.transactions.decode(transaction[0] as any)
+                }
+        ),
+      setStatus: (id, status) => run(setQuoteStatusSql, [id, status])
+    }
+
+    const transactionRows = collection(codecs.transactions, (f: TransactionFilter, w) => {
       w.eq("customer_id", f.customerId)
       w.eq("platform_customer_id", f.platformCustomerId)
       if (f.accountIdentifier !== undefined) {
@@ -503,6 +523,25 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       if (f.states !== undefined) w.where(`state = ANY(${w.param(f.states)}::text[])`)
       if (f.dueBy !== undefined) w.where(`due_at <= ${w.param(f.dueBy)}`)
     })
+
+    // What `updateIf` compares (every write of a transaction changes one of these columns).
+    const transactionColumns = codecs.transactions.columns
+    const versionColumns = ["state", "updated_at", "rail_reference", "due_at", "attempts", "stalled_at"] as const
+    const versionAt = versionColumns.map((c) => transactionColumns.indexOf(c))
+    const updateIfSql =
+      `UPDATE transactions SET ${transactionColumns.map((c, i) => `${c} = $${i + 1}`).join(", ")} WHERE id = $1 AND ` +
+      versionColumns.map((c, i) => `${c} IS NOT DISTINCT FROM $${transactionColumns.length + i + 1}`).join(" AND ")
+    const transactions: Repositories["transactions"] = {
+      ...transactionRows,
+      updateIf: (row, expected) => {
+        const was = valuesOf(codecs.transactions, expected)
+        const params = [...valuesOf(codecs.transactions, row), ...versionAt.map((i) => was[i])]
+        return Effect.map(
+          execute(updateIfSql, params) as Effect.Effect<QueryResult<Row>, StoreError>,
+          (result) => affected(result) > 0
+        )
+      }
+    }
 
     // ---- onboarding ----
 
@@ -562,6 +601,9 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
     const shardOf = (account: string) =>
       `CASE WHEN starts_with(${account}, 'system:') THEN pg_backend_pid() % ${SYSTEM_BALANCE_SHARDS} ELSE 0 END`
     const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account, shard FOR UPDATE`
+    // One account (a payment from one source): PostgreSQL re-plans the array form on every execution (its generic
+    // plan looks dearer than a plan for one value), but keeps one plan for this form.
+    const lockBalanceSql = `SELECT * FROM ledger_balances WHERE account = $1 ORDER BY shard FOR UPDATE`
     const createBalancesSql =
       `INSERT INTO ledger_balances (account, shard, currency, posted, pending_debits, pending_credits) ` +
       `SELECT a, 0, c, 0, 0, 0 FROM unnest($1::text[], $2::text[]) AS u(a, c) ORDER BY a ON CONFLICT (account, shard) DO NOTHING`
@@ -635,7 +677,8 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
               }
           )
         }
-        return Effect.flatMap(query(lockBalancesSql, [names]), (rows) => {
+        const locked = names.length === 1 ? query(lockBalanceSql, names) : query(lockBalancesSql, [names])
+        return Effect.flatMap(locked, (rows) => {
           const have = new Set(rows.map((r) => r.account as string))
           if (have.size === names.length) return Effect.succeed(answer(rows))
           const missing = names.filter((n) => !have.has(n))
@@ -753,6 +796,11 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       `EXCLUDED.last_sequence RETURNING subject, last_sequence) ` +
       `INSERT INTO outbox (${outboxColumns}) SELECT e.id, e.type, e.subject, n.last_sequence - e.back, e.created_at, ` +
       `e.body, e.status, e.attempts::jsonb, e.next_attempt_at, e.lease_until FROM e JOIN n USING (subject)`
+    // One event (a command's usual case) as plain parameters: no arrays to build and parse, the body above all.
+    const appendEventSql =
+      `WITH n AS (INSERT INTO outbox_subjects AS s (subject, last_sequence) VALUES ($3, 1) ON CONFLICT (subject) ` +
+      `DO UPDATE SET last_sequence = s.last_sequence + 1 RETURNING last_sequence) ` +
+      `INSERT INTO outbox (${outboxColumns}) SELECT $1, $2, $3, n.last_sequence, $4, $5, $6, $7::jsonb, $8, $9 FROM n`
     // Oldest first (by id) among the rows due by now and not leased; rows another dispatcher is claiming are skipped.
     const claimSql =
       `UPDATE outbox AS o SET lease_until = $3 FROM (SELECT id FROM outbox WHERE status = 'PENDING' ` +
@@ -780,6 +828,20 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       },
       appendEvents: (events) => {
         if (events.length === 0) return Effect.void
+        if (events.length === 1) {
+          const e = events[0]!
+          return run(appendEventSql, [
+            e.id,
+            e.type,
+            e.subject,
+            e.createdAt,
+            e.body,
+            e.status,
+            JSON.stringify(e.attempts),
+            e.nextAttemptAt,
+            e.leaseUntil ?? null
+          ])
+        }
         const later = new Map<string, number>()
         const back = new Array<number>(events.length)
         for (let i = events.length - 1; i >= 0; i--) {

@@ -90,6 +90,8 @@ interface Unsent {
   readonly reject: (error: unknown) => void
 }
 
+const uncork = (stream: PoolClient["connection"]["stream"]): void => stream.uncork()
+
 const pgTransaction = (client: PoolClient): SqlTransaction => {
   let begun = false
   let broken = false
@@ -103,22 +105,21 @@ const pgTransaction = (client: PoolClient): SqlTransaction => {
   /**
    * Sends BEGIN (before the first statement), the held writes and `last` in one write to the socket (the
    * connection pipelines, so none waits for the answer before it). BEGIN's failure (a broken connection) is
-   * `last`'s.
+   * `last`'s. The socket is uncorked after the current synchronous run, so statements issued together
+   * (fibers of one `Effect.all`, started at once) share that write too: each write costs both processes a
+   * system call and a wake-up.
    */
   const flush = <A>(last: () => Promise<A>): Promise<A> => {
     const stream = client.connection.stream
     stream.cork()
-    try {
-      const begin = begun ? undefined : client.query("BEGIN ISOLATION LEVEL READ COMMITTED")
-      begun = true
-      const held = unsent
-      unsent = []
-      for (const w of held) answerOf(w.config).then(w.resolve, w.reject)
-      const answer = last()
-      return begin === undefined ? answer : Promise.all([begin, answer]).then(([, result]) => result)
-    } finally {
-      stream.uncork()
-    }
+    process.nextTick(uncork, stream)
+    const begin = begun ? undefined : client.query("BEGIN ISOLATION LEVEL READ COMMITTED")
+    begun = true
+    const held = unsent
+    unsent = []
+    for (const w of held) answerOf(w.config).then(w.resolve, w.reject)
+    const answer = last()
+    return begin === undefined ? answer : Promise.all([begin, answer]).then(([, result]) => result)
   }
   return {
     query: (text, params, prepare) => flush(() => answerOf(queryConfig(text, params, prepare))),

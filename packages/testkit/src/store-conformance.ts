@@ -1492,6 +1492,44 @@ const quoteTests = (it: It) => {
     })
   )
 
+  it.effect("getForUpdateWithTransaction: the quote with its transaction, in and outside a store transaction", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const record = transactionMinimal(s)
+      const minimal = quoteMinimal(s)
+      const quote: QuoteRecord = { ...minimal, quote: { ...minimal.quote, transactionId: record.transaction.id } }
+      yield* store.quotes.insert(quote)
+      assert.deepStrictEqual(yield* store.quotes.getForUpdateWithTransaction(quote.id), {
+        quote,
+        transaction: undefined
+      })
+      yield* store.transactions.insert(record)
+      assert.deepStrictEqual(yield* store.quotes.getForUpdateWithTransaction(quote.id), { quote, transaction: record })
+      assert.deepStrictEqual(yield* store.transaction(store.quotes.getForUpdateWithTransaction(quote.id)), {
+        quote,
+        transaction: record
+      })
+      assert.isUndefined(yield* store.quotes.getForUpdateWithTransaction(newId("Quote")))
+    })
+  )
+
+  it.effect("setStatus moves a quote's status, in and outside a store transaction; a missing quote stays missing", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const quote = quoteFull(s)
+      yield* store.quotes.insert(quote)
+      yield* store.quotes.setStatus(quote.id, "PROCESSING")
+      assert.deepStrictEqual(yield* store.quotes.get(quote.id), withQuote(quote, { status: "PROCESSING" }))
+      yield* store.transaction(store.quotes.setStatus(quote.id, "COMPLETED"))
+      assert.deepStrictEqual(yield* store.quotes.get(quote.id), withQuote(quote, { status: "COMPLETED" }))
+      const missing = newId("Quote")
+      yield* store.quotes.setStatus(missing, "FAILED")
+      assert.isUndefined(yield* store.quotes.get(missing))
+    })
+  )
+
   it.effect("list filters: status, expiresAtOrBefore (inclusive), and the expiry worker's status + expiry", () =>
     Effect.gen(function* () {
       const store = yield* Store
@@ -1555,6 +1593,36 @@ const quoteTests = (it: It) => {
 }
 
 const transactionTests = (it: It) => {
+  it.effect("updateIf writes only over the expected version; outside and inside a store transaction", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const record = transactionFull(s)
+      yield* store.transactions.insert(record)
+      const referenced: TransactionRecord = { ...record, railReference: "rail-1", attempts: 0 }
+      assert.isTrue(yield* store.transactions.updateIf(referenced, record))
+      assert.deepStrictEqual(yield* store.transactions.get(record.id), referenced)
+      // `record` is no longer what is stored: each field of the version refuses on its own.
+      const retried: TransactionRecord = { ...record, attempts: 3 }
+      assert.isFalse(yield* store.transactions.updateIf(retried, record))
+      for (const stale of [
+        { ...referenced, state: "PENDING" },
+        { ...referenced, transaction: { ...referenced.transaction, updatedAt: s.next() } },
+        { ...referenced, railReference: "rail-0" },
+        { ...referenced, dueAt: s.next() },
+        { ...referenced, attempts: 1 },
+        { ...referenced, stalledAt: s.next() }
+      ]) {
+        assert.isFalse(yield* store.transactions.updateIf(retried, stale))
+      }
+      assert.deepStrictEqual(yield* store.transactions.get(record.id), referenced)
+      assert.isFalse(yield* store.transactions.updateIf(transactionMinimal(s), transactionMinimal(s)), "no such row")
+      const settled: TransactionRecord = { ...referenced, state: "COMPLETED" }
+      assert.isTrue(yield* store.transaction(store.transactions.updateIf(settled, referenced)))
+      assert.deepStrictEqual(yield* store.transactions.get(record.id), settled)
+    })
+  )
+
   it.effect(
     "list filters: customer, platform customer, account (source or destination), status, type, reference, created range",
     () =>
@@ -2067,12 +2135,19 @@ const outboxTests = (it: It) => {
       yield* store.transaction(store.outbox.appendEvents([a, b, c]))
       yield* store.transaction(store.outbox.appendEvents([d, e]))
       yield* store.transaction(store.outbox.appendEvents([]))
+      // One event at a time (a command's usual case), on a subject with events and on a new one.
+      const f = newEvent(s1, "OUTGOING_PAYMENT.FAILED")
+      const s3 = newId("Transaction")
+      const g = { ...newEvent(s3, "OUTGOING_PAYMENT.PENDING"), leaseUntil: "2026-01-01T00:00:00.000Z" }
+      yield* store.transaction(store.outbox.appendEvents([f]))
+      yield* store.outbox.appendEvents([g])
       const list: ListFn<OutboxRecord, OutboxFilter> = store.outbox.list
-      yield* expectList(list, { subject: s1 }, [numbered(a, 1), numbered(c, 2), numbered(d, 3)])
+      yield* expectList(list, { subject: s1 }, [numbered(a, 1), numbered(c, 2), numbered(d, 3), numbered(f, 4)])
       yield* expectList(list, { subject: s2 }, [numbered(b, 1), numbered(e, 2)])
+      yield* expectList(list, { subject: s3 }, [numbered(g, 1)])
       assert.deepStrictEqual(yield* store.outbox.get(c.id), numbered(c, 2))
       assert.isUndefined(yield* store.outbox.get(newId("Webhook")))
-      assert.strictEqual(yield* store.outbox.nextSequence(s1), 4)
+      assert.strictEqual(yield* store.outbox.nextSequence(s1), 5)
       assert.strictEqual(yield* store.outbox.nextSequence(newId("Transaction")), 1)
     })
   )

@@ -3,7 +3,7 @@ import { Store } from "../ports/store.ts"
 import type { Refused, StoreError } from "../shared/errors.ts"
 import { nowIso } from "../shared/time.ts"
 import { insufficientFunds } from "./errors.ts"
-import { type LedgerTransfer, type SystemRole, systemAccount } from "./model.ts"
+import { type LedgerBalance, type LedgerTransfer, type SystemRole, systemAccount } from "./model.ts"
 
 /**
  * The double-entry ledger, TigerBeetle style, as plain Effects over the `Store` port.
@@ -76,6 +76,41 @@ const legDefect = (leg: Leg): RangeError | undefined => {
 /** The store the plain-generator ledger steps write to (a command resolves it once). */
 type LedgerPorts = Pick<Store["Service"], "ledger">
 
+/** An internal account's debits in one currency: what must be available for a record to go through. */
+export interface Debit {
+  readonly account: string
+  readonly currency: string
+  readonly amount: number
+}
+
+/** The debits of `legs` per internal account and currency, sorted by account (the order balances are locked in). */
+export const debitsOf = (legs: ReadonlyArray<Leg>): ReadonlyArray<Debit> => {
+  // A payment has a handful of legs: a list, not a map.
+  const wanted: Array<{ account: string; currency: string; amount: number }> = []
+  for (const leg of legs) {
+    if (leg.amount === 0 || isSystemAccount(leg.debit)) continue
+    const prev = wanted.find((w) => w.account === leg.debit && w.currency === leg.currency)
+    if (prev === undefined) wanted.push({ account: leg.debit, currency: leg.currency, amount: leg.amount })
+    else prev.amount += leg.amount
+  }
+  if (wanted.length > 1) wanted.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
+  return wanted
+}
+
+/** `INSUFFICIENT_FUNDS` for the first debit its (locked) balance cannot cover; `balances` in the order of `debits`. */
+export const shortfallOf = (
+  debits: ReadonlyArray<Debit>,
+  balances: ReadonlyArray<LedgerBalance>
+): Refused | undefined => {
+  for (let i = 0; i < debits.length; i++) {
+    const want = debits[i]!
+    const b = balances[i]
+    const available = (b?.posted ?? 0) - (b?.pendingDebits ?? 0)
+    if (available < want.amount) return insufficientFunds(want.account, want.currency, available, want.amount)
+  }
+  return undefined
+}
+
 /**
  * `record` as a plain generator over a store the caller already holds: `yield*` it inside an
  * `Effect.gen` and it costs no run-loop step of its own (only the store calls). `createdAt` is the
@@ -90,6 +125,26 @@ export function* recordSteps(
   /** How many transfers `reference` has, when the caller knows (e.g. none for a payment being reserved). */
   knownCount?: number
 ): Generator<Effect.Effect<unknown, StoreError | Refused>, ReadonlyArray<LedgerTransfer>, any> {
+  const debits = debitsOf(legs)
+  if (debits.length > 0) {
+    const refused = shortfallOf(debits, yield* store.ledger.balances(debits))
+    if (refused !== undefined) return yield* Effect.fail(refused)
+  }
+  return yield* writeTransfersSteps(store, reference, legs, state, createdAt, knownCount)
+}
+
+/**
+ * Records `legs` whose debits the caller found available under lock (see `debitsOf`, `shortfallOf`); legs of
+ * amount 0 are skipped.
+ */
+export function* writeTransfersSteps(
+  store: LedgerPorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING",
+  createdAt: string,
+  knownCount?: number
+): Generator<Effect.Effect<unknown, StoreError>, ReadonlyArray<LedgerTransfer>, any> {
   let moving = 0
   for (const leg of legs) {
     if (leg.amount === 0) continue
@@ -98,29 +153,6 @@ export function* recordSteps(
     if (defect !== undefined) return yield* Effect.die(defect)
   }
   if (moving === 0) return []
-
-  // Debits per internal account and currency (a payment has a handful of legs: a list, not a map),
-  // checked against what is available (locked in a fixed order).
-  const wanted: Array<{ account: string; currency: string; amount: number }> = []
-  for (const leg of legs) {
-    if (leg.amount === 0 || isSystemAccount(leg.debit)) continue
-    const prev = wanted.find((w) => w.account === leg.debit && w.currency === leg.currency)
-    if (prev === undefined) wanted.push({ account: leg.debit, currency: leg.currency, amount: leg.amount })
-    else prev.amount += leg.amount
-  }
-  if (wanted.length > 0) {
-    if (wanted.length > 1) wanted.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
-    const balances = yield* store.ledger.balances(wanted)
-    for (let i = 0; i < wanted.length; i++) {
-      const want = wanted[i]!
-      const b = balances[i]
-      const available = (b?.posted ?? 0) - (b?.pendingDebits ?? 0)
-      if (available < want.amount) {
-        return yield* Effect.fail(insufficientFunds(want.account, want.currency, available, want.amount))
-      }
-    }
-  }
-
   const existing = knownCount ?? (yield* store.ledger.transfers(reference)).length
   const transfers: Array<LedgerTransfer> = []
   for (const leg of legs) {

@@ -10,7 +10,7 @@ import type {
   Verification
 } from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
-import type { QuoteRecord } from "../quotes/model.ts"
+import type { QuoteRecord, QuoteStatus } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import type { TransactionRecord } from "../transactions/model.ts"
@@ -179,13 +179,42 @@ export interface OutboxStore {
   readonly nextSequence: (subject: string) => Effect.Effect<number, StoreError>
 }
 
+/** Quotes, and the lock a command that moves a quote with its transaction takes. */
+export interface QuoteCollection extends Collection<QuoteRecord, QuoteFilter, "transactionId"> {
+  /**
+   * A quote and its transaction (by the quote's `transactionId`), locked on PostgreSQL in that order until the
+   * store transaction ends, in one round trip; `undefined` when there is no such quote.
+   */
+  readonly getForUpdateWithTransaction: (
+    id: string
+  ) => Effect.Effect<
+    { readonly quote: QuoteRecord; readonly transaction: TransactionRecord | undefined } | undefined,
+    StoreError
+  >
+  /**
+   * Moves a quote to `status` (the one field of a quote that changes after it is created): it cannot take a
+   * unique key, so a server store need not wait for its answer. A missing quote is left missing.
+   */
+  readonly setStatus: (id: string, status: QuoteStatus) => Effect.Effect<void, StoreError>
+}
+
+/** Transactions, and the compare-and-set a command writes one with when it needs no store transaction. */
+export interface TransactionCollection extends Collection<TransactionRecord, TransactionFilter> {
+  /**
+   * Writes `row` only if the stored row still has `expected`'s `state`, `transaction.updatedAt`,
+   * `railReference`, `dueAt`, `attempts` and `stalledAt` (every write of a transaction changes one of them);
+   * true when it did. One statement on PostgreSQL: no store transaction is needed around it.
+   */
+  readonly updateIf: (row: TransactionRecord, expected: TransactionRecord) => Effect.Effect<boolean, StoreError>
+}
+
 export interface Repositories {
   readonly tokens: Collection<TokenRecord, TokenFilter, "clientId">
   readonly customers: Collection<Customer, CustomerFilter, "platformCustomerId" | "umaAddress">
   readonly internalAccounts: Collection<InternalAccountRecord, InternalAccountFilter>
   readonly externalAccounts: Collection<ExternalAccount, ExternalAccountFilter>
-  readonly quotes: Collection<QuoteRecord, QuoteFilter, "transactionId">
-  readonly transactions: Collection<TransactionRecord, TransactionFilter>
+  readonly quotes: QuoteCollection
+  readonly transactions: TransactionCollection
   readonly beneficialOwners: Collection<BeneficialOwner, BeneficialOwnerFilter>
   readonly verifications: Collection<Verification, VerificationFilter>
   readonly contactChallenges: ContactChallengeStore

@@ -609,7 +609,7 @@ export class Quotes extends Context.Service<
         yield* store.transactions.insert(record)
         yield* emitSteps(store, ids, ["OUTGOING_PAYMENT.PENDING"], record.id, record.transaction, now)
         if (!execute) return undefined
-        return yield* reserveSteps(store, ids, quoteRecord, record, now)
+        return yield* reserveSteps(store, ids, yield* store.config.get(), quoteRecord, record, now)
       })
 
       const createQuoteGen = Effect.fnUntraced(function* (
@@ -896,8 +896,7 @@ export class Quotes extends Context.Service<
           createInStore(quoteRecord, record, request.immediatelyExecute === true, now)
         )
         if (executed === undefined) return quote
-        yield* payments.submitTransaction(executed, env.clock)
-        return yield* getQuote(id)
+        return (yield* payments.submitReserved(executed, env.clock)).quote.quote
       })
       /** Creates a quote (a unique violation on fresh ids is a bug: a defect). */
       const createQuote = (request: CreateQuoteRequest, env: CommandEnv, options: CreateOptions = {}) =>
@@ -909,7 +908,7 @@ export class Quotes extends Context.Service<
         )
 
       const executeQuote = (id: string, env: CommandEnv) =>
-        Effect.flatMap(payments.executeQuote(id, env.clock), () => getQuote(id))
+        Effect.map(payments.executeQuote(id, env.clock), (executed) => executed.quote.quote)
 
       /** The sender's currency for receiver lookups: the customer's first currency, else the platform's, else USD. */
       const senderCurrency = Effect.fnUntraced(function* (

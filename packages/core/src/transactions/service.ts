@@ -1,7 +1,17 @@
 import { type Cause, Clock, Context, Effect, Layer, Result } from "effect"
 import type { ExternalAccount } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
-import { type Leg, recordSteps, resolveSteps, reversed, systemAccount } from "../ledger/service.ts"
+import {
+  debitsOf,
+  type Leg,
+  recordSteps,
+  resolveSteps,
+  reversed,
+  shortfallOf,
+  systemAccount,
+  writeTransfersSteps
+} from "../ledger/service.ts"
+import type { PlatformConfig } from "../platform/model.ts"
 import { Ids } from "../ports/ids.ts"
 import { type Payout, type PayoutStatus, Rail, type RailError } from "../ports/rail.ts"
 import { Store, type UniqueViolation } from "../ports/store.ts"
@@ -264,6 +274,9 @@ const noPayout: RailError = {
   message: "the account no longer exists"
 }
 
+/** A rail's acceptance of a submission. */
+type Submitted = { readonly reference: string; readonly expectedSettlementAt: string }
+
 export interface ExecuteOptions {
   /** A deposit for a quote funded by payment instructions arrived (sandbox send). */
   readonly viaDeposit?: boolean
@@ -359,7 +372,7 @@ function* moveQuoteSteps(
   const move = transition(quoteMachine, record.quote.status as QuoteState, event)
   if (Result.isFailure(move)) return yield* Effect.fail(move.failure)
   const next: QuoteRecord = { ...record, quote: { ...record.quote, status: move.success.to } }
-  yield* store.quotes.update(next)
+  yield* store.quotes.setStatus(next.id, next.quote.status)
   return next
 }
 
@@ -377,50 +390,60 @@ function* followQuoteSteps(
   yield* moveQuoteSteps(store, quote, event)
 }
 
+/** What `reserveSteps` left: the quote and its transaction, both moved on. */
+export interface Reserved {
+  readonly quote: QuoteRecord
+  readonly transaction: TransactionRecord
+  /** What the rail will be asked for, when it was read alongside the reservation (see `submit`). */
+  readonly payout?: PayoutRead
+}
+
+/** `payoutOf` read ahead: `payout` is undefined when there is nothing to pay out to. */
+interface PayoutRead {
+  readonly payout: Payout | undefined
+}
+
 /**
- * Checks the platform's limits for the sending currency and counts the amount into the day's
- * volume (rolled back with the command when anything later fails).
+ * Executes a PENDING quote inside the caller's store transaction: the platform's limits for the sending
+ * currency (`config`, read in this transaction), the amount counted into the day's volume, the holds on the
+ * source (all-or-nothing; `INSUFFICIENT_FUNDS` leaves nothing behind), quote and transaction to PROCESSING.
+ * An internal transfer settles at once (its holds are posted). A payout to a rail is submitted after commit
+ * (`PaymentEngine.submit`).
  */
-function* checkLimitsSteps(
+export function* reserveSteps(
   store: Store["Service"],
+  ids: Ids["Service"],
+  config: PlatformConfig | undefined,
   quote: QuoteRecord,
+  record: TransactionRecord,
   now: string
-): Steps<void, StoreError | Refused | LimitExceeded> {
-  const config = yield* store.config.get()
+): Steps<Reserved, MoveError | Refused | LimitExceeded> {
   const code = quote.quote.sendingCurrency.code
   const amount = quote.quote.totalSendingAmount
   const limit = config?.transactionLimits.find((l) => l.currency === code)
   if (limit?.maxTransactionAmount !== undefined && amount > limit.maxTransactionAmount) {
     return yield* Effect.fail(transactionSizeLimitExceeded(code, amount, limit.maxTransactionAmount))
   }
+  const legs = paymentLegs(quote)
+  const debits = debitsOf(legs)
   // Counted first, checked after: `add` is atomic, so two payments of one customer at once cannot both see
-  // room for themselves (a read then an add could, on a database); a refusal rolls the count back.
-  const total = yield* store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), amount)
+  // room for themselves (a read then an add could, on a database); a refusal rolls the count back. The count
+  // and the locked balances are asked for together (one round trip on PostgreSQL), always in this order.
+  const [total, balances] = yield* Effect.all(
+    [store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), amount), store.ledger.balances(debits)],
+    { concurrency: 2 }
+  )
   if (limit?.maxDailyVolume !== undefined && total > limit.maxDailyVolume) {
     return yield* Effect.fail(
       dailyVolumeLimitExceeded(code, total - amount, amount, limit.maxDailyVolume, secondsToUtcMidnight(now))
     )
   }
-}
-
-/**
- * Executes a PENDING quote inside the caller's store transaction: limits, the holds on the
- * source (all-or-nothing; `INSUFFICIENT_FUNDS` leaves nothing behind), quote and transaction to
- * PROCESSING. An internal transfer settles at once (its holds are posted). A payout to a rail is
- * submitted after commit (`PaymentEngine.submit`).
- */
-export function* reserveSteps(
-  store: Store["Service"],
-  ids: Ids["Service"],
-  quote: QuoteRecord,
-  record: TransactionRecord,
-  now: string
-): Steps<TransactionRecord, MoveError | Refused | LimitExceeded> {
-  yield* checkLimitsSteps(store, quote, now)
+  const refused = shortfallOf(debits, balances)
+  if (refused !== undefined) return yield* Effect.fail(refused)
   // A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
   // second reservation would collide on the transfer ids instead of holding the money twice.
-  yield* recordSteps(store, record.id, paymentLegs(quote), "PENDING", now, 0)
-  const executing = yield* moveQuoteSteps(store, quote, "EXECUTE")
+  yield* writeTransfersSteps(store, record.id, legs, "PENDING", now, 0)
+  let executing = yield* moveQuoteSteps(store, quote, "EXECUTE")
   let tx = yield* moveTransactionSteps(
     store,
     ids,
@@ -431,7 +454,7 @@ export function* reserveSteps(
   )
   if (isInternalTransfer(executing)) {
     yield* resolveSteps(store, record.id, "POSTED")
-    yield* moveQuoteSteps(store, executing, "COMPLETE")
+    executing = yield* moveQuoteSteps(store, executing, "COMPLETE")
     tx = yield* moveTransactionSteps(
       store,
       ids,
@@ -444,7 +467,7 @@ export function* reserveSteps(
       now
     )
   }
-  return tx
+  return { quote: executing, transaction: tx }
 }
 
 /**
@@ -457,7 +480,8 @@ export const reserveQuote = (quote: QuoteRecord, record: TransactionRecord) =>
       const store = yield* Store
       const ids = yield* Ids
       const clock = yield* currentClock
-      return yield* reserveSteps(store, ids, quote, record, isoOf(clock.currentTimeMillisUnsafe()))
+      const config = yield* store.config.get()
+      return yield* reserveSteps(store, ids, config, quote, record, isoOf(clock.currentTimeMillisUnsafe()))
     })
   )
 
@@ -500,42 +524,51 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
     if (record !== undefined && record.state === "PENDING") yield* moveTransaction(record, "EXPIRE", {}, now)
   }
 
-  /** The store transaction of `executeQuote`: the reserved transaction, or the quote's `expiresAt` when it expired. */
+  /** The store transaction of `executeQuote`: the reserved quote and transaction, or the quote's `expiresAt` when it expired. */
   const executeInStore = Effect.fnUntraced(function* (quoteId: string, viaDeposit: boolean, clock: Clock.Clock) {
-    const quote = yield* store.quotes.getForUpdate(quoteId)
-    if (quote === undefined) return yield* Effect.fail(quoteNotFound(quoteId))
+    // The locks and the limits asked for together (one round trip on PostgreSQL).
+    const [locked, config] = yield* Effect.all(
+      [store.quotes.getForUpdateWithTransaction(quoteId), store.config.get()],
+      { concurrency: 2 }
+    )
+    if (locked === undefined) return yield* Effect.fail(quoteNotFound(quoteId))
+    const { quote, transaction: record } = locked
     const status = quote.quote.status
     if (status === "EXPIRED") return yield* Effect.fail(quoteExpired(quoteId, quote.quote.expiresAt))
     if (status !== "PENDING") return yield* Effect.fail(quoteAlreadyExecuted(quoteId, status))
     if (quote.quote.source.sourceType === "REALTIME_FUNDING" && !viaDeposit) {
       return yield* Effect.fail(quoteNotExecutable(quoteId))
     }
-    const record = yield* store.transactions.getForUpdate(quote.quote.transactionId)
     if (record === undefined) return yield* Effect.die(new Error(`quote ${quoteId} has no transaction`))
     const now = nowOf(clock)
     if (now >= quote.quote.expiresAt) {
       yield* expireQuoteAndTransaction(quote, now)
       return quote.quote.expiresAt
     }
-    return yield* reserveSteps(store, ids, quote, record, now)
+    if (isInternalTransfer(quote)) return yield* reserveSteps(store, ids, config, quote, record, now)
+    // The payout's external account is read alongside the reservation's first statements (one round trip).
+    const [reserved, payout] = yield* Effect.all(
+      [Effect.gen(() => reserveSteps(store, ids, config, quote, record, now)), Effect.gen(() => payoutOf(record))],
+      { concurrency: 2 }
+    )
+    return { ...reserved, payout: { payout } }
   })
 
   /**
    * Executes a quote: 409 `QUOTE_ALREADY_EXECUTED` unless PENDING; at or after `expiresAt` the quote
    * and its transaction are moved to EXPIRED (committed) and the call fails with 409 `QUOTE_EXPIRED`.
-   * Then reserves (see `reserveSteps`) and submits the payout. Returns the transaction.
+   * Then reserves (see `reserveSteps`) and submits the payout. Returns the quote and the transaction.
    */
   const executeQuoteGen = Effect.fnUntraced(function* (quoteId: string, clock: Clock.Clock, viaDeposit: boolean) {
     const outcome = yield* store.transaction(executeInStore(quoteId, viaDeposit, clock))
     if (typeof outcome === "string") return yield* Effect.fail(quoteExpired(quoteId, outcome))
-    return yield* submit(outcome, clock)
+    return yield* submitReserved(outcome, clock)
   })
   const executeQuote = (
     quoteId: string,
     clock: Clock.Clock,
     options: ExecuteOptions = {}
-  ): Effect.Effect<TransactionRecord, ExecuteError> =>
-    dieOnUnique(executeQuoteGen(quoteId, clock, options.viaDeposit === true))
+  ): Effect.Effect<Reserved, ExecuteError> => dieOnUnique(executeQuoteGen(quoteId, clock, options.viaDeposit === true))
 
   /** The worker's expiry step: re-reads the quote and expires it if it is still waiting and past `expiresAt`. */
   const expireInStore = Effect.fnUntraced(function* (quoteId: string, clock: Clock.Clock) {
@@ -618,27 +651,26 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
     )
   }
 
+  /** What a rail's acceptance changes: its reference, when it expects to settle, and when to ask it. */
+  const submittedChange = (record: TransactionRecord, submitted: Submitted, now: string): TransactionChange => ({
+    transaction: {
+      expectedSettlementAt: submitted.expectedSettlementAt,
+      settlementTimelineSeconds: Math.round(rail.settlementSeconds(record.transaction.paymentRail ?? "ACH"))
+    },
+    record: { railReference: submitted.reference, dueAt: laterOf(submitted.expectedSettlementAt, now), attempts: 0 }
+  })
+
   /** The store transaction after a submission: records the reference (or the retry, or the failure) unless someone else did. */
   const recordSubmission = Effect.fnUntraced(function* (
     record: TransactionRecord,
-    submitted: Result.Result<{ readonly reference: string; readonly expectedSettlementAt: string }, RailError>,
+    submitted: Result.Result<Submitted, RailError>,
     clock: Clock.Clock
   ) {
     const current = yield* store.transactions.getForUpdate(record.id)
     if (current === undefined || !awaitingSubmission(current)) return current ?? record
     const now = nowOf(clock)
-    if (Result.isSuccess(submitted)) {
-      const s = submitted.success
-      const seconds = rail.settlementSeconds(current.transaction.paymentRail ?? "ACH")
-      return yield* saveRecord(
-        current,
-        {
-          transaction: { expectedSettlementAt: s.expectedSettlementAt, settlementTimelineSeconds: Math.round(seconds) },
-          record: { railReference: s.reference, dueAt: laterOf(s.expectedSettlementAt, now), attempts: 0 }
-        },
-        now
-      )
-    }
+    if (Result.isSuccess(submitted))
+      return yield* saveRecord(current, submittedChange(current, submitted.success, now), now)
     const error = submitted.failure
     const attempts = (current.attempts ?? 0) + 1
     if (error.retryable && attempts < MAX_SUBMIT_ATTEMPTS) {
@@ -649,16 +681,40 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
 
   /**
    * Hands a transaction to its rail (after the commit that reserved it), then records the rail's
-   * reference and timing in its own store transaction, re-checking that nobody else did. A refusal
-   * fails the payment (and refunds it); a retryable error is retried by the worker with backoff.
+   * reference and timing, re-checking that nobody else did: with one compare-and-set write while the
+   * row is as `record` (the usual case), else in a store transaction under lock. A refusal fails the
+   * payment (and refunds it); a retryable error is retried by the worker with backoff. `read`: the
+   * payout, when the caller read it already.
    */
-  function* submit(record: TransactionRecord, clock: Clock.Clock): Steps<TransactionRecord, MoveError | Refused> {
+  function* submit(
+    record: TransactionRecord,
+    clock: Clock.Clock,
+    read?: PayoutRead
+  ): Steps<TransactionRecord, MoveError | Refused> {
     if (!awaitingSubmission(record)) return record
-    const payout = yield* payoutOf(record)
+    const payout = read === undefined ? yield* payoutOf(record) : read.payout
     const submitted = payout === undefined ? Result.fail(noPayout) : yield* Effect.result(rail.submit(payout))
+    if (Result.isSuccess(submitted)) {
+      // Usually the row is still as the caller read it: one compare-and-set write records the reference,
+      // without a store transaction. Else the store transaction below re-reads it under lock.
+      const now = nowOf(clock)
+      const next = savedRecord(record, submittedChange(record, submitted.success, now), now)
+      if (yield* store.transactions.updateIf(next, record)) return next
+    }
     const next = yield* store.transaction(recordSubmission(record, submitted, clock))
     if (next.state === "REFUND_PENDING") return yield* refund(next, clock)
     return next
+  }
+
+  /**
+   * `submit` after `reserveSteps` committed. The quote moves after its reservation only when its payment
+   * fails (the quote follows it): only then is it read again.
+   */
+  function* submitReserved(reserved: Reserved, clock: Clock.Clock): Steps<Reserved, MoveError | Refused> {
+    const transaction = yield* submit(reserved.transaction, clock, reserved.payout)
+    if (transaction.state === reserved.transaction.state) return { quote: reserved.quote, transaction }
+    const quote = yield* store.quotes.get(reserved.quote.id)
+    return { quote: quote ?? reserved.quote, transaction }
   }
 
   // ---- settlement worker ----
@@ -1140,8 +1196,8 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
         )
       )
     }
-    const record = yield* executeQuote(request.quoteId, yield* currentClock, { viaDeposit: true })
-    return record.transaction
+    const executed = yield* executeQuote(request.quoteId, yield* currentClock, { viaDeposit: true })
+    return executed.transaction.transaction
   })
 
   const transferInStore = Effect.fnUntraced(function* (request: TransferInRequest) {
@@ -1273,9 +1329,9 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
 
   return {
     executeQuote,
-    /** Submits a transaction in hand (just committed) to its rail; see `submit`. */
-    submitTransaction: (record: TransactionRecord, clock: Clock.Clock) =>
-      dieOnUnique(Effect.gen(() => submit(record, clock))),
+    /** Submits a reserved payment (just committed) to its rail; see `submitReserved`. */
+    submitReserved: (reserved: Reserved, clock: Clock.Clock) =>
+      dieOnUnique(Effect.gen(() => submitReserved(reserved, clock))),
     expireQuote,
     processDue,
     fundSandbox,
