@@ -819,7 +819,7 @@ export const makeMemoryStore = Effect.sync(() => {
       })
     })
 
-  return Store.of({ ...repositories, transaction })
+  return Store.of({ ...repositories, transaction, pipelines: false })
 })
 
 export const layer: Layer.Layer<Store> = Layer.effect(Store, makeMemoryStore)

@@ -1018,7 +1018,7 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
         fiber.getRef(CurrentTx) !== undefined ? effect : attempts(effect, 1)
       )
 
-    return Store.of({ ...repositories, transaction })
+    return Store.of({ ...repositories, transaction, pipelines: sql.pipelines })
   })
 
 const ignore = (): void => undefined

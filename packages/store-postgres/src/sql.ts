@@ -17,6 +17,8 @@ export interface SqlClient {
   readonly query: (text: string, params: ReadonlyArray<unknown>, prepare: boolean) => Promise<QueryResult<Row>>
   /** A connection in a READ COMMITTED transaction. */
   readonly begin: () => Promise<SqlTransaction>
+  /** Whether statements issued at once share round trips (a pg connection in pipeline mode; not Kysely). */
+  readonly pipelines: boolean
 }
 
 export interface SqlTransaction {
@@ -152,7 +154,8 @@ const pgTransaction = (client: PoolClient): SqlTransaction => {
 /** pg-pool closes the connection of an autocommitted statement that failed (a stale plan included). */
 const pgClient = (pool: Pool): SqlClient => ({
   query: (text, params, prepare) => pool.query(queryConfig(text, params, prepare)).then(resultOf),
-  begin: () => pool.connect().then(pgTransaction)
+  begin: () => pool.connect().then(pgTransaction),
+  pipelines: true
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -161,6 +164,7 @@ const pgClient = (pool: Pool): SqlClient => ({
 
 const kyselyClient = (db: Kysely<any>): SqlClient => ({
   query: (text, params) => db.executeQuery<Row>(CompiledQuery.raw(text, params as Array<unknown>)),
+  pipelines: false,
   begin: async () => {
     const trx = await db.startTransaction().setIsolationLevel("read committed").execute()
     return {

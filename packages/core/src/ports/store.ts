@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, Effect } from "effect"
 import type { ExternalAccount, InternalAccountRecord } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
@@ -245,5 +245,35 @@ export class Store extends Context.Service<
   Store,
   Repositories & {
     readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
+    /**
+     * Whether independent calls issued at once take fewer round trips than one after the other (a PostgreSQL
+     * connection that pipelines). The core then asks for them together (`together`); else it makes them one
+     * after the other, which forks no fiber.
+     */
+    readonly pipelines: boolean
   }
 >()("paycore/ports/Store") {}
+
+/** One step of a command: an Effect, or a plain generator of Effects (`yield*` runs either). */
+type Step<A, E> = Effect.Effect<A, E> | Generator<Effect.Effect<unknown, E>, A, any>
+
+/**
+ * Two independent parts of a command, `first` then `second`: together where the store pipelines (see
+ * `pipelines`: one round trip for both), else one after the other. A plain generator: `yield*` it.
+ */
+export function* together<A, B, E1, E2>(
+  store: Pick<Store["Service"], "pipelines">,
+  first: () => Step<A, E1>,
+  second: () => Step<B, E2>
+): Generator<Effect.Effect<unknown, E1 | E2>, readonly [A, B], any> {
+  if (store.pipelines) {
+    const run = <X, E>(step: () => Step<X, E>) =>
+      Effect.gen(function* () {
+        return yield* step()
+      })
+    return yield* Effect.all([run(first), run(second)], { concurrency: 2 })
+  }
+  const a = yield* first()
+  const b = yield* second()
+  return [a, b] as const
+}

@@ -14,7 +14,7 @@ import {
 import type { PlatformConfig } from "../platform/model.ts"
 import { Ids } from "../ports/ids.ts"
 import { type Payout, type PayoutStatus, Rail, type RailError } from "../ports/rail.ts"
-import { Store, type UniqueViolation } from "../ports/store.ts"
+import { Store, together, type UniqueViolation } from "../ports/store.ts"
 import {
   accountNotActive,
   accountNotFound,
@@ -429,9 +429,10 @@ export function* reserveSteps(
   // Counted first, checked after: `add` is atomic, so two payments of one customer at once cannot both see
   // room for themselves (a read then an add could, on a database); a refusal rolls the count back. The count
   // and the locked balances are asked for together (one round trip on PostgreSQL), always in this order.
-  const [total, balances] = yield* Effect.all(
-    [store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), amount), store.ledger.balances(debits)],
-    { concurrency: 2 }
+  const [total, balances] = yield* together(
+    store,
+    () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), amount),
+    () => store.ledger.balances(debits)
   )
   if (limit?.maxDailyVolume !== undefined && total > limit.maxDailyVolume) {
     return yield* Effect.fail(
@@ -527,9 +528,10 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
   /** The store transaction of `executeQuote`: the reserved quote and transaction, or the quote's `expiresAt` when it expired. */
   const executeInStore = Effect.fnUntraced(function* (quoteId: string, viaDeposit: boolean, clock: Clock.Clock) {
     // The locks and the limits asked for together (one round trip on PostgreSQL).
-    const [locked, config] = yield* Effect.all(
-      [store.quotes.getForUpdateWithTransaction(quoteId), store.config.get()],
-      { concurrency: 2 }
+    const [locked, config] = yield* together(
+      store,
+      () => store.quotes.getForUpdateWithTransaction(quoteId),
+      () => store.config.get()
     )
     if (locked === undefined) return yield* Effect.fail(quoteNotFound(quoteId))
     const { quote, transaction: record } = locked
@@ -547,9 +549,10 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
     }
     if (isInternalTransfer(quote)) return yield* reserveSteps(store, ids, config, quote, record, now)
     // The payout's external account is read alongside the reservation's first statements (one round trip).
-    const [reserved, payout] = yield* Effect.all(
-      [Effect.gen(() => reserveSteps(store, ids, config, quote, record, now)), Effect.gen(() => payoutOf(record))],
-      { concurrency: 2 }
+    const [reserved, payout] = yield* together(
+      store,
+      () => reserveSteps(store, ids, config, quote, record, now),
+      () => payoutOf(record)
     )
     return { ...reserved, payout: { payout } }
   })
