@@ -1,17 +1,24 @@
 /**
  * CSV bulk import: rows per second of `POST /customers/bulk/csv` for a 50,000-row file, and the peak memory of the
- * process doing it. `benchCsvImport` runs the import in a child process (`node bench/csv-import.ts --child`) so its
- * peak RSS is the import's own, not that of the benches before it.
+ * server doing it, on PostgreSQL (where rows persist: the server of DATABASE_URL, else PGlite, as `npm start`
+ * chooses) and on the memory store (which keeps every row in the process by design).
  *
- * The child serves the paycore app (memory Store and DocumentStore, sandbox ports) on a local port, streams a
- * generated file to it as multipart (the file is never whole in memory on either side), and polls the job until it
- * ends. The time runs from the first byte sent to the job's COMPLETED.
+ *   DATABASE_URL=… node bench/csv-import.ts [--store postgres|memory] [--rows 50000]
+ *
+ * The server runs in a child process (`--serve <store>`) with the Node flags of `npm start`, so its peak RSS is its
+ * own: not the benches' before it, nor this client's. This process streams a generated file to it as multipart
+ * (never whole in memory on either side) and polls the job until it ends. The time runs from the first byte sent
+ * to the end of the job.
  */
-import { execFile } from "node:child_process"
+import { spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { Ids, Tokens, WebhookSigner } from "@paycore/core"
+import { type DocumentStore, Ids, type Store, type StoreError, Tokens, WebhookSigner } from "@paycore/core"
 import { API_VERSION, makeApp } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
@@ -19,11 +26,17 @@ import { makeWebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Layer, Scope } from "effect"
 
 export interface CsvImportBench {
+  readonly store: string
   readonly rows: number
   readonly fileBytes: number
+  /** The Node flags of the server process (those of `npm start`). */
+  readonly nodeFlags: string
+  /** From the first byte sent to the end of the job. */
   readonly seconds: number
+  /** From the first byte sent to the 202 (the file stored). */
+  readonly uploadSeconds: number
   readonly rowsPerSecond: number
-  /** Peak resident set size of the importing process, in MiB. */
+  /** Peak resident set size of the server process, in MiB. */
   readonly peakRssMiB: number
   /** Resident set size after start, before the upload, in MiB. */
   readonly startRssMiB: number
@@ -65,11 +78,70 @@ const fileBytesOf = (rows: number): number => {
 
 const MiB = 1024 * 1024
 
-/** The import itself, in this process. */
-export const runCsvImport = async (rows: number): Promise<CsvImportBench> => {
+/** Where the bench imports to: `memory` keeps every row in RAM by design; `postgres` persists them. */
+export type CsvImportStore = "memory" | "postgres"
+
+interface BenchStore {
+  readonly name: string
+  readonly layer: Layer.Layer<Store, StoreError>
+  readonly documents: Layer.Layer<DocumentStore, StoreError>
+  readonly cleanUp: () => Promise<void>
+}
+
+/**
+ * The stores as `npm start` opens them: the PostgreSQL server of DATABASE_URL (in a fresh schema, dropped after),
+ * else embedded PGlite in a fresh data folder with uploads in a folder beside it (removed after).
+ */
+const openStore = async (store: CsvImportStore): Promise<BenchStore> => {
+  if (store === "memory") {
+    const none = async () => {}
+    return { name: "memory stores", layer: MemoryStore.layer, documents: MemoryStore.documentStoreLayer, cleanUp: none }
+  }
+  // Loaded only here, so a memory-store server does not hold the PostgreSQL driver.
+  const PostgresStore = await import("@paycore/store-postgres")
+  const url = process.env.DATABASE_URL
+  if (url !== undefined && url !== "") {
+    const { default: pg } = await import("pg")
+    const schema = `paycore_bench_csv_${process.pid}`
+    const admin = async (statement: string) => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      await client.query(statement).finally(() => client.end())
+    }
+    await admin(`CREATE SCHEMA ${schema}`)
+    return {
+      name: "PostgreSQL server (DATABASE_URL)",
+      layer: PostgresStore.layerPg({ connectionString: url, schema }),
+      documents: PostgresStore.documentStoreLayerPg({ connectionString: url, schema }),
+      cleanUp: () => admin(`DROP SCHEMA ${schema} CASCADE`)
+    }
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), "paycore-bench-csv-"))
+  return {
+    name: "embedded PGlite (data folder)",
+    layer: PostgresStore.layerPglite({ dataDir: join(dataDir, "pglite") }),
+    documents: Sandbox.folderDocumentStoreLayer({ root: join(dataDir, "documents") }),
+    cleanUp: async () => rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+/** What the serving child tells the bench: where to upload, and then its memory. */
+interface Served {
+  readonly store: string
+  readonly api: string
+  readonly authorization: string
+  readonly startRssMiB: number
+}
+
+/**
+ * The child: serves the app on `store` until its stdin ends, then answers its peak RSS (and cleans up). Lines on
+ * stdout: `Served` when it listens, `{ peakRssMiB }` at the end.
+ */
+const serve = async (storeKind: CsvImportStore): Promise<void> => {
+  const store = await openStore(storeKind)
   const ports = Layer.mergeAll(
-    MemoryStore.layer,
-    MemoryStore.documentStoreLayer,
+    store.layer,
+    store.documents,
     Ids.layer,
     Sandbox.layer(),
     makeWebhookRecorder().layer,
@@ -87,9 +159,44 @@ export const runCsvImport = async (rows: number): Promise<CsvImportBench> => {
   )
   const server = createServer(app.listener)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_VERSION}`
-  const authorization = `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString("base64")}`
-  const startRssMiB = process.memoryUsage().rss / MiB
+  const served: Served = {
+    store: store.name,
+    api: `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_VERSION}`,
+    authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString("base64")}`,
+    startRssMiB: process.memoryUsage().rss / MiB
+  }
+  process.stdout.write(`${JSON.stringify(served)}\n`)
+  process.stdin.resume()
+  await new Promise((resolve) => process.stdin.on("end", resolve))
+  // maxRSS is in KiB.
+  const peakRssMiB = process.resourceUsage().maxRSS / 1024
+  server.close()
+  await Effect.runPromise(Scope.close(scope, { _tag: "Success", value: undefined } as never))
+  await store.cleanUp()
+  process.stdout.write(`${JSON.stringify({ peakRssMiB })}\n`)
+}
+
+/** The Node flags of `npm start` (package.json), so the bench's server runs as the production server does. */
+const startFlags = (): Array<string> => {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+  return (manifest.scripts.start as string).split(/\s+/).filter((arg) => arg.startsWith("--"))
+}
+
+/**
+ * Serves the app in a child process (its peak RSS is the server's own: the benches before it and this client are
+ * elsewhere), uploads the file to it, and polls the job until it ends.
+ */
+export const benchCsvImport = async (store: CsvImportStore, rows = 50_000): Promise<CsvImportBench> => {
+  const child = spawn(process.execPath, [...startFlags(), fileURLToPath(import.meta.url), "--serve", store], {
+    stdio: ["pipe", "pipe", "inherit"]
+  })
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const nextLine = async () => {
+    const line = await lines.next()
+    if (line.done === true) throw new Error(`the bench server stopped (exit code ${child.exitCode})`)
+    return JSON.parse(line.value)
+  }
+  const { api, authorization, startRssMiB, store: storeName } = (await nextLine()) as Served
 
   const started = performance.now()
   const accepted = await fetch(`${api}/customers/bulk/csv`, {
@@ -100,6 +207,7 @@ export const runCsvImport = async (rows: number): Promise<CsvImportBench> => {
   } as RequestInit)
   if (accepted.status !== 202) throw new Error(`upload: ${accepted.status} ${await accepted.text()}`)
   const { jobId } = (await accepted.json()) as { jobId: string }
+  const uploadSeconds = (performance.now() - started) / 1000
   let job: { status: string; progress: { processed: number; failed: number } }
   do {
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -109,45 +217,44 @@ export const runCsvImport = async (rows: number): Promise<CsvImportBench> => {
   } while (job.status === "PENDING" || job.status === "PROCESSING")
   const seconds = (performance.now() - started) / 1000
 
-  server.close()
-  await Effect.runPromise(Scope.close(scope, { _tag: "Success", value: undefined } as never))
+  child.stdin.end()
+  const { peakRssMiB } = (await nextLine()) as { peakRssMiB: number }
   return {
+    store: storeName,
+    nodeFlags: startFlags().join(" "),
     rows: job.progress.processed,
     fileBytes: fileBytesOf(rows),
     seconds,
+    uploadSeconds,
     rowsPerSecond: job.progress.processed / seconds,
-    // maxRSS is in KiB.
-    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    peakRssMiB,
     startRssMiB,
     status: job.status,
     failed: job.progress.failed
   }
 }
 
-/** The import in a child process (its own peak RSS). */
-export const benchCsvImport = (rows = 50_000): Promise<CsvImportBench> =>
-  new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [fileURLToPath(import.meta.url), "--child", String(rows)],
-      { maxBuffer: 1024 * 1024 },
-      (error, stdout) => (error === null ? resolve(JSON.parse(stdout) as CsvImportBench) : reject(error))
-    )
-  })
-
 export const formatCsvImportBench = (r: CsvImportBench): string =>
   [
     `\nCSV bulk import: POST /customers/bulk/csv of ${r.rows.toLocaleString("en-US")} rows ` +
-      `(${(r.fileBytes / MiB).toFixed(1)} MiB, streamed), memory stores, in a child process`,
+      `(${(r.fileBytes / MiB).toFixed(1)} MiB, streamed), ${r.store}, server in a child process` +
+      (r.nodeFlags === "" ? "" : ` (node ${r.nodeFlags}, as npm start)`),
     `  ${r.rowsPerSecond.toFixed(0).padStart(6)} rows/s   ${r.seconds.toFixed(2)} s from the first byte to ${r.status}` +
-      `${r.failed > 0 ? ` (${r.failed} rows failed!)` : ""}`,
+      ` (upload ${r.uploadSeconds.toFixed(2)} s)${r.failed > 0 ? ` (${r.failed} rows failed!)` : ""}`,
     `  peak RSS ${r.peakRssMiB.toFixed(0)} MiB (${r.startRssMiB.toFixed(0)} MiB before the upload)`,
     `  targets: >= 5,000 rows/s ${r.rowsPerSecond >= 5000 ? "met" : "NOT met"}, ` +
       `peak RSS < 300 MB ${r.peakRssMiB * MiB < 300e6 ? "met" : "NOT met"}`
   ].join("\n")
 
-if (import.meta.main && process.argv[2] === "--child") {
-  process.stdout.write(JSON.stringify(await runCsvImport(Number(process.argv[3] ?? 50_000))))
+/** The stores the bench imports to: where rows persist (as in production) first, then the memory store. */
+export const CSV_IMPORT_STORES: ReadonlyArray<CsvImportStore> = ["postgres", "memory"]
+
+if (import.meta.main && process.argv[2] === "--serve") {
+  await serve(process.argv[3] as CsvImportStore)
 } else if (import.meta.main) {
-  console.log(formatCsvImportBench(await benchCsvImport()))
+  const rowsIndex = process.argv.indexOf("--rows")
+  const rows = rowsIndex < 0 ? 50_000 : Number(process.argv[rowsIndex + 1])
+  const storeIndex = process.argv.indexOf("--store")
+  const stores = storeIndex < 0 ? CSV_IMPORT_STORES : [process.argv[storeIndex + 1] as CsvImportStore]
+  for (const store of stores) console.log(formatCsvImportBench(await benchCsvImport(store, rows)))
 }

@@ -10,10 +10,11 @@
  *    pgbench's TPC-B-like tps on the same server with as many clients; skipped (and said so) without DATABASE_URL.
  * 3. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
  *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
- * 4. CSV bulk import rows per second of a 50,000-row file, and its process's peak RSS (bench/csv-import.ts).
+ * 4. CSV bulk import rows per second of a 50,000-row file, and the server process's peak RSS, on PostgreSQL (the
+ *    server of DATABASE_URL, else PGlite) and on the memory store (bench/csv-import.ts).
  */
 import { benchCore, formatCoreBench } from "./core.ts"
-import { benchCsvImport, formatCsvImportBench } from "./csv-import.ts"
+import { benchCsvImport, CSV_IMPORT_STORES, formatCsvImportBench } from "./csv-import.ts"
 import { type BenchHttpResult, benchHttp, flag, type RunResult, summarize } from "./http.ts"
 import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
@@ -140,4 +141,4 @@ const benchHttpPart = async () => {
 }
 
 if (runs("http")) await benchHttpPart()
-if (runs("csv")) console.log(formatCsvImportBench(await benchCsvImport()))
+if (runs("csv")) for (const store of CSV_IMPORT_STORES) console.log(formatCsvImportBench(await benchCsvImport(store)))

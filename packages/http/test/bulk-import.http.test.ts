@@ -3,7 +3,7 @@
  * become customers, bad rows are listed without stopping good ones, and the job ends with a webhook.
  * The whole file runs on the memory stores, on PGlite, and on the PostgreSQL server named by DATABASE_URL.
  */
-import { csvLine, MAX_BULK_IMPORT_ERRORS } from "@paycore/core"
+import { BULK_IMPORT_BATCH_ROWS, BULK_IMPORT_CONCURRENCY, csvLine, MAX_BULK_IMPORT_ERRORS } from "@paycore/core"
 import { documentStoreLayer } from "@paycore/store-memory"
 import { documentStoreLayerPglite, layerPglite } from "@paycore/store-postgres"
 import { describe, expect, it } from "vitest"
@@ -177,6 +177,24 @@ const bulkSuite = (stores: () => TestServerOptions) => {
     expect(job.errors[6].details).toEqual({ line: 11, reason: "ColumnCount" })
     for (const id of good) expect(await customerBy(id)).toBeDefined()
     expect(await customerBy(`bad-date-${t}`)).toBeUndefined()
+  })
+
+  it("rows go in batches: a row the store refuses costs only itself, in any batch; errors stay in file order", async () => {
+    const t = tag()
+    const count = BULK_IMPORT_BATCH_ROWS * (BULK_IMPORT_CONCURRENCY + 1) + 7
+    const rows = Array.from({ length: count }, (_, i) => individualRow(`batch-${t}-${i}`))
+    // Refused only when written (taken ids), in the first batch, a middle one and the last one.
+    const taken = [3, BULK_IMPORT_BATCH_ROWS * 2 + 50, count - 1]
+    for (const i of taken) rows[i] = individualRow(`batch-${t}-0`, { umaAddress: `again-${t}-${i}@uma.example.com` })
+    rows[BULK_IMPORT_BATCH_ROWS + 1] = individualRow(`batch-${t}-bad`, { birthDate: "soon" })
+    const job = await finished(await upload(csvOf(rows)))
+    expect(job.progress).toEqual({ total: count, processed: count, successful: count - 4, failed: 4 })
+    expect(job.errors.map((e: { details: { line: number } }) => e.details.line)).toEqual(
+      [3, BULK_IMPORT_BATCH_ROWS + 1, ...taken.slice(1)].map((i) => i + 2)
+    )
+    for (const i of [2, 4, BULK_IMPORT_BATCH_ROWS * 2 + 49, count - 2]) {
+      expect(await customerBy(`batch-${t}-${i}`)).toBeDefined()
+    }
   })
 
   it("CU-25 the end of a job is a BULK_UPLOAD.COMPLETED webhook carrying the job", async () => {

@@ -114,12 +114,6 @@ export class Customers extends Context.Service<
             const uuid = id.slice("Customer:".length)
             const platformCustomerId = req.platformCustomerId ?? uuid
             const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
-            if ((yield* store.customers.findUnique("platformCustomerId", platformCustomerId)) !== undefined) {
-              return yield* platformCustomerIdTaken(platformCustomerId)
-            }
-            if ((yield* store.customers.findUnique("umaAddress", umaAddress)) !== undefined) {
-              return yield* umaAddressTaken(umaAddress)
-            }
             const now = yield* nowIso
             const common = {
               id,
@@ -135,6 +129,7 @@ export class Customers extends Context.Service<
               req.customerType === "INDIVIDUAL"
                 ? { ...req, ...common, kycStatus: "UNVERIFIED" }
                 : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
+            // The insert checks the unique keys (platformCustomerId first, then umaAddress): no lookups before it.
             yield* store.customers.insert(customer).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(customer)))
             yield* provision(customer, currencies, true)
             return customer

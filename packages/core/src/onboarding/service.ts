@@ -1,6 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
-import { Cause, Clock, Context, Effect, Layer, Redacted, Result, Stream } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Layer, Redacted, Result, Stream } from "effect"
 import { customerDeleted, customerNotFound } from "../customers/errors.ts"
 import type { BusinessCustomer, Customer, IndividualCustomer, KycStatus } from "../customers/model.ts"
 import { Customers } from "../customers/service.ts"
@@ -18,8 +18,8 @@ import {
 } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
-import { CsvError, parseCsv } from "../shared/csv.ts"
-import { checkCustomerCsvHeader, customerFromCsv } from "../shared/customer-csv.ts"
+import { CsvError, type CsvRecord, type CsvRowError, parseCsv } from "../shared/csv.ts"
+import { type CustomerCsvRow, checkCustomerCsvHeader, customerFromCsv } from "../shared/customer-csv.ts"
 import {
   type Conflict,
   InvalidInput,
@@ -1047,6 +1047,10 @@ export const MAX_BULK_IMPORT_BYTES = 100 * 1024 * 1024
 export const MAX_BULK_IMPORT_ERRORS = 1000
 /** A running job reports its progress (and that it is alive) every this many rows. */
 export const BULK_IMPORT_REPORT_ROWS = 1000
+/** Rows imported in one store transaction. */
+export const BULK_IMPORT_BATCH_ROWS = 100
+/** Batches of a job written at once (each on its own connection on PostgreSQL): a wave of rows. */
+export const BULK_IMPORT_CONCURRENCY = 4
 /** A job that has not reported for this long was abandoned by its process (a restart): `sweep` fails it. */
 export const BULK_IMPORT_ABANDONED_SECONDS = 600
 
@@ -1102,9 +1106,11 @@ export class BulkImports extends Context.Service<
     readonly discardFile: (file: ReceivedFile) => Effect.Effect<void>
     readonly accept: (file: ReceivedFile) => Effect.Effect<BulkImportAccepted, StoreError>
     /**
-     * Imports a `PENDING` job's file row by row (a job another runner took, or one already done, is left alone):
-     * each valid row becomes a customer in its own store transaction, each bad row an entry in `errors`. The file
-     * is read twice as a stream (once to count its rows), never whole. At the end the job is `COMPLETED` (or
+     * Imports a `PENDING` job's file (a job another runner took, or one already done, is left alone): each valid
+     * row becomes a customer, each bad row an entry in `errors`, in the file's order. Rows go to the store in
+     * batches of `BULK_IMPORT_BATCH_ROWS`, one transaction each, `BULK_IMPORT_CONCURRENCY` batches at once; a batch
+     * with a bad row is written again row by row. The file is read twice as a stream (once to count its rows),
+     * never whole, and no faster than its rows are written. At the end the job is `COMPLETED` (or
      * `FAILED` when the file cannot be read, or no row could be imported), with `BULK_UPLOAD.COMPLETED` /
      * `BULK_UPLOAD.FAILED`, and its file is deleted.
      */
@@ -1218,6 +1224,72 @@ export class BulkImports extends Context.Service<
           }
         })
 
+      /** A row's failure to become a customer, from the exit of its `create`. */
+      const createFailure = (row: CustomerCsvRow, exit: Exit.Exit<unknown, unknown>) => {
+        const failure = Exit.isFailure(exit) ? Cause.findError(exit.cause) : undefined
+        return rowFailure(row.correlationId, row.line, failure?._tag === "Success" ? failure.success : undefined)
+      }
+
+      /** A row as a customer: `undefined`, or its error. */
+      const createAlone = (row: CustomerCsvRow) =>
+        Effect.map(Effect.exit(customers.create(row.request)), (exit) =>
+          Exit.isSuccess(exit) ? undefined : createFailure(row, exit)
+        )
+
+      /**
+       * A batch of rows: their customers in one store transaction (a commit per batch, not per row). When any row
+       * fails, that transaction writes nothing and each row of the batch is created alone, so a bad row costs its
+       * batch a second pass but never stops the good ones.
+       */
+      const importBatch = (rows: ReadonlyArray<CustomerCsvRow>) =>
+        Effect.flatMap(
+          Effect.exit(
+            store.transaction(Effect.forEach(rows, (row) => customers.create(row.request), { discard: true }))
+          ),
+          (together) =>
+            Exit.isSuccess(together) ? Effect.succeed(rows.map(() => undefined)) : Effect.forEach(rows, createAlone)
+        )
+
+      /**
+       * The rows of a wave, each as `undefined` (a customer) or its error, in the file's order. Batches run at once;
+       * a row repeating the platformCustomerId or umaAddress of an earlier row of the wave waits for them, so the
+       * first in the file wins, as when rows are written one after another.
+       */
+      const importWave = (items: ReadonlyArray<CsvRecord | CsvRowError>) =>
+        Effect.gen(function* () {
+          const outcomes: Array<BulkImportErrorEntry | undefined> = []
+          const first: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
+          const repeats: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
+          const keys = new Set<string>()
+          for (const [at, item] of items.entries()) {
+            const row = customerFromCsv(item)
+            if (Result.isFailure(row)) {
+              outcomes[at] = row.failure
+              continue
+            }
+            const { platformCustomerId, umaAddress } = row.success.request
+            const own = [`p:${platformCustomerId ?? ""}`, `u:${umaAddress ?? ""}`]
+            const repeated = own.some((key) => keys.has(key))
+            for (const key of own) keys.add(key)
+            ;(repeated ? repeats : first).push({ at, row: row.success })
+          }
+          const batches = Array.from({ length: Math.ceil(first.length / BULK_IMPORT_BATCH_ROWS) }, (_, i) =>
+            first.slice(i * BULK_IMPORT_BATCH_ROWS, (i + 1) * BULK_IMPORT_BATCH_ROWS)
+          )
+          yield* Effect.forEach(
+            batches,
+            (batch) =>
+              Effect.map(importBatch(batch.map((b) => b.row)), (results) =>
+                results.forEach((result, i) => {
+                  outcomes[batch[i]!.at] = result
+                })
+              ),
+            { concurrency: BULK_IMPORT_CONCURRENCY, discard: true }
+          )
+          for (const { at, row } of repeats) outcomes[at] = yield* createAlone(row)
+          return outcomes
+        })
+
       const importRows = (record: BulkImportJobRecord, total: number) =>
         Effect.gen(function* () {
           const progress = { total, processed: 0, successful: 0, failed: 0 }
@@ -1228,34 +1300,34 @@ export class BulkImports extends Context.Service<
             progress: { ...progress },
             errors: [...errors]
           })
-          const fail = (entry: BulkImportErrorEntry) => {
-            progress.failed++
-            if (errors.length < MAX_BULK_IMPORT_ERRORS) errors.push(entry)
-          }
           yield* save(record, snapshot("PROCESSING"))
           const next = yield* openCsv(record)
-          while (true) {
-            const item = yield* next
-            if (item.done === true) break
-            if (item.value._tag === "Header") continue
-            const row = customerFromCsv(item.value)
-            if (Result.isFailure(row)) fail(row.failure)
-            else {
-              const created = yield* Effect.exit(customers.create(row.success.request))
-              if (created._tag === "Success") progress.successful++
+          // The next wave is read only once this one is written: the file is read no faster than rows are stored.
+          const wave: Array<CsvRecord | CsvRowError> = []
+          let ended = false
+          while (!ended) {
+            while (wave.length < BULK_IMPORT_BATCH_ROWS * BULK_IMPORT_CONCURRENCY) {
+              const item = yield* next
+              if (item.done === true) {
+                ended = true
+                break
+              }
+              if (item.value._tag !== "Header") wave.push(item.value)
+            }
+            const outcomes = yield* importWave(wave)
+            wave.length = 0
+            const reportedBefore = Math.floor(progress.processed / BULK_IMPORT_REPORT_ROWS)
+            for (const outcome of outcomes) {
+              progress.processed++
+              if (outcome === undefined) progress.successful++
               else {
-                const failure = Cause.findError(created.cause)
-                fail(
-                  rowFailure(
-                    row.success.correlationId,
-                    row.success.line,
-                    failure._tag === "Success" ? failure.success : undefined
-                  )
-                )
+                progress.failed++
+                if (errors.length < MAX_BULK_IMPORT_ERRORS) errors.push(outcome)
               }
             }
-            progress.processed++
-            if (progress.processed % BULK_IMPORT_REPORT_ROWS === 0) yield* save(record, snapshot("PROCESSING"))
+            if (!ended && Math.floor(progress.processed / BULK_IMPORT_REPORT_ROWS) > reportedBefore) {
+              yield* save(record, snapshot("PROCESSING"))
+            }
           }
           return snapshot(progress.successful === 0 && progress.failed > 0 ? "FAILED" : "COMPLETED")
         })
