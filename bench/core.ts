@@ -24,6 +24,7 @@ import type { CreateQuoteRequest } from "@paycore/core"
 import { Accounts, Customers, Ids, PlatformConfigService, Quotes, Store, Transactions } from "@paycore/core"
 import { layer as sandbox } from "@paycore/sandbox"
 import { layer as memoryStore } from "@paycore/store-memory"
+import { ledgerViolations } from "@paycore/testkit"
 import { Effect, Layer, Scheduler } from "effect"
 import { TestClock } from "effect/testing"
 
@@ -250,26 +251,10 @@ const emptyLoop = (yields: number) =>
 const checkInvariants = (sourceId: string, expected: { readonly lifecycles: number }) =>
   Effect.gen(function* () {
     const store = yield* Store
-    const problems: Array<string> = []
-    const perCurrency = new Map<string, { posted: number; pendingDebits: number; pendingCredits: number }>()
-    for (const b of yield* store.ledger.allBalances()) {
-      const c = perCurrency.get(b.currency) ?? { posted: 0, pendingDebits: 0, pendingCredits: 0 }
-      c.posted += b.posted
-      c.pendingDebits += b.pendingDebits
-      c.pendingCredits += b.pendingCredits
-      perCurrency.set(b.currency, c)
-      if (!b.account.startsWith("system:") && b.posted - b.pendingDebits < 0) {
-        problems.push(`${b.account}: available ${b.posted - b.pendingDebits} < 0`)
-      }
-    }
-    for (const [code, c] of perCurrency) {
-      if (c.posted !== 0) problems.push(`${code}: posted balances sum to ${c.posted}, not 0`)
-      if (c.pendingDebits !== 0 || c.pendingCredits !== 0) {
-        problems.push(`${code}: holds left after settlement (${c.pendingDebits} / ${c.pendingCredits})`)
-      }
-    }
+    const problems: Array<string> = [...(yield* ledgerViolations)]
     const [source] = yield* store.ledger.balances([{ account: sourceId, currency: "USD" }])
     const spent = FUNDING - (source?.posted ?? 0)
+    if ((source?.pendingDebits ?? 0) !== 0) problems.push(`holds left after settlement: ${source?.pendingDebits}`)
     if (spent !== expected.lifecycles * AMOUNT) {
       problems.push(`source account spent ${spent}, expected ${expected.lifecycles} × ${AMOUNT}`)
     }
@@ -292,7 +277,7 @@ const checkInvariants = (sourceId: string, expected: { readonly lifecycles: numb
       transactions: all.length,
       completed: all.length - notCompleted.length,
       quotes: quotes.length,
-      currencies: [...perCurrency.keys()].sort()
+      currencies: [...new Set((yield* store.ledger.allBalances()).map((b) => b.currency))].sort()
     }
   })
 

@@ -37,6 +37,7 @@ import type { CreateQuoteRequest } from "@paycore/core"
 import { Accounts, Customers, Ids, PlatformConfigService, Quotes, Store, Transactions } from "@paycore/core"
 import { layer as sandbox } from "@paycore/sandbox"
 import { layerPg } from "@paycore/store-postgres"
+import { ledgerViolations } from "@paycore/testkit"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { TestClock } from "effect/testing"
 import pg from "pg"
@@ -741,24 +742,7 @@ const checkLedger = (
 ) =>
   Effect.gen(function* () {
     const store = yield* Store
-    const problems: Array<string> = []
-    const perCurrency = new Map<string, { posted: number; pendingDebits: number; pendingCredits: number }>()
-    for (const b of yield* store.ledger.allBalances()) {
-      const c = perCurrency.get(b.currency) ?? { posted: 0, pendingDebits: 0, pendingCredits: 0 }
-      c.posted += b.posted
-      c.pendingDebits += b.pendingDebits
-      c.pendingCredits += b.pendingCredits
-      perCurrency.set(b.currency, c)
-      if (!b.account.startsWith("system:") && b.posted - b.pendingDebits < 0) {
-        problems.push(`${b.account}: available ${b.posted - b.pendingDebits} < 0`)
-      }
-    }
-    for (const [code, c] of perCurrency) {
-      if (c.posted !== 0) problems.push(`${code}: posted balances sum to ${c.posted}, not 0`)
-      if (c.pendingDebits !== c.pendingCredits) {
-        problems.push(`${code}: pending debits ${c.pendingDebits} <> pending credits ${c.pendingCredits}`)
-      }
-    }
+    const problems: Array<string> = [...(yield* ledgerViolations)]
     const balances = yield* store.ledger.balances(payers.map((p) => ({ account: p.sourceId, currency: "USD" })))
     const held = sum(balances.map((b) => b.pendingDebits))
     const spent = sum(balances.map((b) => FUNDING - b.posted))
@@ -783,7 +767,7 @@ const checkLedger = (
         new Error(`bench: INVARIANTS BROKEN in ${name}, the figures are worthless:\n  ${problems.join("\n  ")}`)
       )
     }
-    return [...perCurrency.keys()]
+    return [...new Set((yield* store.ledger.allBalances()).map((b) => b.currency))]
   })
 
 // -----------------------------------------------------------------------------

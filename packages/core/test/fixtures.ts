@@ -353,33 +353,7 @@ export const balance = Effect.fnUntraced(function* (account: string, currency: s
   } satisfies BalanceView
 })
 
-/**
- * Ledger invariants: per currency posted sums to zero and pending debits equal pending credits;
- * no internal account has a negative available balance. Returns the violations (empty = fine).
- */
-export const ledgerViolations = Effect.gen(function* () {
-  const store = yield* Store
-  const balances = yield* store.ledger.allBalances()
-  const out: Array<string> = []
-  const perCurrency = new Map<string, { posted: number; pd: number; pc: number }>()
-  for (const b of balances) {
-    const c = perCurrency.get(b.currency) ?? { posted: 0, pd: 0, pc: 0 }
-    perCurrency.set(b.currency, {
-      posted: c.posted + b.posted,
-      pd: c.pd + b.pendingDebits,
-      pc: c.pc + b.pendingCredits
-    })
-    if (!b.account.startsWith("system:") && b.posted - b.pendingDebits < 0) {
-      out.push(`${b.account} available ${b.posted - b.pendingDebits} < 0`)
-    }
-    if (b.pendingDebits < 0 || b.pendingCredits < 0) out.push(`${b.account} negative pending`)
-  }
-  for (const [currency, c] of perCurrency) {
-    if (c.posted !== 0) out.push(`${currency}: posted sums to ${c.posted}`)
-    if (c.pd !== c.pc) out.push(`${currency}: pending debits ${c.pd} != pending credits ${c.pc}`)
-  }
-  return out
-})
+export { ledgerViolations } from "@paycore/testkit"
 
 /** The event types of one subject, in sequence order. */
 export const eventsOf = Effect.fnUntraced(function* (subject: string) {

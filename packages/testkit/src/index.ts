@@ -1,1 +1,2 @@
+export * from "./ledger-invariants.ts"
 export * from "./webhook-recorder.ts"
