@@ -322,6 +322,25 @@ export const makeMemoryStore = Effect.sync(() => {
       if (last !== undefined && !(last < row.id) && slots.has(row.id)) return uniqueViolation("id")
       return writeNow(row, undefined)
     }
+    /** Every row of `rows`, or none: a violation undoes the rows written before it (in or outside a transaction). */
+    const insertAllNow = (rows: ReadonlyArray<T>): UniqueViolation | undefined => {
+      const outer = undo
+      const log: UndoLog = []
+      undo = log
+      try {
+        for (const row of rows) {
+          const violation = insertNow(row)
+          if (violation !== undefined) {
+            for (let i = log.length - 1; i >= 0; i--) log[i]!()
+            return violation
+          }
+        }
+      } finally {
+        undo = outer
+      }
+      if (outer !== undefined) for (const action of log) outer.push(action)
+      return undefined
+    }
     const written = (violation: UniqueViolation | undefined): Effect.Effect<void, UniqueViolation> =>
       violation === undefined ? Effect.void : Effect.fail(violation)
 
@@ -349,6 +368,7 @@ export const makeMemoryStore = Effect.sync(() => {
         }),
       insertNow,
       insert: (row) => Effect.suspend(() => written(insertNow(row))),
+      insertMany: (rows) => Effect.suspend(() => written(insertAllNow(rows))),
       // Without unique keys an update cannot be refused: one plain step.
       update:
         uniques.length === 0

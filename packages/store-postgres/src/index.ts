@@ -96,6 +96,9 @@ const failureOf = (error: unknown, indexes: ReadonlyMap<string, string> | undefi
 /** Rows a system account's balance spreads over (see `shardOf`): at least the pool size, so sessions rarely share one. */
 const SYSTEM_BALANCE_SHARDS = 32
 
+/** The most parameters PostgreSQL takes in one statement (the protocol counts them in 16 bits). */
+const MAX_PARAMS = 65_535
+
 /** Attempts of a transaction (or of a statement outside one) that keeps meeting conflicts. */
 const MAX_ATTEMPTS = 8
 
@@ -392,6 +395,62 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
           })
         })
 
+      // `insertMany`: rows in multi-row INSERTs of up to MAX_PARAMS parameters (one text, so one prepared statement,
+      // per row count); a row whose key is taken writes nothing, and RETURNING says which rows were written.
+      const rowsPerStatement = Math.floor(MAX_PARAMS / columns.length)
+      const insertManyTexts = new Map<number, string>()
+      const insertManySql = (rows: number): string => {
+        let text = insertManyTexts.get(rows)
+        if (text === undefined) {
+          const tuples = Array.from(
+            { length: rows },
+            (_, r) => `(${columns.map((_, i) => `$${r * columns.length + i + 1}`).join(", ")})`
+          )
+          text = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING RETURNING id`
+          insertManyTexts.set(rows, text)
+        }
+        return text
+      }
+      const deleteManySql = `DELETE FROM ${table} WHERE id = ANY($1::text[])`
+
+      /** A key that two of `rows` hold (checked before anything is sent: the database would refuse it too). */
+      const repeatedKey = (rows: ReadonlyArray<T>): UniqueViolation | undefined => {
+        const keys = [{ index: "id", value: (row: T): string | undefined => row.id }, ...uniques]
+        for (const key of keys) {
+          const seen = new Set<string>()
+          for (const row of rows) {
+            const value = key.value(row)
+            if (value === undefined) continue
+            if (seen.has(value)) return uniqueViolation(key.index)
+            seen.add(value)
+          }
+        }
+        return undefined
+      }
+
+      /** In a transaction: the rows all written, or, when a key is taken, the rows written taken back. */
+      const insertAll = (rows: ReadonlyArray<T>, attempt: number): Effect.Effect<void, StoreError | UniqueViolation> =>
+        Effect.gen(function* () {
+          const written = new Set<string>()
+          for (let start = 0; start < rows.length; start += rowsPerStatement) {
+            const chunk = rows.slice(start, start + rowsPerStatement)
+            const params = chunk.flatMap((row) => valuesOf(codec, row))
+            for (const row of (yield* execute(insertManySql(chunk.length), params, constraints)).rows) {
+              written.add(row.id)
+            }
+          }
+          if (written.size === rows.length) return
+          yield* execute(deleteManySql, [[...written]])
+          for (const row of rows) {
+            if (written.has(row.id)) continue
+            const found = yield* violation(row, true)
+            if (found !== undefined) return yield* Effect.fail(found)
+          }
+          // The row holding the key changed meanwhile (a customer deleted): write again.
+          if (attempt < 3) return yield* insertAll(rows, attempt + 1)
+          return yield* new StoreError({ message: `${table}: write of ${rows.length} rows refused`, retryable: true })
+        })
+
       return {
         get: (id) => Effect.map(query(getSql, [id]), first),
         getForUpdate: (id) => Effect.map(query(lockSql, [id]), first),
@@ -400,6 +459,12 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
           return found === undefined ? Effect.succeed(undefined) : Effect.map(query(found.findSql, [value]), first)
         },
         insert: (row) => write(insertSql, row, true, 1),
+        insertMany: (rows) => {
+          if (rows.length === 0) return Effect.void
+          const repeated = repeatedKey(rows)
+          // Its own transaction outside one: the rows written before a taken key must be taken back unseen.
+          return repeated === undefined ? transaction(insertAll(rows, 1)) : Effect.fail(repeated)
+        },
         // Without a unique key but the id, which it writes over, nothing can refuse an update: no answer to wait for.
         update:
           uniques.length === 0

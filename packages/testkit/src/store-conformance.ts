@@ -987,6 +987,53 @@ const collectionTests = <T extends { readonly id: string }, F>(it: It, c: Collec
     })
   )
 
+  it.effect("insertMany writes every row; a taken id, stored or repeated among the rows, refuses them all", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const rows = c.of(store)
+      const s = makeScope()
+      yield* rows.insertMany([])
+      const batch = [c.full(s), c.minimal(s), c.full(s)]
+      yield* rows.insertMany(batch)
+      for (const row of batch) assert.deepStrictEqual(yield* rows.get(row.id), row)
+
+      const stored = [c.full(s), c.full(s, batch[1]!.id)]
+      assertUniqueViolation(yield* rows.insertMany(stored).pipe(Effect.flip), "id")
+      assert.isUndefined(yield* rows.get(stored[0]!.id), "a refused insertMany writes none of its rows")
+      assert.deepStrictEqual(yield* rows.get(batch[1]!.id), batch[1], "the stored row is unchanged")
+
+      const first = c.full(s)
+      const repeated = [first, c.full(s), c.minimal(s, first.id)]
+      assertUniqueViolation(yield* rows.insertMany(repeated).pipe(Effect.flip), "id")
+      for (const row of repeated) assert.isUndefined(yield* rows.get(row.id), "a refused insertMany writes nothing")
+    })
+  )
+
+  it.effect("insertMany in a transaction: a refusal leaves it usable, a rollback undoes the rows", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const rows = c.of(store)
+      const s = makeScope()
+      const taken = c.full(s)
+      yield* rows.insert(taken)
+      const kept = [c.full(s), c.minimal(s)]
+      const refused = [c.full(s), c.full(s, taken.id)]
+      yield* store.transaction(
+        Effect.gen(function* () {
+          assertUniqueViolation(yield* rows.insertMany(refused).pipe(Effect.flip), "id")
+          yield* rows.insertMany(kept)
+        })
+      )
+      for (const row of kept) assert.deepStrictEqual(yield* rows.get(row.id), row)
+      assert.isUndefined(yield* rows.get(refused[0]!.id), "the refused rows are not written")
+
+      const undone = [c.full(s), c.minimal(s)]
+      const exit = yield* Effect.exit(store.transaction(Effect.andThen(rows.insertMany(undone), Effect.fail("abort"))))
+      assert.isTrue(Exit.isFailure(exit))
+      for (const row of undone) assert.isUndefined(yield* rows.get(row.id), "a rollback undoes insertMany")
+    })
+  )
+
   it.effect("pages ascending with limit and after: rows added between pages come last, none skipped or repeated", () =>
     Effect.gen(function* () {
       const store = yield* Store
@@ -1283,6 +1330,56 @@ const customerTests = (it: It) => {
       yield* store.customers.update(moved)
       assert.deepStrictEqual(yield* store.customers.findUnique("platformCustomerId", moved.platformCustomerId), moved)
       assert.isUndefined(yield* store.customers.findUnique("platformCustomerId", b.platformCustomerId))
+    })
+  )
+
+  it.effect("insertMany: a platformCustomerId or umaAddress taken, stored or among the rows, refuses every row", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const a = individualFull(s)
+      yield* store.customers.insert(a)
+      const deleted = { ...individualMinimal(s), isDeleted: true }
+      yield* store.customers.insert(deleted)
+      const refusals = [
+        [
+          "platformCustomerId",
+          [individualFull(s), { ...businessCustomer(s), platformCustomerId: a.platformCustomerId }]
+        ],
+        ["umaAddress", [businessCustomer(s), { ...individualMinimal(s), umaAddress: a.umaAddress }]],
+        [
+          "platformCustomerId",
+          (() => {
+            const b = businessCustomer(s)
+            return [b, individualFull(s), { ...individualMinimal(s), platformCustomerId: b.platformCustomerId }]
+          })()
+        ],
+        [
+          "umaAddress",
+          (() => {
+            const b = individualFull(s)
+            return [b, { ...individualMinimal(s), umaAddress: b.umaAddress }]
+          })()
+        ]
+      ] as const
+      for (const [index, rows] of refusals) {
+        assertUniqueViolation(yield* store.customers.insertMany(rows).pipe(Effect.flip), index)
+        for (const row of rows)
+          assert.isUndefined(yield* store.customers.get(row.id), "a refused insertMany writes nothing")
+      }
+      // A deleted customer holds no key: its platformCustomerId and umaAddress are free.
+      const successor = {
+        ...individualMinimal(s),
+        platformCustomerId: deleted.platformCustomerId,
+        umaAddress: deleted.umaAddress
+      }
+      const batch = [successor, businessCustomer(s)]
+      yield* store.customers.insertMany(batch)
+      assert.deepStrictEqual(
+        yield* store.customers.findUnique("platformCustomerId", successor.platformCustomerId),
+        successor
+      )
+      assert.deepStrictEqual(yield* store.customers.get(batch[1]!.id), batch[1])
     })
   )
 

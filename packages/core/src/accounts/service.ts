@@ -147,26 +147,21 @@ export const fundingInstructionsFor = (
 }
 
 /**
- * Creates the customer's missing internal accounts, one per currency (never deletes any).
- * Call it inside the `Store.transaction` that creates or updates the customer. A customer being created has no
- * accounts yet (`isNew`): its accounts are not looked up (a list by customer scans every account in memory).
+ * New internal accounts of a customer, one per currency it does not hold yet (`held`), as records to store. A
+ * customer being created holds none.
  */
-export const provisionInternalAccounts = Effect.fnUntraced(function* (
-  owner: { readonly customerId: CustomerId; readonly holderName: string; readonly isNew: boolean },
-  currencies: ReadonlyArray<string>
-): Effect.fn.Return<Array<InternalAccountRecord>, StoreError, Store | Ids> {
-  const store = yield* Store
+export const newInternalAccounts = Effect.fnUntraced(function* (
+  owner: { readonly customerId: CustomerId; readonly holderName: string },
+  currencies: ReadonlyArray<string>,
+  held: ReadonlySet<string> = new Set()
+): Effect.fn.Return<Array<InternalAccountRecord>, never, Ids> {
   const ids = yield* Ids
-  const existing = owner.isNew
-    ? []
-    : yield* scanAll((page) => store.internalAccounts.list({ customerId: owner.customerId }, page))
-  const held = new Set(existing.map((a) => a.currency))
   const created: Array<InternalAccountRecord> = []
   for (const currency of new Set(currencies)) {
     if (held.has(currency)) continue
     const id = yield* ids.make("InternalAccount")
     const now = yield* nowIso
-    const record: InternalAccountRecord = {
+    created.push({
       id,
       customerId: owner.customerId,
       type: accountTypeFor(currency),
@@ -176,10 +171,24 @@ export const provisionInternalAccounts = Effect.fnUntraced(function* (
       cardCapabilities: { supportsSpendLimits: true, supportsTransactionCountLimit: true },
       createdAt: now,
       updatedAt: now
-    }
-    yield* Effect.orDie(store.internalAccounts.insert(record))
-    created.push(record)
+    })
   }
+  return created
+})
+
+/**
+ * Creates the existing customer's missing internal accounts, one per currency (never deletes any). Call it inside
+ * the `Store.transaction` that updates the customer.
+ */
+export const provisionInternalAccounts = Effect.fnUntraced(function* (
+  owner: { readonly customerId: CustomerId; readonly holderName: string },
+  currencies: ReadonlyArray<string>
+): Effect.fn.Return<Array<InternalAccountRecord>, StoreError, Store | Ids> {
+  const store = yield* Store
+  const existing = yield* scanAll((page) => store.internalAccounts.list({ customerId: owner.customerId }, page))
+  const created = yield* newInternalAccounts(owner, currencies, new Set(existing.map((a) => a.currency)))
+  // Fresh ids: no key to be taken.
+  yield* Effect.orDie(store.internalAccounts.insertMany(created))
   return created
 })
 

@@ -1,6 +1,7 @@
-import { Context, Effect, Layer } from "effect"
-import { provisionInternalAccounts } from "../accounts/service.ts"
+import { Context, Effect, Exit, Layer, Result } from "effect"
+import { newInternalAccounts, provisionInternalAccounts } from "../accounts/service.ts"
 import { invalidCursor } from "../platform/errors.ts"
+import type { EndUserTerms, PlatformConfig } from "../platform/model.ts"
 import { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store, type UniqueViolation } from "../ports/store.ts"
@@ -62,6 +63,15 @@ export class Customers extends Context.Service<
     readonly create: (
       req: CreateCustomerRequest | BulkCreateCustomerRequest
     ) => Effect.Effect<Customer, InvalidInput | Refused | Conflict | StoreError>
+    /**
+     * `create` of each request (the rows of a bulk import), answering each one's exit in order: the platform
+     * config read once, and the customers that pass its checks written together, in one transaction (a few
+     * statements on PostgreSQL). When that transaction fails (a unique key taken), each is created alone, so each
+     * gets its own error and a bad one never stops the others. Requests must not repeat a key among themselves.
+     */
+    readonly createMany: (
+      reqs: ReadonlyArray<CreateCustomerRequest | BulkCreateCustomerRequest>
+    ) => Effect.Effect<Array<Exit.Exit<Customer, InvalidInput | Refused | Conflict | StoreError>>, StoreError>
     /** `GET /customers`: every filter of `ListCustomersQuery`; deleted customers only with `isIncludingDeleted=true`. */
     readonly list: (query: ListCustomersQuery) => Effect.Effect<Page<Customer>, InvalidInput | StoreError>
     /** `GET /customers/{customerId}`: 404 `USER_NOT_FOUND`; a deleted customer is still readable (`isDeleted: true`). */
@@ -84,11 +94,11 @@ export class Customers extends Context.Service<
       const ids = yield* Ids
       const config = yield* PlatformConfigService
 
-      const provision = (customer: Customer, currencies: ReadonlyArray<string>, isNew: boolean) =>
-        provisionInternalAccounts(
-          { customerId: customer.id, holderName: holderName(customer), isNew },
-          currencies
-        ).pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
+      const provision = (customer: Customer, currencies: ReadonlyArray<string>) =>
+        provisionInternalAccounts({ customerId: customer.id, holderName: holderName(customer) }, currencies).pipe(
+          Effect.provideService(Store, store),
+          Effect.provideService(Ids, ids)
+        )
 
       const uniqueConflict = (customer: Customer) => (violation: UniqueViolation) =>
         Effect.fail(
@@ -97,43 +107,103 @@ export class Customers extends Context.Service<
             : platformCustomerIdTaken(customer.platformCustomerId)
         )
 
-      const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest | BulkCreateCustomerRequest) {
-        const platform = yield* config.get()
-        const terms = (yield* Effect.service(EngineConfig)).endUserTerms
+      /** What a new customer of `req` checks before anything is written: its currencies, or why it is refused. */
+      const admit = (
+        req: CreateCustomerRequest | BulkCreateCustomerRequest,
+        platform: PlatformConfig,
+        terms: EndUserTerms
+      ): Result.Result<ReadonlyArray<string>, InvalidInput | Refused> => {
         const supported = platform.supportedCurrencies
-        const currencies =
-          req.currencies === undefined ? ["USD"].filter((c) => supported.includes(c)) : dedupe(req.currencies)
         const errors = currencyErrors(req.currencies ?? [], supported)
-        if (errors.length > 0) return yield* invalidInput(errors)
+        if (errors.length > 0) return Result.fail(invalidInput(errors))
         const refused = termsError(req.endUserTermsConsent, terms.version)
-        if (refused !== undefined) return yield* refused
+        if (refused !== undefined) return Result.fail(refused)
+        return Result.succeed(
+          req.currencies === undefined ? ["USD"].filter((c) => supported.includes(c)) : dedupe(req.currencies)
+        )
+      }
 
-        return yield* store.transaction(
+      /** The records of an admitted customer: the customer and its internal accounts, one per currency. */
+      const build = (
+        req: CreateCustomerRequest | BulkCreateCustomerRequest,
+        currencies: ReadonlyArray<string>,
+        platform: PlatformConfig
+      ) =>
+        Effect.gen(function* () {
+          const id: CustomerId = yield* ids.make("Customer")
+          const uuid = id.slice("Customer:".length)
+          const platformCustomerId = req.platformCustomerId ?? uuid
+          const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
+          const now = yield* nowIso
+          const common = {
+            id,
+            platformCustomerId,
+            currencies,
+            umaAddress,
+            contactVerification: { email: "PENDING", phone: "PENDING" } as const,
+            isDeleted: false,
+            createdAt: now,
+            updatedAt: now
+          }
+          const customer: Customer =
+            req.customerType === "INDIVIDUAL"
+              ? { ...req, ...common, kycStatus: "UNVERIFIED" }
+              : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
+          const accounts = yield* newInternalAccounts({ customerId: id, holderName: holderName(customer) }, currencies)
+          return { customer, accounts }
+        }).pipe(Effect.provideService(Ids, ids))
+
+      /** An admitted customer, written in its own transaction. */
+      const write = (
+        req: CreateCustomerRequest | BulkCreateCustomerRequest,
+        currencies: ReadonlyArray<string>,
+        platform: PlatformConfig
+      ) =>
+        store.transaction(
           Effect.gen(function* () {
-            const id: CustomerId = yield* ids.make("Customer")
-            const uuid = id.slice("Customer:".length)
-            const platformCustomerId = req.platformCustomerId ?? uuid
-            const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
-            const now = yield* nowIso
-            const common = {
-              id,
-              platformCustomerId,
-              currencies,
-              umaAddress,
-              contactVerification: { email: "PENDING", phone: "PENDING" } as const,
-              isDeleted: false,
-              createdAt: now,
-              updatedAt: now
-            }
-            const customer: Customer =
-              req.customerType === "INDIVIDUAL"
-                ? { ...req, ...common, kycStatus: "UNVERIFIED" }
-                : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
+            const { customer, accounts } = yield* build(req, currencies, platform)
             // The insert checks the unique keys (platformCustomerId first, then umaAddress): no lookups before it.
             yield* store.customers.insert(customer).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(customer)))
-            yield* provision(customer, currencies, true)
+            // Fresh ids: no key to be taken.
+            yield* Effect.orDie(store.internalAccounts.insertMany(accounts))
             return customer
           })
+        )
+
+      const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest | BulkCreateCustomerRequest) {
+        const platform = yield* config.get()
+        const currencies = admit(req, platform, (yield* Effect.service(EngineConfig)).endUserTerms)
+        if (Result.isFailure(currencies)) return yield* currencies.failure
+        return yield* write(req, currencies.success, platform)
+      })
+
+      const createMany = Effect.fn("Customers.createMany")(function* (
+        reqs: ReadonlyArray<CreateCustomerRequest | BulkCreateCustomerRequest>
+      ) {
+        const platform = yield* config.get()
+        const terms = (yield* Effect.service(EngineConfig)).endUserTerms
+        const admitted = reqs.map((req) => admit(req, platform, terms))
+        const passed = reqs.flatMap((req, at) => {
+          const currencies = admitted[at]!
+          return Result.isSuccess(currencies) ? [{ req, currencies: currencies.success }] : []
+        })
+        const together = yield* Effect.exit(
+          store.transaction(
+            Effect.gen(function* () {
+              const built = yield* Effect.forEach(passed, ({ req, currencies }) => build(req, currencies, platform))
+              yield* store.customers.insertMany(built.map((b) => b.customer))
+              yield* Effect.orDie(store.internalAccounts.insertMany(built.flatMap((b) => b.accounts)))
+              return built.map((b) => b.customer)
+            })
+          )
+        )
+        const written = Exit.isSuccess(together)
+          ? together.value.map((customer) => Exit.succeed(customer))
+          : yield* Effect.forEach(passed, ({ req, currencies }) => Effect.exit(write(req, currencies, platform)))
+        let next = 0
+        return admitted.map(
+          (currencies): Exit.Exit<Customer, InvalidInput | Refused | Conflict | StoreError> =>
+            Result.isSuccess(currencies) ? written[next++]! : Exit.fail(currencies.failure)
         )
       })
 
@@ -222,7 +292,7 @@ export class Customers extends Context.Service<
             }
             yield* store.customers.update(next).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(next)))
             // New currencies get their internal accounts; accounts of dropped currencies stay.
-            yield* provision(next, next.currencies, false)
+            yield* provision(next, next.currencies)
             return next
           })
         )
@@ -248,7 +318,7 @@ export class Customers extends Context.Service<
         return customer.endUserTermsConsent !== undefined
       })
 
-      return Customers.of({ create, list, get, update, delete: remove, hasAcceptedTerms })
+      return Customers.of({ create, createMany, list, get, update, delete: remove, hasAcceptedTerms })
     })
   )
 }

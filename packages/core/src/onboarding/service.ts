@@ -1237,17 +1237,15 @@ export class BulkImports extends Context.Service<
         )
 
       /**
-       * A batch of rows: their customers in one store transaction (a commit per batch, not per row). When any row
-       * fails, that transaction writes nothing and each row of the batch is created alone, so a bad row costs its
-       * batch a second pass but never stops the good ones.
+       * A batch of rows: their customers written together (`Customers.createMany`: one transaction, a few
+       * statements), each as `undefined` or its error; a bad row costs its batch a second pass, row by row, but
+       * never stops the good ones.
        */
       const importBatch = (rows: ReadonlyArray<CustomerCsvRow>) =>
-        Effect.flatMap(
-          Effect.exit(
-            store.transaction(Effect.forEach(rows, (row) => customers.create(row.request), { discard: true }))
-          ),
-          (together) =>
-            Exit.isSuccess(together) ? Effect.succeed(rows.map(() => undefined)) : Effect.forEach(rows, createAlone)
+        Effect.map(Effect.exit(customers.createMany(rows.map((row) => row.request))), (exits) =>
+          Exit.isSuccess(exits)
+            ? exits.value.map((exit, i) => (Exit.isSuccess(exit) ? undefined : createFailure(rows[i]!, exit)))
+            : rows.map((row) => createFailure(row, exits))
         )
 
       /**

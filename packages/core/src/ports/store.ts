@@ -32,6 +32,12 @@ export interface Collection<T extends { readonly id: string }, F, U extends stri
   readonly getForUpdate: (id: string) => Effect.Effect<T | undefined, StoreError>
   readonly findUnique: (index: U, value: string) => Effect.Effect<T | undefined, StoreError>
   readonly insert: (row: T) => Effect.Effect<void, StoreError | UniqueViolation>
+  /**
+   * Inserts `rows` together (a few statements on PostgreSQL, not one per row): all of them, or none when a
+   * unique key is taken (by a stored row or by another of `rows`), with the violation of one of them. It does not
+   * say which row: insert them one by one for that.
+   */
+  readonly insertMany: (rows: ReadonlyArray<T>) => Effect.Effect<void, StoreError | UniqueViolation>
   readonly update: (row: T) => Effect.Effect<void, StoreError | UniqueViolation>
   readonly list: (filter: F, page: PageRequest) => Effect.Effect<Page<T>, StoreError>
 }
