@@ -169,8 +169,10 @@ export const makeMemoryStore = Effect.sync(() => {
     readonly rows: () => ReadonlyArray<T>
     /** Rows whose due key is at or before `bound`, by id (collections with a `due` index only). */
     readonly dueBy: (bound: string) => ReadonlyArray<T>
-    /** `insert`, run now (for store methods that write several rows in one step). */
+    /** `insert`, `get` and `update`, run now (for store methods that read and write several rows in one step). */
     readonly insertNow: (row: T) => UniqueViolation | undefined
+    readonly getNow: (id: string) => T | undefined
+    readonly updateNow: (row: T) => UniqueViolation | undefined
   } => {
     // Rows sorted by id; ids are time-ordered so inserts almost always append.
     const ids: Array<string> = []
@@ -367,6 +369,8 @@ export const makeMemoryStore = Effect.sync(() => {
           return id === undefined ? undefined : byId.get(id)
         }),
       insertNow,
+      getNow: byId.get,
+      updateNow: (row) => writeNow(row, slotOf(row.id)),
       insert: (row) => Effect.suspend(() => written(insertNow(row))),
       insertMany: (rows) => Effect.suspend(() => written(insertAllNow(rows))),
       // Without unique keys an update cannot be refused: one plain step.
@@ -460,18 +464,20 @@ export const makeMemoryStore = Effect.sync(() => {
 
   const quotes: Repositories["quotes"] = {
     ...quoteRows,
+    // Each in one step (no chain of store calls): the payment's hot path uses them.
     getForUpdateWithTransaction: (id) =>
-      Effect.flatMap(quoteRows.get(id), (quote) =>
-        quote === undefined
-          ? Effect.succeed(undefined)
-          : Effect.map(transactionRows.get(quote.quote.transactionId), (transaction) => ({ quote, transaction }))
-      ),
+      Effect.sync(() => {
+        const quote = quoteRows.getNow(id)
+        return quote === undefined
+          ? undefined
+          : { quote, transaction: transactionRows.getNow(quote.quote.transactionId) }
+      }),
     setStatus: (id, status) =>
-      Effect.flatMap(quoteRows.get(id), (quote) =>
-        quote === undefined
-          ? Effect.void
-          : Effect.orDie(quoteRows.update({ ...quote, quote: { ...quote.quote, status } }))
-      )
+      Effect.sync(() => {
+        const quote = quoteRows.getNow(id)
+        // Only the status changes, so no unique key can be taken.
+        if (quote !== undefined) quoteRows.updateNow({ ...quote, quote: { ...quote.quote, status } })
+      })
   }
 
   const transactionRows = collection<TransactionRecord, TransactionFilter>({
@@ -507,11 +513,12 @@ export const makeMemoryStore = Effect.sync(() => {
   const transactions: Repositories["transactions"] = {
     ...transactionRows,
     updateIf: (row, expected) =>
-      Effect.flatMap(transactionRows.get(row.id), (current) =>
-        current !== undefined && sameVersion(current, expected)
-          ? Effect.as(Effect.orDie(transactionRows.update(row)), true)
-          : Effect.succeed(false)
-      )
+      Effect.sync(() => {
+        const current = transactionRows.getNow(row.id)
+        if (current === undefined || !sameVersion(current, expected)) return false
+        transactionRows.updateNow(row)
+        return true
+      })
   }
 
   // ---- onboarding ----
