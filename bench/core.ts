@@ -21,12 +21,26 @@
  * After the run the ledger and the transactions are checked; a broken invariant throws.
  */
 import type { CreateQuoteRequest } from "@paycore/core"
-import { Accounts, Customers, Ids, PlatformConfigService, Quotes, Store, Transactions } from "@paycore/core"
-import { layer as sandbox } from "@paycore/sandbox"
+import { Quotes, Store } from "@paycore/core"
 import { layer as memoryStore } from "@paycore/store-memory"
 import { ledgerViolations } from "@paycore/testkit"
-import { Effect, Layer, Scheduler } from "effect"
+import { Effect, Scheduler } from "effect"
 import { TestClock } from "effect/testing"
+import {
+  AMOUNT,
+  engineOn,
+  FUNDING,
+  MX_PAYEE,
+  makePayee,
+  makeSender,
+  paymentRequest,
+  SETTLE_MS,
+  SPEED_UP,
+  settlePass,
+  T0,
+  US_PAYEE
+} from "./engine.ts"
+import { fmt, numberFlag } from "./figures.ts"
 
 // -----------------------------------------------------------------------------
 // Result
@@ -82,65 +96,21 @@ export interface CoreBenchResult {
 // Setup
 // -----------------------------------------------------------------------------
 
-const T0 = Date.parse("2026-03-02T12:00:00.000Z")
-/** Instant rails take 5 s in the sandbox timing table; divided by this they settle after 1 ms of TestClock. */
-const SPEED_UP = 5_000
-const SETTLE_MS = 1
 const BATCH = 100
-const AMOUNT = 1_000
-const FUNDING = 100_000_000_000
 const TARGET = 20_000
 const WARMUP_SECONDS = 1
 
-const ports = Layer.mergeAll(memoryStore, Ids.layer, sandbox({ speedUp: SPEED_UP }), TestClock.layer())
-const services = Layer.mergeAll(Customers.layer, Accounts.layer, Quotes.layer, Transactions.layer).pipe(
-  Layer.provideMerge(PlatformConfigService.layer),
-  Layer.provideMerge(ports)
-)
+const services = engineOn(memoryStore)
 
 const setup = Effect.gen(function* () {
   yield* TestClock.setTime(T0)
-  const customers = yield* Customers
-  const accounts = yield* Accounts
-  const transactions = yield* Transactions
-  const customer = yield* customers.create({
-    customerType: "INDIVIDUAL",
-    fullName: "Bench Sender",
-    currencies: ["USD"],
-    endUserTermsConsent: {
-      acceptedAt: new Date(T0).toISOString(),
-      ipAddress: "127.0.0.1",
-      termsVersion: "2025-10-13",
-      acceptanceMethod: "CHECKBOX"
-    }
-  })
-  const [source] = (yield* accounts.listInternal({ customerId: customer.id, currency: "USD" })).data
-  if (source === undefined) return yield* Effect.die(new Error("bench: the customer has no USD internal account"))
-  const beneficiary = { beneficiaryType: "INDIVIDUAL", fullName: "Bench Payee" } as const
-  const usPayee = yield* accounts.createExternal({
-    customerId: customer.id,
-    currency: "USD",
-    accountInfo: { accountType: "US_ACCOUNT", accountNumber: "123456789", routingNumber: "021000021", beneficiary }
-  })
-  const mxPayee = yield* accounts.createExternal({
-    customerId: customer.id,
-    currency: "MXN",
-    accountInfo: { accountType: "CLABE", clabeNumber: "002010077777777771", beneficiary }
-  })
-  if (usPayee.status !== "ACTIVE" || mxPayee.status !== "ACTIVE") {
-    return yield* Effect.die(new Error("bench: the external accounts are not ACTIVE"))
-  }
-  yield* transactions.fundSandbox(source.id, FUNDING)
-  const request = (payee: string, paymentRail: "RTP" | "SPEI"): CreateQuoteRequest => ({
-    source: { sourceType: "ACCOUNT", accountId: source.id },
-    destination: { destinationType: "ACCOUNT", accountId: payee, paymentRail },
-    lockedCurrencySide: "SENDING",
-    lockedCurrencyAmount: AMOUNT
-  })
+  const sender = yield* makeSender("Bench Sender")
+  const usPayee = yield* makePayee(sender.customerId, "USD", US_PAYEE)
+  const mxPayee = yield* makePayee(sender.customerId, "MXN", MX_PAYEE)
   return {
-    sourceId: source.id as string,
-    same: request(usPayee.id, "RTP"),
-    cross: request(mxPayee.id, "SPEI")
+    sourceId: sender.sourceId,
+    same: paymentRequest(sender.sourceId, usPayee, "RTP"),
+    cross: paymentRequest(sender.sourceId, mxPayee, "SPEI")
   }
 })
 
@@ -187,11 +157,11 @@ const newTiming = (): Timing => ({
 const batch = (request: CreateQuoteRequest, size: number, timing: Timing) =>
   Effect.gen(function* () {
     const quotes = yield* Quotes
-    const transactions = yield* Transactions
     const ids: Array<string> = new Array(size)
     const t0 = instant()
     for (let i = 0; i < size; i++) ids[i] = (yield* quotes.create(request)).id
     const t1 = instant()
+    // Inline, not `executeOne`: a wrapper's run-loop steps would count in stepsPerLifecycle.
     for (let i = 0; i < size; i++) {
       const executed = yield* quotes.execute(ids[i]!)
       if (executed.status !== "PROCESSING") {
@@ -199,14 +169,8 @@ const batch = (request: CreateQuoteRequest, size: number, timing: Timing) =>
       }
     }
     const t2 = instant()
-    yield* TestClock.adjust(SETTLE_MS)
-    const report = yield* transactions.processDue()
+    yield* settlePass(size)
     const t3 = instant()
-    if (report.errors > 0 || report.stepped !== size || report.expired !== 0) {
-      return yield* Effect.die(
-        new Error(`bench: a worker pass settled ${report.stepped}/${size} (${JSON.stringify(report)})`)
-      )
-    }
     timing.lifecycles += size
     addSpan(timing.quote, t0, t1)
     addSpan(timing.execute, t1, t2)
@@ -386,8 +350,6 @@ export async function benchCore(options: { readonly seconds?: number } = {}): Pr
 // CLI
 // -----------------------------------------------------------------------------
 
-const fmt = (n: number): string => Math.round(n).toLocaleString("en-US")
-
 export const formatCoreBench = (r: CoreBenchResult): string => {
   const row = (name: string, v: VariantResult) =>
     [
@@ -407,13 +369,8 @@ export const formatCoreBench = (r: CoreBenchResult): string => {
   ].join("\n")
 }
 
-const arg = (name: string): number | undefined => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index < 0 ? undefined : Number(process.argv[index + 1])
-}
-
 if (import.meta.main) {
-  const seconds = arg("seconds")
+  const seconds = numberFlag("seconds")
   const result = await benchCore(seconds === undefined ? {} : { seconds })
   console.log(formatCoreBench(result))
 }

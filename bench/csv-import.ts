@@ -24,6 +24,7 @@ import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Layer, Scope } from "effect"
+import { numberFlag } from "./figures.ts"
 
 export interface CsvImportBench {
   readonly store: string
@@ -252,8 +253,7 @@ export const CSV_IMPORT_STORES: ReadonlyArray<CsvImportStore> = ["postgres", "me
 if (import.meta.main && process.argv[2] === "--serve") {
   await serve(process.argv[3] as CsvImportStore)
 } else if (import.meta.main) {
-  const rowsIndex = process.argv.indexOf("--rows")
-  const rows = rowsIndex < 0 ? 50_000 : Number(process.argv[rowsIndex + 1])
+  const rows = numberFlag("rows") ?? 50_000
   const storeIndex = process.argv.indexOf("--store")
   const stores = storeIndex < 0 ? CSV_IMPORT_STORES : [process.argv[storeIndex + 1] as CsvImportStore]
   for (const store of stores) console.log(formatCsvImportBench(await benchCsvImport(store, rows)))

@@ -10,6 +10,7 @@
 import type { RequestListener } from "node:http"
 import { createRequire } from "node:module"
 import { Worker } from "node:worker_threads"
+import { median } from "./figures.ts"
 
 // -----------------------------------------------------------------------------
 // autocannon (untyped CommonJS package)
@@ -240,17 +241,6 @@ export const bareListener = (): RequestListener => (req, res) => {
 // -----------------------------------------------------------------------------
 // Entry points
 // -----------------------------------------------------------------------------
-
-export const flag = (name: string, fallback: number): number => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index < 0 ? fallback : Number(process.argv[index + 1])
-}
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 
 /** Medians over rounds (the machine is shared: single runs are noisy). */
 export const summarize = (runs: ReadonlyArray<RunResult>): RunResult => ({

@@ -34,13 +34,25 @@ import { readdirSync, readFileSync } from "node:fs"
 import { availableParallelism } from "node:os"
 import { promisify } from "node:util"
 import type { CreateQuoteRequest } from "@paycore/core"
-import { Accounts, Customers, Ids, PlatformConfigService, Quotes, Store, Transactions } from "@paycore/core"
-import { layer as sandbox } from "@paycore/sandbox"
+import { Quotes, Store } from "@paycore/core"
 import { layerPg } from "@paycore/store-postgres"
 import { ledgerViolations } from "@paycore/testkit"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, type Layer, ManagedRuntime } from "effect"
 import { TestClock } from "effect/testing"
 import pg from "pg"
+import {
+  AMOUNT,
+  engineOn,
+  executeOne,
+  FUNDING,
+  makePayee,
+  makeSender,
+  paymentRequest,
+  settlePass,
+  T0,
+  US_PAYEE
+} from "./engine.ts"
+import { fmt, median, numberFlag } from "./figures.ts"
 
 const run = promisify(execFile)
 
@@ -48,12 +60,6 @@ const run = promisify(execFile)
 // Settings
 // -----------------------------------------------------------------------------
 
-const T0 = Date.parse("2026-03-02T12:00:00.000Z")
-/** Instant rails take 5 s in the sandbox timing table; divided by this they settle after 1 ms of TestClock. */
-const SPEED_UP = 5_000
-const SETTLE_MS = 1
-const AMOUNT = 1_000
-const FUNDING = 100_000_000_000
 /** paycore executes/s against pgbench tps. */
 const TARGET = 0.5
 /** Lifecycles per fiber per batch (a batch ends with one settlement pass). */
@@ -174,16 +180,6 @@ export type PostgresBenchResult =
 // -----------------------------------------------------------------------------
 // Small helpers
 // -----------------------------------------------------------------------------
-
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length === 0
-    ? Number.NaN
-    : sorted.length % 2 === 1
-      ? sorted[middle]!
-      : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 
 const sum = (values: ReadonlyArray<number>): number => values.reduce((a, b) => a + b, 0)
 
@@ -519,18 +515,8 @@ const withApplicationName = (url: string, name: string): string => {
   }
 }
 
-const servicesOn = (url: string, schema: string, max: number) => {
-  const ports = Layer.mergeAll(
-    layerPg({ connectionString: withApplicationName(url, schema), schema, max }),
-    Ids.layer,
-    sandbox({ speedUp: SPEED_UP }),
-    TestClock.layer()
-  )
-  return Layer.mergeAll(Customers.layer, Accounts.layer, Quotes.layer, Transactions.layer).pipe(
-    Layer.provideMerge(PlatformConfigService.layer),
-    Layer.provideMerge(ports)
-  )
-}
+const servicesOn = (url: string, schema: string, max: number) =>
+  engineOn(layerPg({ connectionString: withApplicationName(url, schema), schema, max }))
 
 type Engine = ManagedRuntime.ManagedRuntime<Layer.Success<ReturnType<typeof servicesOn>>, unknown>
 
@@ -541,43 +527,9 @@ interface Payer {
 
 /** A customer with a funded USD account and an ACTIVE US payee. */
 const makePayer = Effect.fnUntraced(function* (n: number) {
-  const customers = yield* Customers
-  const accounts = yield* Accounts
-  const transactions = yield* Transactions
-  const customer = yield* customers.create({
-    customerType: "INDIVIDUAL",
-    fullName: `Bench Sender ${n}`,
-    currencies: ["USD"],
-    endUserTermsConsent: {
-      acceptedAt: new Date(T0).toISOString(),
-      ipAddress: "127.0.0.1",
-      termsVersion: "2025-10-13",
-      acceptanceMethod: "CHECKBOX"
-    }
-  })
-  const [source] = (yield* accounts.listInternal({ customerId: customer.id, currency: "USD" })).data
-  if (source === undefined) return yield* Effect.die(new Error("bench: the customer has no USD internal account"))
-  const payee = yield* accounts.createExternal({
-    customerId: customer.id,
-    currency: "USD",
-    accountInfo: {
-      accountType: "US_ACCOUNT",
-      accountNumber: "123456789",
-      routingNumber: "021000021",
-      beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Bench Payee" }
-    }
-  })
-  if (payee.status !== "ACTIVE") return yield* Effect.die(new Error("bench: the external account is not ACTIVE"))
-  yield* transactions.fundSandbox(source.id, FUNDING)
-  return {
-    sourceId: source.id as string,
-    request: {
-      source: { sourceType: "ACCOUNT", accountId: source.id },
-      destination: { destinationType: "ACCOUNT", accountId: payee.id, paymentRail: "RTP" },
-      lockedCurrencySide: "SENDING",
-      lockedCurrencyAmount: AMOUNT
-    }
-  } satisfies Payer
+  const sender = yield* makeSender(`Bench Sender ${n}`)
+  const payee = yield* makePayee(sender.customerId, "USD", US_PAYEE)
+  return { sourceId: sender.sourceId, request: paymentRequest(sender.sourceId, payee, "RTP") } satisfies Payer
 })
 
 const makePayers = (count: number, from: number) =>
@@ -586,26 +538,6 @@ const makePayers = (count: number, from: number) =>
     makePayer,
     { concurrency: count }
   )
-
-const executeOne = Effect.fnUntraced(function* (quoteId: string) {
-  const quotes = yield* Quotes
-  const executed = yield* quotes.execute(quoteId)
-  if (executed.status !== "PROCESSING") {
-    return yield* Effect.die(new Error(`bench: executed quote ${executed.id} is ${executed.status}`))
-  }
-})
-
-const settlePass = (expected: number) =>
-  Effect.gen(function* () {
-    const transactions = yield* Transactions
-    yield* TestClock.adjust(SETTLE_MS)
-    const report = yield* transactions.processDue()
-    if (report.errors > 0 || report.stepped !== expected || report.expired !== 0) {
-      return yield* Effect.die(
-        new Error(`bench: a worker pass settled ${report.stepped}/${expected} (${JSON.stringify(report)})`)
-      )
-    }
-  })
 
 // -----------------------------------------------------------------------------
 // Windows
@@ -1050,7 +982,6 @@ export async function benchPostgres(options: PostgresBenchOptions = {}): Promise
 // Output
 // -----------------------------------------------------------------------------
 
-const fmt = (n: number): string => Math.round(n).toLocaleString("en-US")
 const pct = (x: number): string => `${Math.round(x * 100)}%`
 const cores = (c: CpuSplit | undefined): string => {
   if (c === undefined) return "n/a"
@@ -1119,16 +1050,11 @@ export const formatStatements = (r: PostgresBenchResult): string => {
   ].join("\n")
 }
 
-const arg = (name: string): number | undefined => {
-  const index = process.argv.indexOf(`--${name}`)
-  return index < 0 ? undefined : Number(process.argv[index + 1])
-}
-
 /** The options from `--pg-clients`, `--pg-seconds`, `--pg-rounds` (bench/run.ts passes them through). */
 export const postgresFlags = (): PostgresBenchOptions => ({
-  clients: arg("pg-clients"),
-  seconds: arg("pg-seconds"),
-  rounds: arg("pg-rounds")
+  clients: numberFlag("pg-clients"),
+  seconds: numberFlag("pg-seconds"),
+  rounds: numberFlag("pg-rounds")
 })
 
 if (import.meta.main) {

@@ -15,7 +15,8 @@
  */
 import { benchCore, formatCoreBench } from "./core.ts"
 import { benchCsvImport, CSV_IMPORT_STORES, formatCsvImportBench } from "./csv-import.ts"
-import { type BenchHttpResult, benchHttp, flag, type RunResult, summarize } from "./http.ts"
+import { numberFlag } from "./figures.ts"
+import { type BenchHttpResult, benchHttp, type RunResult, summarize } from "./http.ts"
 import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
 
@@ -24,15 +25,15 @@ const onlyIndex = process.argv.indexOf("--only")
 const only = onlyIndex < 0 ? undefined : new Set(process.argv[onlyIndex + 1]?.split(","))
 const runs = (part: string): boolean => only === undefined || only.has(part)
 
-if (runs("core")) console.log(formatCoreBench(await benchCore({ seconds: flag("seconds", 5) })))
+if (runs("core")) console.log(formatCoreBench(await benchCore({ seconds: numberFlag("seconds") ?? 5 })))
 if (runs("postgres")) console.log(formatPostgresBench(await benchPostgres(postgresFlags())))
 
 /** 3. The HTTP figures: the paycore server against a bare node:http server, alternating rounds. */
 const benchHttpPart = async () => {
   const common = {
-    connections: flag("connections", 32),
-    durationSeconds: flag("duration", 5),
-    warmupSeconds: flag("warmup", 1)
+    connections: numberFlag("connections") ?? 32,
+    durationSeconds: numberFlag("duration") ?? 5,
+    warmupSeconds: numberFlag("warmup") ?? 1
   }
   const here = new URL(import.meta.url)
   const authorization = `Basic ${Buffer.from(`${BENCH_CREDENTIALS.clientId}:${BENCH_CREDENTIALS.clientSecret}`).toString("base64")}`
@@ -108,7 +109,7 @@ const benchHttpPart = async () => {
     }
   }
 
-  const rounds = flag("rounds", 3)
+  const rounds = numberFlag("rounds") ?? 3
   const results = { bare: [] as Array<BenchHttpResult>, paycore: [] as Array<BenchHttpResult> }
   // Alternate the servers so drifting background load hits both alike.
   for (let round = 0; round < rounds; round++) {

@@ -4,11 +4,9 @@
  * The whole file runs on the memory stores, on PGlite, and on the PostgreSQL server named by DATABASE_URL.
  */
 import { BULK_IMPORT_BATCH_ROWS, BULK_IMPORT_CONCURRENCY, csvLine, MAX_BULK_IMPORT_ERRORS } from "@paycore/core"
-import { documentStoreLayer } from "@paycore/store-memory"
-import { documentStoreLayerPglite, layerPglite } from "@paycore/store-postgres"
-import { describe, expect, it } from "vitest"
-import { testDatabase } from "../../store-postgres/test/helpers.ts"
-import { type CallResult, expectError, expectInvalid, type TestServerOptions, UUID, useTestServer } from "./harness.ts"
+import { expect, it } from "vitest"
+import { type CallResult, expectError, expectInvalid, UUID, useTestServer } from "./harness.ts"
+import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
 const HEADER = [
   "umaAddress",
@@ -72,7 +70,7 @@ const csvForm = (content: string | Uint8Array, name = "customers.csv"): FormData
   return form
 }
 
-const bulkSuite = (stores: () => TestServerOptions) => {
+const bulkSuite = (stores: () => StoresUnderTest) => {
   const server = useTestServer(async () => {}, stores())
 
   const upload = async (content: string | Uint8Array): Promise<string> => {
@@ -270,15 +268,4 @@ const bulkSuite = (stores: () => TestServerOptions) => {
   })
 }
 
-describe("bulk import on the memory stores", () => {
-  bulkSuite(() => ({ documentStoreLayer }))
-})
-
-describe("bulk import on PGlite", () => {
-  bulkSuite(() => ({ storeLayer: layerPglite(), documentStoreLayer: documentStoreLayerPglite() }))
-})
-
-describe.runIf(process.env.DATABASE_URL)("bulk import on PostgreSQL", () => {
-  const db = testDatabase("bulk_import_http")
-  bulkSuite(() => ({ storeLayer: db.layer(), documentStoreLayer: db.documentStoreLayer() }))
-})
+onEveryStore("bulk import", "bulk_import_http", bulkSuite)

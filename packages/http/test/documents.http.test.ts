@@ -4,11 +4,8 @@
  * The whole file runs on the memory stores, on PGlite, and on the PostgreSQL server named by DATABASE_URL.
  */
 import { DocumentStore, type DocumentType, MAX_DOCUMENT_BYTES } from "@paycore/core"
-import { documentStoreLayer } from "@paycore/store-memory"
-import { documentStoreLayerPglite, layerPglite } from "@paycore/store-postgres"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import { testDatabase } from "../../store-postgres/test/helpers.ts"
 import {
   documentForm,
   expectError,
@@ -17,12 +14,12 @@ import {
   ids,
   individualPacket,
   PNG_BYTES,
-  type TestServerOptions,
   UNKNOWN_CUSTOMER,
   UUID,
   uploadDocument,
   useTestServer
 } from "./harness.ts"
+import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
 const UNKNOWN_DOCUMENT = "Document:01234567-89ab-7def-8123-456789abcdef"
 const UNKNOWN_OWNER = "BeneficialOwner:01234567-89ab-7def-8123-456789abcdef"
@@ -50,9 +47,7 @@ const makePutLog = () => {
   return { keys, wrap }
 }
 
-const documentsSuite = (
-  stores: () => TestServerOptions & { documentStoreLayer: Layer.Layer<DocumentStore, unknown> }
-) => {
+const documentsSuite = (stores: () => StoresUnderTest) => {
   const puts = makePutLog()
   const given = stores()
   const server = useTestServer(async () => {}, {
@@ -386,15 +381,4 @@ const documentsSuite = (
   })
 }
 
-describe("documents on the memory stores", () => {
-  documentsSuite(() => ({ documentStoreLayer }))
-})
-
-describe("documents on PGlite", () => {
-  documentsSuite(() => ({ storeLayer: layerPglite(), documentStoreLayer: documentStoreLayerPglite() }))
-})
-
-describe.runIf(process.env.DATABASE_URL)("documents on PostgreSQL", () => {
-  const db = testDatabase("documents_http")
-  documentsSuite(() => ({ storeLayer: db.layer(), documentStoreLayer: db.documentStoreLayer() }))
-})
+onEveryStore("documents", "documents_http", documentsSuite)

@@ -3,10 +3,8 @@
  * verification, beneficial owners, verifications with the sandbox's magic suffixes, and their webhooks.
  * The whole file runs on the memory store, on PGlite, and on the PostgreSQL server named by DATABASE_URL.
  */
-import { documentStoreLayerPglite, layerPglite } from "@paycore/store-postgres"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { testDatabase } from "../../store-postgres/test/helpers.ts"
 import {
   type CallResult,
   errorOf,
@@ -16,12 +14,12 @@ import {
   expectUnauthorized,
   ids,
   individualPacket as individual,
-  type TestServerOptions,
   UNKNOWN_CUSTOMER,
   UUID,
   uploadDocument,
   useTestServer
 } from "./harness.ts"
+import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
 const UNKNOWN_OWNER = "BeneficialOwner:01234567-89ab-7def-8123-456789abcdef"
 const UNKNOWN_VERIFICATION = "Verification:01234567-89ab-7def-8123-456789abcdef"
@@ -60,7 +58,7 @@ const personalInfo = (lastName: string, overrides: Record<string, unknown> = {})
   ...overrides
 })
 
-const onboardingSuite = (stores: () => TestServerOptions) => {
+const onboardingSuite = (stores: () => StoresUnderTest) => {
   const server = useTestServer(async () => {}, stores())
   /** Puts a document on file for a holder (POST /documents); its id. */
   const file = async (holder: string, documentType: string): Promise<string> =>
@@ -130,22 +128,27 @@ const onboardingSuite = (stores: () => TestServerOptions) => {
     server.call("POST", `/customers/${id}/verify-${channel}/confirm`, { code })
 
   describe("credentials and permissions", () => {
+    /** Every onboarding write about business `c` and its owner `o`. */
+    const writesOf = (c: string, o: string): Array<[string, string, unknown?]> => [
+      ["POST", `/customers/${c}/kyc-link`, { redirectUri: "https://x.example" }],
+      ["POST", `/customers/${c}/verify-email`],
+      ["POST", `/customers/${c}/verify-email/confirm`, { code: "123456" }],
+      ["POST", `/customers/${c}/verify-phone`],
+      ["POST", `/customers/${c}/verify-phone/confirm`, { code: "123456" }],
+      ["POST", "/verifications", { customerId: c }],
+      ["POST", "/beneficial-owners", { customerId: c }],
+      ["PATCH", `/beneficial-owners/${o}`, { ownershipPercentage: 50 }]
+    ]
+
     it("every endpoint answers 401 without credentials", async () => {
       const c = await create(business("REG-100"))
       const o = await addOwner(c.id)
       const calls: Array<[string, string, unknown?]> = [
-        ["POST", `/customers/${c.id}/kyc-link`, { redirectUri: "https://x.example" }],
-        ["POST", `/customers/${c.id}/verify-email`],
-        ["POST", `/customers/${c.id}/verify-email/confirm`, { code: "123456" }],
-        ["POST", `/customers/${c.id}/verify-phone`],
-        ["POST", `/customers/${c.id}/verify-phone/confirm`, { code: "123456" }],
-        ["POST", "/verifications", { customerId: c.id }],
+        ...writesOf(c.id, o.id),
         ["GET", "/verifications"],
         ["GET", `/verifications/${UNKNOWN_VERIFICATION}`],
-        ["POST", "/beneficial-owners", { customerId: c.id }],
         ["GET", `/beneficial-owners?customerId=${c.id}`],
-        ["GET", `/beneficial-owners/${o.id}`],
-        ["PATCH", `/beneficial-owners/${o.id}`, { ownershipPercentage: 50 }]
+        ["GET", `/beneficial-owners/${o.id}`]
       ]
       for (const [method, path, body] of calls) {
         expectUnauthorized(await server.call(method, path, body, { auth: null, headers: { "idempotency-key": key() } }))
@@ -164,17 +167,7 @@ const onboardingSuite = (stores: () => TestServerOptions) => {
       expect((await server.call("GET", `/verifications?customerId=${c.id}`, undefined, { auth: viewer })).status).toBe(
         200
       )
-      const writes: Array<[string, string, unknown?]> = [
-        ["POST", `/customers/${c.id}/kyc-link`, { redirectUri: "https://x.example" }],
-        ["POST", `/customers/${c.id}/verify-email`],
-        ["POST", `/customers/${c.id}/verify-email/confirm`, { code: "123456" }],
-        ["POST", `/customers/${c.id}/verify-phone`],
-        ["POST", `/customers/${c.id}/verify-phone/confirm`, { code: "123456" }],
-        ["POST", "/verifications", { customerId: c.id }],
-        ["POST", "/beneficial-owners", { customerId: c.id }],
-        ["PATCH", `/beneficial-owners/${o.id}`, { ownershipPercentage: 50 }]
-      ]
-      for (const [method, path, body] of writes) {
+      for (const [method, path, body] of writesOf(c.id, o.id)) {
         expectForbiddenWrite(
           await server.call(method, path, body, { auth: viewer, headers: { "idempotency-key": key() } })
         )
@@ -1001,15 +994,4 @@ const onboardingSuite = (stores: () => TestServerOptions) => {
   })
 }
 
-describe("onboarding on the memory store", () => {
-  onboardingSuite(() => ({}))
-})
-
-describe("onboarding on PGlite", () => {
-  onboardingSuite(() => ({ storeLayer: layerPglite(), documentStoreLayer: documentStoreLayerPglite() }))
-})
-
-describe.runIf(process.env.DATABASE_URL)("onboarding on PostgreSQL", () => {
-  const db = process.env.DATABASE_URL ? testDatabase("onboarding_http") : undefined
-  onboardingSuite(() => ({ storeLayer: db?.layer(), documentStoreLayer: db?.documentStoreLayer() }))
-})
+onEveryStore("onboarding", "onboarding_http", onboardingSuite)

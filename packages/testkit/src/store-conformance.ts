@@ -52,6 +52,7 @@ import {
   type VerificationFilter
 } from "@paycore/core"
 import { type Duration, Effect, Exit, type Layer, Option } from "effect"
+import { currencyTotals } from "./ledger-invariants.ts"
 
 type StoreService = Store["Service"]
 type It = Vitest.MethodsNonLive<Store>
@@ -2201,16 +2202,9 @@ const ledgerTests = (it: It) => {
         assert.deepStrictEqual(byAccount.get(aliceEur), balance(aliceEur, "EUR", 7_000, 2_500, 0))
         assert.deepStrictEqual(byAccount.get(fx), balance(fx, "EUR", 0, 0, 2_500))
         assert.strictEqual(byAccount.size, all.length, "one balance per account")
-        const sums = new Map<string, { posted: number; pendingDebits: number; pendingCredits: number }>()
-        for (const b of all) {
-          const sum = sums.get(b.currency) ?? { posted: 0, pendingDebits: 0, pendingCredits: 0 }
-          sum.posted += b.posted
-          sum.pendingDebits += b.pendingDebits
-          sum.pendingCredits += b.pendingCredits
-          sums.set(b.currency, sum)
-        }
-        assert.includeMembers([...sums.keys()], ["USD", "EUR"])
-        for (const [code, sum] of sums) {
+        const totals = currencyTotals(all)
+        assert.includeMembers([...totals.keys()], ["USD", "EUR"])
+        for (const [code, sum] of totals) {
           assert.strictEqual(sum.posted, 0, `${code}: posted sums to zero`)
           assert.strictEqual(sum.pendingDebits, sum.pendingCredits, `${code}: pending debits equal pending credits`)
         }

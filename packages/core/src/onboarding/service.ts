@@ -384,6 +384,14 @@ export const pendingContactVerification = (
 // The service
 // =============================================================================
 
+/** A call to the KYC provider, its failure answered as `providerUnavailable` (other errors pass through). */
+const fromProvider = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E | KycProviderError, R>) =>
+  Effect.catchIf(
+    effect,
+    (e): e is KycProviderError => e._tag === "KycProviderError",
+    (e) => Effect.fail(providerUnavailable(e.message))
+  )
+
 /** Moves a subject's status by one provider decision through its machine: the next status and the events. */
 const decide = (
   machine: typeof customerKycMachine | typeof customerKybMachine | typeof beneficialOwnerKycMachine,
@@ -473,9 +481,6 @@ export class Onboarding extends Context.Service<
       const config = yield* PlatformConfigService
       const kyc = yield* KycProvider
       const notifier = yield* Notifier
-
-      const fromProvider = <A>(effect: Effect.Effect<A, KycProviderError>) =>
-        Effect.mapError(effect, (e) => providerUnavailable(e.message))
 
       /** A live customer: 404 unknown, 410 deleted. */
       const liveCustomer = (customer: Customer | undefined, id: string) => {
@@ -921,14 +926,9 @@ export class Documents extends Context.Service<
           if (stored === undefined) {
             return yield* new StoreError({ message: `Document file ${file.key} vanished`, retryable: false })
           }
-          const verdict = yield* kyc
-            .screenDocument({ documentType, contentType: file.contentType, size: file.size, body: stored.body })
-            .pipe(
-              Effect.catchIf(
-                (e): e is KycProviderError => e._tag === "KycProviderError",
-                (e) => Effect.fail(providerUnavailable(e.message))
-              )
-            )
+          const verdict = yield* fromProvider(
+            kyc.screenDocument({ documentType, contentType: file.contentType, size: file.size, body: stored.body })
+          )
           if (verdict._tag === "Rejected") return yield* documentRejected(verdict.reason)
         })
 

@@ -1,0 +1,21 @@
+/** Small helpers the benches share to read their flags and report their figures (no dependencies: HTTP workers load it). */
+
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted.length % 2 === 1
+      ? sorted[middle]!
+      : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** A whole number with thousands separators (`12,345`). */
+export const fmt = (n: number): string => Math.round(n).toLocaleString("en-US")
+
+/** The number after `--<name>` on the command line; `undefined` when the flag is not given. */
+export const numberFlag = (name: string): number | undefined => {
+  const index = process.argv.indexOf(`--${name}`)
+  return index < 0 ? undefined : Number(process.argv[index + 1])
+}
