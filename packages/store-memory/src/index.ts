@@ -150,6 +150,47 @@ export class ChunkedMap<V> {
   }
 }
 
+/**
+ * A numbered new event as the memory store keeps it: its body is the event's own, serialized when first read
+ * (see `newEvent` in the core). Reads hand out plain records (`plainEvent`), which callers may spread.
+ */
+class StoredEvent implements OutboxRecord {
+  readonly id: OutboxRecord["id"]
+  readonly type: string
+  readonly subject: string
+  readonly sequence: number
+  readonly createdAt: string
+  readonly status: OutboxRecord["status"]
+  readonly attempts: OutboxRecord["attempts"]
+  readonly nextAttemptAt: string
+  readonly leaseUntil: string | undefined
+  readonly #event: NewOutboxRecord
+
+  constructor(event: NewOutboxRecord, sequence: number) {
+    this.id = event.id
+    this.type = event.type
+    this.subject = event.subject
+    this.sequence = sequence
+    this.createdAt = event.createdAt
+    this.status = event.status
+    this.attempts = event.attempts
+    this.nextAttemptAt = event.nextAttemptAt
+    this.leaseUntil = event.leaseUntil
+    this.#event = event
+  }
+
+  get body(): string {
+    return this.#event.body
+  }
+}
+
+/** A stored outbox row as a plain record (a `StoredEvent`'s body read now). */
+const plainEvent = (row: OutboxRecord): OutboxRecord => {
+  if (!(row instanceof StoredEvent)) return row
+  const { leaseUntil, ...rest } = { ...row, body: row.body }
+  return leaseUntil === undefined ? rest : { ...rest, leaseUntil }
+}
+
 const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViolation", index })
 
 /**
@@ -680,29 +721,12 @@ export const makeMemoryStore = Effect.sync(() => {
     remember(() => (before === undefined ? sequences.delete(subject) : sequences.set(subject, before)))
     return next
   }
-  // Not `{ ...event, sequence }`: a spread would read `body` now, and an event's body is serialized lazily.
-  const numbered = (event: NewOutboxRecord, sequence: number): OutboxRecord => {
-    const row: OutboxRecord = {
-      id: event.id,
-      type: event.type,
-      subject: event.subject,
-      sequence,
-      createdAt: event.createdAt,
-      get body() {
-        return event.body
-      },
-      status: event.status,
-      attempts: event.attempts,
-      nextAttemptAt: event.nextAttemptAt
-    }
-    return event.leaseUntil === undefined ? row : { ...row, leaseUntil: event.leaseUntil }
-  }
   const outbox: Repositories["outbox"] = {
     append: (records) => Effect.forEach(records, (r) => Effect.orDie(outboxRows.insert(r)), { discard: true }),
     appendEvents: (events) =>
       Effect.sync(() => {
         for (const event of events) {
-          const row = numbered(event, nextSequence(event.subject))
+          const row = new StoredEvent(event, nextSequence(event.subject))
           if (outboxRows.insertNow(row) !== undefined) throw new Error(`memory store: outbox row ${row.id} exists`)
         }
       }),
@@ -714,15 +738,15 @@ export const makeMemoryStore = Effect.sync(() => {
           if (due.length >= limit) break
           if (r.status !== "PENDING" || r.nextAttemptAt > now) continue
           if (r.leaseUntil !== undefined && r.leaseUntil > now) continue
-          const leased = { ...r, leaseUntil }
+          const leased = { ...plainEvent(r), leaseUntil }
           yield* Effect.orDie(outboxRows.update(leased))
           due.push(leased)
         }
         return due
       }),
     save: (record) => Effect.orDie(outboxRows.update(record)),
-    get: outboxRows.get,
-    list: outboxRows.list,
+    get: (id) => Effect.map(outboxRows.get(id), (row) => (row === undefined ? undefined : plainEvent(row))),
+    list: (filter, page) => Effect.map(outboxRows.list(filter, page), (p) => ({ ...p, data: p.data.map(plainEvent) })),
     nextSequence: (subject) => Effect.sync(() => nextSequence(subject))
   }
 
