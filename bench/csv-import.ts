@@ -28,6 +28,8 @@ import { numberFlag } from "./figures.ts"
 
 export interface CsvImportBench {
   readonly store: string
+  /** The store keeps every imported row in the server process (the memory store): the memory target is not its. */
+  readonly keepsRows: boolean
   readonly rows: number
   readonly fileBytes: number
   /** The Node flags of the server process (those of `npm start`). */
@@ -222,6 +224,7 @@ export const benchCsvImport = async (store: CsvImportStore, rows = 50_000): Prom
   const { peakRssMiB } = (await nextLine()) as { peakRssMiB: number }
   return {
     store: storeName,
+    keepsRows: store === "memory",
     nodeFlags: startFlags().join(" "),
     rows: job.progress.processed,
     fileBytes: fileBytesOf(rows),
@@ -244,7 +247,10 @@ export const formatCsvImportBench = (r: CsvImportBench): string =>
       ` (upload ${r.uploadSeconds.toFixed(2)} s)${r.failed > 0 ? ` (${r.failed} rows failed!)` : ""}`,
     `  peak RSS ${r.peakRssMiB.toFixed(0)} MiB (${r.startRssMiB.toFixed(0)} MiB before the upload)`,
     `  targets: >= 5,000 rows/s ${r.rowsPerSecond >= 5000 ? "met" : "NOT met"}, ` +
-      `peak RSS < 300 MB ${r.peakRssMiB * MiB < 300e6 ? "met" : "NOT met"}`
+      (r.keepsRows
+        ? `peak RSS < 300 MB: ${r.peakRssMiB * MiB < 300e6 ? "under" : "over"}, for information (this store keeps ` +
+          "every row in the process; the target is the persisting store's)"
+        : `peak RSS < 300 MB ${r.peakRssMiB * MiB < 300e6 ? "met" : "NOT met"}`)
   ].join("\n")
 
 /** The stores the bench imports to: where rows persist (as in production) first, then the memory store. */
