@@ -673,20 +673,30 @@ export const makeMemoryStore = Effect.sync(() => {
       }),
     resolve: (ids, outcome) =>
       Effect.sync(() => {
+        // The ids of one call usually share a reference (a payment's legs): its list is looked up once.
+        let reference: string | undefined
+        let list: Array<LedgerTransfer> | undefined
         for (const id of ids) {
-          const reference = referenceOf(id)
-          const list = reference === undefined ? undefined : transfersByReference.get(reference)
+          if (
+            reference === undefined ||
+            !(id.length > reference.length && id.charCodeAt(reference.length) === 35 && id.startsWith(reference))
+          ) {
+            reference = referenceOf(id)
+            list = reference === undefined ? undefined : transfersByReference.get(reference)
+          }
           if (list === undefined) continue
-          const at = list.findIndex((x) => x.id === id)
+          let at = 0
+          while (at < list.length && list[at]!.id !== id) at++
           const t = list[at]
           // Idempotent per transfer: one already POSTED or VOIDED is not moved again.
           if (t === undefined || t.state !== "PENDING") continue
           const moved = outcome === "POSTED" ? t.amount : 0
           adjust(t.debit, t.currency, -moved, -t.amount, 0)
           adjust(t.credit, t.currency, moved, 0, -t.amount)
-          list[at] = { ...t, state: outcome }
+          const resolved = list
+          resolved[at] = { ...t, state: outcome }
           remember(() => {
-            list[at] = t
+            resolved[at] = t
           })
         }
       }),
