@@ -2,10 +2,12 @@ import {
   ACCEPTED_DOCUMENT_TYPES,
   type BeneficialOwner,
   type BusinessCustomer,
+  beneficialOwnerKycMachine,
   businessPacketErrors,
   type Customer,
   type DocumentScreening,
   type DocumentType,
+  decideKyc,
   type IndividualCustomer,
   identityDocumentOf,
   individualPacketErrors,
@@ -94,20 +96,16 @@ const rejected = (resourceId: string, reason: string): VerificationError => ({
   reason
 })
 
-/** The status a decision leaves a subject in (final statuses stay). */
-const statusAfter = (status: KycStatus, decision: KycDecision): KycStatus => {
-  if (status === "APPROVED" || status === "REJECTED") return status
-  switch (decision) {
-    case "APPROVED":
-      return "APPROVED"
-    case "REJECTED":
-      return "REJECTED"
-    case "IN_REVIEW":
-      return "PENDING"
-    case "HOLD":
-      return status === "PENDING" ? "HOLD" : status
-  }
-}
+/** The status a decision leaves a subject in: the core's KYC machine (final statuses stay). */
+const statusAfter = (status: KycStatus, decision: KycDecision): KycStatus =>
+  decideKyc(beneficialOwnerKycMachine, status, decision)?.to ?? status
+
+/**
+ * Whether "skip verification paperwork" waives the documents: for the terminal suffixes only (`001` and `003`
+ * always need the whole packet).
+ */
+const waivesDocuments = (packet: VerificationPacket, suffix: string | undefined): boolean =>
+  packet.settings.skipVerificationPaperwork && suffix !== KYC_MAGIC.MANUAL_REVIEW && suffix !== KYC_MAGIC.RESOLVE_ERRORS
 
 /**
  * The suffix decides only once the packet is complete. "Skip verification paperwork" waives documents for the
@@ -116,10 +114,7 @@ const statusAfter = (status: KycStatus, decision: KycDecision): KycStatus => {
  */
 const reviewIndividual = (customer: IndividualCustomer, packet: VerificationPacket): KycReview => {
   const suffix = packet.settings.isRegulatedFinancialInstitution ? undefined : kycSuffix(customer.fullName)
-  const fastPath =
-    packet.settings.skipVerificationPaperwork &&
-    suffix !== KYC_MAGIC.MANUAL_REVIEW &&
-    suffix !== KYC_MAGIC.RESOLVE_ERRORS
+  const fastPath = waivesDocuments(packet, suffix)
   const errors = individualPacketErrors(customer, packet.documents, { documents: !fastPath })
   if (suffix === KYC_MAGIC.RESOLVE_ERRORS) {
     errors.push({
@@ -164,10 +159,7 @@ const ownerDecision = (owner: BeneficialOwner, regulated: boolean): KycDecision 
 const reviewBusiness = (customer: BusinessCustomer, packet: VerificationPacket): KycReview => {
   const regulated = packet.settings.isRegulatedFinancialInstitution
   const suffix = regulated ? undefined : kycSuffix(customer.businessInfo.registrationNumber)
-  const fastPath =
-    packet.settings.skipVerificationPaperwork &&
-    suffix !== KYC_MAGIC.MANUAL_REVIEW &&
-    suffix !== KYC_MAGIC.RESOLVE_ERRORS
+  const fastPath = waivesDocuments(packet, suffix)
   const owners = packet.beneficialOwners
   const errors = businessPacketErrors(customer, owners, packet.documents, { documents: !fastPath })
   if (errors.length > 0) {

@@ -1,5 +1,6 @@
+import { Result } from "effect"
 import type { KycStatus } from "../customers/model.ts"
-import { defineMachine, type Machine } from "../shared/machine.ts"
+import { defineMachine, type Machine, transition } from "../shared/machine.ts"
 
 /**
  * The provider's decision about one subject (a customer or a beneficial owner) in a review:
@@ -88,4 +89,18 @@ export const kycEventFor = (state: KycStatus, decision: KycDecision): KycEvent |
     case "HOLD":
       return state === "PENDING" ? "HOLD" : undefined
   }
+}
+
+/** Moves a subject's status by one provider decision through its machine: the next status and the events. */
+export const decideKyc = (
+  machine: typeof customerKycMachine | typeof customerKybMachine | typeof beneficialOwnerKycMachine,
+  state: KycStatus,
+  decision: KycDecision | undefined
+): { readonly to: KycStatus; readonly emits: ReadonlyArray<string> } | undefined => {
+  const event = decision === undefined ? undefined : kycEventFor(state, decision)
+  if (event === undefined) return undefined
+  const move = transition(machine, state, event)
+  // kycEventFor only names moves the table has; anything else is a bug in one of them.
+  if (Result.isFailure(move)) throw move.failure
+  return move.success
 }

@@ -2,7 +2,7 @@ import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Cause, Clock, Context, Effect, Exit, Layer, Redacted, Result, Stream } from "effect"
 import { customerDeleted, customerNotFound } from "../customers/errors.ts"
-import type { BusinessCustomer, Customer, IndividualCustomer, KycStatus } from "../customers/model.ts"
+import type { BusinessCustomer, Customer, IndividualCustomer } from "../customers/model.ts"
 import { Customers } from "../customers/service.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { constantTimeEqual, PlatformConfigService, scanAll } from "../platform/service.ts"
@@ -13,7 +13,6 @@ import {
   type DocumentOnFile,
   KycProvider,
   type KycProviderError,
-  type KycReview,
   type VerificationPacket
 } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"
@@ -28,10 +27,9 @@ import {
   type Refused,
   StoreError
 } from "../shared/errors.ts"
-import { transition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
 import { pageRequest } from "../shared/paging.ts"
-import { isoOf, nowIso } from "../shared/time.ts"
+import { isoAfter, isoOf, nowIso } from "../shared/time.ts"
 import { emitSteps } from "../webhooks/service.ts"
 import {
   beneficialOwnerNotFound,
@@ -58,7 +56,7 @@ import {
   verificationNotFound,
   wrongCode
 } from "./errors.ts"
-import { beneficialOwnerKycMachine, customerKybMachine, customerKycMachine, kycEventFor } from "./machine.ts"
+import { beneficialOwnerKycMachine, customerKybMachine, customerKycMachine, decideKyc } from "./machine.ts"
 import {
   type BeneficialOwner,
   type BeneficialOwnerRole,
@@ -392,20 +390,6 @@ const fromProvider = <A, E extends { readonly _tag: string }, R>(effect: Effect.
     (e) => Effect.fail(providerUnavailable(e.message))
   )
 
-/** Moves a subject's status by one provider decision through its machine: the next status and the events. */
-const decide = (
-  machine: typeof customerKycMachine | typeof customerKybMachine | typeof beneficialOwnerKycMachine,
-  state: KycStatus,
-  decision: KycReview["decisions"][number]["decision"] | undefined
-): { readonly to: KycStatus; readonly emits: ReadonlyArray<string> } | undefined => {
-  const event = decision === undefined ? undefined : kycEventFor(state, decision)
-  if (event === undefined) return undefined
-  const move = transition(machine, state, event)
-  // kycEventFor only names moves the table has; anything else is a bug in one of them.
-  if (Result.isFailure(move)) throw move.failure
-  return move.success
-}
-
 const dedupe = <A>(values: ReadonlyArray<A>): Array<A> => [...new Set(values)]
 
 type Outcome<A, E> = { readonly ok: A } | { readonly error: E }
@@ -596,13 +580,13 @@ export class Onboarding extends Context.Service<
             )
 
             for (const owner of lockedOwners) {
-              const move = decide(beneficialOwnerKycMachine, owner.kycStatus, decisionOf.get(owner.id))
+              const move = decideKyc(beneficialOwnerKycMachine, owner.kycStatus, decisionOf.get(owner.id))
               if (move === undefined) continue
               yield* Effect.orDie(store.beneficialOwners.update({ ...owner, kycStatus: move.to, updatedAt: now }))
             }
 
             const machine = current.customerType === "INDIVIDUAL" ? customerKycMachine : customerKybMachine
-            const move = decide(machine, current.kycStatus, decisionOf.get(current.id))
+            const move = decideKyc(machine, current.kycStatus, decisionOf.get(current.id))
             if (move !== undefined) {
               const next: Customer =
                 current.customerType === "INDIVIDUAL"
@@ -739,7 +723,7 @@ export class Onboarding extends Context.Service<
               codeHash: bytesToHex(hashCode(key, code)),
               sentTo: to,
               sentAt: isoOf(nowMs),
-              expiresAt: isoOf(nowMs + CONTACT_CODE_TTL_SECONDS * 1000),
+              expiresAt: isoAfter(nowMs, CONTACT_CODE_TTL_SECONDS),
               attempts: 0
             }
             yield* store.contactChallenges.put(challenge)
@@ -1362,7 +1346,7 @@ export class BulkImports extends Context.Service<
         const running = yield* scanAll((page) =>
           store.bulkImportJobs.list({ statuses: ["PENDING", "PROCESSING"] }, page)
         )
-        const staleBefore = isoOf((yield* Clock.currentTimeMillis) - BULK_IMPORT_ABANDONED_SECONDS * 1000)
+        const staleBefore = isoAfter(yield* Clock.currentTimeMillis, -BULK_IMPORT_ABANDONED_SECONDS)
         let failed = 0
         for (const record of running) {
           if (record.updatedAt >= staleBefore) continue

@@ -598,10 +598,14 @@ export class Quotes extends Context.Service<
         return account
       }
 
-      /** The store transaction of `create`: the quote, its PENDING transaction and event; executed when asked. */
+      /**
+       * The store transaction of `create`: the quote, its PENDING transaction and event; executed when asked, under
+       * the limits of `config` (the command's read of it).
+       */
       const createInStore = Effect.fnUntraced(function* (
         quoteRecord: QuoteRecord,
         record: TransactionRecord,
+        config: PlatformConfig | undefined,
         execute: boolean,
         now: string
       ) {
@@ -609,7 +613,7 @@ export class Quotes extends Context.Service<
         yield* store.transactions.insert(record)
         yield* emitSteps(store, ids, ["OUTGOING_PAYMENT.PENDING"], record.id, record.transaction, now)
         if (!execute) return undefined
-        return yield* reserveSteps(store, ids, yield* store.config.get(), quoteRecord, record, now)
+        return yield* reserveSteps(store, ids, config, quoteRecord, record, now)
       })
 
       const createQuoteGen = Effect.fnUntraced(function* (
@@ -893,7 +897,7 @@ export class Quotes extends Context.Service<
         }
 
         const executed = yield* store.transaction(
-          createInStore(quoteRecord, record, request.immediatelyExecute === true, now)
+          createInStore(quoteRecord, record, config, request.immediatelyExecute === true, now)
         )
         if (executed === undefined) return quote
         return (yield* payments.submitReserved(executed, env.clock)).quote.quote
