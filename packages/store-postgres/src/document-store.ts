@@ -10,6 +10,7 @@ import {
 } from "@paycore/core"
 import { Clock, Effect, Exit, Layer, Option, Stream } from "effect"
 import { CompiledQuery, type Kysely } from "kysely"
+import { field, isRerunnable } from "./driver-errors.ts"
 import { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./index.ts"
 
 /**
@@ -60,15 +61,12 @@ export const DOCUMENT_TABLES_DDL: ReadonlyArray<string> = [
 /** The advisory lock class of document keys (`pg_advisory_xact_lock(class, hashtext(key))`): "pcDc". */
 const LOCK_CLASS = 0x70634463
 
-const SERIALIZATION_FAILURE = "40001"
-const DEADLOCK_DETECTED = "40P01"
-
 const storeError = (what: string, cause: unknown): StoreError => {
-  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined
+  const code = field(cause, "code")
   const message = cause instanceof Error ? cause.message : String(cause)
   return new StoreError({
-    message: `PostgreSQL document store: ${what}: ${typeof code === "string" ? `[${code}] ` : ""}${message}`,
-    retryable: code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED
+    message: `PostgreSQL document store: ${what}: ${code === undefined ? "" : `[${code}] `}${message}`,
+    retryable: isRerunnable(cause)
   })
 }
 

@@ -25,6 +25,7 @@ import { Kysely, PGliteDialect, PostgresDialect, type QueryResult, type Selectab
 import { type CustomTypesConfig, Pool, types as pgTypes } from "pg"
 import * as codecs from "./codecs.ts"
 import { type Codec, valuesOf } from "./codecs.ts"
+import { field, isRerunnable, UNIQUE_VIOLATION } from "./driver-errors.ts"
 import type { Database, LedgerBalancesTable, LedgerTransfersTable } from "./schema.ts"
 import { migrate } from "./schema.ts"
 import { type Row, registerPool, type SqlTransaction, sqlClientOf } from "./sql.ts"
@@ -36,29 +37,6 @@ export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate, migrations } from "./sc
 // ---------------------------------------------------------------------------------------------
 // Driver errors
 // ---------------------------------------------------------------------------------------------
-
-const SERIALIZATION_FAILURE = "40001"
-const DEADLOCK_DETECTED = "40P01"
-const UNIQUE_VIOLATION = "23505"
-
-/** The fields node-postgres and PGlite both set on a server error. */
-interface ServerError {
-  readonly code?: unknown
-  readonly constraint?: unknown
-  readonly message?: unknown
-}
-
-const field = (error: unknown, name: keyof ServerError): string | undefined => {
-  if (typeof error !== "object" || error === null) return undefined
-  const value = (error as ServerError)[name]
-  return typeof value === "string" ? value : undefined
-}
-
-/** A statement that failed only because of a concurrent one: running it again may succeed. */
-const isRerunnable = (error: unknown): boolean => {
-  const code = field(error, "code")
-  return code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED
-}
 
 /**
  * A conflict with a concurrent transaction that running the whole transaction again resolves: a
