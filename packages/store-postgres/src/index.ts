@@ -58,6 +58,12 @@ const storeError = (error: unknown): StoreError => {
 
 const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViolation", index })
 
+/** A member of a group locked a row another member holds: the group rolls back and its members run alone. */
+const regroup = new StoreError({
+  message: "PostgreSQL store: two transactions of one group locked the same row; each runs again alone",
+  retryable: true
+})
+
 /** Maps a unique violation of one of `indexes` (constraint name → the port's index name) to the port's error. */
 const failureOf = (error: unknown, indexes: ReadonlyMap<string, string> | undefined): StoreError | UniqueViolation => {
   if (indexes !== undefined && field(error, "code") === UNIQUE_VIOLATION) {
@@ -128,7 +134,7 @@ const affected = (result: QueryResult<unknown>): number =>
 // The store
 // ---------------------------------------------------------------------------------------------
 
-/** The transaction a fiber runs in. */
+/** A DB transaction: one caller's, or the shared one of a group (see `makePostgresStore`). */
 interface Tx {
   readonly conn: SqlTransaction
   /** The first failed statement: PostgreSQL refuses every later one, and COMMIT would roll back. */
@@ -137,6 +143,38 @@ interface Tx {
   conflict: boolean
   /** Writes sent without waiting for their answer (see `run`); settled, never rejected. */
   readonly inFlight: Array<Promise<void>>
+}
+
+/** What a fiber in a transaction runs in: the DB transaction, and its place in a group when it has one. */
+interface Member {
+  readonly tx: Tx
+  readonly group: Group | undefined
+  /** It sent a statement that writes (any but SELECT): its failure cannot be taken back alone. */
+  wrote: boolean
+}
+
+/**
+ * Callers' transactions run together in one DB transaction on one connection (group commit): their statements
+ * of one moment share a round trip, and they share BEGIN, COMMIT and its WAL flush. A group commits when every
+ * member has ended; it is rolled back, and every member run again alone, when a member failed after writing,
+ * a statement failed, or two members locked one row (a member would otherwise read what the other is about to
+ * change, without waiting for it). A member that failed having only read ends with its failure once the
+ * group committed.
+ */
+interface Group {
+  readonly members: Array<(tx: Exit.Exit<Tx, StoreError>) => void>
+  /** Members whose effect has not ended. */
+  running: number
+  /** Row locks taken so far (`table:id`, `balance:account`), by member. */
+  readonly locks: Map<string, Member>
+  /** Some member ended in a way that rolls the group back. */
+  poisoned: boolean
+  /** Began: nobody joins any more. */
+  started: boolean
+  tx: Tx | undefined
+  /** Settles when the group committed (true) or rolled back (false). */
+  readonly outcome: Promise<boolean>
+  readonly settle: (committed: boolean) => void
 }
 
 interface UniqueKey<T, U extends string> {
@@ -152,6 +190,14 @@ interface UniqueKey<T, U extends string> {
 }
 
 let storeCount = 0
+
+/** Group commit (see `Group`): on a pipelining connection (a pg pool) only. */
+export interface GroupCommit {
+  /** Groups in flight at once, each on its own connection (default 2; 0: every transaction alone). */
+  readonly groups?: number | undefined
+  /** Members of one group at most (default 32). */
+  readonly members?: number | undefined
+}
 
 /**
  * The Store over a Kysely database whose schema is migrated (see `migrate`). The caller owns `db`
@@ -171,14 +217,18 @@ let storeCount = 0
  *   so a `UniqueViolation` leaves the transaction usable, as in the memory store.
  * - Outside a transaction every call is one autocommitted statement (run again on a deadlock).
  */
-export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Service"]> =>
+export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {}): Effect.Effect<Store["Service"]> =>
   Effect.sync(() => {
     // One reference per store, so two stores in one process never see each other's transactions.
-    const CurrentTx = Context.Reference<Tx | undefined>(`@paycore/store-postgres/Transaction/${++storeCount}`, {
+    const CurrentTx = Context.Reference<Member | undefined>(`@paycore/store-postgres/Transaction/${++storeCount}`, {
       defaultValue: () => undefined
     })
 
     const sql = sqlClientOf(db)
+    const grouping = {
+      groups: sql.pipelines ? Math.max(0, options.groups ?? 2) : 0,
+      members: Math.max(1, options.members ?? 32)
+    }
 
     /** Outside a transaction: one statement on a pooled connection, run again on a deadlock. */
     const executeRerunning = async (
@@ -199,7 +249,7 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
     /** The transaction's first failure (later statements only fail because of it). */
     const failTx = (tx: Tx, error: unknown, failure: StoreError | UniqueViolation): void => {
       if (tx.failure !== undefined) return
-      tx.conflict = isConflict(error)
+      tx.conflict = error !== undefined && isConflict(error)
       tx.failure =
         failure._tag === "StoreError"
           ? failure
@@ -218,14 +268,20 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
       prepare: boolean
     ): Effect.Effect<QueryResult<Row>, StoreError | UniqueViolation> =>
       Effect.withFiber((fiber) => {
-        const tx = fiber.getRef(CurrentTx)
-        if (tx === undefined) {
+        const member = fiber.getRef(CurrentTx)
+        // A write outside a transaction joins a group: it shares the group's round trips and COMMIT.
+        if (member === undefined && grouping.groups > 0 && !text.startsWith("SELECT")) {
+          return transaction(executeWith(text, params, indexes, prepare))
+        }
+        if (member === undefined) {
           return Effect.tryPromise({
             try: () => executeRerunning(text, params, prepare),
             catch: (e) => failureOf(e, indexes)
           })
         }
+        const tx = member.tx
         if (tx.failure !== undefined) return Effect.fail(tx.failure)
+        if (!member.wrote && !text.startsWith("SELECT")) member.wrote = true
         return Effect.tryPromise({
           try: () =>
             tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
@@ -258,12 +314,37 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
      */
     const run = (text: string, params: ReadonlyArray<unknown>): Effect.Effect<void, StoreError> =>
       Effect.withFiber((fiber) => {
-        const tx = fiber.getRef(CurrentTx)
+        const tx = fiber.getRef(CurrentTx)?.tx
         const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
         if (answer === undefined)
           return Effect.asVoid(execute(text, params) as Effect.Effect<QueryResult<Row>, StoreError>)
+        fiber.getRef(CurrentTx)!.wrote = true
         tx!.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx!, error, storeError(error))))
         return Effect.void
+      })
+
+    /**
+     * Notes row locks a member of a group takes (before it takes them). A lock another member of its group
+     * holds would not make it wait (they share the DB transaction): the group is rolled back instead, and
+     * its members run again alone.
+     */
+    const locking = <A, E>(
+      keys: ReadonlyArray<string>,
+      effect: Effect.Effect<A, E>
+    ): Effect.Effect<A, E | StoreError> =>
+      Effect.withFiber((fiber): Effect.Effect<A, E | StoreError> => {
+        const member = fiber.getRef(CurrentTx)
+        const group = member?.group
+        if (group === undefined) return effect
+        for (const key of keys) {
+          const holder = group.locks.get(key)
+          if (holder === undefined) group.locks.set(key, member!)
+          else if (holder !== member) {
+            failTx(member!.tx, undefined, regroup)
+            return Effect.fail(regroup)
+          }
+        }
+        return effect
       })
 
     /** Rows of a list page: the filter's count and up to `limit + 1` rows after the cursor, in one statement. */
@@ -431,7 +512,7 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
 
       return {
         get: (id) => Effect.map(query(getSql, [id]), first),
-        getForUpdate: (id) => Effect.map(query(lockSql, [id]), first),
+        getForUpdate: (id) => locking([`${table}:${id}`], Effect.map(query(lockSql, [id]), first)),
         findUnique: (index, value) => {
           const found = byIndex.get(index)
           return found === undefined ? Effect.succeed(undefined) : Effect.map(query(found.findSql, [value]), first)
@@ -538,16 +619,22 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
     const quotes: Repositories["quotes"] = {
       ...quoteRows,
       // Both statements go out together; the second runs once the first holds the quote's lock.
+      // The transaction's lock is noted under the quote's key too: only the quote leads to it here.
       getForUpdateWithTransaction: (id) =>
-        Effect.map(
-          Effect.all([query(lockQuoteSql, [id]), query(lockTransactionOfQuoteSql, [id])], { concurrency: 2 }),
-          ([quote, transaction]) =>
-            quote.length === 0
-              ? undefined
-              : {
-                  quote: codecs.quotes.decode(quote[0] as any),
-                  transaction: transaction.length === 0 ? undefined : codecs.transactions.decode(transaction[0] as any)
-                }
+        locking(
+          [`quotes:${id}`],
+          Effect.flatMap(
+            Effect.all([query(lockQuoteSql, [id]), query(lockTransactionOfQuoteSql, [id])], { concurrency: 2 }),
+            ([quote, transaction]) => {
+              if (quote.length === 0) return Effect.succeed(undefined)
+              const found = {
+                quote: codecs.quotes.decode(quote[0] as any),
+                transaction: transaction.length === 0 ? undefined : codecs.transactions.decode(transaction[0] as any)
+              }
+              const held = found.transaction === undefined ? [] : [`transactions:${found.transaction.id}`]
+              return locking(held, Effect.succeed(found))
+            }
+          )
         ),
       setStatus: (id, status) => run(setQuoteStatusSql, [id, status])
     }
@@ -720,7 +807,10 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
               }
           )
         }
-        const locked = names.length === 1 ? query(lockBalanceSql, names) : query(lockBalancesSql, [names])
+        const locked = locking(
+          names.map((name) => `balance:${name}`),
+          names.length === 1 ? query(lockBalanceSql, names) : query(lockBalancesSql, [names])
+        )
         return Effect.flatMap(locked, (rows) => {
           const have = new Set(rows.map((r) => r.account as string))
           if (have.size === names.length) return Effect.succeed(answer(rows))
@@ -977,12 +1067,13 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
     // ---- transactions ----
 
     /** Takes a connection and BEGINs; an interruption while waiting for one gives the connection back. */
+    const newTx = (conn: SqlTransaction): Tx => ({ conn, failure: undefined, conflict: false, inFlight: [] })
     const begin: Effect.Effect<Tx, StoreError> = Effect.callback<Tx, StoreError>((resume) => {
       let interrupted = false
       sql.begin().then(
         (conn) => {
           if (interrupted) conn.rollback().catch(ignore)
-          else resume(Effect.succeed({ conn, failure: undefined, conflict: false, inFlight: [] }))
+          else resume(Effect.succeed(newTx(conn)))
         },
         (error) => {
           if (!interrupted) resume(Effect.fail(storeError(error)))
@@ -1044,7 +1135,8 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
         Effect.flatMap(Effect.exit(restore(begin)), (begun): Effect.Effect<Outcome<A, E>, never, R> => {
           if (Exit.isFailure(begun)) return Effect.succeed({ exit: Exit.failCause(begun.cause), again: false })
           const tx = begun.value
-          return Effect.flatMap(Effect.exit(restore(Effect.provideService(effect, CurrentTx, tx))), (exit) =>
+          const member: Member = { tx, group: undefined, wrote: false }
+          return Effect.flatMap(Effect.exit(restore(Effect.provideService(effect, CurrentTx, member))), (exit) =>
             finish(tx, exit)
           )
         })
@@ -1055,11 +1147,145 @@ export const makePostgresStore = (db: Kysely<Database>): Effect.Effect<Store["Se
         again && n < MAX_ATTEMPTS ? Effect.andThen(pause(backoffMs(n)), attempts(effect, n + 1)) : exit
       )
 
-    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
-      Effect.withFiber((fiber) =>
-        // Nested (in this fiber or one it forked inside the transaction): join the outer transaction.
-        fiber.getRef(CurrentTx) !== undefined ? effect : attempts(effect, 1)
+    // ---- groups (see `Group`) ----
+
+    /** Groups begun and not yet ended (each holds a connection). */
+    let groupsRunning = 0
+    /** The group begun last, while none of its members has ended: newcomers join it at once. */
+    let open: Group | undefined
+    /** Groups waiting for one of the `groups` slots, oldest first; the last one takes newcomers. */
+    const waiting: Array<Group> = []
+
+    const newGroup = (): Group => {
+      let settle!: (committed: boolean) => void
+      const outcome = new Promise<boolean>((resolve) => {
+        settle = resolve
+      })
+      return {
+        members: [],
+        running: 0,
+        locks: new Map(),
+        poisoned: false,
+        started: false,
+        tx: undefined,
+        outcome,
+        settle
+      }
+    }
+
+    /** Begins a group: its members (those that joined and were not interrupted meanwhile) start together. */
+    const startGroup = (group: Group): void => {
+      groupsRunning++
+      sql.begin().then(
+        (conn) => {
+          group.started = true
+          const tx = newTx(conn)
+          group.tx = tx
+          group.running = group.members.length
+          open = group
+          if (group.running === 0) void endGroup(group)
+          for (const resume of group.members) resume(Exit.succeed(tx))
+        },
+        (error: unknown) => {
+          group.started = true
+          groupsRunning--
+          const failed = Exit.fail(storeError(error))
+          for (const resume of group.members) resume(failed)
+          group.settle(false)
+          startWaiting()
+        }
       )
+    }
+
+    const startWaiting = (): void => {
+      while (groupsRunning < grouping.groups && waiting.length > 0) startGroup(waiting.shift()!)
+    }
+
+    /** COMMIT when no member spoiled the group, else ROLLBACK; then the next waiting group starts. */
+    const endGroup = async (group: Group): Promise<void> => {
+      const tx = group.tx!
+      const commit = !group.poisoned && tx.failure === undefined
+      const ended = commit
+        ? tx.conn.commit().then(
+            () => true,
+            () => false
+          )
+        : Promise.resolve(false)
+      // Its statements are all sent: the next group may begin while this one's COMMIT is flushed.
+      groupsRunning--
+      startWaiting()
+      const committed = await ended
+      if (!committed) await tx.conn.rollback().catch(ignore)
+      group.settle(committed)
+    }
+
+    /** Joins the newest waiting group, or a new one (begun at once when a slot is free). */
+    const joinGroup: Effect.Effect<{ readonly group: Group; readonly tx: Tx }, StoreError> = Effect.callback(
+      (resume) => {
+        // A group under way takes newcomers until its first member ends.
+        const current = open
+        if (current !== undefined && current.tx !== undefined && current.running < grouping.members) {
+          current.running++
+          return void resume(Effect.succeed({ group: current, tx: current.tx }))
+        }
+        let group = waiting.at(-1)
+        if (group === undefined || group.members.length >= grouping.members) {
+          group = newGroup()
+          waiting.push(group)
+        }
+        const joined = group
+        const resumeWith = (tx: Exit.Exit<Tx, StoreError>) =>
+          resume(Exit.isSuccess(tx) ? Effect.succeed({ group: joined, tx: tx.value }) : Effect.failCause(tx.cause))
+        joined.members.push(resumeWith)
+        startWaiting()
+        return Effect.sync(() => {
+          // Interrupted while waiting: leave the group unless it began (then the member runs and ends as a failure).
+          if (!joined.started) joined.members.splice(joined.members.indexOf(resumeWith), 1)
+        })
+      }
+    )
+
+    /** A member's end: the group ends with its last member; the member's exit stands if the group committed. */
+    const leaveGroup = <A, E>(
+      member: Member,
+      group: Group,
+      exit: Exit.Exit<A, E>
+    ): Effect.Effect<Exit.Exit<A, E> | undefined> => {
+      if (open === group) open = undefined
+      const interrupted = Exit.isFailure(exit) && Cause.hasInterrupts(exit.cause)
+      if (Exit.isFailure(exit) && (member.wrote || interrupted)) group.poisoned = true
+      group.running--
+      if (group.running === 0) void endGroup(group)
+      // Interrupted: it ends so, and is not run again.
+      if (interrupted) return Effect.succeed(exit)
+      return Effect.promise(() => group.outcome.then((committed) => (committed ? exit : undefined)))
+    }
+
+    /** The effect as a member of a group; `undefined` when the group rolled back (the effect must run again alone). */
+    const grouped = <A, E, R>(
+      effect: Effect.Effect<A, E, R>
+    ): Effect.Effect<Exit.Exit<A, E | StoreError> | undefined, never, R> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(
+          Effect.exit(restore(joinGroup)),
+          (joined): Effect.Effect<Exit.Exit<A, E | StoreError> | undefined, never, R> => {
+            if (Exit.isFailure(joined)) return Effect.succeed(Exit.failCause(joined.cause))
+            const { group, tx } = joined.value
+            const member: Member = { tx, group, wrote: false }
+            return Effect.flatMap(Effect.exit(restore(Effect.provideService(effect, CurrentTx, member))), (exit) =>
+              leaveGroup(member, group, exit)
+            )
+          }
+        )
+      )
+
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
+      Effect.withFiber((fiber) => {
+        // Nested (in this fiber or one it forked inside the transaction): join the outer transaction.
+        if (fiber.getRef(CurrentTx) !== undefined) return effect
+        if (grouping.groups === 0) return attempts(effect, 1)
+        return Effect.flatMap(grouped(effect), (exit) => exit ?? attempts(effect, 1))
+      })
 
     return Store.of({ ...repositories, transaction, pipelines: sql.pipelines })
   })
@@ -1089,6 +1315,8 @@ export interface PgConfig {
   readonly max?: number | undefined
   /** A schema to work in (it must exist): the first of the connections' `search_path`. */
   readonly schema?: string | undefined
+  /** Group commit (default: 2 groups in flight). */
+  readonly groupCommit?: GroupCommit | undefined
 }
 
 /** A Kysely over a node-postgres pool (not migrated: see `migrate`). */
@@ -1141,7 +1369,10 @@ export const migrateDatabase = (db: Kysely<any>): Effect.Effect<ReadonlyArray<st
   })
 
 /** The Store over a database opened by `open`: migrated at start, closed when the layer's scope closes. */
-export const layerFrom = (open: () => Kysely<Database>): Layer.Layer<Store, StoreError> =>
+export const layerFrom = (
+  open: () => Kysely<Database>,
+  groupCommit: GroupCommit = {}
+): Layer.Layer<Store, StoreError> =>
   Layer.effect(
     Store,
     Effect.gen(function* () {
@@ -1153,12 +1384,13 @@ export const layerFrom = (open: () => Kysely<Database>): Layer.Layer<Store, Stor
         (db) => Effect.promise(() => db.destroy().catch(ignore))
       )
       yield* migrateDatabase(db)
-      return yield* makePostgresStore(db)
+      return yield* makePostgresStore(db, groupCommit)
     })
   )
 
 /** The Store on a PostgreSQL server (node-postgres pool). */
-export const layerPg = (config: PgConfig): Layer.Layer<Store, StoreError> => layerFrom(() => makePgKysely(config))
+export const layerPg = (config: PgConfig): Layer.Layer<Store, StoreError> =>
+  layerFrom(() => makePgKysely(config), config.groupCommit)
 
 /** The Store on an embedded PGlite: in memory, or kept in `dataDir`. */
 export const layerPglite = (config: PgliteConfig = {}): Layer.Layer<Store, StoreError> =>

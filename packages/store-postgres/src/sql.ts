@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type QueryResult } from "kysely"
-import type { QueryResult as PgQueryResult, Pool, PoolClient, QueryConfig } from "pg"
+import pg, { type QueryResult as PgQueryResult, type Pool, type PoolClient, type QueryConfig } from "pg"
 
 /**
  * How the store reaches its database: one statement on the pool, or a connection in a transaction. The store
@@ -86,61 +86,258 @@ const resultOf = (result: PgQueryResult<Row>): QueryResult<Row> => {
   return changes ? { numAffectedRows: BigInt(rowCount ?? 0), rows } : { rows }
 }
 
-interface Unsent {
+// ---------------------------------------------------------------------------------------------
+// Batches: several statements, one Sync
+// ---------------------------------------------------------------------------------------------
+
+/** A statement's rows and changed-row count, and its command (`COMMIT` answers `ROLLBACK` after a failure). */
+type Answer = QueryResult<Row> & { readonly command: string }
+
+/** A statement of a batch, and who waits for its answer. */
+interface Queued {
   readonly config: QueryConfig
-  readonly resolve: (result: QueryResult<Row>) => void
+  readonly resolve: (result: Answer) => void
   readonly reject: (error: unknown) => void
 }
 
-const uncork = (stream: PoolClient["connection"]["stream"]): void => stream.uncork()
+/** The part of pg's Connection a batch writes to (the extended-query protocol messages). */
+interface Wire {
+  readonly stream: { readonly cork: () => void; readonly uncork: () => void }
+  readonly parsedStatements: Record<string, string>
+  readonly parse: (query: { text: string; name: string; types: Array<number> }) => void
+  readonly bind: (config: {
+    portal: string
+    statement: string
+    values: Array<unknown>
+    valueMapper: (value: unknown) => unknown
+  }) => void
+  readonly describe: (message: { type: "P"; name: string }) => void
+  readonly execute: (config: { portal: string; rows: number }) => void
+  readonly sync: () => void
+}
 
+interface FieldDescription {
+  readonly name: string
+  readonly dataTypeID: number
+  readonly format: "text" | "binary"
+}
+
+/** What a named statement's rows look like: its column names and their parsers. */
+interface RowShape {
+  readonly names: ReadonlyArray<string>
+  readonly parsers: ReadonlyArray<(raw: string) => unknown>
+}
+
+type TypeParsers = { getTypeParser: (oid: number, format: "text" | "binary") => (raw: string) => unknown }
+
+/**
+ * The row shapes of named statements, learned from the first answer to each (Describe). Process-wide like the
+ * names: a named statement's text fixes its shape while the schema stays; a migration that changes it makes
+ * PostgreSQL refuse the prepared statement (`isStalePlan`), which forgets the shape.
+ */
+const shapes = new Map<string, RowShape>()
+
+const NO_ROWS: RowShape = { names: [], parsers: [] }
+
+const rowOf = (shape: RowShape, raw: ReadonlyArray<string | null>): Row => {
+  const row: Row = {}
+  for (let i = 0; i < raw.length; i++) {
+    const value = raw[i]
+    row[shape.names[i]!] = value === null || value === undefined ? null : shape.parsers[i]!(value)
+  }
+  return row
+}
+
+const shapeOf = (fields: ReadonlyArray<FieldDescription>, types: TypeParsers): RowShape => ({
+  names: fields.map((f) => f.name),
+  parsers: fields.map((f) => types.getTypeParser(f.dataTypeID, f.format || "text"))
+})
+
+const COMMAND = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/
+
+/** The answer to one statement (`command` from CommandComplete: `INSERT 0 3`, `UPDATE 1`, `SELECT 2`). */
+const answerOf = (command: string, rows: Array<Row>): Answer => {
+  const match = COMMAND.exec(command)
+  const verb = match?.[1] ?? ""
+  const changes = verb === "INSERT" || verb === "UPDATE" || verb === "DELETE" || verb === "MERGE"
+  // The count is the last number (INSERT also gives an oid first).
+  const count = match?.[3] ?? match?.[2] ?? "0"
+  return changes ? { command: verb, numAffectedRows: BigInt(count), rows } : { command: verb, rows }
+}
+
+const BEGIN = queryConfig("BEGIN ISOLATION LEVEL READ COMMITTED", [], true)
+
+/** A statement after the one that failed: PostgreSQL skipped it (the transaction is aborted). */
+const notRun = (): Error => new Error("not run: an earlier statement of its batch failed")
+
+/**
+ * pg's Query, as far as a batch uses it: its constructor, and the type parsers the client gives it before
+ * submitting it (`_result._types`, the pool's `types`).
+ */
+const PgQuery = pg.Query as unknown as new (config: {
+  readonly text: string
+}) => { readonly _result: { readonly _types: TypeParsers | undefined } }
+
+/** How pg writes a JS value as a parameter (dates, arrays, buffers, objects as JSON). */
+const prepareValue = (pg as unknown as { utils: { prepareValue: (value: unknown) => unknown } }).utils.prepareValue
+
+/**
+ * Statements sent together with one Sync at the end, as pg's pipelining would send them with one Sync each:
+ * PostgreSQL then answers the whole batch in one write instead of one per statement, and a named statement
+ * whose row shape is known is sent without Describe (no RowDescription comes back). The first failure
+ * fails its statement; PostgreSQL skips the rest up to the Sync, so they fail with `notRun`.
+ *
+ * It is a `pg.Query` only so that a pipelining client accepts it; it answers through the handlers a client
+ * calls on its active query (see pg's client.js).
+ */
+class Batch extends PgQuery {
+  private readonly statements: ReadonlyArray<Queued>
+  private readonly onDone: (error: unknown) => void
+  private readonly begin: boolean
+  /** The statement being answered (-1: BEGIN). */
+  private index: number
+  private shape: RowShape | undefined
+  private received: Array<Row> = []
+  /** Statements this batch prepared (their Parse was sent here). */
+  private readonly prepared = new Set<number>()
+  /** The connection may hold a statement half prepared: close it instead of reusing it. */
+  suspect = false
+  private done = false
+
+  /** `begin`: BEGIN goes first (statement -1); its failure (a broken connection) is every statement's. */
+  constructor(begin: boolean, statements: ReadonlyArray<Queued>, onDone: (error: unknown) => void) {
+    super({ text: "" })
+    this.begin = begin
+    this.index = begin ? -1 : 0
+    this.statements = statements
+    this.onDone = onDone
+  }
+
+  private get parsers(): TypeParsers {
+    return this._result._types ?? (pg.types as unknown as TypeParsers)
+  }
+
+  submit(connection: unknown): Error | null {
+    const wire = connection as Wire
+    // One write to the socket for the whole batch.
+    wire.stream.cork()
+    try {
+      this.write(wire)
+    } finally {
+      wire.stream.uncork()
+    }
+    return null
+  }
+
+  private write(wire: Wire): void {
+    for (let i = this.begin ? -1 : 0; i < this.statements.length; i++) {
+      const { name, text, values } = i < 0 ? BEGIN : this.statements[i]!.config
+      const statement = name ?? ""
+      if (name === undefined) wire.parse({ text, name: "", types: [] })
+      else if (wire.parsedStatements[name] === undefined) {
+        wire.parse({ text, name, types: [] })
+        wire.parsedStatements[name] = text
+        this.prepared.add(i)
+      }
+      wire.bind({ portal: "", statement, values: values ?? [], valueMapper: prepareValue })
+      if (name === undefined || !shapes.has(name)) wire.describe({ type: "P", name: "" })
+      wire.execute({ portal: "", rows: 0 })
+    }
+    wire.sync()
+  }
+
+  private statementName(): string | undefined {
+    return this.index < 0 ? BEGIN.name : this.statements[this.index]?.config.name
+  }
+
+  handleRowDescription(message: { fields: Array<FieldDescription> }): void {
+    this.shape = shapeOf(message.fields, this.parsers)
+  }
+
+  handleDataRow(message: { fields: Array<string | null> }): void {
+    const shape = this.shape ?? shapes.get(this.statementName() ?? "") ?? NO_ROWS
+    this.received.push(rowOf(shape, message.fields))
+  }
+
+  handleCommandComplete(message: { text: string }): void {
+    const name = this.statementName()
+    if (name !== undefined && !shapes.has(name)) shapes.set(name, this.shape ?? NO_ROWS)
+    if (this.index >= 0) this.statements[this.index]?.resolve(answerOf(message.text, this.received))
+    this.index++
+    this.shape = undefined
+    this.received = []
+  }
+
+  handleEmptyQuery(): void {
+    if (this.index >= 0) this.statements[this.index]?.resolve({ command: "", rows: [] })
+    this.index++
+  }
+
+  handleError(error: unknown): void {
+    if (this.done) return
+    this.done = true
+    const failed = this.index
+    const name = this.statementName()
+    if (isStalePlan(error) && name !== undefined) shapes.delete(name)
+    // A statement prepared here at or after the failure may or may not exist on the connection.
+    for (const i of this.prepared) if (i >= failed) this.suspect = true
+    this.statements[failed]?.reject(error)
+    const skipped = failed < 0 ? error : notRun()
+    for (let i = failed + 1; i < this.statements.length; i++) this.statements[i]!.reject(skipped)
+    this.onDone(error)
+  }
+
+  handleReadyForQuery(): void {
+    if (this.done) return
+    this.done = true
+    this.onDone(undefined)
+  }
+}
+
+/**
+ * A connection in a transaction. Statements wait in `queue` until the end of the current synchronous run, then go
+ * out as one `Batch` (BEGIN first, for the first batch): statements issued together (fibers of one `Effect.all`,
+ * started at once) share one write to the socket and one answer, and writes `send` holds travel with the next
+ * statement or the COMMIT. Each write costs both processes a system call and a wake-up.
+ */
 const pgTransaction = (client: PoolClient): SqlTransaction => {
   let begun = false
   let broken = false
-  /** Writes `send` holds until the next statement, to go out with it in one write to the socket. */
-  let unsent: Array<Unsent> = []
-  const answerOf = (config: QueryConfig): Promise<QueryResult<Row>> =>
-    client.query(config).then(resultOf, (error: unknown) => {
-      if (isStalePlan(error)) broken = true
-      throw error
+  let queue: Array<Queued> = []
+  let scheduled = false
+  const submit = (): void => {
+    scheduled = false
+    if (queue.length === 0) return
+    const batch = new Batch(!begun, queue, (error) => {
+      if (batch.suspect || isStalePlan(error)) broken = true
     })
-  /**
-   * Sends BEGIN (before the first statement), the held writes and `last` in one write to the socket (the
-   * connection pipelines, so none waits for the answer before it). BEGIN's failure (a broken connection) is
-   * `last`'s. The socket is uncorked after the current synchronous run, so statements issued together
-   * (fibers of one `Effect.all`, started at once) share that write too: each write costs both processes a
-   * system call and a wake-up.
-   */
-  const flush = <A>(last: () => Promise<A>): Promise<A> => {
-    const stream = client.connection.stream
-    stream.cork()
-    process.nextTick(uncork, stream)
-    const begin = begun ? undefined : client.query("BEGIN ISOLATION LEVEL READ COMMITTED")
     begun = true
-    const held = unsent
-    unsent = []
-    for (const w of held) answerOf(w.config).then(w.resolve, w.reject)
-    const answer = last()
-    return begin === undefined ? answer : Promise.all([begin, answer]).then(([, result]) => result)
+    queue = []
+    client.query(batch)
   }
+  const enqueue = (config: QueryConfig, now: boolean): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      queue.push({ config, resolve, reject })
+      if (now && !scheduled) {
+        scheduled = true
+        process.nextTick(submit)
+      }
+    })
   return {
-    query: (text, params, prepare) => flush(() => answerOf(queryConfig(text, params, prepare))),
-    send: (text, params, prepare) =>
-      new Promise((resolve, reject) => {
-        unsent.push({ config: queryConfig(text, params, prepare), resolve, reject })
-      }),
+    query: (text, params, prepare) => enqueue(queryConfig(text, params, prepare), true),
+    send: (text, params, prepare) => enqueue(queryConfig(text, params, prepare), false),
     commit: async () => {
-      if (begun || unsent.length > 0) {
-        const result = await flush(() => client.query("COMMIT"))
+      if (begun || queue.length > 0) {
+        const answer = await enqueue(COMMIT, true)
         // COMMIT of a transaction that a failed statement aborted answers ROLLBACK, without an error.
-        if (result.command !== "COMMIT") throw new Error("the transaction was rolled back instead of committed")
+        if (answer.command !== "COMMIT") throw new Error("the transaction was rolled back instead of committed")
       }
       client.release()
     },
     rollback: async () => {
-      const held = unsent
-      unsent = []
-      for (const w of held) w.reject(new Error("rolled back before it was sent"))
+      const unsent = queue
+      queue = []
+      for (const statement of unsent) statement.reject(new Error("rolled back before it was sent"))
       try {
         if (begun) await client.query("ROLLBACK")
       } catch {
@@ -150,6 +347,8 @@ const pgTransaction = (client: PoolClient): SqlTransaction => {
     }
   }
 }
+
+const COMMIT = queryConfig("COMMIT", [], true)
 
 /** pg-pool closes the connection of an autocommitted statement that failed (a stale plan included). */
 const pgClient = (pool: Pool): SqlClient => ({

@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { type LedgerTransfer, Store } from "@paycore/core"
-import { Deferred, Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { idOf, testDatabase, unique } from "./helpers.ts"
 import { outboxRecord, token } from "./records.ts"
 
@@ -149,6 +149,106 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store under concurrency",
         }
       )
       assert.strictEqual(attempts, 3)
+    })
+  )
+})
+
+// On a server (a pipelining pg pool) concurrent transactions run in groups sharing one DB transaction (group
+// commit); each must still behave as if it ran alone. On PGlite they run one at a time: the same outcomes.
+layer(db.layer(), { timeout: "60 seconds" })("postgres store: transactions run together", (it) => {
+  it.effect("a transaction that fails after writing leaves nothing; the others of its moment commit", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const base = 900_000 + Math.floor(Math.random() * 90_000) * 10
+      const ns = Array.from({ length: 30 }, (_, i) => base + i)
+      const exits = yield* Effect.forEach(
+        ns,
+        (n) =>
+          Effect.exit(
+            store.transaction(
+              Effect.gen(function* () {
+                yield* store.tokens.insert(token(n))
+                if (n % 3 === 0) return yield* Effect.fail(`refused ${n}` as const)
+                return n
+              })
+            )
+          ),
+        { concurrency: "unbounded" }
+      )
+      for (const [i, n] of ns.entries()) {
+        const exit = exits[i]!
+        const stored = yield* store.tokens.get(idOf("Token", n))
+        if (n % 3 === 0) {
+          assert.isTrue(exit._tag === "Failure", `transaction ${n} fails with its own error`)
+          assert.isUndefined(stored, `the refused transaction ${n} left its token behind`)
+        } else {
+          assert.deepStrictEqual(exit._tag === "Success" ? exit.value : undefined, n)
+          assert.isDefined(stored, `transaction ${n} did not commit`)
+        }
+      }
+    })
+  )
+
+  it.effect(
+    "a transaction that fails after only reading fails alone; a read-modify-write under lock counts every one",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const n = 800_000 + Math.floor(Math.random() * 90_000) * 10
+        const id = idOf("Token", n)
+        yield* store.tokens.insert(token(n, { name: "0" }))
+        // 25 increments of one row, each reading it under lock: any two sharing a DB transaction without waiting
+        // for each other would lose one.
+        const increment = store.transaction(
+          Effect.gen(function* () {
+            const row = yield* store.tokens.getForUpdate(id)
+            yield* store.tokens.update({ ...row!, name: String(Number(row!.name) + 1) })
+          })
+        )
+        const missing = store.transaction(
+          Effect.flatMap(store.tokens.get(idOf("Token", n + 1)), (row) =>
+            row === undefined ? Effect.fail("missing" as const) : Effect.succeed(row)
+          )
+        )
+        const [increments, refused] = yield* Effect.all(
+          [
+            Effect.forEach(Array.from({ length: 25 }), () => Effect.exit(increment), { concurrency: "unbounded" }),
+            Effect.exit(missing)
+          ],
+          { concurrency: "unbounded" }
+        )
+        assert.isTrue(increments.every((exit) => exit._tag === "Success"))
+        assert.deepStrictEqual(refused._tag === "Failure" ? refused.cause.toString().includes("missing") : false, true)
+        assert.strictEqual((yield* store.tokens.get(id))!.name, "25")
+      })
+  )
+
+  it.effect("an interrupted transaction leaves nothing; the others of its moment commit", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const base = 700_000 + Math.floor(Math.random() * 90_000) * 10
+      const started = yield* Deferred.make<void>()
+      const victim = yield* Effect.forkChild(
+        store.transaction(
+          Effect.gen(function* () {
+            yield* store.tokens.insert(token(base))
+            yield* Deferred.succeed(started, undefined)
+            return yield* Effect.never
+          })
+        )
+      )
+      const others = yield* Effect.forkChild(
+        Effect.forEach(
+          Array.from({ length: 10 }, (_, i) => base + 1 + i),
+          (n) => store.transaction(store.tokens.insert(token(n))),
+          { concurrency: "unbounded" }
+        )
+      )
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(victim)
+      yield* Fiber.join(others)
+      assert.isUndefined(yield* store.tokens.get(idOf("Token", base)))
+      for (let i = 1; i <= 10; i++) assert.isDefined(yield* store.tokens.get(idOf("Token", base + i)))
     })
   )
 })
