@@ -445,12 +445,13 @@ const countStatements = async <A>(
   proto.query = function (this: unknown, ...args: Array<unknown>) {
     const q = args[0]
     const waiting = unanswered.get(this) ?? 0
-    const sent = {
-      sql: typeof q === "string" ? q : String((q as { text?: unknown } | undefined)?.text ?? "?"),
-      ms: 0,
-      pipelined: waiting > 0
-    }
+    // A batch of the store (sql.ts) is several statements with one answer: the first opens the round trip.
+    const texts = (q as { texts?: ReadonlyArray<string> } | undefined)?.texts ?? [
+      typeof q === "string" ? q : String((q as { text?: unknown } | undefined)?.text ?? "?")
+    ]
+    const sent = { sql: texts[0]!, ms: 0, pipelined: waiting > 0 }
     sql.push(sent)
+    for (const text of texts.slice(1)) sql.push({ sql: text, ms: 0, pipelined: true })
     const t0 = performance.now()
     unanswered.set(this, waiting + 1)
     const answered = () => {
@@ -463,6 +464,20 @@ const countStatements = async <A>(
       args[args.lastIndexOf(callback)] = (...r: Array<unknown>) => {
         answered()
         return callback(...r)
+      }
+    }
+    if (texts.length > 0 && typeof (q as { handleReadyForQuery?: unknown }).handleReadyForQuery === "function") {
+      // A batch answers through the handlers the client calls: its end is the ReadyForQuery, or its error.
+      const batch = q as { handleReadyForQuery: () => void; handleError: (error: unknown) => void }
+      const ready = batch.handleReadyForQuery.bind(batch)
+      const failed = batch.handleError.bind(batch)
+      batch.handleReadyForQuery = () => {
+        answered()
+        ready()
+      }
+      batch.handleError = (error) => {
+        answered()
+        failed(error)
       }
     }
     const result = original.apply(this, args)

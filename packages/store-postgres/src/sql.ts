@@ -229,6 +229,12 @@ class Batch extends PgQuery {
     return null
   }
 
+  /** The texts sent, BEGIN included (for diagnostics: bench/postgres.ts counts statements by them). */
+  get texts(): ReadonlyArray<string> {
+    const texts = this.statements.map((s) => s.config.text)
+    return this.begin ? [BEGIN.text, ...texts] : texts
+  }
+
   private write(wire: Wire): void {
     for (let i = this.begin ? -1 : 0; i < this.statements.length; i++) {
       const { name, text, values } = i < 0 ? BEGIN : this.statements[i]!.config
