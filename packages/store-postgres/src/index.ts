@@ -1224,9 +1224,16 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
       (resume) => {
         // A group under way takes newcomers until its first member ends.
         const current = open
-        if (current !== undefined && current.tx !== undefined && current.running < grouping.members) {
+        const tx = current?.poisoned === false ? current.tx : undefined
+        // Not one that is failing already: its members will all run again.
+        if (
+          current !== undefined &&
+          tx !== undefined &&
+          tx.failure === undefined &&
+          current.running < grouping.members
+        ) {
           current.running++
-          return void resume(Effect.succeed({ group: current, tx: current.tx }))
+          return void resume(Effect.succeed({ group: current, tx }))
         }
         let group = waiting.at(-1)
         if (group === undefined || group.members.length >= grouping.members) {
