@@ -6,6 +6,7 @@ import {
   type DocumentBody,
   type DocumentInfo,
   DocumentStore,
+  nowIso,
   type PutOptions,
   pumpBody,
   StoreError
@@ -152,7 +153,7 @@ export const makeFolderDocumentStore = (
               const stored = yield* pumpBody(key, body, putOptions.maxBytes, (chunk) =>
                 attempt("writing", () => writeAll(handle, chunk))
               )
-              const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+              const createdAt = yield* nowIso
               yield* attempt("writing", async () => {
                 await writeAll(handle, encodeTrailer({ key, contentType, createdAt, ...stored }))
                 await handle.sync()

@@ -11,6 +11,7 @@ import {
   type IndividualCustomer,
   identityDocumentOf,
   individualPacketErrors,
+  isoAfter,
   type KycDecision,
   KycProvider,
   type KycReview,
@@ -207,7 +208,7 @@ export const sandboxReview = (packet: VerificationPacket): KycReview =>
 /** The sandbox KYC provider: hosted links on a fictitious host, suffix-driven reviews, every document accepted. */
 export const SandboxKycProvider = (options: SandboxKycOptions = {}): Layer.Layer<KycProvider> => {
   const regions = new Set(options.contactVerificationRegions ?? EEA_REGIONS)
-  const lifetimeMs = (options.kycLinkLifetimeSeconds ?? 86_400) * 1000
+  const lifetimeSeconds = options.kycLinkLifetimeSeconds ?? 86_400
   const screen = options.screenDocument ?? (() => ({ _tag: "Accepted" as const }))
   return Layer.succeed(
     KycProvider,
@@ -215,7 +216,7 @@ export const SandboxKycProvider = (options: SandboxKycOptions = {}): Layer.Layer
       createLink: ({ customer, redirectUri }) =>
         Effect.map(Clock.currentTimeMillis, (now) => ({
           kycUrl: `${SANDBOX_KYC_HOST}/${customer.customerType === "BUSINESS" ? "kyb" : "kyc"}/${randomHex(16)}?redirectUri=${encodeURIComponent(redirectUri)}`,
-          expiresAt: new Date(now + lifetimeMs).toISOString(),
+          expiresAt: isoAfter(now, lifetimeSeconds),
           provider: "SANDBOX" as const,
           token: `sbx_sdk_${randomHex(24)}`
         })),

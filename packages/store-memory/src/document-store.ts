@@ -3,10 +3,11 @@ import {
   type DocumentBody,
   type DocumentInfo,
   DocumentStore,
+  nowIso,
   type PutOptions,
   pumpBody
 } from "@paycore/core"
-import { Clock, Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 
 /** The memory adapter keeps a file as blocks of this many bytes (tiny body chunks are packed together). */
 export const MEMORY_BLOCK_BYTES = 64 * 1024
@@ -35,7 +36,7 @@ export const makeMemoryDocumentStore: Effect.Effect<DocumentStore["Service"]> = 
       )
       const rest = buffer.flush()
       if (rest !== undefined) blocks.push(rest)
-      const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const createdAt = yield* nowIso
       files.set(key, { info: { key, contentType, createdAt, ...stored }, blocks })
       return stored
     })

@@ -4,11 +4,12 @@ import {
   type DocumentBody,
   DocumentStore,
   makeUuidV7,
+  nowIso,
   type PutOptions,
   pumpBody,
   StoreError
 } from "@paycore/core"
-import { Clock, Effect, Exit, Layer, Option, Stream } from "effect"
+import { Effect, Exit, Layer, Option, Stream } from "effect"
 import { CompiledQuery, type Kysely } from "kysely"
 import { field, isRerunnable } from "./driver-errors.ts"
 import { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./index.ts"
@@ -170,7 +171,7 @@ export const makePostgresDocumentStore = (
           )
           const rest = buffer.flush()
           if (rest !== undefined) yield* insert(rest)
-          const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+          const createdAt = yield* nowIso
           // The commit: point the key at the new file, drop the file it replaces.
           yield* Effect.uninterruptible(
             locked(key, "storing", async (trx) => {

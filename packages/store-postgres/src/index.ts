@@ -58,6 +58,9 @@ const storeError = (error: unknown): StoreError => {
 
 const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViolation", index })
 
+/** Every statement of the store but a SELECT writes (its failure cannot be taken back without a rollback). */
+const writes = (text: string): boolean => !text.startsWith("SELECT")
+
 /** A member of a group locked a row another member holds: the group rolls back and its members run alone. */
 const regroup = new StoreError({
   message: "PostgreSQL store: two transactions of one group locked the same row; each runs again alone",
@@ -169,8 +172,7 @@ interface Group {
   readonly locks: Map<string, Member>
   /** Some member ended in a way that rolls the group back. */
   poisoned: boolean
-  /** Began: nobody joins any more. */
-  started: boolean
+  /** Set when the group began (its members then run; nobody joins a waiting group's list any more). */
   tx: Tx | undefined
   /** Settles when the group committed (true) or rolled back (false). */
   readonly outcome: Promise<boolean>
@@ -270,7 +272,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
       Effect.withFiber((fiber) => {
         const member = fiber.getRef(CurrentTx)
         // A write outside a transaction joins a group: it shares the group's round trips and COMMIT.
-        if (member === undefined && grouping.groups > 0 && !text.startsWith("SELECT")) {
+        if (member === undefined && grouping.groups > 0 && writes(text)) {
           return transaction(executeWith(text, params, indexes, prepare))
         }
         if (member === undefined) {
@@ -281,7 +283,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
         }
         const tx = member.tx
         if (tx.failure !== undefined) return Effect.fail(tx.failure)
-        if (!member.wrote && !text.startsWith("SELECT")) member.wrote = true
+        if (!member.wrote && writes(text)) member.wrote = true
         return Effect.tryPromise({
           try: () =>
             tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
@@ -314,11 +316,12 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
      */
     const run = (text: string, params: ReadonlyArray<unknown>): Effect.Effect<void, StoreError> =>
       Effect.withFiber((fiber) => {
-        const tx = fiber.getRef(CurrentTx)?.tx
+        const member = fiber.getRef(CurrentTx)
+        const tx = member?.tx
         const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
         if (answer === undefined)
           return Effect.asVoid(execute(text, params) as Effect.Effect<QueryResult<Row>, StoreError>)
-        fiber.getRef(CurrentTx)!.wrote = true
+        member!.wrote = true
         tx!.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx!, error, storeError(error))))
         return Effect.void
       })
@@ -1166,7 +1169,6 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
         running: 0,
         locks: new Map(),
         poisoned: false,
-        started: false,
         tx: undefined,
         outcome,
         settle
@@ -1178,7 +1180,6 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
       groupsRunning++
       sql.begin().then(
         (conn) => {
-          group.started = true
           const tx = newTx(conn)
           group.tx = tx
           group.running = group.members.length
@@ -1187,7 +1188,6 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
           for (const resume of group.members) resume(Exit.succeed(tx))
         },
         (error: unknown) => {
-          group.started = true
           groupsRunning--
           const failed = Exit.fail(storeError(error))
           for (const resume of group.members) resume(failed)
@@ -1223,17 +1223,16 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
     const joinGroup: Effect.Effect<{ readonly group: Group; readonly tx: Tx }, StoreError> = Effect.callback(
       (resume) => {
         // A group under way takes newcomers until its first member ends.
-        const current = open
-        const tx = current?.poisoned === false ? current.tx : undefined
         // Not one that is failing already: its members will all run again.
+        const current = open
         if (
-          current !== undefined &&
-          tx !== undefined &&
-          tx.failure === undefined &&
+          current?.tx !== undefined &&
+          current.tx.failure === undefined &&
+          !current.poisoned &&
           current.running < grouping.members
         ) {
           current.running++
-          return void resume(Effect.succeed({ group: current, tx }))
+          return void resume(Effect.succeed({ group: current, tx: current.tx }))
         }
         let group = waiting.at(-1)
         if (group === undefined || group.members.length >= grouping.members) {
@@ -1247,7 +1246,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
         startWaiting()
         return Effect.sync(() => {
           // Interrupted while waiting: leave the group unless it began (then the member runs and ends as a failure).
-          if (!joined.started) joined.members.splice(joined.members.indexOf(resumeWith), 1)
+          if (joined.tx === undefined) joined.members.splice(joined.members.indexOf(resumeWith), 1)
         })
       }
     )

@@ -7,9 +7,10 @@ import pg, { type QueryResult as PgQueryResult, type Pool, type PoolClient, type
  *
  * - On a node-postgres pool made by `makePgKysely` (see `registerPool`) the store talks to the pool directly:
  *   its fixed statements are named prepared statements (parsed and planned once per connection, as
- *   `pgbench -M prepared` does: that halves the server's CPU per statement), and the connections pipeline,
- *   so BEGIN travels with the first statement of a transaction and writes whose answer nobody waits for
- *   travel with the statements after them (see `SqlTransaction.send`).
+ *   `pgbench -M prepared` does: that halves the server's CPU per statement), and the connections pipeline:
+ *   the statements of a transaction issued at one moment go out as one `Batch` (one Sync, one answer), BEGIN
+ *   travels with the first of them, and writes whose answer nobody waits for travel with the statements
+ *   after them (see `SqlTransaction.send`).
  * - On any other Kysely (PGlite, in process) every statement goes through Kysely and is awaited.
  */
 export interface SqlClient {
@@ -80,18 +81,18 @@ const FEATURE_NOT_SUPPORTED = "0A000"
 const isStalePlan = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { code?: unknown }).code === FEATURE_NOT_SUPPORTED
 
-const resultOf = (result: PgQueryResult<Row>): QueryResult<Row> => {
-  const { command, rowCount, rows } = result
+/** A statement's rows and changed-row count, and its command (`COMMIT` answers `ROLLBACK` after a failure). */
+type Answer = QueryResult<Row> & { readonly command: string }
+
+/** A statement's answer: its rows, and for a write the rows it changed (Kysely's `numAffectedRows`). */
+const resultOf = (command: string, rowCount: number, rows: Array<Row>): Answer => {
   const changes = command === "INSERT" || command === "UPDATE" || command === "DELETE" || command === "MERGE"
-  return changes ? { numAffectedRows: BigInt(rowCount ?? 0), rows } : { rows }
+  return changes ? { command, numAffectedRows: BigInt(rowCount), rows } : { command, rows }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Batches: several statements, one Sync
 // ---------------------------------------------------------------------------------------------
-
-/** A statement's rows and changed-row count, and its command (`COMMIT` answers `ROLLBACK` after a failure). */
-type Answer = QueryResult<Row> & { readonly command: string }
 
 /** A statement of a batch, and who waits for its answer. */
 interface Queued {
@@ -155,14 +156,11 @@ const shapeOf = (fields: ReadonlyArray<FieldDescription>, types: TypeParsers): R
 
 const COMMAND = /^([A-Za-z]+)(?: (\d+))?(?: (\d+))?/
 
-/** The answer to one statement (`command` from CommandComplete: `INSERT 0 3`, `UPDATE 1`, `SELECT 2`). */
-const answerOf = (command: string, rows: Array<Row>): Answer => {
-  const match = COMMAND.exec(command)
-  const verb = match?.[1] ?? ""
-  const changes = verb === "INSERT" || verb === "UPDATE" || verb === "DELETE" || verb === "MERGE"
-  // The count is the last number (INSERT also gives an oid first).
-  const count = match?.[3] ?? match?.[2] ?? "0"
-  return changes ? { command: verb, numAffectedRows: BigInt(count), rows } : { command: verb, rows }
+/** The answer to one statement of a batch, from its CommandComplete text (`INSERT 0 3`, `UPDATE 1`, `SELECT 2`). */
+const answerOf = (commandComplete: string, rows: Array<Row>): Answer => {
+  const match = COMMAND.exec(commandComplete)
+  // The count is the last number (INSERT gives an oid first).
+  return resultOf(match?.[1] ?? "", Number(match?.[3] ?? match?.[2] ?? 0), rows)
 }
 
 const BEGIN = queryConfig("BEGIN ISOLATION LEVEL READ COMMITTED", [], true)
@@ -358,7 +356,10 @@ const COMMIT = queryConfig("COMMIT", [], true)
 
 /** pg-pool closes the connection of an autocommitted statement that failed (a stale plan included). */
 const pgClient = (pool: Pool): SqlClient => ({
-  query: (text, params, prepare) => pool.query(queryConfig(text, params, prepare)).then(resultOf),
+  query: (text, params, prepare) =>
+    pool
+      .query(queryConfig(text, params, prepare))
+      .then((result: PgQueryResult<Row>) => resultOf(result.command, result.rowCount ?? 0, result.rows)),
   begin: () => pool.connect().then(pgTransaction),
   pipelines: true
 })

@@ -7,7 +7,7 @@ import {
   Refused,
   type StoreError
 } from "../shared/errors.ts"
-import { type ContactChannel, DOCUMENT_CONTENT_TYPES, MAX_DOCUMENT_BYTES } from "./model.ts"
+import { CONTACT_CHANNELS, type ContactChannel, DOCUMENT_CONTENT_TYPES, MAX_DOCUMENT_BYTES } from "./model.ts"
 
 /**
  * 404 `REFERENCE_NOT_FOUND`: no such beneficial owner (the upstream 404 code list has no dedicated one;
@@ -47,28 +47,26 @@ export const contactVerificationIncomplete = (
     details: { contactVerification: Object.fromEntries(pending.map((channel) => [channel, "PENDING"])) }
   })
 
-const channelName = (channel: ContactChannel) => (channel === "EMAIL" ? "email" : "phone")
-
 /** 409 `CONFLICT`: the customer's provider does not require this channel to be verified. */
 export const contactVerificationNotRequired = (customerId: string, channel: ContactChannel): Conflict =>
   new Conflict({
     code: "CONFLICT",
-    message: `Customer ${customerId}'s provider does not require ${channelName(channel)} verification`
+    message: `Customer ${customerId}'s provider does not require ${CONTACT_CHANNELS[channel].key} verification`
   })
 
 /** 409 `CONFLICT`: the channel is already `VERIFIED`. */
 export const contactAlreadyVerified = (customerId: string, channel: ContactChannel): Conflict =>
   new Conflict({
     code: "CONFLICT",
-    message: `Customer ${customerId}'s ${channelName(channel)} is already VERIFIED`
+    message: `Customer ${customerId}'s ${CONTACT_CHANNELS[channel].key} is already VERIFIED`
   })
 
 /** 400 `MISSING_MANDATORY_USER_INFO`: no email address / phone number to send the code to. */
 export const contactMissing = (customerId: string, channel: ContactChannel): Refused =>
   new Refused({
     code: "MISSING_MANDATORY_USER_INFO",
-    message: `Customer ${customerId} has no ${channel === "EMAIL" ? "email" : "phoneNumber"} to send a code to`,
-    details: { field: channel === "EMAIL" ? "email" : "phoneNumber" }
+    message: `Customer ${customerId} has no ${CONTACT_CHANNELS[channel].field} to send a code to`,
+    details: { field: CONTACT_CHANNELS[channel].field }
   })
 
 /** 429 `RATE_LIMITED`: a code was sent moments ago; `Retry-After` says when another may be sent. */

@@ -234,6 +234,18 @@ export const IdempotencyKeyHeader = Schema.String.check(Schema.isMinLength(1), S
 export const ContactChannel = Schema.Literals(["EMAIL", "PHONE"])
 export type ContactChannel = typeof ContactChannel.Type
 
+/**
+ * Where each channel shows: its key in a customer's `contactVerification` and in a provider's requirement, the
+ * customer field that holds the address, and the Notifier's medium.
+ */
+export const CONTACT_CHANNELS = {
+  EMAIL: { key: "email", field: "email", medium: "EMAIL" },
+  PHONE: { key: "phone", field: "phoneNumber", medium: "SMS" }
+} as const satisfies Record<
+  ContactChannel,
+  { key: "email" | "phone"; field: "email" | "phoneNumber"; medium: "EMAIL" | "SMS" }
+>
+
 export const ContactVerificationConfirmRequest = Schema.Struct({
   /** The one-time code the customer received (sandbox: `123456`). */
   code: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(32))

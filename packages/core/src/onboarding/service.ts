@@ -65,6 +65,7 @@ import {
   type BulkImportJob,
   type BulkImportJobRecord,
   type BulkImportStatus,
+  CONTACT_CHANNELS,
   type ContactChallenge,
   type ContactChannel,
   type CreateBeneficialOwnerRequest,
@@ -359,13 +360,11 @@ export const CONTACT_CODE_RESEND_SECONDS = 60
 /** SHA-256 of the code bound to its customer and channel: the store never sees a code. */
 const hashCode = (key: string, code: string): Uint8Array => sha256(utf8ToBytes(`${key}:${code}`))
 
-const CHANNEL_FIELD = { EMAIL: "email", PHONE: "phone" } as const
-
 const contactOf = (customer: Customer, channel: ContactChannel): string | undefined =>
-  channel === "EMAIL" ? customer.email : customer.phoneNumber
+  customer[CONTACT_CHANNELS[channel].field]
 
 const isRequired = (requirement: ContactRequirement, channel: ContactChannel): boolean =>
-  channel === "EMAIL" ? requirement.email : requirement.phone
+  requirement[CONTACT_CHANNELS[channel].key]
 
 /** The required channels that are not `VERIFIED` yet (KYC cannot begin until this is empty). */
 export const pendingContactVerification = (
@@ -549,7 +548,9 @@ export class Onboarding extends Context.Service<
               }
               lockedOwners.push(locked)
             }
-            if ((yield* ownersOf(customerId)).length !== owners.length) return yield* changedDuringReview(customerId)
+            // An owner added meanwhile: the page's count says so, without reading the owners again.
+            const ownersNow = yield* store.beneficialOwners.list({ customerId }, { limit: 1, sortOrder: "asc" })
+            if (ownersNow.totalCount !== owners.length) return yield* changedDuringReview(customerId)
 
             const now = yield* nowIso
             // The documents the provider saw are submitted: from now on they can be replaced, not deleted.
@@ -689,7 +690,7 @@ export class Onboarding extends Context.Service<
           if (!isRequired(kyc.contactVerification(customer), channel)) {
             return yield* contactVerificationNotRequired(customerId, channel)
           }
-          if (customer.contactVerification[CHANNEL_FIELD[channel]] === "VERIFIED") {
+          if (customer.contactVerification[CONTACT_CHANNELS[channel].key] === "VERIFIED") {
             return yield* contactAlreadyVerified(customerId, channel)
           }
           return customer
@@ -731,7 +732,7 @@ export class Onboarding extends Context.Service<
           })
         )
         // Sent once the code is stored (a store transaction may run again; a message must go once).
-        yield* notifier.send(channel === "EMAIL" ? "EMAIL" : "SMS", sent.to, sent.code)
+        yield* notifier.send(CONTACT_CHANNELS[channel].medium, sent.to, sent.code)
       })
 
       const confirmContactCode = Effect.fn("Onboarding.confirmContactCode")(function* (
@@ -762,7 +763,7 @@ export class Onboarding extends Context.Service<
             yield* store.contactChallenges.delete(key)
             const next: Customer = {
               ...customer,
-              contactVerification: { ...customer.contactVerification, [CHANNEL_FIELD[channel]]: "VERIFIED" },
+              contactVerification: { ...customer.contactVerification, [CONTACT_CHANNELS[channel].key]: "VERIFIED" },
               updatedAt: isoOf(nowMs)
             }
             yield* Effect.orDie(store.customers.update(next))
