@@ -22,3 +22,12 @@ export const isRerunnable = (error: unknown): boolean => {
   const code = field(error, "code")
   return code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED
 }
+
+/**
+ * The connection broke under the statement (the server terminated the session or restarted, the socket closed):
+ * no server error about the statement itself, so whether it was applied is unknown.
+ */
+export const isBrokenConnection = (error: unknown): boolean => {
+  const code = field(error, "code")
+  return code === undefined || code.startsWith("E") || code.startsWith("08") || code.startsWith("57P0")
+}

@@ -25,7 +25,7 @@ import { Kysely, PGliteDialect, PostgresDialect, type QueryResult, type Selectab
 import { type CustomTypesConfig, Pool, types as pgTypes } from "pg"
 import * as codecs from "./codecs.ts"
 import { type Codec, valuesOf } from "./codecs.ts"
-import { field, isRerunnable, UNIQUE_VIOLATION } from "./driver-errors.ts"
+import { field, isBrokenConnection, isRerunnable, UNIQUE_VIOLATION } from "./driver-errors.ts"
 import type { Database, LedgerBalancesTable, LedgerTransfersTable } from "./schema.ts"
 import { migrate } from "./schema.ts"
 import { type Row, registerPool, type SqlTransaction, sqlClientOf } from "./sql.ts"
@@ -253,6 +253,24 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
           return await sql.query(text, params, prepare)
         } catch (error) {
           if (attempt >= MAX_ATTEMPTS || !isRerunnable(error)) throw error
+          await sleep(backoffMs(attempt))
+        }
+      }
+    }
+
+    /**
+     * Outside a transaction: one statement committed without waiting for the WAL flush (`sql.queryUnflushed`), run
+     * again on a deadlock or once on a broken connection (the session reconnects; a statement that may have been
+     * applied before the break must be one that is safe to run twice, as a compare-and-set is).
+     */
+    const executeUnflushed = async (text: string, params: ReadonlyArray<unknown>): Promise<QueryResult<Row>> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await sql.queryUnflushed(text, params)
+        } catch (error) {
+          if (attempt >= MAX_ATTEMPTS || !(isRerunnable(error) || (isBrokenConnection(error) && attempt === 1))) {
+            throw error
+          }
           await sleep(backoffMs(attempt))
         }
       }
@@ -676,13 +694,17 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
       versionColumns.map((c, i) => `${c} IS NOT DISTINCT FROM $${transactionColumns.length + i + 1}`).join(" AND ")
     const transactions: Repositories["transactions"] = {
       ...transactionRows,
+      // Outside a transaction it commits without waiting for the WAL flush, on a session of its own: it neither
+      // joins a group (whose COMMIT waits for every member) nor waits for the disk (see the port's contract).
       updateIf: (row, expected) => {
         const was = valuesOf(codecs.transactions, expected)
         const params = [...valuesOf(codecs.transactions, row), ...versionAt.map((i) => was[i])]
-        return Effect.map(
-          execute(updateIfSql, params) as Effect.Effect<QueryResult<Row>, StoreError>,
-          (result) => affected(result) > 0
+        const written = Effect.withFiber((fiber) =>
+          fiber.getRef(CurrentTx) === undefined
+            ? Effect.tryPromise({ try: () => executeUnflushed(updateIfSql, params), catch: storeError })
+            : (execute(updateIfSql, params) as Effect.Effect<QueryResult<Row>, StoreError>)
         )
+        return Effect.map(written, (result) => affected(result) > 0)
       }
     }
 

@@ -16,6 +16,12 @@ import pg, { type QueryResult as PgQueryResult, type Pool, type PoolClient, type
 export interface SqlClient {
   /** One autocommitted statement; `prepare`: a fixed statement worth a named prepared statement. */
   readonly query: (text: string, params: ReadonlyArray<unknown>, prepare: boolean) => Promise<QueryResult<Row>>
+  /**
+   * One autocommitted statement whose COMMIT is acknowledged before its WAL is flushed (`synchronous_commit =
+   * off`): every session sees it at once, and it is durable within the WAL writer's delay, unless the database
+   * server crashes first (then it is lost whole). For writes a retry redoes; see `TransactionCollection.updateIf`.
+   */
+  readonly queryUnflushed: (text: string, params: ReadonlyArray<unknown>) => Promise<QueryResult<Row>>
   /** A connection in a READ COMMITTED transaction. */
   readonly begin: () => Promise<SqlTransaction>
   /** Whether statements issued at once share round trips (a pg connection in pipeline mode; not Kysely). */
@@ -49,11 +55,75 @@ export type Row = Record<string, any>
 // node-postgres
 // ---------------------------------------------------------------------------------------------
 
-/** The pool behind a Kysely made by `makePgKysely`. */
-const pools = new WeakMap<Kysely<any>, Pool>()
+/** The pool behind a Kysely made by `makePgKysely`, and the session of its unflushed statements. */
+const pools = new WeakMap<Kysely<any>, { readonly pool: Pool; readonly unflushed: UnflushedSession }>()
 
+/** Registers `pool` as `db`'s; ending the pool (Kysely's `destroy`) also closes the unflushed session. */
 export const registerPool = (db: Kysely<any>, pool: Pool): void => {
-  pools.set(db, pool)
+  const unflushed = new UnflushedSession(pool)
+  const end = pool.end.bind(pool)
+  pool.end = (() => unflushed.close().then(() => end())) as Pool["end"]
+  pools.set(db, { pool, unflushed })
+}
+
+/**
+ * The session of `SqlClient.queryUnflushed`: one connection beside the pool, with `synchronous_commit = off`, in
+ * pipeline mode (each statement its own implicit transaction, sent without waiting for the answers before it;
+ * the statements of one moment in one socket write). Opened at first use, again after it broke.
+ */
+class UnflushedSession {
+  private readonly pool: Pool
+  private client: Promise<pg.Client> | undefined
+  private corked = false
+
+  constructor(pool: Pool) {
+    this.pool = pool
+  }
+
+  private connect(): Promise<pg.Client> {
+    const options = this.pool.options as pg.PoolConfig & { readonly options?: string }
+    const client = new pg.Client({
+      ...options,
+      pipeline: true,
+      options: [options.options, "-c synchronous_commit=off"].filter(Boolean).join(" ")
+    } as pg.ClientConfig)
+    // A broken session (server restart, idle timeout) is dropped; the next statement opens another.
+    const drop = () => {
+      if (this.client === connected) this.client = undefined
+    }
+    client.on("error", drop)
+    client.on("end", drop)
+    const connected = client.connect().then(
+      () => client,
+      (error: unknown) => {
+        drop()
+        throw error
+      }
+    )
+    this.client = connected
+    return connected
+  }
+
+  async query(text: string, params: ReadonlyArray<unknown>): Promise<QueryResult<Row>> {
+    const client = await (this.client ?? this.connect())
+    const stream = (client as unknown as { connection: { stream: Wire["stream"] } }).connection.stream
+    if (!this.corked) {
+      this.corked = true
+      stream.cork()
+      process.nextTick(() => {
+        this.corked = false
+        stream.uncork()
+      })
+    }
+    const result = await client.query(queryConfig(text, params, true))
+    return resultOf(result.command, result.rowCount ?? 0, result.rows)
+  }
+
+  async close(): Promise<void> {
+    const client = this.client
+    this.client = undefined
+    if (client !== undefined) await client.then((c) => c.end()).catch(() => undefined)
+  }
 }
 
 /**
@@ -355,7 +425,8 @@ const pgTransaction = (client: PoolClient): SqlTransaction => {
 const COMMIT = queryConfig("COMMIT", [], true)
 
 /** pg-pool closes the connection of an autocommitted statement that failed (a stale plan included). */
-const pgClient = (pool: Pool): SqlClient => ({
+const pgClient = (pool: Pool, unflushed: UnflushedSession): SqlClient => ({
+  queryUnflushed: (text, params) => unflushed.query(text, params),
   query: (text, params, prepare) =>
     pool
       .query(queryConfig(text, params, prepare))
@@ -370,6 +441,8 @@ const pgClient = (pool: Pool): SqlClient => ({
 
 const kyselyClient = (db: Kysely<any>): SqlClient => ({
   query: (text, params) => db.executeQuery<Row>(CompiledQuery.raw(text, params as Array<unknown>)),
+  // PGlite has one connection, and runs with fsync off anyway.
+  queryUnflushed: (text, params) => db.executeQuery<Row>(CompiledQuery.raw(text, params as Array<unknown>)),
   pipelines: false,
   begin: async () => {
     const trx = await db.startTransaction().setIsolationLevel("read committed").execute()
@@ -388,6 +461,6 @@ const kyselyClient = (db: Kysely<any>): SqlClient => ({
 
 /** The client of `db`: its pool directly when `makePgKysely` made it, else Kysely. */
 export const sqlClientOf = (db: Kysely<any>): SqlClient => {
-  const pool = pools.get(db)
-  return pool === undefined ? kyselyClient(db) : pgClient(pool)
+  const registered = pools.get(db)
+  return registered === undefined ? kyselyClient(db) : pgClient(registered.pool, registered.unflushed)
 }

@@ -22,6 +22,8 @@ export interface TestDatabase {
   readonly documentStoreLayer: () => Layer.Layer<DocumentStore, StoreError>
   /** A raw Kysely on this file's database (PGlite: a new, separate in-memory database each time). */
   readonly open: () => Kysely<Database>
+  /** The server's schema of this file (undefined on PGlite). */
+  readonly schema?: string | undefined
 }
 
 /**
@@ -53,6 +55,7 @@ export const testDatabase = (name: string): TestDatabase => {
   afterAll(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`))
   return {
     kind: "pg",
+    schema,
     layer: () => layerPg({ connectionString: url, schema, max: 10 }),
     documentStoreLayer: () => documentStoreLayerPg({ connectionString: url, schema, max: 4 }),
     open: () => makePgKysely({ connectionString: url, schema, max: 4 })

@@ -42,6 +42,11 @@ export interface RailError {
 export class Rail extends Context.Service<
   Rail,
   {
+    /**
+     * Hands a payout to the rail. It may be called again for the same `transactionId` (after a crash between the
+     * submission and the record of its reference, or when that record was lost): an adapter makes
+     * `transactionId` the rail's idempotency key, so the money moves once.
+     */
     readonly submit: (payout: Payout) => Effect.Effect<Submitted, RailError>
     readonly status: (reference: string) => Effect.Effect<PayoutStatus, RailError>
     /** Typical settlement time of a rail in seconds (the spec's timing table). */

@@ -210,6 +210,12 @@ export interface TransactionCollection extends Collection<TransactionRecord, Tra
    * Writes `row` only if the stored row still has `expected`'s `state`, `transaction.updatedAt`,
    * `railReference`, `dueAt`, `attempts` and `stalledAt` (every write of a transaction changes one of them);
    * true when it did. One statement on PostgreSQL: no store transaction is needed around it.
+   *
+   * Outside a store transaction its write may be acknowledged before it is durable (PostgreSQL: committed
+   * without waiting for the WAL flush): every reader sees it at once, but a crash of the database server in
+   * the next moments can lose it whole. The core writes with it only what a retry redoes: the rail's reference
+   * of a payout just submitted (lost, the payout is due for submission again, and the rail takes the
+   * transaction id as its idempotency key: see `Rail.submit`).
    */
   readonly updateIf: (row: TransactionRecord, expected: TransactionRecord) => Effect.Effect<boolean, StoreError>
 }

@@ -1,0 +1,76 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Store } from "@paycore/core"
+import { Effect } from "effect"
+import pg from "pg"
+import { layerPg } from "../src/index.ts"
+import { testDatabase } from "./helpers.ts"
+import { transaction } from "./records.ts"
+
+// `transactions.updateIf` outside a store transaction commits on a session of its own, without waiting for the WAL
+// flush (the rail's reference of a payout: see the port's contract). A server-only path: PGlite has one session.
+const db = testDatabase("unflushed")
+const url = process.env.DATABASE_URL
+
+/** The sessions of one application name on the server. */
+const sessions = async (applicationName: string): Promise<Array<{ pid: number; query: string }>> => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query(
+      "SELECT pid, query FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+      [applicationName]
+    )
+    return rows
+  } finally {
+    await client.end()
+  }
+}
+
+const terminate = async (pids: ReadonlyArray<number>): Promise<void> => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    for (const pid of pids) await client.query("SELECT pg_terminate_backend($1)", [pid])
+  } finally {
+    await client.end()
+  }
+}
+
+describe.skipIf(db.kind === "pglite")("postgres store: compare-and-set writes outside a transaction", () => {
+  it.effect("are seen by every session at once, survive their session's end, and close with the store", () =>
+    Effect.gen(function* () {
+      const applicationName = `paycore_unflushed_${process.pid}`
+      const u = new URL(url!)
+      u.searchParams.set("application_name", applicationName)
+      const layer = layerPg({ connectionString: u.toString(), schema: db.schema, max: 2 })
+
+      yield* Effect.provide(
+        Effect.gen(function* () {
+          const s = yield* Store
+          const n = 4_000 + Math.floor(Math.random() * 1_000)
+          const stored = transaction(n, { railReference: undefined })
+          yield* s.transactions.insert(stored)
+
+          const first = { ...stored, railReference: `rail-${n}-a`, attempts: 0 }
+          assert.isTrue(yield* s.transactions.updateIf(first, stored))
+          // Read back on the pool's sessions (another connection): the write is there once updateIf returned.
+          assert.strictEqual((yield* s.transactions.get(stored.id))?.railReference, `rail-${n}-a`)
+
+          // The server ends the session that wrote it: the next write opens another and goes through.
+          const writer = (yield* Effect.promise(() => sessions(applicationName))).filter((row) =>
+            row.query.startsWith("UPDATE transactions")
+          )
+          assert.strictEqual(writer.length, 1, "one session wrote the compare-and-set")
+          yield* Effect.promise(() => terminate(writer.map((row) => row.pid)))
+          const second = { ...first, railReference: `rail-${n}-b`, dueAt: "2026-11-21T14:00:00.000Z" }
+          assert.isTrue(yield* s.transactions.updateIf(second, first))
+          assert.isFalse(yield* s.transactions.updateIf({ ...second, railReference: "stale" }, first))
+          assert.strictEqual((yield* s.transactions.get(stored.id))?.railReference, `rail-${n}-b`)
+        }),
+        layer
+      )
+      // The store's scope closed: none of its sessions is left on the server, the compare-and-set one included.
+      assert.deepStrictEqual(yield* Effect.promise(() => sessions(applicationName)), [])
+    })
+  )
+})
