@@ -313,12 +313,16 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
         if (tx.failure !== undefined) return Effect.fail(tx.failure)
         if (!member.wrote && writes(text)) member.wrote = true
         return Effect.tryPromise({
-          try: () =>
-            tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
-              // A write sent earlier may have failed first (this statement then only found the transaction aborted).
-              await Promise.all(tx.inFlight)
+          try: () => {
+            // A write sent before this statement may have failed first (this one then only found the transaction
+            // aborted): those travel with it or earlier, so they are answered by now. Not the ones sent after it,
+            // which wait for a statement or COMMIT that may never come.
+            const sentBefore = tx.inFlight.length
+            return tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
+              await Promise.all(tx.inFlight.slice(0, sentBefore))
               throw error
-            }),
+            })
+          },
           catch: (e) => {
             const failure = failureOf(e, indexes)
             const first = tx.failure === undefined

@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { type LedgerTransfer, Store } from "@paycore/core"
 import { Deferred, Effect, Fiber } from "effect"
+import pg from "pg"
 import { idOf, testDatabase, unique } from "./helpers.ts"
 import { outboxRecord, token } from "./records.ts"
 
@@ -250,5 +251,62 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store: transactions run t
       assert.isUndefined(yield* store.tokens.get(idOf("Token", base)))
       for (let i = 1; i <= 10; i++) assert.isDefined(yield* store.tokens.get(idOf("Token", base + i)))
     })
+  )
+
+  it.effect.skipIf(db.kind === "pglite")(
+    "a statement that fails while another member's write waits unsent still ends its group (no hang)",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const n = 600_000 + Math.floor(Math.random() * 90_000) * 10
+        const key = unique("overflow")
+        yield* store.tokens.insert(token(n))
+        yield* store.counters.add(key, 5e18)
+        // Another session holds the counter's row, so A's add waits in the server while B sends its write.
+        const holder = new pg.Client({ connectionString: process.env.DATABASE_URL })
+        yield* Effect.promise(() => holder.connect())
+        yield* Effect.promise(() => holder.query("BEGIN"))
+        yield* Effect.promise(() =>
+          holder.query(`SELECT 1 FROM ${db.schema}.counters WHERE key = $1 FOR UPDATE`, [key])
+        )
+        const release = yield* Deferred.make<void>()
+        const a = store.transaction(
+          Effect.gen(function* () {
+            yield* store.tokens.get(idOf("Token", n))
+            return yield* store.counters.add(key, 5e18) // bigint out of range once the row is free
+          })
+        )
+        const b = store.transaction(
+          Effect.gen(function* () {
+            yield* store.tokens.get(idOf("Token", n))
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+            // A write nobody waits for (a quote's status): it goes out with B's next statement or the COMMIT, after A's add.
+            yield* store.quotes.setStatus(idOf("Quote", n), "EXPIRED")
+            yield* Deferred.await(release)
+            return "b"
+          })
+        )
+        // C opens a group and stays in it: A and B, started while it is under way, join it (one DB transaction).
+        const opened = yield* Deferred.make<void>()
+        const c = store.transaction(
+          Effect.gen(function* () {
+            yield* store.tokens.get(idOf("Token", n))
+            yield* Deferred.succeed(opened, undefined)
+            yield* Deferred.await(release)
+          })
+        )
+        const first = yield* Effect.forkChild(c)
+        yield* Deferred.await(opened)
+        const both = yield* Effect.forkChild(Effect.all([Effect.exit(a), Effect.exit(b)], { concurrency: 2 }))
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+        yield* Effect.promise(() => holder.query("COMMIT").then(() => holder.end()))
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+        yield* Deferred.succeed(release, undefined)
+        const [exitA, exitB] = yield* Fiber.join(both).pipe(Effect.timeout("20 seconds"))
+        yield* Fiber.join(first)
+        assert.strictEqual(exitA._tag, "Failure", "the add past bigint's range fails")
+        assert.deepStrictEqual(exitB._tag === "Success" ? exitB.value : undefined, "b")
+        assert.strictEqual(yield* store.counters.get(key), 5e18, "the failed add left nothing")
+      })
   )
 })
