@@ -67,7 +67,7 @@ const LIFECYCLE_BATCH = 5
 /** Quotes created per fiber for the first (warm-up) window, before any rate is known. */
 const FIRST_POOL = 30
 /** Quotes created beyond the rate measured so far × the window. */
-const POOL_MARGIN = 1.6
+const POOL_MARGIN = 2.5
 
 export interface PostgresBenchOptions {
   /** The server (DATABASE_URL); the PostgreSQL part is skipped when absent. */
