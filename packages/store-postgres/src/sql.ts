@@ -439,25 +439,29 @@ const pgClient = (pool: Pool, unflushed: UnflushedSession): SqlClient => ({
 // Kysely (PGlite, or any Kysely the caller made)
 // ---------------------------------------------------------------------------------------------
 
-const kyselyClient = (db: Kysely<any>): SqlClient => ({
-  query: (text, params) => db.executeQuery<Row>(CompiledQuery.raw(text, params as Array<unknown>)),
-  // PGlite has one connection, and runs with fsync off anyway.
-  queryUnflushed: (text, params) => db.executeQuery<Row>(CompiledQuery.raw(text, params as Array<unknown>)),
-  pipelines: false,
-  begin: async () => {
-    const trx = await db.startTransaction().setIsolationLevel("read committed").execute()
-    return {
-      query: (text, params) => trx.executeQuery<Row>(CompiledQuery.raw(text, params as Array<unknown>)),
-      send: () => undefined,
-      commit: () => trx.commit().execute(),
-      rollback: () =>
-        trx
-          .rollback()
-          .execute()
-          .catch(() => undefined)
+const kyselyClient = (db: Kysely<any>): SqlClient => {
+  const query = (text: string, params: ReadonlyArray<unknown>) =>
+    db.executeQuery<Row>(CompiledQuery.raw(text, params as Array<unknown>))
+  return {
+    query,
+    // PGlite has one connection, and runs with fsync off anyway.
+    queryUnflushed: query,
+    pipelines: false,
+    begin: async () => {
+      const trx = await db.startTransaction().setIsolationLevel("read committed").execute()
+      return {
+        query: (text, params) => trx.executeQuery<Row>(CompiledQuery.raw(text, params as Array<unknown>)),
+        send: () => undefined,
+        commit: () => trx.commit().execute(),
+        rollback: () =>
+          trx
+            .rollback()
+            .execute()
+            .catch(() => undefined)
+      }
     }
   }
-})
+}
 
 /** The client of `db`: its pool directly when `makePgKysely` made it, else Kysely. */
 export const sqlClientOf = (db: Kysely<any>): SqlClient => {
