@@ -1,7 +1,8 @@
 /**
  * Which store `npm start` runs on:
  *
- *   DATABASE_URL=postgres://…   a PostgreSQL server (production)
+ *   DATABASE_URL=postgres://…   a PostgreSQL server (production); PAYCORE_FLUSH_RAIL_REFERENCES=true records a
+ *                               rail's reference after the WAL flush too (docs/operations.md)
  *   PAYCORE_STORE=memory        the in-memory store (nothing survives a stop)
  *   otherwise                   embedded PGlite in PAYCORE_DATA_DIR (default ./.paycore-data), fsync off:
  *                               the development and sandbox default, not for production
@@ -31,8 +32,9 @@ export const chooseStore = Effect.gen(function* () {
   const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
   if (Option.isSome(databaseUrl)) {
     const config = { connectionString: Redacted.value(databaseUrl.value) }
+    const flushRailReferences = yield* Config.Boolean("PAYCORE_FLUSH_RAIL_REFERENCES").pipe(Config.withDefault(false))
     return {
-      layer: PostgresStore.layerPg(config),
+      layer: PostgresStore.layerPg({ ...config, flushRailReferences }),
       documents: PostgresStore.documentStoreLayerPg(config),
       open: () => PostgresStore.makePgKysely(config),
       description: "PostgreSQL server (DATABASE_URL)",

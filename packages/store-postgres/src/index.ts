@@ -211,6 +211,18 @@ export interface GroupCommit {
   readonly members?: number | undefined
 }
 
+/** How a store on a server runs its transactions and writes. */
+export interface StoreOptions {
+  /** Group commit (default: 2 groups in flight). */
+  readonly groupCommit?: GroupCommit | undefined
+  /**
+   * Record a rail's reference (`transactions.updateIf` outside a store transaction) as any other write: in a
+   * group, acknowledged after the WAL flush. Default false: on a session of its own with `synchronous_commit =
+   * off` (docs/operations.md). For an engine that refuses that setting, or to have every write flushed first.
+   */
+  readonly flushRailReferences?: boolean | undefined
+}
+
 /**
  * The Store over a Kysely database whose schema is migrated (see `migrate`). The caller owns `db`
  * (the layers below destroy it on scope close); it must have no result-transforming plugin (rows are read
@@ -229,7 +241,7 @@ export interface GroupCommit {
  *   so a `UniqueViolation` leaves the transaction usable, as in the memory store.
  * - Outside a transaction every call is one autocommitted statement (run again on a deadlock).
  */
-export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {}): Effect.Effect<Store["Service"]> =>
+export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = {}): Effect.Effect<Store["Service"]> =>
   Effect.sync(() => {
     // One reference per store, so two stores in one process never see each other's transactions.
     const CurrentTx = Context.Reference<Member | undefined>(`@paycore/store-postgres/Transaction/${++storeCount}`, {
@@ -238,8 +250,8 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
 
     const sql = sqlClientOf(db)
     const grouping = {
-      groups: sql.pipelines ? Math.max(0, options.groups ?? 2) : 0,
-      members: Math.max(1, options.members ?? 32)
+      groups: sql.pipelines ? Math.max(0, options.groupCommit?.groups ?? 2) : 0,
+      members: Math.max(1, options.groupCommit?.members ?? 32)
     }
 
     /** Outside a transaction: one statement on a pooled connection, run again on a deadlock. */
@@ -699,12 +711,13 @@ export const makePostgresStore = (db: Kysely<Database>, options: GroupCommit = {
     const transactions: Repositories["transactions"] = {
       ...transactionRows,
       // Outside a transaction it commits without waiting for the WAL flush, on a session of its own: it neither
-      // joins a group (whose COMMIT waits for every member) nor waits for the disk (see the port's contract).
+      // joins a group (whose COMMIT waits for every member) nor waits for the disk (see the port's contract),
+      // unless `flushRailReferences`.
       updateIf: (row, expected) => {
         const was = valuesOf(codecs.transactions, expected)
         const params = [...valuesOf(codecs.transactions, row), ...versionAt.map((i) => was[i])]
         const written = Effect.withFiber((fiber) =>
-          fiber.getRef(CurrentTx) === undefined
+          fiber.getRef(CurrentTx) === undefined && options.flushRailReferences !== true
             ? Effect.tryPromise({ try: () => executeUnflushed(updateIfSql, params), catch: storeError })
             : (execute(updateIfSql, params) as Effect.Effect<QueryResult<Row>, StoreError>)
         )
@@ -1388,14 +1401,12 @@ const pgTypeParsers: CustomTypesConfig = {
     oid === INT8_OID ? int8 : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig["getTypeParser"]
 }
 
-export interface PgConfig {
+export interface PgConfig extends StoreOptions {
   readonly connectionString: string
   /** Pool size (default 10). */
   readonly max?: number | undefined
   /** A schema to work in (it must exist): the first of the connections' `search_path`. */
   readonly schema?: string | undefined
-  /** Group commit (default: 2 groups in flight). */
-  readonly groupCommit?: GroupCommit | undefined
 }
 
 /** A Kysely over a node-postgres pool (not migrated: see `migrate`). */
@@ -1448,10 +1459,7 @@ export const migrateDatabase = (db: Kysely<any>): Effect.Effect<ReadonlyArray<st
   })
 
 /** The Store over a database opened by `open`: migrated at start, closed when the layer's scope closes. */
-export const layerFrom = (
-  open: () => Kysely<Database>,
-  groupCommit: GroupCommit = {}
-): Layer.Layer<Store, StoreError> =>
+export const layerFrom = (open: () => Kysely<Database>, options: StoreOptions = {}): Layer.Layer<Store, StoreError> =>
   Layer.effect(
     Store,
     Effect.gen(function* () {
@@ -1463,13 +1471,13 @@ export const layerFrom = (
         (db) => Effect.promise(() => db.destroy().catch(ignore))
       )
       yield* migrateDatabase(db)
-      return yield* makePostgresStore(db, groupCommit)
+      return yield* makePostgresStore(db, options)
     })
   )
 
 /** The Store on a PostgreSQL server (node-postgres pool). */
 export const layerPg = (config: PgConfig): Layer.Layer<Store, StoreError> =>
-  layerFrom(() => makePgKysely(config), config.groupCommit)
+  layerFrom(() => makePgKysely(config), config)
 
 /** The Store on an embedded PGlite: in memory, or kept in `dataDir`. */
 export const layerPglite = (config: PgliteConfig = {}): Layer.Layer<Store, StoreError> =>

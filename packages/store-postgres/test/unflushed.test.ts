@@ -73,4 +73,31 @@ describe.skipIf(db.kind === "pglite")("postgres store: compare-and-set writes ou
       assert.deepStrictEqual(yield* Effect.promise(() => sessions(applicationName)), [])
     })
   )
+
+  it.effect("with flushRailReferences they are a write as any other: no session of their own", () =>
+    Effect.gen(function* () {
+      const applicationName = `paycore_flushed_${process.pid}`
+      const u = new URL(url!)
+      u.searchParams.set("application_name", applicationName)
+      const layer = layerPg({ connectionString: u.toString(), schema: db.schema, max: 2, flushRailReferences: true })
+      yield* Effect.provide(
+        Effect.gen(function* () {
+          const s = yield* Store
+          const n = 5_000 + Math.floor(Math.random() * 1_000)
+          const stored = transaction(n, { railReference: undefined })
+          yield* s.transactions.insert(stored)
+          const first = { ...stored, railReference: `rail-${n}-a`, attempts: 0 }
+          assert.isTrue(yield* s.transactions.updateIf(first, stored))
+          assert.isFalse(yield* s.transactions.updateIf(first, stored), "the row is no longer as expected")
+          assert.strictEqual((yield* s.transactions.get(stored.id))?.railReference, `rail-${n}-a`)
+          const writers = (yield* Effect.promise(() => sessions(applicationName))).filter((row) =>
+            row.query.startsWith("UPDATE transactions")
+          )
+          // In a group the compare-and-set is followed by the group's COMMIT on the same session.
+          assert.deepStrictEqual(writers, [])
+        }),
+        layer
+      )
+    })
+  )
 })
