@@ -36,30 +36,43 @@ const terminate = async (pids: ReadonlyArray<number>): Promise<void> => {
   }
 }
 
+/** A store on this file's schema whose sessions carry `applicationName`. */
+const storeNamed = (applicationName: string, flushRailReferences = false) => {
+  const u = new URL(url!)
+  u.searchParams.set("application_name", applicationName)
+  return layerPg({ connectionString: u.toString(), schema: db.schema, max: 2, flushRailReferences })
+}
+
+/** A transaction row waiting for its rail's reference, stored; and the same row with reference `rail-<n>-a`. */
+const awaitingReference = (base: number) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const n = base + Math.floor(Math.random() * 1_000)
+    const stored = transaction(n, { railReference: undefined })
+    yield* store.transactions.insert(stored)
+    return { store, n, stored, referenced: { ...stored, railReference: `rail-${n}-a`, attempts: 0 } }
+  })
+
+/** The sessions of `applicationName` whose last statement was a compare-and-set of a transaction. */
+const compareAndSetSessions = (applicationName: string) =>
+  Effect.map(
+    Effect.promise(() => sessions(applicationName)),
+    (rows) => rows.filter((row) => row.query.startsWith("UPDATE transactions"))
+  )
+
 describe.skipIf(db.kind === "pglite")("postgres store: compare-and-set writes outside a transaction", () => {
   it.effect("are seen by every session at once, survive their session's end, and close with the store", () =>
     Effect.gen(function* () {
       const applicationName = `paycore_unflushed_${process.pid}`
-      const u = new URL(url!)
-      u.searchParams.set("application_name", applicationName)
-      const layer = layerPg({ connectionString: u.toString(), schema: db.schema, max: 2 })
-
       yield* Effect.provide(
         Effect.gen(function* () {
-          const s = yield* Store
-          const n = 4_000 + Math.floor(Math.random() * 1_000)
-          const stored = transaction(n, { railReference: undefined })
-          yield* s.transactions.insert(stored)
-
-          const first = { ...stored, railReference: `rail-${n}-a`, attempts: 0 }
+          const { store: s, n, stored, referenced: first } = yield* awaitingReference(4_000)
           assert.isTrue(yield* s.transactions.updateIf(first, stored))
           // Read back on the pool's sessions (another connection): the write is there once updateIf returned.
           assert.strictEqual((yield* s.transactions.get(stored.id))?.railReference, `rail-${n}-a`)
 
           // The server ends the session that wrote it: the next write opens another and goes through.
-          const writer = (yield* Effect.promise(() => sessions(applicationName))).filter((row) =>
-            row.query.startsWith("UPDATE transactions")
-          )
+          const writer = yield* compareAndSetSessions(applicationName)
           assert.strictEqual(writer.length, 1, "one session wrote the compare-and-set")
           yield* Effect.promise(() => terminate(writer.map((row) => row.pid)))
           const second = { ...first, railReference: `rail-${n}-b`, dueAt: "2026-11-21T14:00:00.000Z" }
@@ -67,7 +80,7 @@ describe.skipIf(db.kind === "pglite")("postgres store: compare-and-set writes ou
           assert.isFalse(yield* s.transactions.updateIf({ ...second, railReference: "stale" }, first))
           assert.strictEqual((yield* s.transactions.get(stored.id))?.railReference, `rail-${n}-b`)
         }),
-        layer
+        storeNamed(applicationName)
       )
       // The store's scope closed: none of its sessions is left on the server, the compare-and-set one included.
       assert.deepStrictEqual(yield* Effect.promise(() => sessions(applicationName)), [])
@@ -77,26 +90,17 @@ describe.skipIf(db.kind === "pglite")("postgres store: compare-and-set writes ou
   it.effect("with flushRailReferences they are a write as any other: no session of their own", () =>
     Effect.gen(function* () {
       const applicationName = `paycore_flushed_${process.pid}`
-      const u = new URL(url!)
-      u.searchParams.set("application_name", applicationName)
-      const layer = layerPg({ connectionString: u.toString(), schema: db.schema, max: 2, flushRailReferences: true })
       yield* Effect.provide(
         Effect.gen(function* () {
-          const s = yield* Store
-          const n = 5_000 + Math.floor(Math.random() * 1_000)
-          const stored = transaction(n, { railReference: undefined })
-          yield* s.transactions.insert(stored)
-          const first = { ...stored, railReference: `rail-${n}-a`, attempts: 0 }
+          const { store: s, n, stored, referenced: first } = yield* awaitingReference(5_000)
           assert.isTrue(yield* s.transactions.updateIf(first, stored))
           assert.isFalse(yield* s.transactions.updateIf(first, stored), "the row is no longer as expected")
           assert.strictEqual((yield* s.transactions.get(stored.id))?.railReference, `rail-${n}-a`)
-          const writers = (yield* Effect.promise(() => sessions(applicationName))).filter((row) =>
-            row.query.startsWith("UPDATE transactions")
-          )
+          const writers = yield* compareAndSetSessions(applicationName)
           // In a group the compare-and-set is followed by the group's COMMIT on the same session.
           assert.deepStrictEqual(writers, [])
         }),
-        layer
+        storeNamed(applicationName, true)
       )
     })
   )
