@@ -254,39 +254,35 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       members: Math.max(1, options.groupCommit?.members ?? 32)
     }
 
-    /** Outside a transaction: one statement on a pooled connection, run again on a deadlock. */
-    const executeRerunning = async (
-      text: string,
-      params: ReadonlyArray<unknown>,
-      prepare: boolean
+    /** A statement outside a transaction, run again (after a random pause) while `again` says so, 8 times at most. */
+    const rerunning = async (
+      run: () => Promise<QueryResult<Row>>,
+      again: (error: unknown, attempt: number) => boolean
     ): Promise<QueryResult<Row>> => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await sql.query(text, params, prepare)
+          return await run()
         } catch (error) {
-          if (attempt >= MAX_ATTEMPTS || !isRerunnable(error)) throw error
+          if (attempt >= MAX_ATTEMPTS || !again(error, attempt)) throw error
           await sleep(backoffMs(attempt))
         }
       }
     }
+
+    /** Outside a transaction: one statement on a pooled connection, run again on a deadlock. */
+    const executeRerunning = (text: string, params: ReadonlyArray<unknown>, prepare: boolean) =>
+      rerunning(() => sql.query(text, params, prepare), isRerunnable)
 
     /**
      * Outside a transaction: one statement committed without waiting for the WAL flush (`sql.queryUnflushed`), run
      * again on a deadlock or once on a broken connection (the session reconnects; a statement that may have been
      * applied before the break must be one that is safe to run twice, as a compare-and-set is).
      */
-    const executeUnflushed = async (text: string, params: ReadonlyArray<unknown>): Promise<QueryResult<Row>> => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await sql.queryUnflushed(text, params)
-        } catch (error) {
-          if (attempt >= MAX_ATTEMPTS || !(isRerunnable(error) || (isBrokenConnection(error) && attempt === 1))) {
-            throw error
-          }
-          await sleep(backoffMs(attempt))
-        }
-      }
-    }
+    const executeUnflushed = (text: string, params: ReadonlyArray<unknown>) =>
+      rerunning(
+        () => sql.queryUnflushed(text, params),
+        (error, attempt) => isRerunnable(error) || (attempt === 1 && isBrokenConnection(error))
+      )
 
     /** The transaction's first failure (later statements only fail because of it). */
     const failTx = (tx: Tx, error: unknown, failure: StoreError | UniqueViolation): void => {

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { type LedgerTransfer, Store } from "@paycore/core"
 import { Deferred, Effect, Fiber } from "effect"
 import pg from "pg"
-import { idOf, testDatabase, unique } from "./helpers.ts"
+import { idOf, testDatabase, unique, wallClockPause } from "./helpers.ts"
 import { outboxRecord, token } from "./records.ts"
 
 const db = testDatabase("concurrency")
@@ -41,7 +41,7 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store under concurrency",
             const available = balances[0]!.posted - balances[0]!.pendingDebits
             if (available < i) return yield* Effect.fail("insufficient" as const)
             // Hold the locks a moment so the transactions really overlap.
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+            yield* wallClockPause(5)
             yield* store.ledger.record([posted(unique("Transaction:pay"), 1, from, to, i)])
           })
         )
@@ -80,7 +80,7 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store under concurrency",
             Effect.gen(function* () {
               const c = yield* store.outbox.claimDue("2026-06-01T00:00:00.000Z", 7, "2026-06-01T00:05:00.000Z")
               // Keep the rows locked a moment, as a dispatcher's transaction would.
-              yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+              yield* wallClockPause(5)
               return c
             })
           )
@@ -103,7 +103,7 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store under concurrency",
       const write = store.transaction(
         Effect.gen(function* () {
           const n = (yield* store.ledger.transfers(reference)).length
-          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+          yield* wallClockPause(10)
           yield* store.ledger.record([posted(reference, n + 1, "system:deposits:USD", account, 1)])
         })
       )
@@ -279,7 +279,7 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store: transactions run t
         const b = store.transaction(
           Effect.gen(function* () {
             yield* store.tokens.get(idOf("Token", n))
-            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+            yield* wallClockPause(50)
             // A write nobody waits for (a quote's status): it goes out with B's next statement or the COMMIT, after A's add.
             yield* store.quotes.setStatus(idOf("Quote", n), "EXPIRED")
             yield* Deferred.await(release)
@@ -298,9 +298,9 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store: transactions run t
         const first = yield* Effect.forkChild(c)
         yield* Deferred.await(opened)
         const both = yield* Effect.forkChild(Effect.all([Effect.exit(a), Effect.exit(b)], { concurrency: 2 }))
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+        yield* wallClockPause(200)
         yield* Effect.promise(() => holder.query("COMMIT").then(() => holder.end()))
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+        yield* wallClockPause(200)
         yield* Deferred.succeed(release, undefined)
         const [exitA, exitB] = yield* Fiber.join(both).pipe(Effect.timeout("20 seconds"))
         yield* Fiber.join(first)

@@ -1,5 +1,5 @@
 import type { DocumentStore, Store, StoreError } from "@paycore/core"
-import type { Layer } from "effect"
+import { Effect, type Layer } from "effect"
 import type { Kysely } from "kysely"
 import pg from "pg"
 import { afterAll, beforeAll } from "vitest"
@@ -69,3 +69,7 @@ export const idOf = <T extends string>(type: string, n: number): T =>
 /** A fresh suffix so tests sharing one database never collide on keys. */
 let counter = 0
 export const unique = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${++counter}`
+
+/** A pause of wall-clock time (`Effect.sleep` would wait on the tests' TestClock). */
+export const wallClockPause = (ms: number): Effect.Effect<void> =>
+  Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))

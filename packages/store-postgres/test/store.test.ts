@@ -3,7 +3,7 @@ import { type LedgerTransfer, Store, type TransactionRecord, type UniqueViolatio
 import { Cause, Effect, Exit, Fiber } from "effect"
 import { it as vit } from "vitest"
 import { migrate } from "../src/index.ts"
-import { idOf, testDatabase, unique } from "./helpers.ts"
+import { idOf, testDatabase, unique, wallClockPause } from "./helpers.ts"
 import {
   bareIndividual,
   business,
@@ -176,7 +176,7 @@ layer(db.layer())("postgres store", (it) => {
 
       const fiber = yield* Effect.forkChild(store.transaction(Effect.andThen(writeEverything, Effect.never)))
       // Let it write, then interrupt it while it holds the transaction.
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+      yield* wallClockPause(300)
       yield* Fiber.interrupt(fiber)
       yield* nothingLeft
 
