@@ -428,6 +428,54 @@ describe("webhook dispatcher", () => {
     }).pipe(Effect.provide(setup(recorder)))
   })
 
+  it.effect("run does not pass again at once over a batch held back by another dispatcher's deliveries", () => {
+    const recorder = makeWebhookRecorder()
+    let claims = 0
+    // The memory store, counting the dispatcher's claims.
+    const countingStore = Layer.effect(
+      Store,
+      Effect.gen(function* () {
+        const store = yield* Store
+        return Store.of({
+          ...store,
+          outbox: {
+            ...store.outbox,
+            claimDue: (...args: Parameters<typeof store.outbox.claimDue>) => {
+              claims++
+              return store.outbox.claimDue(...args)
+            }
+          }
+        })
+      })
+    ).pipe(Layer.provide(memoryStore))
+    const layer = WebhookDispatcher.layerWith({ batchSize: 2 }).pipe(
+      Layer.provideMerge(
+        Layer.mergeAll(countingStore, Ids.layerSeeded(7), recorder.layer, WebhookSigner.layerFromHex(PRIVATE_KEY))
+      )
+    )
+    return Effect.gen(function* () {
+      const store = yield* Store
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(URL)
+      for (const n of [1, 2, 3]) yield* emitOne("X.STEP", "Subject:S", { n })
+      // Another dispatcher holds the first event, delivering it: the other two wait behind it.
+      const now = yield* Clock.currentTimeMillis
+      const held = yield* store.transaction(
+        store.outbox.claimDue(new Date(now).toISOString(), 1, new Date(now + 300_000).toISOString())
+      )
+      assert.strictEqual(held.length, 1)
+      claims = 0
+      const fiber = yield* Effect.forkChild(dispatcher.run(1000))
+      yield* TestClock.adjust(10)
+      for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+      assert.strictEqual(claims, 1, "one pass, its whole batch blocked, then the schedule's pause")
+      yield* TestClock.adjust(1000)
+      assert.strictEqual(claims, 2)
+      assert.strictEqual(recorder.requests().length, 0)
+      yield* Fiber.interrupt(fiber)
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("run dispatches on a schedule", () => {
     const recorder = makeWebhookRecorder()
     return Effect.gen(function* () {

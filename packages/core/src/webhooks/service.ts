@@ -492,7 +492,9 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
   const drain: Effect.Effect<void> = Effect.gen(function* () {
     while (true) {
       const summary = yield* dispatchDue()
-      if (summary.claimed < batchSize) return
+      // A batch whose rows all wait behind earlier events of their subjects (another dispatcher is delivering
+      // them) is given back as due at once: passing again at once would only claim it again, spinning.
+      if (summary.claimed < batchSize || summary.blocked === summary.claimed) return
     }
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("webhook dispatch pass failed", cause)))
 
