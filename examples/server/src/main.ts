@@ -11,11 +11,10 @@
  *                                              folder, kept there)
  */
 import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { NodeRuntime } from "@effect/platform-node"
 import { Ids, Tokens, WebhookSigner } from "@paycore/core"
-import { API_VERSION, fetchWebhookTransportLayer, makeApp } from "@paycore/http"
+import { API_VERSION, createApiServer, fetchWebhookTransportLayer, makeApp } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { chooseStore, keptInDataDir } from "./store.ts"
@@ -78,7 +77,7 @@ const program = Effect.gen(function* () {
     secret = Redacted.make(created.clientSecret)
   }
 
-  const server = createServer(listener)
+  const server = createApiServer(listener)
   yield* Effect.acquireRelease(
     Effect.callback<void, Error>((resume) => {
       server.once("error", (error) => resume(Effect.fail(error)))

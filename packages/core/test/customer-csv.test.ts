@@ -264,3 +264,26 @@ describe("parseCsv + customerFromCsv", () => {
 
 const fieldsOfSafe = (error: BulkImportError): string =>
   Array.isArray(error.details?.["errors"]) ? fieldsOf(error).join(",") : ""
+
+describe("customerFromCsv: the text rule (issue 12, CU-20)", () => {
+  it("a cell holding NUL or an unpaired surrogate fails its row, named by its column, and is not also 'missing'", () => {
+    const result = customerFromCsv(record({ ...individual, fullName: "Ada\u0000", city: "\ud800" }))
+    expect(Result.isFailure(result)).toBe(true)
+    const errors = Result.isFailure(result) ? (result.failure.details?.errors as ReadonlyArray<{ field: string }>) : []
+    expect(errors).toEqual([
+      { field: "fullName", constraint: { text: "NUL" }, message: expect.any(String) },
+      { field: "city", constraint: { text: "UNPAIRED_SURROGATE" }, message: expect.any(String) }
+    ])
+  })
+
+  it("a header whose column name holds NUL is refused, naming the column by position", () => {
+    const bad = checkCustomerCsvHeader({ _tag: "Header", line: 1, columns: [...Object.keys(individual), "x\u0000"] })
+    expect(bad?.details?.errors).toEqual([
+      {
+        field: `column ${Object.keys(individual).length + 1}`,
+        constraint: { text: "NUL" },
+        message: expect.any(String)
+      }
+    ])
+  })
+})

@@ -1,7 +1,14 @@
 import { DateTime, Exit, Result, Schema, SchemaParser } from "effect"
 import { describe, expect, it } from "vitest"
 import { InvalidInput } from "../src/shared/errors.ts"
-import { decodeAll, fieldErrorsFromIssue, issueFromCause } from "../src/shared/validation.ts"
+import {
+  collectTextErrors,
+  decodeAll,
+  fieldErrorsFromIssue,
+  issueFromCause,
+  MAX_TEXT_ERRORS,
+  textFault
+} from "../src/shared/validation.ts"
 
 const Address = Schema.Struct({
   line1: Schema.String.check(Schema.isMinLength(1)),
@@ -117,5 +124,47 @@ describe("fieldErrorsFromIssue", () => {
     expect(fieldErrorsFromIssue(issueFromCause(exit.cause), ["query"])).toEqual([
       { field: "query.to", constraint: { check: "filter" }, message: "must not be before from" }
     ])
+  })
+})
+
+describe("the text rule (issue 12, E-01): NUL and unpaired surrogates are refused, all else is text", () => {
+  it("tells NUL and unpaired surrogates from well-formed text", () => {
+    expect(textFault("a\u0000b")).toBe("NUL")
+    expect(textFault("\ud800")).toBe("UNPAIRED_SURROGATE")
+    expect(textFault("x\udfff")).toBe("UNPAIRED_SURROGATE")
+    expect(textFault("\udc00\ud800")).toBe("UNPAIRED_SURROGATE")
+    for (const ok of ["", "plain", "😀", "\ud83d\ude00", "é\u0301", "\u0001\u001f\u007f", "\uffff", "עברית"]) {
+      expect(textFault(ok)).toBeUndefined()
+    }
+  })
+
+  it("names every bad string of a value by its path, object keys included, in document order", () => {
+    const errors: Array<{ field: string; constraint: unknown }> = []
+    collectTextErrors(
+      { a: "ok", b: ["x", "\u0000"], c: { "k\ud800": 1, d: "\ud800" }, n: 1, z: null },
+      ["body"],
+      errors as never
+    )
+    expect(errors.map((e) => [e.field, e.constraint])).toEqual([
+      ["body.b.1", { text: "NUL" }],
+      ["body.c.k\ud800", { text: "UNPAIRED_SURROGATE" }],
+      ["body.c.d", { text: "UNPAIRED_SURROGATE" }]
+    ])
+  })
+
+  it("reports at most MAX_TEXT_ERRORS however many strings are bad", () => {
+    const errors: Array<{ field: string }> = []
+    collectTextErrors(Array(10_000).fill("\u0000"), [], errors as never)
+    expect(errors).toHaveLength(MAX_TEXT_ERRORS)
+    expect(errors[0]!.field).toBe("0")
+  })
+
+  it("walks a value nested far deeper than the call stack allows", () => {
+    let deep: unknown = "\u0000"
+    for (let i = 0; i < 200_000; i++) deep = [deep]
+    const errors: Array<{ field: string }> = []
+    collectTextErrors(deep, [], errors as never)
+    expect(errors).toHaveLength(1)
+    expect(errors[0]!.field.split(".")).toHaveLength(200_000)
   })
 })

@@ -4,8 +4,24 @@
  * Routing, input decoding and success encoding are all derived from the definition (compiled once at start); only
  * the hot path is hand-written: no per-request Layer, logger, span, or HttpServerRequest wrapper.
  */
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
-import { decodeAllOptions, type FieldError, fieldErrorsFromIssue, invalidInput, issueFromCause } from "@paycore/core"
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES
+} from "node:http"
+import type { Duplex } from "node:stream"
+import {
+  collectTextErrors,
+  decodeAllOptions,
+  type FieldError,
+  fieldErrorsFromIssue,
+  invalidInput,
+  issueFromCause
+} from "@paycore/core"
 import { type Brand, Cause, Context, Effect, Exit, Schema, SchemaAST, type SchemaIssue, SchemaParser } from "effect"
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "effect/http-api"
@@ -548,6 +564,12 @@ export const makeRequestListener = <
     rawBody: string
   ): void => {
     const errors: Array<FieldError> = []
+    // The text rule (no NUL, no unpaired surrogate) before the schemas: only a percent-escape can put either
+    // into a path or query (Node refuses a raw NUL in the request line, and raw bytes decode to whole characters).
+    if (req.url?.includes("%")) {
+      collectTextErrors(found.params, PATH, errors)
+      collectTextErrors(found.searchParams, QUERY, errors)
+    }
     const params = route.decodeParams && decodeInto(route.decodeParams, found.params, PATH, errors)
     const query = route.decodeQuery && decodeInto(route.decodeQuery, found.searchParams, QUERY, errors)
     const headers = route.decodeHeaders ? decodeInto(route.decodeHeaders, req.headers, HEADERS, errors) : req.headers
@@ -562,8 +584,16 @@ export const makeRequestListener = <
         return
       }
       const json = parseJson(rawBody)
-      if (json === MALFORMED) errors.push({ field: "body", constraint: { format: "json" }, message: "Malformed JSON" })
-      else payload = decodeInto(route.decodePayload, json, BODY, errors)
+      if (json === MALFORMED) {
+        errors.push({ field: "body", constraint: { format: "json" }, message: "Malformed JSON" })
+      } else {
+        // In JSON text, only a `\u` escape can spell a NUL or an unpaired surrogate (JSON.parse refuses raw
+        // control characters, and the body is decoded from UTF-8), so bodies without one skip the walk.
+        if (rawBody.includes("\\u")) collectTextErrors(json, BODY, errors)
+        for (let i = 0; i < errors.length; i++)
+          if (errors[i]!.field === "") errors[i] = { ...errors[i]!, field: "body" }
+        payload = decodeInto(route.decodePayload, json, BODY, errors)
+      }
     }
     if (errors.length > 0) {
       sendError(res, invalidInputResponse(errors))
@@ -770,3 +800,30 @@ const decodeInto = (
   }
   return undefined
 }
+
+/**
+ * Answers what Node's HTTP parser refuses before a request exists (a NUL or another forbidden character in a
+ * header, a broken request line, headers too large, a request that never finished) in the error body, instead of
+ * Node's bare `400 Bad Request`; the connection is closed after it, as Node does.
+ */
+export const answerClientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, code, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "REQUEST_HEADER_FIELDS_TOO_LARGE", "The request headers are too large"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "REQUEST_TIMEOUT", "The request did not arrive in time"]
+        : [400, "INVALID_INPUT", `Malformed HTTP request (${error.code ?? "parse error"})`]
+  const body = JSON.stringify({ status, code, message })
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${JSON_TYPE}\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  )
+}
+
+/** A `node:http` server for a listener, answering malformed requests in the error body (`answerClientError`). */
+export const createApiServer = (listener: RequestListener): Server =>
+  createServer(listener).on("clientError", answerClientError)

@@ -1,4 +1,14 @@
-import { type IncomingFile, InvalidInput, type ReceivedFile, type StoreError } from "@paycore/core"
+import {
+  collectTextErrors,
+  type FieldError,
+  type IncomingFile,
+  InvalidInput,
+  invalidInput,
+  type ReceivedFile,
+  type StoreError,
+  textFault,
+  textFieldError
+} from "@paycore/core"
 import { Effect, Result } from "effect"
 import { MultipartError, readMultipartForm } from "./multipart.ts"
 import type { StreamedBody } from "./serve.ts"
@@ -28,18 +38,26 @@ export const readUploadForm = <F, Need extends "required" | "optional">(
   InvalidInput | StoreError
 > => {
   let received: ReceivedFile | undefined
-  return readMultipartForm(payload.contentType, payload.body, (part) =>
-    Effect.tap(receiver.receiveFile({ mediaType: part.mediaType, fileName: part.filename, body: part.body }), (r) =>
-      Effect.sync(() => {
-        received = r
-      })
+  return readMultipartForm(payload.contentType, payload.body, (part) => {
+    // The file name is kept with the document: the text rule applies to it before a byte is stored.
+    const fault = part.filename === undefined ? undefined : textFault(part.filename)
+    if (fault !== undefined) return Effect.fail(invalidInput([textFieldError(`${part.name}.filename`, fault)]))
+    return Effect.tap(
+      receiver.receiveFile({ mediaType: part.mediaType, fileName: part.filename, body: part.body }),
+      (r) =>
+        Effect.sync(() => {
+          received = r
+        })
     )
-  ).pipe(
+  }).pipe(
     Effect.mapError((e) => (e instanceof MultipartError ? invalidMultipart(e) : e)),
     Effect.flatMap((form) => {
       if (file === "required" && form.file === undefined) {
         return Effect.fail(InvalidInput.one("file", { required: true }, "The file part is missing"))
       }
+      const textErrors: Array<FieldError> = []
+      collectTextErrors(form.fields, [], textErrors)
+      if (textErrors.length > 0) return Effect.fail(invalidInput(textErrors))
       const fields = decode(form.fields)
       return Result.isFailure(fields)
         ? Effect.fail(fields.failure)

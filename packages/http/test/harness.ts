@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http"
+import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import {
   DocumentStore,
@@ -15,7 +15,7 @@ import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, expect } from "vitest"
-import { API_VERSION, makeApp } from "../src/index.ts"
+import { API_VERSION, createApiServer, makeApp } from "../src/index.ts"
 
 export interface Credentials {
   readonly clientId: string
@@ -100,7 +100,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   const created = await run(tokens.create({ name: "admin", permissions: ["VIEW", "TRANSACT", "MANAGE"] }))
   const admin = { clientId: created.clientId, clientSecret: created.clientSecret }
 
-  const server: Server = createServer(app.listener)
+  const server: Server = createApiServer(app.listener)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_VERSION}`
 

@@ -1,2 +1,3 @@
 export * from "./ledger-invariants.ts"
+export * from "./store-snapshot.ts"
 export * from "./webhook-recorder.ts"

@@ -2,7 +2,7 @@ import { Result, Schema } from "effect"
 import { CreateBusinessRequest, CreateIndividualRequest, CustomerBusinessInfo } from "../customers/model.ts"
 import type { CsvHeader, CsvRecord, CsvRowError } from "./csv.ts"
 import type { FieldError } from "./errors.ts"
-import { decodeAll } from "./validation.ts"
+import { decodeAll, textFault, textFieldError } from "./validation.ts"
 
 /**
  * Rows of a bulk customer CSV (`POST /customers/bulk/csv`) to customer create requests, one row at a time, pure.
@@ -113,6 +113,19 @@ const summary = (line: number, errors: ReadonlyArray<FieldError>): string =>
  * customer type may be absent when the file holds none of that type; such rows fail one by one).
  */
 export const checkCustomerCsvHeader = (header: CsvHeader): BulkImportError | undefined => {
+  // A column name that breaks the text rule is named by its position: the name itself cannot be kept.
+  const badNames = header.columns.flatMap((column, i) => {
+    const fault = textFault(column)
+    return fault === undefined ? [] : [textFieldError(`column ${i + 1}`, fault)]
+  })
+  if (badNames.length > 0) {
+    return {
+      correlationId: String(header.line),
+      code: "INVALID_INPUT",
+      message: `The header has unacceptable column names: ${badNames.map((e) => e.field).join(", ")}`,
+      details: { line: header.line, errors: badNames }
+    }
+  }
   const missing = CUSTOMER_CSV_COLUMNS.all.required.filter((column) => !header.columns.includes(column))
   if (missing.length === 0) return undefined
   const errors = missing.map(required)
@@ -139,17 +152,23 @@ export const customerFromCsv = (item: CsvRecord | CsvRowError): Result.Result<Cu
     })
   }
   const values = new Map<string, string>()
+  const errors: Array<FieldError> = []
+  // A cell that breaks the text rule is reported by its column, and nothing of it is kept.
+  const faulty = new Set<string>()
   for (const [column, raw] of Object.entries(item.record)) {
     const value = raw.trim()
-    if (value !== "") values.set(column, value)
+    const fault = textFault(value)
+    if (fault !== undefined) {
+      faulty.add(column)
+      errors.push(textFieldError(column, fault))
+    } else if (value !== "") values.set(column, value)
   }
   const platformCustomerId = values.get("platformCustomerId")
   const correlationId = platformCustomerId ?? String(line)
-  const errors: Array<FieldError> = []
   const missing = new Set<string>()
   const need = (columns: ReadonlyArray<string>) => {
     for (const column of columns) {
-      if (!values.has(column)) {
+      if (!values.has(column) && !faulty.has(column)) {
         missing.add(column)
         errors.push(required(column))
       }
@@ -213,7 +232,7 @@ export const customerFromCsv = (item: CsvRecord | CsvRowError): Result.Result<Cu
     for (const error of decoded.failure.errors) {
       const field = COLUMN_OF_FIELD[error.field] ?? error.field
       // A missing column is reported once, as missing (a business's `country` feeds two fields).
-      if (missing.has(field)) continue
+      if (missing.has(field) || faulty.has(field)) continue
       const key = `${field}\u0000${error.message}`
       if (seen.has(key)) continue
       seen.add(key)

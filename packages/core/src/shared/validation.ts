@@ -271,3 +271,88 @@ export const decodeAll = <S extends Schema.ConstraintDecoder<unknown>>(
     return Result.fail(invalidInput(fieldErrorsFromIssue(issueFromCause(exit.cause), basePath)))
   }
 }
+
+// -----------------------------------------------------------------------------
+// Text the API accepts
+// -----------------------------------------------------------------------------
+
+/**
+ * What makes a string unacceptable as text: `NUL` (U+0000, which PostgreSQL `text` and `jsonb` cannot hold) or
+ * `UNPAIRED_SURROGATE` (a lone UTF-16 surrogate: it has no UTF-8 encoding, so a driver would silently store
+ * U+FFFD instead and a JSON reader in another language would choke on it).
+ */
+export type TextFault = "NUL" | "UNPAIRED_SURROGATE"
+
+const TEXT_FAULT_MESSAGE: Readonly<Record<TextFault, string>> = {
+  NUL: "Must not contain the NUL character (U+0000)",
+  UNPAIRED_SURROGATE: "Must be well-formed Unicode: an unpaired surrogate (U+D800 to U+DFFF) cannot be stored"
+}
+
+/**
+ * The one rule for every string the API accepts (bodies, query strings, path parameters, headers, multipart
+ * fields, CSV cells): NUL and unpaired surrogates are refused rather than stored, so every store keeps exactly
+ * what the client sent, or nothing. `undefined` for acceptable text.
+ */
+export const textFault = (text: string): TextFault | undefined => {
+  if (text.includes("\u0000")) return "NUL"
+  return text.isWellFormed() ? undefined : "UNPAIRED_SURROGATE"
+}
+
+/** The field error for `field` holding unacceptable text: constraint `{ text: "NUL" | "UNPAIRED_SURROGATE" }`. */
+export const textFieldError = (field: string, fault: TextFault): FieldError => ({
+  field,
+  constraint: { text: fault },
+  message: TEXT_FAULT_MESSAGE[fault]
+})
+
+/** The most text errors one request reports: enough to fix it, bounded however hostile the input. */
+export const MAX_TEXT_ERRORS = 100
+
+// A value's place in the walk: its key and its parent's place (a path is only spelled out for a reported error,
+// so the walk stays linear in the size of the value however deep it is nested).
+interface Place {
+  readonly key: PropertyKey
+  readonly parent: Place | undefined
+}
+
+const fieldOf = (base: ReadonlyArray<PropertyKey>, place: Place | undefined): string => {
+  const keys: Array<PropertyKey> = []
+  for (let p = place; p !== undefined; p = p.parent) keys.push(p.key)
+  return toField([...base, ...keys.reverse()])
+}
+
+/**
+ * Appends a `textFieldError` for every string in `value` (a parsed JSON value, query or form) that breaks the text
+ * rule, object keys included, named by its dot path under `basePath`, in document order, at most
+ * `MAX_TEXT_ERRORS`. Iterative and linear: a deeply nested body can neither overflow the stack nor cost more than
+ * its size.
+ */
+export const collectTextErrors = (
+  value: unknown,
+  basePath: ReadonlyArray<PropertyKey>,
+  out: Array<FieldError>
+): void => {
+  let reported = 0
+  const report = (place: Place | undefined, fault: TextFault) => {
+    out.push(textFieldError(fieldOf(basePath, place), fault))
+    reported++
+  }
+  const pending: Array<readonly [unknown, Place | undefined]> = [[value, undefined]]
+  while (pending.length > 0 && reported < MAX_TEXT_ERRORS) {
+    const [current, place] = pending.pop()!
+    if (typeof current === "string") {
+      const fault = textFault(current)
+      if (fault !== undefined) report(place, fault)
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) pending.push([current[i], { key: i, parent: place }])
+    } else if (current !== null && typeof current === "object") {
+      const keys = Object.keys(current)
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!
+        const fault = textFault(key)
+        if (fault !== undefined) report({ key, parent: place }, fault)
+        else pending.push([(current as Record<string, unknown>)[key], { key, parent: place }])
+      }
+    }
+  }
+}
