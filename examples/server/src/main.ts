@@ -13,7 +13,7 @@
 import { randomBytes } from "node:crypto"
 import type { AddressInfo } from "node:net"
 import { NodeRuntime } from "@effect/platform-node"
-import { Ids, Tokens, WebhookSigner } from "@paycore/core"
+import { Ids, Tokens, WebhookSecrets, WebhookSigner } from "@paycore/core"
 import { API_VERSION, createApiServer, fetchWebhookTransportLayer, makeApp } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
@@ -77,6 +77,9 @@ const program = Effect.gen(function* () {
     secret = Redacted.make(created.clientSecret)
   }
 
+  // The webhook endpoint's first Standard Webhooks secret, made (and shown) once: a kept data folder has one.
+  const firstSecret = yield* Context.get(context, WebhookSecrets).ensure()
+
   const server = createApiServer(listener)
   yield* Effect.acquireRelease(
     Effect.callback<void, Error>((resume) => {
@@ -100,6 +103,9 @@ const program = Effect.gen(function* () {
       `  token id        ${clientId}`,
       `  token secret    ${Redacted.value(secret)}`,
       `  try             curl -u '${clientId}:${Redacted.value(secret)}' ${baseUrl}/config`,
+      firstSecret === undefined
+        ? "  webhook secret  set earlier (a new one: POST /webhooks/signing-secrets/rotate)"
+        : `  webhook secret  ${firstSecret.secret}  (Standard Webhooks v1; shown once)`,
       "  webhook public key (verify X-Service-Signature with it):",
       signer.publicKeyPem.trim(),
       ""

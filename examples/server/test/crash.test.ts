@@ -14,6 +14,7 @@ import { Store } from "@paycore/core"
 import * as PostgresStore from "@paycore/store-postgres"
 import { Effect, type Layer } from "effect"
 import pg from "pg"
+import { Webhook } from "standardwebhooks"
 import { afterAll, describe, expect, it } from "vitest"
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname
@@ -65,6 +66,8 @@ const serverTarget = async (databaseUrl: string): Promise<Target> => {
 
 interface Running {
   readonly api: string
+  /** What the server printed at start (the banner). */
+  readonly banner: string
   readonly process: ChildProcess
   readonly exited: Promise<number | null>
 }
@@ -88,10 +91,10 @@ const startServer = (target: Target): Promise<Running> =>
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const match = /base URL\s+(\S+)/.exec(output)
-      if (match !== null) {
+      if (match !== null && output.includes("END PUBLIC KEY")) {
         child.stdout?.off("data", onData)
         child.stdout?.resume()
-        resolve({ api: match[1]!, process: child, exited })
+        resolve({ api: match[1]!, banner: output, process: child, exited })
       }
     }
     child.stdout?.on("data", onData)
@@ -141,22 +144,42 @@ const listAll = async (api: string, path: string): Promise<Array<any>> => {
   }
 }
 
-/** A webhook receiver that records every event id it was sent (answers 200). */
+/**
+ * A webhook receiver as a platform writes one: verifies each delivery with the reference Standard Webhooks
+ * package and the secret the server printed at its first start (400 when it does not verify), records the ids.
+ */
 const startReceiver = async () => {
   const received: Array<{ id: string; type: string; subject: string }> = []
+  let refused = 0
+  let verifier: Webhook | undefined
   const server: Server = createServer((req, res) => {
     let body = ""
     req.on("data", (chunk) => {
       body += chunk
     })
     req.on("end", () => {
-      const event = JSON.parse(body)
+      let event: any
+      try {
+        event = verifier!.verify(body, req.headers as Record<string, string>)
+      } catch {
+        refused++
+        res.writeHead(400).end()
+        return
+      }
       received.push({ id: event.id, type: event.type, subject: event.data?.id })
       res.writeHead(200).end()
     })
   })
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, server }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    received,
+    server,
+    useSecret: (secret: string) => {
+      verifier = new Webhook(secret)
+    },
+    refused: () => refused
+  }
 }
 
 const targets: Array<() => Promise<Target>> = [async () => pgliteTarget()]
@@ -180,6 +203,10 @@ describe.each(targets.map((make, i) => ({ make, i })))("SIGKILL during a stream 
       server.process.kill("SIGKILL")
     })
     const { api } = server
+    // WH-04: the first start shows the endpoint's signing secret once; the restart below does not show it again.
+    const secret = /webhook secret\s+(whsec_\S+)/.exec(server.banner)?.[1]
+    expect(secret, server.banner).toBeDefined()
+    receiver.useSecret(secret!)
     expect((await call(api, "PATCH", "/config", { webhookEndpoint: receiver.url })).status).toBe(200)
     const customer = await call(api, "POST", "/customers", {
       customerType: "INDIVIDUAL",
@@ -242,6 +269,8 @@ describe.each(targets.map((make, i) => ({ make, i })))("SIGKILL during a stream 
 
     // ---- second life: the same data ----
     server = await startServer(target)
+    expect(server.banner).toContain("webhook secret  set earlier")
+    expect(server.banner).not.toContain("whsec_")
     const api2 = server.api
     // Every execute again with its key: acknowledged ones are replays of the stored answer, never a second run.
     for (const quote of quotes) {
@@ -273,6 +302,7 @@ describe.each(targets.map((make, i) => ({ make, i })))("SIGKILL during a stream 
     const receivedIds = new Set(receiver.received.map((event) => event.id))
     expect([...committedIds].filter((id) => !receivedIds.has(id))).toEqual([])
     expect([...receivedIds].filter((id) => !committedIds.has(id))).toEqual([])
+    expect(receiver.refused()).toBe(0)
     for (const quote of quotes) {
       const types = committed
         .filter((row) => row.subject === quote.transactionId)

@@ -5,7 +5,7 @@ import { BulkImports, Documents, Onboarding } from "./onboarding/service.ts"
 import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
 import { Quotes } from "./quotes/service.ts"
 import { Transactions } from "./transactions/service.ts"
-import { WebhookDispatcher } from "./webhooks/service.ts"
+import { WebhookDispatcher, WebhookSecrets } from "./webhooks/service.ts"
 
 /**
  * Every service of the engine over its ports. Provide a Store, the ports (Rail, FxRates, Directory, Notifier,
@@ -20,7 +20,8 @@ export const EngineLayer = Layer.mergeAll(
   Accounts.layer,
   Quotes.layer,
   Transactions.layer,
-  WebhookDispatcher.layer
+  WebhookDispatcher.layer,
+  WebhookSecrets.layer
 ).pipe(Layer.provideMerge(Customers.layer), Layer.provideMerge(PlatformConfigService.layer))
 
 export type Engine = Layer.Success<typeof EngineLayer>

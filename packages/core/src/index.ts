@@ -89,6 +89,7 @@ export {
   REALTIME_FUNDING_CURRENCIES,
   UMA_RAIL
 } from "./quotes/service.ts"
+export * from "./shared/constant-time.ts"
 export * from "./shared/csv.ts"
 export * from "./shared/currency.ts"
 export * from "./shared/customer-csv.ts"

@@ -5,16 +5,11 @@ import { makeMemoryStore, layer as memoryStore } from "@paycore/store-memory"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { Institution, UmaProvider } from "../src/platform/model.ts"
-import {
-  CREDENTIAL_CACHE_TTL_MS,
-  constantTimeEqual,
-  Discoveries,
-  PlatformConfigService,
-  Tokens
-} from "../src/platform/service.ts"
+import { CREDENTIAL_CACHE_TTL_MS, Discoveries, PlatformConfigService, Tokens } from "../src/platform/service.ts"
 import { Directory } from "../src/ports/directory.ts"
 import { Ids } from "../src/ports/ids.ts"
 import { Store } from "../src/ports/store.ts"
+import { constantTimeEqual } from "../src/shared/constant-time.ts"
 import { currency } from "../src/shared/currency.ts"
 import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
 

@@ -1,4 +1,4 @@
-import { createPublicKey, createVerify } from "node:crypto"
+import { createHmac, createPublicKey, createVerify } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import {
   backoffSeconds,
@@ -15,6 +15,7 @@ import {
   verifyStandardWebhook,
   verifyWebhookSignature,
   WebhookDispatcher,
+  WebhookSecrets,
   WebhookSigner,
   webhookKeysFromHex
 } from "@paycore/core"
@@ -22,6 +23,7 @@ import { layer as memoryStore } from "@paycore/store-memory"
 import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
 import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import { Webhook } from "standardwebhooks"
 
 const PRIVATE_KEY = "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721"
 const keys = webhookKeysFromHex(PRIVATE_KEY)
@@ -48,7 +50,7 @@ const platformConfig = (webhookEndpoint?: string): PlatformConfig => ({
 })
 
 const setup = (recorder: WebhookRecorder, options?: { readonly batchSize?: number }) =>
-  WebhookDispatcher.layerWith(options ?? {}).pipe(
+  Layer.mergeAll(WebhookDispatcher.layerWith(options ?? {}), WebhookSecrets.layer).pipe(
     Layer.provideMerge(
       Layer.mergeAll(memoryStore, Ids.layerSeeded(7), recorder.layer, WebhookSigner.layerFromHex(PRIVATE_KEY))
     )
@@ -108,21 +110,45 @@ describe("webhook signing", () => {
     assert.isFalse(verifyWebhookSignature(other.publicKeyPem, body, signature))
   })
 
-  it("sets the Standard Webhooks headers, signed over id.timestamp.body", () => {
+  // WH-04: Standard Webhooks `v1` (HMAC-SHA256 with the endpoint's whsec_ secret), checked as receivers check it.
+  it("signs v1 with every active secret, verifiable by the standardwebhooks package and by hand", () => {
     const body = '{"id":"Webhook:1","type":"X","timestamp":"2025-01-01T00:00:00Z","data":{"a":1}}'
-    const headers = signedHeaders(keys, "Webhook:1", 1_735_689_600, body)
+    const newer = `whsec_${Buffer.alloc(32, 7).toString("base64")}`
+    const older = `whsec_${Buffer.alloc(32, 9).toString("base64")}`
+    const nowSeconds = Math.floor(Date.now() / 1000)
+    const headers = signedHeaders(keys, [newer, older], "Webhook:1", nowSeconds, body)
     assert.strictEqual(headers["webhook-id"], "Webhook:1")
-    assert.strictEqual(headers["webhook-timestamp"], "1735689600")
-    const sig = headers["webhook-signature"]!
-    assert.match(sig, /^v1a,[A-Za-z0-9+/=]+$/)
-    assert.isTrue(nodeVerify(keys.publicKeyPem, `Webhook:1.1735689600.${body}`, sig.slice(4)))
+    assert.strictEqual(headers["webhook-timestamp"], String(nowSeconds))
+    const entries = headers["webhook-signature"]!.split(" ")
+    assert.lengthOf(entries, 2)
+    const byHand = (secret: string) =>
+      createHmac("sha256", Buffer.from(secret.slice(6), "base64"))
+        .update(`Webhook:1.${nowSeconds}.${body}`)
+        .digest("base64")
+    assert.deepStrictEqual(entries, [`v1,${byHand(newer)}`, `v1,${byHand(older)}`])
+    // Each secret alone verifies (a receiver that has not switched yet, one that has), a third does not.
+    const received = headers as Record<string, string>
+    assert.deepStrictEqual(new Webhook(newer).verify(body, received), JSON.parse(body))
+    assert.deepStrictEqual(new Webhook(older).verify(body, received), JSON.parse(body))
+    assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`).verify(body, received))
+    assert.throws(() => new Webhook(newer).verify(`${body} `, received))
+    // The upstream signature rides along, over the raw body.
     assert.isTrue(nodeVerify(keys.publicKeyPem, body, headers[SIGNATURE_HEADER]!))
-    const std = { id: "Webhook:1", timestamp: "1735689600", signature: `v1,ignored ${sig}` }
-    assert.isTrue(verifyStandardWebhook(keys.publicKeyPem, std, body))
-    assert.isTrue(verifyStandardWebhook(keys.publicKeyPem, std, body, { nowSeconds: 1_735_689_700 }))
-    assert.isFalse(verifyStandardWebhook(keys.publicKeyPem, std, body, { nowSeconds: 1_735_699_600 }))
-    assert.isFalse(verifyStandardWebhook(keys.publicKeyPem, { ...std, timestamp: "1735689601" }, body))
-    assert.isFalse(verifyStandardWebhook(keys.publicKeyPem, std, `${body}x`))
+
+    const std = { id: "Webhook:1", timestamp: String(nowSeconds), signature: headers["webhook-signature"]! }
+    assert.isTrue(verifyStandardWebhook(older, std, body))
+    assert.isTrue(verifyStandardWebhook(newer, std, body, { nowSeconds: nowSeconds + 100 }))
+    assert.isFalse(verifyStandardWebhook(newer, std, body, { nowSeconds: nowSeconds + 1000 }))
+    assert.isFalse(verifyStandardWebhook(newer, { ...std, timestamp: String(nowSeconds + 1) }, body))
+    assert.isFalse(verifyStandardWebhook(newer, { ...std, signature: std.signature.replaceAll("v1,", "v1a,") }, body))
+    assert.isFalse(verifyStandardWebhook(newer, std, `${body}x`))
+    assert.isFalse(verifyStandardWebhook("whsec_not base64!", std, body))
+  })
+
+  it("sends no webhook-signature while the endpoint has no signing secret", () => {
+    const headers = signedHeaders(keys, [], "Webhook:1", 1_735_689_600, "{}")
+    assert.notProperty(headers, "webhook-signature")
+    assert.isTrue(nodeVerify(keys.publicKeyPem, "{}", headers[SIGNATURE_HEADER]!))
   })
 
   it("loads keys from hex deterministically and refuses bad keys", () => {
@@ -161,17 +187,7 @@ describe("webhook dispatcher", () => {
       assert.deepStrictEqual(event.data, { id: "Transaction:1" })
       assert.strictEqual(request!.headers["webhook-id"], event.id)
       assert.strictEqual(request!.headers["webhook-timestamp"], String(Date.parse("2025-06-01T12:00:00Z") / 1000))
-      assert.isTrue(
-        verifyStandardWebhook(
-          keys.publicKeyPem,
-          {
-            id: request!.headers["webhook-id"]!,
-            timestamp: request!.headers["webhook-timestamp"]!,
-            signature: request!.headers["webhook-signature"]!
-          },
-          request!.body
-        )
-      )
+      assert.notProperty(request!.headers, "webhook-signature")
 
       const row = only(yield* outbox)
       assert.strictEqual(row.status, "DELIVERED")
@@ -474,6 +490,68 @@ describe("webhook dispatcher", () => {
       assert.strictEqual(recorder.requests().length, 0)
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(layer))
+  })
+
+  // WH-04: a rotation's overlap window: both secrets sign until the old one expires, then only the new one.
+  it.effect("signs with the endpoint's secrets: the first from ensure, both during a rotation's overlap", () => {
+    const recorder = makeWebhookRecorder()
+    const lastSignature = () => {
+      const request = recorder.requests().at(-1)!
+      const headers = {
+        id: request.headers["webhook-id"]!,
+        timestamp: request.headers["webhook-timestamp"]!,
+        signature: request.headers["webhook-signature"]!
+      }
+      return (secret: string) => verifyStandardWebhook(secret, headers, request.body)
+    }
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      const secrets = yield* WebhookSecrets
+      yield* TestClock.setTime(Date.parse("2025-06-01T12:00:00Z"))
+      yield* configure(URL)
+      const first = (yield* secrets.ensure())!
+      assert.match(first.secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+      assert.match(first.id, /^WebhookSecret:/)
+      assert.isUndefined(yield* secrets.ensure())
+
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+      yield* dispatcher.dispatchDue()
+      assert.isTrue(lastSignature()(first.secret))
+
+      const second = yield* secrets.rotate(3600)
+      assert.notStrictEqual(second.secret, first.secret)
+      const listed = yield* secrets.list()
+      assert.deepStrictEqual(listed, [
+        { id: second.id, createdAt: "2025-06-01T12:00:00.000Z" },
+        { id: first.id, createdAt: "2025-06-01T12:00:00.000Z", expiresAt: "2025-06-01T13:00:00.000Z" }
+      ])
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:2")
+      yield* dispatcher.dispatchDue()
+      assert.lengthOf(recorder.requests().at(-1)!.headers["webhook-signature"]!.split(" "), 2)
+      assert.isTrue(lastSignature()(first.secret))
+      assert.isTrue(lastSignature()(second.secret))
+
+      yield* TestClock.adjust(3600 * 1000)
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:3")
+      yield* dispatcher.dispatchDue()
+      assert.isFalse(lastSignature()(first.secret))
+      assert.isTrue(lastSignature()(second.secret))
+      assert.deepStrictEqual(
+        (yield* secrets.list()).map((s) => s.id),
+        [second.id]
+      )
+
+      // No overlap: the old secret stops signing at once; the sandbox TEST event is signed the same way.
+      const third = yield* secrets.rotate(0)
+      yield* dispatcher.sendTest()
+      assert.isFalse(lastSignature()(second.secret))
+      assert.isTrue(lastSignature()(third.secret))
+      const store = yield* Store
+      assert.deepStrictEqual(
+        (yield* store.webhookSecrets.list()).map((s) => s.id),
+        [third.id]
+      )
+    }).pipe(Effect.provide(setup(recorder)))
   })
 
   it.effect("run dispatches on a schedule", () => {

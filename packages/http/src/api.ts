@@ -38,6 +38,7 @@ import {
   ListTokensQuery,
   ListTransactionsQuery,
   ListVerificationsQuery,
+  MAX_SECRET_OVERLAP_SECONDS,
   PageOf,
   PageQueryFields,
   PlatformConfig,
@@ -62,7 +63,8 @@ import {
   UploadDocumentFields,
   Verification,
   VerificationId,
-  WebhookId
+  WebhookId,
+  WebhookSecretInfo
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
@@ -403,6 +405,19 @@ export const ListDeliveriesQuery = Schema.Struct({
   ...PageQueryFields
 })
 
+export const RotateSigningSecretRequest = Schema.Struct({
+  /** How long the secrets being replaced keep signing beside the new one (default one day; 0: stop at once). */
+  overlapSeconds: Schema.optionalKey(
+    Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: MAX_SECRET_OVERLAP_SECONDS })))
+  )
+})
+
+export const NewSigningSecret = Schema.Struct({
+  ...WebhookSecretInfo.fields,
+  /** `whsec_…`: shown this once; the HMAC-SHA256 key of the `v1` entries of `webhook-signature`. */
+  secret: Schema.String
+})
+
 export const WebhooksGroup = HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("publicKey", "/webhooks/public-key", { success: Schema.Struct({ publicKey: Schema.String }) })
@@ -419,10 +434,23 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
       success: WebhookDelivery
     })
   )
+  .add(
+    HttpApiEndpoint.get("listSigningSecrets", "/webhooks/signing-secrets", {
+      success: Schema.Struct({ data: Schema.Array(WebhookSecretInfo) })
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSigningSecret", "/webhooks/signing-secrets/rotate", {
+      payload: RotateSigningSecretRequest,
+      success: NewSigningSecret.pipe(created)
+    })
+  )
   .annotateMerge(
     OpenApi.annotations({
       title: "Webhooks",
-      description: "The signing public key, and every delivery with its attempts (an extension of the spec)"
+      description:
+        "The signing public key, the Standard Webhooks signing secrets, and every delivery with its attempts " +
+        "(an extension of the spec)"
     })
   )
 

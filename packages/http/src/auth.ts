@@ -37,7 +37,7 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
   accounts: { createExternal: write, deleteExternal: write },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
   sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox },
-  webhooks: { replayDelivery: write }
+  webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }
 
 /** 403 FORBIDDEN when the principal does not meet the endpoint's requirement; `undefined` when it does. */

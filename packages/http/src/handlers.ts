@@ -17,6 +17,7 @@ import {
   Transactions,
   UploadDocumentFields,
   WebhookDispatcher,
+  WebhookSecrets,
   WebhookSigner
 } from "@paycore/core"
 import { Cause, Effect, Result, Scope } from "effect"
@@ -60,6 +61,7 @@ export const makeHandlers = Effect.gen(function* () {
   const transactions = yield* Transactions
   const webhooks = yield* WebhookDispatcher
   const signer = yield* WebhookSigner
+  const signingSecrets = yield* WebhookSecrets
   const documents = yield* Documents
   const bulkImports = yield* BulkImports
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
@@ -169,7 +171,9 @@ export const makeHandlers = Effect.gen(function* () {
           })
         )
       },
-      replayDelivery: ({ params }) => Effect.map(webhooks.replay(params.webhookId), toDelivery)
+      replayDelivery: ({ params }) => Effect.map(webhooks.replay(params.webhookId), toDelivery),
+      listSigningSecrets: () => Effect.map(signingSecrets.list(), (data) => ({ data })),
+      rotateSigningSecret: ({ payload }) => signingSecrets.rotate(payload.overlapSeconds)
     }
   }
   return handlers

@@ -167,17 +167,14 @@ describe("A payment's webhooks", () => {
     }
   })
 
-  it("WH-04: Standard Webhooks headers: webhook-id is the event id; v1a signs id.timestamp.body", async () => {
+  // The v1 signatures are checked in standard-webhooks.http.test.ts (this server has no signing secret yet).
+  it("WH-04: Standard Webhooks headers: webhook-id is the event id, webhook-timestamp the send time", async () => {
     for (const r of requestsFor(transactionId)) {
-      const id = r.headers["webhook-id"]!
+      expect(r.headers["webhook-id"]).toBe(JSON.parse(r.body).id)
       const timestamp = r.headers["webhook-timestamp"]!
-      expect(id).toBe(JSON.parse(r.body).id)
       expect(timestamp).toMatch(/^\d+$/)
       expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(300)
-      const [version, signature] = r.headers["webhook-signature"]!.split(",", 2)
-      expect(version).toBe("v1a")
-      expect(verify(server.publicKeyPem, `${id}.${timestamp}.${r.body}`, signature!)).toBe(true)
-      expect(verify(server.publicKeyPem, `${id}.${Number(timestamp) + 1}.${r.body}`, signature!)).toBe(false)
+      expect(r.headers["webhook-signature"]).toBeUndefined()
     }
   })
 

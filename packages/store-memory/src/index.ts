@@ -16,7 +16,8 @@ import type {
   StoreError,
   TransactionFilter,
   TransactionRecord,
-  UniqueViolation
+  UniqueViolation,
+  WebhookSecretRecord
 } from "@paycore/core"
 import { Store, toPage } from "@paycore/core"
 import { Context, Effect, Layer } from "effect"
@@ -761,9 +762,17 @@ export const makeMemoryStore = Effect.sync(() => {
   }
 
   // ---- small key-value parts ----
+  /** Runs `change` on `map` at `key`, remembering how to put the key's old value back. */
+  const restoreLater = <V>(map: Map<string, V>, key: string, change: () => void) => {
+    const had = map.has(key)
+    const before = map.get(key)
+    change()
+    remember(() => (had ? map.set(key, before as V) : map.delete(key)))
+  }
   const idempotencyRows = new Map<string, IdempotencyRecord>()
   const counterValues = new Map<string, number>()
   let config: PlatformConfig | undefined
+  const webhookSecrets = new Map<string, WebhookSecretRecord>()
 
   const repositories: Repositories = {
     tokens,
@@ -810,6 +819,17 @@ export const makeMemoryStore = Effect.sync(() => {
             config = before
           })
         })
+    },
+    webhookSecrets: {
+      list: () =>
+        Effect.sync(() =>
+          [...webhookSecrets.values()].sort((a, b) =>
+            a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1
+          )
+        ),
+      put: (record) =>
+        Effect.sync(() => restoreLater(webhookSecrets, record.id, () => webhookSecrets.set(record.id, record))),
+      remove: (id) => Effect.sync(() => restoreLater(webhookSecrets, id, () => webhookSecrets.delete(id)))
     }
   }
 

@@ -17,7 +17,8 @@ import type {
   TokenFilter,
   TransactionFilter,
   UniqueViolation,
-  VerificationFilter
+  VerificationFilter,
+  WebhookSecretId
 } from "@paycore/core"
 import { Store, StoreError, toPage } from "@paycore/core"
 import { Cause, Context, Effect, Exit, Layer } from "effect"
@@ -1105,6 +1106,10 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       `INSERT INTO platform_config (${configColumns.join(", ")}) VALUES (${configColumns.map((_, i) => `$${i + 1}`).join(", ")}) ` +
       `ON CONFLICT (singleton) DO UPDATE SET ${configColumns.map((c) => `${c} = EXCLUDED.${c}`).join(", ")}`
 
+    const webhookSecretPut =
+      `INSERT INTO webhook_secrets (id, secret, created_at, expires_at) VALUES ($1, $2, $3, $4) ` +
+      `ON CONFLICT (id) DO UPDATE SET secret = EXCLUDED.secret, expires_at = EXCLUDED.expires_at`
+
     const repositories: Repositories = {
       tokens,
       customers,
@@ -1146,6 +1151,19 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
             rows.length === 0 ? undefined : codecs.platformConfig.decode(rows[0] as any)
           ),
         put: (config) => run(configPut, valuesOf(codecs.platformConfig, config))
+      },
+      webhookSecrets: {
+        list: () =>
+          Effect.map(query(`SELECT * FROM webhook_secrets ORDER BY created_at, id`, []), (rows) =>
+            rows.map((row) => ({
+              id: row.id as WebhookSecretId,
+              secret: row.secret as string,
+              createdAt: row.created_at as string,
+              ...(row.expires_at === null ? {} : { expiresAt: row.expires_at as string })
+            }))
+          ),
+        put: (record) => run(webhookSecretPut, [record.id, record.secret, record.createdAt, record.expiresAt ?? null]),
+        remove: (id) => run(`DELETE FROM webhook_secrets WHERE id = $1`, [id])
       }
     }
 

@@ -299,6 +299,14 @@ export interface BulkImportJobsTable {
   updated_at: string
 }
 
+/** The webhook endpoint's Standard Webhooks signing secrets (`whsec_…`, in clear: an HMAC needs the key). */
+export interface WebhookSecretsTable {
+  id: string
+  secret: string
+  created_at: string
+  expires_at: string | null
+}
+
 export interface Database {
   tokens: TokensTable
   customers: CustomersTable
@@ -318,6 +326,7 @@ export interface Database {
   contact_challenges: ContactChallengesTable
   documents: DocumentsTable
   bulk_import_jobs: BulkImportJobsTable
+  webhook_secrets: WebhookSecretsTable
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -683,12 +692,26 @@ const documentsAndImports: Migration = {
   )
 }
 
+/** Issue 12: Standard Webhooks signing secrets. */
+const webhookSecrets: Migration = {
+  up: statements(
+    `CREATE TABLE webhook_secrets (
+      id ${ID},
+      secret text NOT NULL,
+      created_at ${INSTANT},
+      expires_at text COLLATE "C",
+      CONSTRAINT webhook_secrets_pkey PRIMARY KEY (id)
+    )`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
   "0002_onboarding": onboarding,
   "0003_system_balance_shards": systemBalanceShards,
-  "0004_documents_and_bulk_imports": documentsAndImports
+  "0004_documents_and_bulk_imports": documentsAndImports,
+  "0005_webhook_secrets": webhookSecrets
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

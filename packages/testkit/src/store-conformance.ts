@@ -49,7 +49,8 @@ import {
   type TransactionStatus,
   type TransactionType,
   type Verification,
-  type VerificationFilter
+  type VerificationFilter,
+  type WebhookSecretRecord
 } from "@paycore/core"
 import { type Duration, Effect, Exit, type Layer, Option } from "effect"
 import { currencyTotals } from "./ledger-invariants.ts"
@@ -2467,6 +2468,45 @@ const keyValueTests = (it: It) => {
       yield* store.config.put(full)
       assert.deepStrictEqual(yield* store.config.get(), full)
     })
+  )
+
+  it.effect(
+    "webhookSecrets: put inserts or replaces by id, list is oldest first, remove deletes; a rollback undoes",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const ours = (rows: ReadonlyArray<WebhookSecretRecord>) => rows.filter((r) => mine.has(r.id))
+        const older: WebhookSecretRecord = {
+          id: newId("WebhookSecret"),
+          secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+          createdAt: "2026-03-01T10:00:00.000Z"
+        }
+        const newer: WebhookSecretRecord = {
+          id: newId("WebhookSecret"),
+          secret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+          createdAt: "2026-03-01T11:00:00.000Z"
+        }
+        const mine = new Set([older.id, newer.id])
+        yield* store.transaction(Effect.andThen(store.webhookSecrets.put(newer), store.webhookSecrets.put(older)))
+        assert.deepStrictEqual(ours(yield* store.webhookSecrets.list()), [older, newer])
+        const retiring = { ...older, expiresAt: "2026-03-02T10:00:00.000Z" }
+        yield* store.transaction(store.webhookSecrets.put(retiring))
+        assert.deepStrictEqual(ours(yield* store.webhookSecrets.list()), [retiring, newer], "expiresAt added")
+        const failed = yield* store
+          .transaction(
+            Effect.andThen(
+              Effect.andThen(store.webhookSecrets.remove(newer.id), store.webhookSecrets.put(older)),
+              Effect.fail("abort" as const)
+            )
+          )
+          .pipe(Effect.flip)
+        assert.strictEqual(failed, "abort")
+        assert.deepStrictEqual(ours(yield* store.webhookSecrets.list()), [retiring, newer], "the rollback undid both")
+        yield* store.transaction(store.webhookSecrets.remove(retiring.id))
+        assert.deepStrictEqual(ours(yield* store.webhookSecrets.list()), [newer])
+        yield* store.webhookSecrets.remove(newer.id)
+        assert.deepStrictEqual(ours(yield* store.webhookSecrets.list()), [])
+      })
   )
 }
 

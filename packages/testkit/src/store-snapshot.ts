@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * Everything a Store holds that can be read through the port, as plain data: every row of every collection
- * (deleted ones included), the ledger's balances, the outbox, the configuration, and the keyed records whose
+ * (deleted ones included), the ledger's balances, the outbox, the configuration, the webhook signing secrets, and the keyed records whose
  * keys the caller names (idempotency keys it sent, counters, contact challenges). Two snapshots of one store are
  * deep-equal exactly when nothing readable changed in between, whatever the adapter.
  */
@@ -12,6 +12,7 @@ export interface StoreSnapshot {
   readonly balances: ReadonlyArray<unknown>
   readonly outbox: ReadonlyArray<unknown>
   readonly config: unknown
+  readonly webhookSecrets: ReadonlyArray<unknown>
   readonly keyed: Readonly<Record<string, unknown>>
 }
 
@@ -72,6 +73,7 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
         ),
       outbox,
       config: yield* store.config.get(),
+      webhookSecrets: yield* store.webhookSecrets.list(),
       keyed
     }
   })

@@ -5,7 +5,7 @@ import { customerDeleted, customerNotFound } from "../customers/errors.ts"
 import type { BusinessCustomer, Customer, IndividualCustomer } from "../customers/model.ts"
 import { Customers } from "../customers/service.ts"
 import { invalidCursor } from "../platform/errors.ts"
-import { constantTimeEqual, PlatformConfigService, scanAll } from "../platform/service.ts"
+import { PlatformConfigService, scanAll } from "../platform/service.ts"
 import { type DocumentBody, DocumentStore } from "../ports/document-store.ts"
 import { Ids } from "../ports/ids.ts"
 import {
@@ -17,6 +17,7 @@ import {
 } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
+import { constantTimeEqual } from "../shared/constant-time.ts"
 import { CsvError, type CsvRecord, type CsvRowError, parseCsv } from "../shared/csv.ts"
 import { type CustomerCsvRow, checkCustomerCsvHeader, customerFromCsv } from "../shared/customer-csv.ts"
 import {

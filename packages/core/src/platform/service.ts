@@ -4,6 +4,7 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { Directory } from "../ports/directory.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store, type TokenFilter } from "../ports/store.ts"
+import { constantTimeEqual } from "../shared/constant-time.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import { type FieldError, type InvalidInput, type NotFound, StoreError } from "../shared/errors.ts"
 import { DEFAULT_PAGE_SIZE, encodeCursor, type Page, type PageRequest, pageRequest, toPage } from "../shared/paging.ts"
@@ -57,14 +58,6 @@ export const pageInMemory = <T extends { readonly id: string }>(
   const after = page.after
   const rest = after === undefined ? ordered : ordered.filter((r) => (asc ? r.id > after : r.id < after))
   return toPage(rest.slice(0, page.limit + 1), page.limit, rowsAscending.length)
-}
-
-/** Compares two byte strings in time that depends only on their length. */
-export const constantTimeEqual = (a: Uint8Array, b: Uint8Array): boolean => {
-  if (a.length !== b.length) return false
-  let diff = 0
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!
-  return diff === 0
 }
 
 const hashSecret = (secret: string): Uint8Array => sha256(utf8ToBytes(secret))

@@ -14,7 +14,7 @@ import type { QuoteRecord, QuoteStatus } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import type { TransactionRecord } from "../transactions/model.ts"
-import type { OutboxRecord } from "../webhooks/model.ts"
+import type { OutboxRecord, WebhookSecretRecord } from "../webhooks/model.ts"
 
 /** A second row with the same value of a unique key (`index` names the key). */
 export interface UniqueViolation {
@@ -246,6 +246,14 @@ export interface Repositories {
   readonly config: {
     readonly get: () => Effect.Effect<PlatformConfig | undefined, StoreError>
     readonly put: (config: PlatformConfig) => Effect.Effect<void, StoreError>
+  }
+  /** The webhook endpoint's signing secrets (a handful: the current one and those a rotation is retiring). */
+  readonly webhookSecrets: {
+    /** Every stored secret, expired ones included, oldest first. */
+    readonly list: () => Effect.Effect<ReadonlyArray<WebhookSecretRecord>, StoreError>
+    /** Inserts or replaces the secret with this id. */
+    readonly put: (record: WebhookSecretRecord) => Effect.Effect<void, StoreError>
+    readonly remove: (id: string) => Effect.Effect<void, StoreError>
   }
 }
 

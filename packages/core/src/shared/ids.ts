@@ -9,6 +9,7 @@ export const idTypes = [
   "Transaction",
   "BeneficialOwner",
   "Webhook",
+  "WebhookSecret",
   "Token",
   "Document",
   "Verification",
@@ -46,6 +47,8 @@ export const TransactionId = makeId("Transaction")
 export type TransactionId = typeof TransactionId.Type
 export const WebhookId = makeId("Webhook")
 export type WebhookId = typeof WebhookId.Type
+export const WebhookSecretId = makeId("WebhookSecret")
+export type WebhookSecretId = typeof WebhookSecretId.Type
 export const TokenId = makeId("Token")
 export type TokenId = typeof TokenId.Type
 export const LookupId = makeId("Lookup")
@@ -67,6 +70,7 @@ export interface IdOf {
   Quote: QuoteId
   Transaction: TransactionId
   Webhook: WebhookId
+  WebhookSecret: WebhookSecretId
   Token: TokenId
   Lookup: LookupId
   BeneficialOwner: BeneficialOwnerId

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { WebhookId } from "../shared/ids.ts"
+import { WebhookId, WebhookSecretId } from "../shared/ids.ts"
 import { DateTimeString } from "../shared/schemas.ts"
 
 /** The envelope POSTed to the platform. */
@@ -41,3 +41,25 @@ export interface OutboxRecord {
   /** A dispatcher holds the row until then; another may claim it after (crash recovery). */
   readonly leaseUntil?: string | undefined
 }
+
+/**
+ * A Standard Webhooks signing secret of the platform's webhook endpoint: `whsec_` and the base64 of 32 random
+ * bytes, the HMAC-SHA256 key of the `v1` signatures. Kept in clear (an HMAC needs the key itself), shown once
+ * when made. A rotation gives the secrets it replaces an `expiresAt`: until then deliveries carry a `v1`
+ * signature for each, so receivers can switch over without refusing a delivery.
+ */
+export interface WebhookSecretRecord {
+  readonly id: WebhookSecretId
+  readonly secret: string
+  readonly createdAt: string
+  readonly expiresAt?: string | undefined
+}
+
+/** What `GET /webhooks/signing-secrets` shows of a secret: never the secret itself. */
+export const WebhookSecretInfo = Schema.Struct({
+  id: WebhookSecretId,
+  createdAt: DateTimeString,
+  /** Set once a rotation retired it: deliveries stop carrying its signature then. */
+  expiresAt: Schema.optionalKey(DateTimeString)
+})
+export type WebhookSecretInfo = typeof WebhookSecretInfo.Type

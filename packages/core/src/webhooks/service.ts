@@ -1,16 +1,19 @@
 import { p256 } from "@noble/curves/nist.js"
+import { hmac } from "@noble/hashes/hmac.js"
+import { sha256 } from "@noble/hashes/sha2.js"
 import { hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Config, Context, Duration, Effect, Layer, Option, Random, Redacted, Schedule } from "effect"
 import { Ids } from "../ports/ids.ts"
 import { type NewOutboxRecord, type OutboxFilter, Store } from "../ports/store.ts"
 import { type TransportResponse, WebhookTransport } from "../ports/webhook-transport.ts"
+import { constantTimeEqual } from "../shared/constant-time.ts"
 import { EngineConfig, type EngineSettings } from "../shared/engine-config.ts"
 import type { Conflict, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { WebhookId } from "../shared/ids.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import { addSeconds, nowIso } from "../shared/time.ts"
 import { webhookDeliveryError, webhookEndpointNotSet, webhookNotDead, webhookNotFound } from "./errors.ts"
-import type { DeliveryAttempt, OutboxRecord } from "./model.ts"
+import type { DeliveryAttempt, OutboxRecord, WebhookSecretInfo, WebhookSecretRecord } from "./model.ts"
 
 /**
  * The outbox row of a new event; the store numbers it. `body` is the exact JSON `{id, type, timestamp, data}`,
@@ -187,13 +190,47 @@ export class WebhookSigner extends Context.Service<WebhookSigner, WebhookKeys>()
   )
 }
 
+// =============================================================================
+// Standard Webhooks: `v1` HMAC-SHA256 signatures with the endpoint's `whsec_` secrets
+// =============================================================================
+
+const SECRET_PREFIX = "whsec_"
+/** Random bytes of a new secret (the Standard Webhooks reference libraries make 24 to 64). */
+const SECRET_BYTES = 32
+
+/** The HMAC key of a `whsec_<base64>` secret (a bare base64 one too, as the reference libraries take it). */
+const secretKey = (secret: string): Uint8Array | undefined =>
+  fromBase64(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret)
+
+const standardMac = (key: Uint8Array, id: string, timestamp: string, body: string): Uint8Array =>
+  hmac(sha256, key, utf8ToBytes(`${id}.${timestamp}.${body}`))
+
 /**
- * Every header of a signed delivery: `X-Service-Signature` (base64 DER signature over the raw body) and the
- * Standard Webhooks headers `webhook-id`, `webhook-timestamp` (unix seconds) and
- * `webhook-signature: v1a,<base64 DER signature over "<id>.<timestamp>.<body>">` (the asymmetric variant, P-256).
+ * The `webhook-signature` value for `secrets`: `v1,<base64 HMAC-SHA256 over "<id>.<timestamp>.<body>">` for
+ * each, space-separated (several during a rotation's overlap). A secret that is not base64 is a defect.
+ */
+export const standardSignature = (
+  secrets: ReadonlyArray<string>,
+  id: string,
+  timestampSeconds: number,
+  body: string
+): string =>
+  secrets
+    .map((secret) => {
+      const key = secretKey(secret)
+      if (key === undefined) throw new Error("A webhook signing secret is not base64")
+      return `v1,${toBase64(standardMac(key, id, String(timestampSeconds), body))}`
+    })
+    .join(" ")
+
+/**
+ * Every header of a signed delivery: `X-Service-Signature` (base64 DER P-256 signature over the raw body, the
+ * upstream scheme) and the Standard Webhooks headers `webhook-id`, `webhook-timestamp` (unix seconds) and, when
+ * the endpoint has signing secrets, `webhook-signature` (see `standardSignature`).
  */
 export const signedHeaders = (
   keys: WebhookKeys,
+  secrets: ReadonlyArray<string>,
   id: string,
   timestampSeconds: number,
   body: string
@@ -203,7 +240,7 @@ export const signedHeaders = (
   [SIGNATURE_HEADER]: keys.sign(body),
   "webhook-id": id,
   "webhook-timestamp": String(timestampSeconds),
-  "webhook-signature": `v1a,${keys.sign(`${id}.${timestampSeconds}.${body}`)}`
+  ...(secrets.length === 0 ? {} : { "webhook-signature": standardSignature(secrets, id, timestampSeconds, body) })
 })
 
 const verifyBytes = (publicKeyPem: string, message: string, signature: Uint8Array): boolean => {
@@ -239,28 +276,124 @@ export const verifyWebhookSignature = (publicKeyPem: string, body: string, signa
 }
 
 /**
- * Checks the Standard Webhooks headers: one of the space-separated `v1a,<base64>` entries of `webhook-signature`
- * must sign `"<webhook-id>.<webhook-timestamp>.<body>"`; with `nowSeconds`, the timestamp must also lie within
- * `toleranceSeconds` (default 300) of it, so an old delivery cannot be replayed.
+ * Checks the Standard Webhooks headers as a receiver does: one of the space-separated `v1,<base64>` entries of
+ * `webhook-signature` must be the HMAC of `"<webhook-id>.<webhook-timestamp>.<body>"` under `secret` (compared
+ * in constant time); with `nowSeconds`, the timestamp must also lie within `toleranceSeconds` (default 300) of
+ * it, so an old delivery cannot be replayed.
  */
 export const verifyStandardWebhook = (
-  publicKeyPem: string,
+  secret: string,
   headers: { readonly id: string; readonly timestamp: string; readonly signature: string },
   body: string,
   options?: { readonly nowSeconds?: number; readonly toleranceSeconds?: number }
 ): boolean => {
-  if (!/^\d+$/.test(headers.timestamp)) return false
+  const key = secretKey(secret)
+  if (key === undefined || !/^\d+$/.test(headers.timestamp)) return false
   if (options?.nowSeconds !== undefined) {
     const skew = Math.abs(options.nowSeconds - Number(headers.timestamp))
     if (skew > (options.toleranceSeconds ?? 300)) return false
   }
-  const message = `${headers.id}.${headers.timestamp}.${body}`
+  const expected = standardMac(key, headers.id, headers.timestamp, body)
   return headers.signature.split(" ").some((entry) => {
     const [version, encoded] = entry.split(",", 2)
-    if (version !== "v1a" || encoded === undefined) return false
-    const signature = fromBase64(encoded)
-    return signature !== undefined && verifyBytes(publicKeyPem, message, signature)
+    if (version !== "v1" || encoded === undefined) return false
+    const given = fromBase64(encoded)
+    return given !== undefined && constantTimeEqual(given, expected)
   })
+}
+
+/** The secrets deliveries are signed with at `now`: those not expired, newest first. */
+export const activeSecrets = (records: ReadonlyArray<WebhookSecretRecord>, now: string): Array<string> =>
+  records
+    .filter((r) => r.expiresAt === undefined || r.expiresAt > now)
+    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+    .map((r) => r.secret)
+
+const secretInfo = (r: WebhookSecretRecord): WebhookSecretInfo => ({
+  id: r.id,
+  createdAt: r.createdAt,
+  ...(r.expiresAt === undefined ? {} : { expiresAt: r.expiresAt })
+})
+
+/** A new secret, as `POST /webhooks/signing-secrets/rotate` shows it: the only time `secret` is shown. */
+export interface NewWebhookSecret extends WebhookSecretInfo {
+  readonly secret: string
+}
+
+/** Longest overlap a rotation may give the secrets it retires (as long as a delivery is retried). */
+export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 3600
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600
+
+export interface WebhookSecretsService {
+  /**
+   * Makes a new secret and retires the current ones: they keep signing (beside the new one) for
+   * `overlapSeconds` (default one day, 0 retires them at once); expired ones are deleted. One store transaction.
+   */
+  readonly rotate: (overlapSeconds?: number) => Effect.Effect<NewWebhookSecret, StoreError>
+  /** The secrets deliveries are signed with now (never their value), newest first. */
+  readonly list: () => Effect.Effect<ReadonlyArray<WebhookSecretInfo>, StoreError>
+  /** A first secret when there is none (what `npm start` prints once); `undefined` when one exists. */
+  readonly ensure: () => Effect.Effect<NewWebhookSecret | undefined, StoreError>
+}
+
+export const makeWebhookSecrets = Effect.fnUntraced(function* () {
+  const store = yield* Store
+  const ids = yield* Ids
+
+  const make = Effect.fnUntraced(function* (now: string) {
+    const bytes = hexToBytes(yield* ids.randomHex(SECRET_BYTES))
+    const record: WebhookSecretRecord = {
+      id: yield* ids.make("WebhookSecret"),
+      secret: `${SECRET_PREFIX}${toBase64(bytes)}`,
+      createdAt: now
+    }
+    yield* store.webhookSecrets.put(record)
+    return { ...secretInfo(record), secret: record.secret } satisfies NewWebhookSecret
+  })
+
+  const rotate = (overlapSeconds = DEFAULT_SECRET_OVERLAP_SECONDS) =>
+    store.transaction(
+      Effect.gen(function* () {
+        const now = yield* nowIso
+        const retireAt = addSeconds(now, Math.min(Math.max(0, overlapSeconds), MAX_SECRET_OVERLAP_SECONDS))
+        for (const record of yield* store.webhookSecrets.list()) {
+          const expiresAt = record.expiresAt === undefined || record.expiresAt > retireAt ? retireAt : record.expiresAt
+          if (expiresAt <= now) yield* store.webhookSecrets.remove(record.id)
+          else if (expiresAt !== record.expiresAt) yield* store.webhookSecrets.put({ ...record, expiresAt })
+        }
+        return yield* make(now)
+      })
+    )
+
+  const list = Effect.fnUntraced(function* () {
+    const now = yield* nowIso
+    const records = yield* store.webhookSecrets.list()
+    return records
+      .filter((r) => r.expiresAt === undefined || r.expiresAt > now)
+      .map(secretInfo)
+      .reverse()
+  })
+
+  const ensure = () =>
+    store.transaction(
+      Effect.gen(function* () {
+        const now = yield* nowIso
+        const records = yield* store.webhookSecrets.list()
+        return activeSecrets(records, now).length > 0 ? undefined : yield* make(now)
+      })
+    )
+
+  return { rotate, list, ensure } satisfies WebhookSecretsService
+})
+
+/** The webhook endpoint's Standard Webhooks signing secrets: requires `Store` and `Ids`; time from the Clock. */
+export class WebhookSecrets extends Context.Service<WebhookSecrets, WebhookSecretsService>()(
+  "paycore/webhooks/WebhookSecrets"
+) {
+  static readonly layer: Layer.Layer<WebhookSecrets, never, Store | Ids> = Layer.effect(
+    WebhookSecrets,
+    makeWebhookSecrets()
+  )
 }
 
 // =============================================================================
@@ -357,9 +490,14 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
     store.transaction(store.outbox.save({ ...row, leaseUntil: undefined, nextAttemptAt: dueAt }))
 
   /** One attempt: sign, POST, record it and decide the row's next state. Returns the saved row. */
-  const attempt = Effect.fnUntraced(function* (row: OutboxRecord, url: string, settings: EngineSettings) {
+  const attempt = Effect.fnUntraced(function* (
+    row: OutboxRecord,
+    url: string,
+    settings: EngineSettings,
+    secrets: ReadonlyArray<string>
+  ) {
     const startedMs = yield* Clock.currentTimeMillis
-    const headers = signedHeaders(signer, row.id, Math.floor(startedMs / 1000), row.body)
+    const headers = signedHeaders(signer, secrets, row.id, Math.floor(startedMs / 1000), row.body)
     const result = yield* Effect.result(transport.post(url, headers, row.body))
     const endedMs = yield* Clock.currentTimeMillis
     const at = new Date(startedMs).toISOString()
@@ -405,7 +543,8 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
     url: string,
     settings: EngineSettings,
     now: string,
-    tally: Tally
+    tally: Tally,
+    secrets: ReadonlyArray<string>
   ) {
     let blockedUntil: string | undefined
     let resolvedSequence: number | undefined
@@ -423,7 +562,7 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
         tally.blocked++
         continue
       }
-      const saved = yield* attempt(row, url, settings)
+      const saved = yield* attempt(row, url, settings, secrets)
       if (saved.status === "DELIVERED") tally.delivered++
       else if (saved.status === "DEAD") tally.dead++
       else tally.retrying++
@@ -452,7 +591,9 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
       else rows.push(row)
     }
     for (const rows of bySubject.values()) rows.sort((a, b) => a.sequence - b.sequence)
-    yield* Effect.forEach(bySubject.values(), (rows) => deliverSubject(rows, url, settings, now, tally), {
+    // Read once a pass: a rotation shows in the next pass, and a retiring secret signs until it expires.
+    const secrets = activeSecrets(yield* store.webhookSecrets.list(), now)
+    yield* Effect.forEach(bySubject.values(), (rows) => deliverSubject(rows, url, settings, now, tally, secrets), {
       concurrency,
       discard: true
     })
@@ -482,9 +623,11 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
     if (url === undefined || url === "") return yield* webhookEndpointNotSet()
     const id = yield* ids.make("Webhook")
     const nowMs = yield* Clock.currentTimeMillis
-    const body = JSON.stringify({ id, type: "TEST", timestamp: new Date(nowMs).toISOString(), data: {} })
+    const timestamp = new Date(nowMs).toISOString()
+    const body = JSON.stringify({ id, type: "TEST", timestamp, data: {} })
+    const secrets = activeSecrets(yield* store.webhookSecrets.list(), timestamp)
     const response: TransportResponse = yield* transport
-      .post(url, signedHeaders(signer, id, Math.floor(nowMs / 1000), body), body)
+      .post(url, signedHeaders(signer, secrets, id, Math.floor(nowMs / 1000), body), body)
       .pipe(Effect.mapError((e) => webhookDeliveryError(url, e.message)))
     return { url, response_status: response.status, response_body: response.body } satisfies TestDelivery
   })
