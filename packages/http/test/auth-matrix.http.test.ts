@@ -1,0 +1,565 @@
+/**
+ * The auth matrix of every endpoint (issue 12; A-01..A-05, A-16, C-09): every route of the route table, and the
+ * two documentation pages the listener serves beside it, called with every kind of credential, on the memory
+ * stores, PGlite and PostgreSQL. The expected answer of each cell follows from one table below (route → access
+ * class), written apart from `requirements` in src/auth.ts so that a change to either shows as a failing cell.
+ *
+ * - bad credentials → 401 UNAUTHORIZED with `www-authenticate: Basic realm="paycore"`;
+ * - a valid token without the permission (or a PRODUCTION token on a sandbox helper) → 403 FORBIDDEN;
+ * - otherwise the request passes the gate: any answer but 401, 403 or a 5xx (a 400 or 404 is fine: the request
+ *   is only plausible).
+ * A refused call changes nothing (store snapshot before and after each route's refused cells), and on a write it
+ * reuses the `Idempotency-Key` of an admin's earlier call of the same request: the refusal comes before the
+ * replay. A route without a row fails the test, and so does a row without a route.
+ */
+import { randomUUID } from "node:crypto"
+import { isDeepStrictEqual } from "node:util"
+import { Store } from "@paycore/core"
+import { type StoreSnapshot, snapshotStore } from "@paycore/testkit"
+import { Effect } from "effect"
+import { expect, it } from "vitest"
+import { IdPool, type Rng, type RouteSpec, routeTable } from "./fuzzer.ts"
+import {
+  addUsPayee,
+  type CallResult,
+  type Credentials,
+  documentForm,
+  fundAccount,
+  onboardCustomer,
+  quoteBody,
+  type TestServer,
+  uploadDocument,
+  useTestServer
+} from "./harness.ts"
+import { onEveryStore } from "./stores.ts"
+
+// -----------------------------------------------------------------------------
+// The rows: every route, and what it demands of the caller
+// -----------------------------------------------------------------------------
+
+/**
+ * - `public`: no credentials needed;
+ * - `read`: any valid token (every token has at least one permission);
+ * - `write`: TRANSACT or MANAGE;
+ * - `manage`: MANAGE only (tokens, configuration);
+ * - `transact`: TRANSACT only (money movement);
+ * - `sandbox`: TRANSACT, on a SANDBOX token (the sandbox helpers).
+ */
+type AccessClass = "public" | "read" | "write" | "manage" | "transact" | "sandbox"
+
+/** One row per route, `group.endpoint`. A new endpoint lands here with its class, or the test fails. */
+const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
+  "platform.createToken": "manage",
+  "platform.listTokens": "read",
+  "platform.getToken": "read",
+  "platform.deleteToken": "manage",
+  "platform.getConfig": "read",
+  "platform.updateConfig": "manage",
+  "platform.exchangeRates": "read",
+  "platform.discoveries": "read",
+  "platform.umaProviders": "read",
+
+  "customers.create": "write",
+  "customers.list": "read",
+  "customers.endUserTerms": "read",
+  "customers.bulkImportCsv": "write",
+  "customers.getBulkImportJob": "read",
+  "customers.get": "read",
+  "customers.update": "write",
+  "customers.delete": "write",
+
+  "onboarding.createKycLink": "write",
+  "onboarding.sendEmailCode": "write",
+  "onboarding.confirmEmailCode": "write",
+  "onboarding.sendPhoneCode": "write",
+  "onboarding.confirmPhoneCode": "write",
+  "onboarding.createVerification": "write",
+  "onboarding.listVerifications": "read",
+  "onboarding.getVerification": "read",
+  "onboarding.createBeneficialOwner": "write",
+  "onboarding.listBeneficialOwners": "read",
+  "onboarding.getBeneficialOwner": "read",
+  "onboarding.updateBeneficialOwner": "write",
+  "onboarding.uploadDocument": "write",
+  "onboarding.listDocuments": "read",
+  "onboarding.getDocument": "read",
+  "onboarding.replaceDocument": "write",
+  "onboarding.deleteDocument": "write",
+
+  "accounts.listInternal": "read",
+  "accounts.listCustomerInternal": "read",
+  "accounts.createExternal": "write",
+  "accounts.listExternal": "read",
+  "accounts.getExternal": "read",
+  "accounts.deleteExternal": "write",
+
+  "payments.createQuote": "transact",
+  "payments.getQuote": "read",
+  "payments.executeQuote": "transact",
+  "payments.listTransactions": "read",
+  "payments.getTransaction": "read",
+  "payments.lookupExternalAccount": "read",
+  "payments.lookupUma": "read",
+  "payments.transferOut": "transact",
+  "payments.transferIn": "transact",
+
+  "sandbox.fund": "sandbox",
+  "sandbox.send": "sandbox",
+  "sandbox.umaReceive": "sandbox",
+  "sandbox.testWebhook": "sandbox",
+
+  "webhooks.publicKey": "read",
+  "webhooks.listDeliveries": "read",
+  "webhooks.replayDelivery": "write",
+
+  // Served by the listener beside the route table (serve.ts, the `docs` option), so not in `routeTable()`.
+  "docs.openapiJson": "public",
+  "docs.referencePage": "public"
+}
+
+interface Row {
+  readonly name: string
+  readonly method: string
+  readonly path: string
+  readonly route: RouteSpec | undefined
+}
+
+const DOCUMENTATION_PAGES: ReadonlyArray<Row> = [
+  { name: "docs.openapiJson", method: "GET", path: "/openapi.json", route: undefined },
+  { name: "docs.referencePage", method: "GET", path: "/docs", route: undefined }
+]
+
+const rows = (): ReadonlyArray<Row> => [
+  ...routeTable().map((route) => ({ name: route.name, method: route.method, path: route.path, route })),
+  ...DOCUMENTATION_PAGES
+]
+
+// -----------------------------------------------------------------------------
+// The columns: every kind of credential
+// -----------------------------------------------------------------------------
+
+type Permission = "VIEW" | "TRANSACT" | "MANAGE"
+
+/** A valid token: its permissions and environment. */
+interface TokenProfile {
+  readonly permissions: ReadonlyArray<Permission>
+  readonly environment: "SANDBOX" | "PRODUCTION"
+}
+
+interface Column {
+  readonly name: string
+  /** The token the column's credentials belong to; `undefined` for credentials that must be refused (401). */
+  readonly token?: TokenProfile | undefined
+  /** The headers that carry the credentials. */
+  readonly headers: (credentials: ColumnCredentials) => Record<string, string>
+}
+
+/** Tokens the columns use, made once per server. */
+interface ColumnCredentials {
+  readonly admin: Credentials
+  readonly deleted: Credentials
+  readonly byColumn: ReadonlyMap<string, Credentials>
+}
+
+const base64 = (text: string) => Buffer.from(text).toString("base64")
+const basic = (c: Credentials) => ({ authorization: `Basic ${base64(`${c.clientId}:${c.clientSecret}`)}` })
+const tokenColumn = (name: string, token: TokenProfile): Column => ({
+  name,
+  token,
+  headers: (credentials) => basic(credentials.byColumn.get(name)!)
+})
+
+const COLUMNS: ReadonlyArray<Column> = [
+  { name: "no Authorization", headers: () => ({}) },
+  { name: "Basic !!! (not base64)", headers: () => ({ authorization: "Basic !!!" }) },
+  {
+    name: "Basic without a colon",
+    headers: ({ admin }) => ({ authorization: `Basic ${base64(`${admin.clientId}${admin.clientSecret}`)}` })
+  },
+  { name: "Digest", headers: () => ({ authorization: "Digest x" }) },
+  {
+    name: "right client id, wrong secret",
+    headers: ({ admin }) => {
+      const secret = admin.clientSecret
+      return basic({ clientId: admin.clientId, clientSecret: `${secret.slice(0, -1)}${secret.endsWith("0") ? 1 : 0}` })
+    }
+  },
+  {
+    name: "unknown client id",
+    headers: ({ admin }) => basic({ clientId: "0123456789abcdef0123456789abcdef", clientSecret: admin.clientSecret })
+  },
+  { name: "deleted token", headers: ({ deleted }) => basic(deleted) },
+  // Agent access tokens are not accepted yet: the agents issue turns this column into its own class.
+  { name: "Bearer gat_ agent token", headers: () => ({ authorization: `Bearer gat_${"5e".repeat(32)}` }) },
+  // An embedded-wallet stamp is no platform credential: wallet stamps come with Basic auth, never instead of it.
+  {
+    name: "wallet stamp, no Basic",
+    headers: () => ({
+      "service-wallet-signature": base64(
+        JSON.stringify({ publicKey: "02".padEnd(66, "a"), signature: "30".repeat(35) })
+      ),
+      "request-id": `Request:${randomUUID()}`
+    })
+  },
+  tokenColumn("VIEW", { permissions: ["VIEW"], environment: "SANDBOX" }),
+  tokenColumn("TRANSACT", { permissions: ["TRANSACT"], environment: "SANDBOX" }),
+  tokenColumn("MANAGE", { permissions: ["MANAGE"], environment: "SANDBOX" }),
+  tokenColumn("PRODUCTION, every permission", {
+    permissions: ["VIEW", "TRANSACT", "MANAGE"],
+    environment: "PRODUCTION"
+  })
+]
+
+/** The expected answer of a cell: refused with 401 or 403, or let through the gate. */
+type Expected = 401 | 403 | "passes"
+
+const mayCall = (access: AccessClass, token: TokenProfile): boolean => {
+  const has = (p: Permission) => token.permissions.includes(p)
+  switch (access) {
+    case "public":
+    case "read":
+      return true
+    case "write":
+      return has("TRANSACT") || has("MANAGE")
+    case "manage":
+      return has("MANAGE")
+    case "transact":
+      return has("TRANSACT")
+    case "sandbox":
+      return has("TRANSACT") && token.environment === "SANDBOX"
+  }
+}
+
+const expectedAnswer = (access: AccessClass, column: Column): Expected =>
+  access === "public" ? "passes" : column.token === undefined ? 401 : mayCall(access, column.token) ? "passes" : 403
+
+/** What is wrong with an answer, or `undefined` when it is the expected one. */
+const problemOf = (expected: Expected, access: AccessClass, r: CallResult): string | undefined => {
+  const got = `${r.status} ${JSON.stringify(r.json)?.slice(0, 200)}`
+  if (expected === 401) {
+    const ok =
+      r.status === 401 &&
+      r.json?.status === 401 &&
+      r.json?.code === "UNAUTHORIZED" &&
+      r.headers.get("www-authenticate") === 'Basic realm="paycore"'
+    return ok ? undefined : `expected 401 UNAUTHORIZED with www-authenticate, got ${got}`
+  }
+  if (expected === 403) {
+    const ok = r.status === 403 && r.json?.status === 403 && r.json?.code === "FORBIDDEN"
+    return ok ? undefined : `expected 403 FORBIDDEN, got ${got}`
+  }
+  if (access === "public") return r.status === 200 ? undefined : `expected 200, got ${got}`
+  return r.status === 401 || r.status === 403 || r.status >= 500 ? `expected to pass the gate, got ${got}` : undefined
+}
+
+// -----------------------------------------------------------------------------
+// Requests: a plausible request per route, ids swapped for ids that exist
+// -----------------------------------------------------------------------------
+
+/** Always the first choice: every cell of a route sends the same request. */
+const FIRST: Rng = { next: () => 0, int: () => 0, pick: (items) => items[0]!, chance: () => true }
+
+interface PlannedRequest {
+  readonly method: string
+  readonly path: string
+  /** A fresh body per call (a FormData is consumed by sending it). */
+  readonly body: () => unknown
+}
+
+const seedOf = (name: string) => [...name].reduce((h, ch) => Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0, 7)
+
+const planRequest = (row: Row, pool: IdPool): PlannedRequest => {
+  const route = row.route
+  if (route === undefined) return { method: row.method, path: row.path, body: () => undefined }
+  const seed = seedOf(row.name)
+  const draw = (sampler: ((seed: number) => unknown) | undefined, salt: number) =>
+    sampler === undefined ? undefined : pool.swapIn(sampler((seed + salt) >>> 0), FIRST)
+  const params = (draw(route.params, 1) ?? {}) as Record<string, unknown>
+  const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) =>
+    encodeURIComponent(String(params[name] ?? "x").toWellFormed())
+  )
+  const search = new URLSearchParams()
+  for (const [k, v] of Object.entries((draw(route.query, 2) ?? {}) as Record<string, unknown>)) {
+    for (const item of Array.isArray(v) ? v : [v]) {
+      if (item !== undefined) search.append(k, typeof item === "string" ? item : JSON.stringify(item))
+    }
+  }
+  const query = search.size === 0 ? "" : `?${search}`
+  const payload = route.body === undefined ? undefined : draw(route.body.sample, 4)
+  if (route.body?.kind === "multipart") {
+    const fields = Object.fromEntries(
+      Object.entries((payload ?? {}) as Record<string, unknown>)
+        .filter(([k, v]) => k !== "file" && v !== undefined)
+        .map(([k, v]) => [k, typeof v === "string" ? v.toWellFormed() : JSON.stringify(v)])
+    )
+    return { method: route.method, path: path + query, body: () => documentForm(fields) }
+  }
+  const text = payload === undefined ? undefined : JSON.stringify(payload)
+  return { method: route.method, path: path + query, body: () => text }
+}
+
+// -----------------------------------------------------------------------------
+// Fixtures and snapshots
+// -----------------------------------------------------------------------------
+
+/** Customers, accounts, a payee, a quote, a payment, a business with an owner, a document, a delivery, a token. */
+const seedFixtures = async (server: TestServer, pool: IdPool) => {
+  const ada = await onboardCustomer(server, { currencies: ["USD", "EUR"] })
+  const payer = ada.accounts.USD!
+  await fundAccount(server, payer, 1_000_000)
+  const payee = await addUsPayee(server, ada.id)
+  const quote = await server.call("POST", "/quotes", quoteBody(payer, payee, 1000))
+  const paid = await server.call("POST", "/quotes", quoteBody(payer, payee, 700, { immediatelyExecute: true }))
+  const business = await server.call("POST", "/customers", {
+    customerType: "BUSINESS",
+    currencies: ["USD"],
+    businessInfo: {
+      legalName: "Analytical Engines Ltd",
+      country: "GB",
+      incorporatedOn: "2019-05-01",
+      taxId: "GB123456789"
+    }
+  })
+  const owner = await server.call("POST", "/beneficial-owners", {
+    customerId: business.json.id,
+    roles: ["UBO"],
+    ownershipPercentage: 60,
+    personalInfo: {
+      firstName: "Charles",
+      lastName: "Babbage",
+      birthDate: "1971-12-26",
+      nationality: "GB",
+      address: { line1: "1 Dorset St", postalCode: "W1U 4EG", country: "GB" },
+      idType: "NON_US_TAX_ID",
+      identifier: "AB123456C"
+    }
+  })
+  const document = await uploadDocument(server, ada.id, "PASSPORT")
+  const endpoint = await server.call("PATCH", "/config", { webhookEndpoint: "https://platform.example.com/hooks" })
+  const delivery = await server.call("POST", "/sandbox/webhooks/test")
+  // The only token id in the pool: a `deleteToken` cell that passes the gate deletes it, never a column's token.
+  const victim = await server.call("POST", "/tokens", { name: "matrix-victim", permissions: ["VIEW"] })
+  for (const r of [quote, paid, business, owner, endpoint, delivery, victim]) {
+    expect(r.status, JSON.stringify(r.json)).toBeLessThan(300)
+    pool.harvest(r.json)
+  }
+  pool.harvest([ada, document])
+  // Deliveries (the test event's among them) are only listed: the test answer carries no id.
+  pool.harvest((await server.call("GET", "/webhooks/deliveries")).json)
+}
+
+/** `server.call` for any answer: the body is parsed only when it is JSON (the reference page is HTML). */
+const sendCell = async (
+  server: TestServer,
+  request: PlannedRequest,
+  headers: Record<string, string>
+): Promise<CallResult> => {
+  const body = request.body()
+  const response = await fetch(server.baseUrl + request.path, {
+    method: request.method,
+    headers: typeof body === "string" ? { "content-type": "application/json", ...headers } : headers,
+    ...(body === undefined ? {} : { body: body as NonNullable<RequestInit["body"]> })
+  })
+  const text = await response.text()
+  const isJson = response.headers.get("content-type")?.startsWith("application/json") === true && text !== ""
+  return { status: response.status, headers: response.headers, json: isJson ? JSON.parse(text) : undefined }
+}
+
+/** Waits for the work a 202 left running (a bulk import), so that it cannot land in the next route's snapshots. */
+const workEnded = async (server: TestServer, r: CallResult) => {
+  const jobId = r.status === 202 ? r.json?.jobId : undefined
+  if (typeof jobId !== "string") return
+  for (let i = 0; i < 400; i++) {
+    const job = await server.call("GET", `/customers/bulk/jobs/${jobId}`)
+    if (job.json.status !== "PENDING" && job.json.status !== "PROCESSING") return
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`bulk import job ${jobId} did not end`)
+}
+
+const readSnapshot = (server: TestServer, idempotencyKeys: Iterable<string>) =>
+  Effect.runPromise(snapshotStore({ idempotency: idempotencyKeys }).pipe(Effect.provideService(Store, server.store)))
+
+/** The parts of two snapshots that differ. */
+const differences = (a: StoreSnapshot, b: StoreSnapshot): Array<string> => {
+  const out: Array<string> = []
+  for (const name of Object.keys({ ...a.collections, ...b.collections })) {
+    if (!isDeepStrictEqual(a.collections[name], b.collections[name])) out.push(name)
+  }
+  for (const part of ["balances", "outbox", "config"] as const) if (!isDeepStrictEqual(a[part], b[part])) out.push(part)
+  for (const key of Object.keys({ ...a.keyed, ...b.keyed })) {
+    if (!isDeepStrictEqual(a.keyed[key], b.keyed[key])) out.push(key)
+  }
+  return out
+}
+
+// -----------------------------------------------------------------------------
+// The matrix
+// -----------------------------------------------------------------------------
+
+const makeCredentials = async (server: TestServer): Promise<ColumnCredentials> => {
+  const byColumn = new Map<string, Credentials>()
+  for (const column of COLUMNS) {
+    if (column.token !== undefined) {
+      byColumn.set(column.name, await server.token(column.token.permissions, column.token.environment))
+    }
+  }
+  const doomed = await server.call("POST", "/tokens", {
+    name: "matrix-deleted",
+    permissions: ["VIEW", "TRANSACT", "MANAGE"]
+  })
+  expect(doomed.status).toBe(201)
+  const deleted = { clientId: doomed.json.clientId, clientSecret: doomed.json.clientSecret }
+  // Used once, so its credentials were verified (and cached) before the delete.
+  expect((await server.call("GET", "/config", undefined, { auth: deleted })).status).toBe(200)
+  expect((await server.call("DELETE", `/tokens/${doomed.json.id}`)).status).toBe(204)
+  return { admin: server.admin, deleted, byColumn }
+}
+
+const runMatrix = async (server: TestServer, label: string) => {
+  const started = Date.now()
+  const table = rows()
+  const names = table.map((row) => row.name)
+  // The table and the routes agree both ways.
+  expect(
+    names.filter((name) => EXPECTED_ACCESS[name] === undefined),
+    "routes without a row in EXPECTED_ACCESS"
+  ).toEqual([])
+  expect(
+    Object.keys(EXPECTED_ACCESS).filter((name) => !names.includes(name)),
+    "rows of EXPECTED_ACCESS naming no route"
+  ).toEqual([])
+
+  const pool = new IdPool()
+  await seedFixtures(server, pool)
+  const credentials = await makeCredentials(server)
+
+  // The snapshot sees what a call that passes the gate writes, idempotency record included: the "changes
+  // nothing" checks below could not pass by looking at too little.
+  const controlKey = `matrix-control-${randomUUID()}`
+  const beforeControl = await readSnapshot(server, [`platform:${controlKey}`])
+  const control = await server.call(
+    "POST",
+    "/customers",
+    { customerType: "INDIVIDUAL", fullName: "Control Write", currencies: ["USD"] },
+    { headers: { "idempotency-key": controlKey } }
+  )
+  expect(control.status).toBe(201)
+  const afterControl = await readSnapshot(server, [`platform:${controlKey}`])
+  expect(differences(beforeControl, afterControl)).toEqual(
+    expect.arrayContaining(["customers", "internalAccounts", `idempotency/platform:${controlKey}`])
+  )
+
+  // Deletes last, so the routes before them meet the fixtures they delete.
+  const ordered = [...table].sort((a, b) => Number(a.method === "DELETE") - Number(b.method === "DELETE"))
+  const failures: Array<string> = []
+  const counts = { 401: 0, 403: 0, passes: 0 }
+  let snapshots = 0
+  let writes = 0
+  let storedAnswers = 0
+  let replayingCells = 0
+
+  for (const row of ordered) {
+    const access = EXPECTED_ACCESS[row.name]!
+    const request = planRequest(row, pool)
+    const isWrite = row.method !== "GET"
+    const send = (headers: Record<string, string>) => sendCell(server, request, headers)
+    const check = (column: string, expected: Expected, r: CallResult) => {
+      counts[expected]++
+      const problem = problemOf(expected, access, r)
+      if (problem !== undefined) {
+        failures.push(`${row.name} (${access}) × ${column}: ${request.method} ${request.path}: ${problem}`)
+      }
+    }
+    const refused = COLUMNS.filter((column) => expectedAnswer(access, column) !== "passes")
+    const passing = COLUMNS.filter((column) => expectedAnswer(access, column) === "passes")
+
+    if (refused.length > 0) {
+      // On a write, an admin makes the call first under a key every refused cell then reuses: a refusal must
+      // come before the idempotent replay of the admin's stored response.
+      const replayKey = `matrix-${row.name}-${randomUUID()}`
+      const keyed = isWrite ? [`platform:${replayKey}`] : []
+      if (isWrite) {
+        const primer = await send({ ...basic(credentials.admin), "idempotency-key": replayKey })
+        await workEnded(server, primer)
+      }
+      const before = await readSnapshot(server, keyed)
+      if (isWrite) writes++
+      if (isWrite && before.keyed[`idempotency/platform:${replayKey}`] !== undefined) {
+        storedAnswers++
+        replayingCells += refused.length
+      }
+      for (const column of refused) {
+        const headers = { ...column.headers(credentials), ...(isWrite ? { "idempotency-key": replayKey } : {}) }
+        check(column.name, expectedAnswer(access, column), await send(headers))
+      }
+      const changed = differences(before, await readSnapshot(server, keyed))
+      snapshots += 2
+      if (changed.length > 0) failures.push(`${row.name}: a refused call changed ${changed.join(", ")}`)
+    }
+    for (const column of passing) {
+      const headers = { ...column.headers(credentials), ...(isWrite ? { "idempotency-key": randomUUID() } : {}) }
+      const r = await send(headers)
+      check(column.name, "passes", r)
+      await workEnded(server, r)
+    }
+  }
+
+  expect(failures).toEqual([])
+  const cells = counts[401] + counts[403] + counts.passes
+  // The figures docs/reliability.md reports.
+  console.log(
+    `${label}: ${table.length} routes × ${COLUMNS.length} columns = ${cells} cells ` +
+      `(${counts[401]} × 401, ${counts[403]} × 403, ${counts.passes} passed the gate); ` +
+      `${snapshots} snapshots; ${replayingCells} refused cells reused the key of an admin's stored answer ` +
+      `(${storedAnswers} of ${writes} writes stored one); ${((Date.now() - started) / 1000).toFixed(1)} s`
+  )
+}
+
+onEveryStore("the auth matrix", "auth_matrix", (stores) => {
+  const server = useTestServer(async () => {}, stores())
+
+  it("every route answers every kind of credential as its access class says, and a refusal changes nothing", async () => {
+    await runMatrix(server, expect.getState().currentTestName?.split(" >")[0] ?? "store")
+  }, 60_000)
+
+  it("C-09 a 401 or 403 is answered before an idempotent replay: the stored answer never reaches the refused caller", async () => {
+    const viewer = await server.token(["VIEW"])
+    const transactor = await server.token(["TRANSACT"])
+    const wrongSecret = { clientId: server.admin.clientId, clientSecret: "0".repeat(32) }
+    const withKey = (key: string, auth: Credentials) => ({ auth, headers: { "idempotency-key": key } })
+
+    const customerKey = `matrix-replay-${randomUUID()}`
+    const customer = { customerType: "INDIVIDUAL", fullName: "Replay Target", currencies: ["USD"] }
+    const created = await server.call("POST", "/customers", customer, withKey(customerKey, server.admin))
+    expect(created.status).toBe(201)
+    for (const [auth, status, code] of [
+      [viewer, 403, "FORBIDDEN"],
+      [wrongSecret, 401, "UNAUTHORIZED"]
+    ] as const) {
+      const refused = await server.call("POST", "/customers", customer, withKey(customerKey, auth))
+      expect({ status: refused.status, code: refused.json.code }).toEqual({ status, code })
+      expect(refused.headers.get("idempotent-replayed")).toBeNull()
+      expect(JSON.stringify(refused.json)).not.toContain(created.json.id)
+    }
+    // The stored answer is there: the admin's retry is replayed.
+    const replayed = await server.call("POST", "/customers", customer, withKey(customerKey, server.admin))
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true")
+    expect(replayed.json).toEqual(created.json)
+
+    // A token's secret, stored with the create answer, is not handed to a token that may not create tokens.
+    const tokenKey = `matrix-replay-${randomUUID()}`
+    const tokenBody = { name: "replayed-secret", permissions: ["MANAGE"] }
+    const token = await server.call("POST", "/tokens", tokenBody, withKey(tokenKey, server.admin))
+    expect(token.status).toBe(201)
+    for (const auth of [viewer, transactor]) {
+      const refused = await server.call("POST", "/tokens", tokenBody, withKey(tokenKey, auth))
+      expect({ status: refused.status, code: refused.json.code }).toEqual({ status: 403, code: "FORBIDDEN" })
+      expect(refused.headers.get("idempotent-replayed")).toBeNull()
+      expect(JSON.stringify(refused.json)).not.toContain(token.json.clientSecret)
+    }
+    const again = await server.call("POST", "/tokens", tokenBody, withKey(tokenKey, server.admin))
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.json.clientSecret).toBe(token.json.clientSecret)
+  })
+})
