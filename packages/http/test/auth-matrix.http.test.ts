@@ -111,6 +111,8 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "webhooks.publicKey": "read",
   "webhooks.listDeliveries": "read",
   "webhooks.replayDelivery": "write",
+  "webhooks.listSigningSecrets": "read",
+  "webhooks.rotateSigningSecret": "manage",
 
   // Served by the listener beside the route table (serve.ts, the `docs` option), so not in `routeTable()`.
   "docs.openapiJson": "public",
