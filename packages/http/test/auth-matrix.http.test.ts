@@ -18,19 +18,9 @@ import { Store } from "@paycore/core"
 import { type StoreSnapshot, snapshotStore } from "@paycore/testkit"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
+import { seedFixtures } from "./fixtures.ts"
 import { IdPool, type Rng, type RouteSpec, routeTable } from "./fuzzer.ts"
-import {
-  addUsPayee,
-  type CallResult,
-  type Credentials,
-  documentForm,
-  fundAccount,
-  onboardCustomer,
-  quoteBody,
-  type TestServer,
-  uploadDocument,
-  useTestServer
-} from "./harness.ts"
+import { type CallResult, type Credentials, documentForm, type TestServer, useTestServer } from "./harness.ts"
 import { onEveryStore } from "./stores.ts"
 
 // -----------------------------------------------------------------------------
@@ -303,52 +293,6 @@ const planRequest = (row: Row, pool: IdPool): PlannedRequest => {
 // -----------------------------------------------------------------------------
 // Fixtures and snapshots
 // -----------------------------------------------------------------------------
-
-/** Customers, accounts, a payee, a quote, a payment, a business with an owner, a document, a delivery, a token. */
-const seedFixtures = async (server: TestServer, pool: IdPool) => {
-  const ada = await onboardCustomer(server, { currencies: ["USD", "EUR"] })
-  const payer = ada.accounts.USD!
-  await fundAccount(server, payer, 1_000_000)
-  const payee = await addUsPayee(server, ada.id)
-  const quote = await server.call("POST", "/quotes", quoteBody(payer, payee, 1000))
-  const paid = await server.call("POST", "/quotes", quoteBody(payer, payee, 700, { immediatelyExecute: true }))
-  const business = await server.call("POST", "/customers", {
-    customerType: "BUSINESS",
-    currencies: ["USD"],
-    businessInfo: {
-      legalName: "Analytical Engines Ltd",
-      country: "GB",
-      incorporatedOn: "2019-05-01",
-      taxId: "GB123456789"
-    }
-  })
-  const owner = await server.call("POST", "/beneficial-owners", {
-    customerId: business.json.id,
-    roles: ["UBO"],
-    ownershipPercentage: 60,
-    personalInfo: {
-      firstName: "Charles",
-      lastName: "Babbage",
-      birthDate: "1971-12-26",
-      nationality: "GB",
-      address: { line1: "1 Dorset St", postalCode: "W1U 4EG", country: "GB" },
-      idType: "NON_US_TAX_ID",
-      identifier: "AB123456C"
-    }
-  })
-  const document = await uploadDocument(server, ada.id, "PASSPORT")
-  const endpoint = await server.call("PATCH", "/config", { webhookEndpoint: "https://platform.example.com/hooks" })
-  const delivery = await server.call("POST", "/sandbox/webhooks/test")
-  // The only token id in the pool: a `deleteToken` cell that passes the gate deletes it, never a column's token.
-  const victim = await server.call("POST", "/tokens", { name: "matrix-victim", permissions: ["VIEW"] })
-  for (const r of [quote, paid, business, owner, endpoint, delivery, victim]) {
-    expect(r.status, JSON.stringify(r.json)).toBeLessThan(300)
-    pool.harvest(r.json)
-  }
-  pool.harvest([ada, document])
-  // Deliveries (the test event's among them) are only listed: the test answer carries no id.
-  pool.harvest((await server.call("GET", "/webhooks/deliveries")).json)
-}
 
 /** `server.call` for any answer: the body is parsed only when it is JSON (the reference page is HTML). */
 const sendCell = async (

@@ -15,6 +15,7 @@ import { ledgerViolations, type StoreSnapshot, snapshotStore } from "@paycore/te
 import { Effect } from "effect"
 import { expect, it } from "vitest"
 import { API_VERSION } from "../src/index.ts"
+import { seedFixtures } from "./fixtures.ts"
 import {
   answerProblems,
   describeCase,
@@ -26,15 +27,7 @@ import {
   routeTable,
   sendCase
 } from "./fuzzer.ts"
-import {
-  addUsPayee,
-  fundAccount,
-  onboardCustomer,
-  quoteBody,
-  startTestServer,
-  type TestServer,
-  uploadDocument
-} from "./harness.ts"
+import { startTestServer, type TestServer } from "./harness.ts"
 import { onEveryStore } from "./stores.ts"
 
 const seedSetting = process.env.PAYCORE_FUZZ_SEED
@@ -72,40 +65,6 @@ const differences = (a: StoreSnapshot, b: StoreSnapshot): Array<string> => {
     if (!isDeepStrictEqual(a.keyed[key], b.keyed[key])) out.push(key)
   }
   return out
-}
-
-/** Customers, accounts, a payee, a quote, a payment, a business with an owner, a document, a token. */
-const seedFixtures = async (server: TestServer, pool: IdPool) => {
-  const ada = await onboardCustomer(server, { currencies: ["USD", "EUR"] })
-  const payer = ada.accounts.USD!
-  await fundAccount(server, payer, 1_000_000)
-  const payee = await addUsPayee(server, ada.id)
-  const quote = await server.call("POST", "/quotes", quoteBody(payer, payee, 1000))
-  const paid = await server.call("POST", "/quotes", quoteBody(payer, payee, 700, { immediatelyExecute: true }))
-  const business = await server.call("POST", "/customers", {
-    customerType: "BUSINESS",
-    currencies: ["USD"],
-    businessInfo: { legalName: "Analytical Engines Ltd", country: "US" }
-  })
-  const owner = await server.call("POST", "/beneficial-owners", {
-    customerId: business.json.id,
-    roles: ["UBO"],
-    ownershipPercentage: 60,
-    personalInfo: {
-      firstName: "Charles",
-      lastName: "Babbage",
-      birthDate: "1971-12-26",
-      nationality: "GB",
-      address: { line1: "1 Dorset St", postalCode: "W1U 4EG", country: "GB" },
-      idType: "NON_US_TAX_ID",
-      identifier: "AB123456C"
-    }
-  })
-  const document = await uploadDocument(server, ada.id, "PASSPORT")
-  const token = await server.call("POST", "/tokens", { name: "fuzz", permissions: ["VIEW"] })
-  for (const r of [quote, paid, business, owner, token]) pool.harvest(r.json)
-  pool.harvest([ada, document])
-  return [ada.id, business.json.id as string]
 }
 
 const runFuzz = async (server: TestServer, label: string) => {
