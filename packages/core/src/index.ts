@@ -33,6 +33,7 @@ export {
   reversed as reversedLegs,
   transfersOf
 } from "./ledger/service.ts"
+export * from "./onboarding/customer-csv.ts"
 export * from "./onboarding/errors.ts"
 export * from "./onboarding/machine.ts"
 export * from "./onboarding/model.ts"
@@ -92,7 +93,6 @@ export {
 export * from "./shared/constant-time.ts"
 export * from "./shared/csv.ts"
 export * from "./shared/currency.ts"
-export * from "./shared/customer-csv.ts"
 export * from "./shared/engine-config.ts"
 export * from "./shared/errors.ts"
 export * from "./shared/ids.ts"

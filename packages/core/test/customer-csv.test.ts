@@ -1,15 +1,14 @@
 import { Result, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { CreateCustomerRequest } from "../src/customers/model.ts"
-import { type CsvItem, type CsvRecord, type CsvRowError, parseCsv } from "../src/shared/csv.ts"
+import { BulkCreateCustomerRequest, CreateCustomerRequest } from "../src/customers/model.ts"
 import {
-  BulkCreateCustomerRequest,
   type BulkImportError,
   CUSTOMER_CSV_COLUMNS,
   type CustomerCsvRow,
   checkCustomerCsvHeader,
   customerFromCsv
-} from "../src/shared/customer-csv.ts"
+} from "../src/onboarding/customer-csv.ts"
+import { type CsvItem, type CsvRecord, type CsvRowError, parseCsv } from "../src/shared/csv.ts"
 
 const record = (values: Record<string, string>, line = 7): CsvRecord => ({ _tag: "Record", line, record: values })
 

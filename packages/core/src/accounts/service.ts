@@ -1,7 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { utf8ToBytes } from "@noble/hashes/utils.js"
 import { Context, Effect, Layer } from "effect"
-import { customerNotFound } from "../customers/errors.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { scanAll } from "../platform/service.ts"
 import { Directory } from "../ports/directory.ts"
@@ -14,7 +13,12 @@ import { amountOf } from "../shared/money.ts"
 import { type Page, pageRequest } from "../shared/paging.ts"
 import { nowIso } from "../shared/time.ts"
 import { invalidInput } from "../shared/validation.ts"
-import { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./errors.ts"
+import {
+  accountOwnerNotFound,
+  duplicateExternalAccount,
+  externalAccountNotFound,
+  internalAccountNotFound
+} from "./errors.ts"
 import type {
   AccountInfo,
   AccountOrWalletInfo,
@@ -325,7 +329,7 @@ export class Accounts extends Context.Service<
 
       const createExternal = Effect.fn("Accounts.createExternal")(function* (req: CreateExternalAccountRequest) {
         const customer = yield* store.customers.get(req.customerId)
-        if (customer === undefined || customer.isDeleted) return yield* customerNotFound(req.customerId)
+        if (customer === undefined || customer.isDeleted) return yield* accountOwnerNotFound(req.customerId)
 
         const info = req.accountInfo
         const errors: Array<FieldError> = []

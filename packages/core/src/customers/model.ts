@@ -279,6 +279,21 @@ export const CreateBusinessRequest = Schema.Struct({
 export const CreateCustomerRequest = Schema.Union([CreateIndividualRequest, CreateBusinessRequest])
 export type CreateCustomerRequest = typeof CreateCustomerRequest.Type
 
+/**
+ * A business create request as a row of a bulk CSV import can give it: the CSV has no incorporation date and the
+ * tax id is optional there, while `POST /customers` requires both (`CreateBusinessRequest`). Every other field and
+ * check is `CreateBusinessRequest`'s.
+ */
+export const BulkCreateBusinessRequest = Schema.Struct({
+  ...CreateBusinessRequest.fields,
+  businessInfo: CustomerBusinessInfo
+})
+export type BulkCreateBusinessRequest = typeof BulkCreateBusinessRequest.Type
+
+/** A customer create request of a bulk import row: an individual's decodes with `CreateIndividualRequest` as it is. */
+export const BulkCreateCustomerRequest = Schema.Union([CreateIndividualRequest, BulkCreateBusinessRequest])
+export type BulkCreateCustomerRequest = typeof BulkCreateCustomerRequest.Type
+
 // The UMA address is chosen once, at creation; everything else common can change.
 const { umaAddress: _umaAddress, ...updateCommon } = createCommon
 export const UpdateIndividualRequest = Schema.Struct({

@@ -5,7 +5,6 @@ import type { EndUserTerms, PlatformConfig } from "../platform/model.ts"
 import { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store, type UniqueViolation } from "../ports/store.ts"
-import type { BulkCreateCustomerRequest } from "../shared/customer-csv.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import type { Conflict, FieldError, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { CustomerId } from "../shared/ids.ts"
@@ -21,6 +20,7 @@ import {
   umaAddressTaken
 } from "./errors.ts"
 import type {
+  BulkCreateCustomerRequest,
   CreateCustomerRequest,
   Customer,
   EndUserTermsConsent,

@@ -19,7 +19,6 @@ import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
 import { constantTimeEqual } from "../shared/constant-time.ts"
 import { CsvError, type CsvRecord, type CsvRowError, parseCsv } from "../shared/csv.ts"
-import { type CustomerCsvRow, checkCustomerCsvHeader, customerFromCsv } from "../shared/customer-csv.ts"
 import {
   type Conflict,
   InvalidInput,
@@ -32,6 +31,7 @@ import type { Page } from "../shared/paging.ts"
 import { pageRequest } from "../shared/paging.ts"
 import { isoAfter, isoOf, nowIso } from "../shared/time.ts"
 import { emitSteps } from "../webhooks/service.ts"
+import { type CustomerCsvRow, checkCustomerCsvHeader, customerFromCsv } from "./customer-csv.ts"
 import {
   beneficialOwnerNotFound,
   bulkImportJobNotFound,

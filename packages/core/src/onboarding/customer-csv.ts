@@ -1,12 +1,16 @@
-import { Result, Schema } from "effect"
-import { CreateBusinessRequest, CreateIndividualRequest, CustomerBusinessInfo } from "../customers/model.ts"
-import type { CsvHeader, CsvRecord, CsvRowError } from "./csv.ts"
-import type { FieldError } from "./errors.ts"
-import { decodeAll, textFault, textFieldError } from "./validation.ts"
+import { Result } from "effect"
+import {
+  BulkCreateBusinessRequest,
+  type BulkCreateCustomerRequest,
+  CreateIndividualRequest
+} from "../customers/model.ts"
+import type { CsvHeader, CsvRecord, CsvRowError } from "../shared/csv.ts"
+import type { FieldError } from "../shared/errors.ts"
+import { decodeAll, textFault, textFieldError } from "../shared/validation.ts"
+import type { BulkImportErrorEntry } from "./model.ts"
 
 /**
  * Rows of a bulk customer CSV (`POST /customers/bulk/csv`) to customer create requests, one row at a time, pure.
- * (It belongs with the bulk import in the `onboarding` context; it sits here until that context settles.)
  *
  * Columns (spec, "CSV columns for /customers/bulk/csv"):
  *
@@ -36,31 +40,8 @@ export const CUSTOMER_CSV_COLUMNS = {
   }
 } as const
 
-/**
- * A business create request as a CSV row can give it: the CSV has no incorporation date and the tax id is
- * optional there, while `POST /customers` requires both (`CreateBusinessRequest`). Every other field and
- * check is `CreateBusinessRequest`'s.
- */
-export const BulkCreateBusinessRequest = Schema.Struct({
-  ...CreateBusinessRequest.fields,
-  businessInfo: CustomerBusinessInfo
-})
-export type BulkCreateBusinessRequest = typeof BulkCreateBusinessRequest.Type
-
-/** An individual's row decodes with `CreateIndividualRequest` (so with `CreateCustomerRequest`) as it is. */
-export const BulkCreateCustomerRequest = Schema.Union([CreateIndividualRequest, BulkCreateBusinessRequest])
-export type BulkCreateCustomerRequest = typeof BulkCreateCustomerRequest.Type
-
-/** One failed entry of a bulk import job (`errors[]` of the job). */
-export interface BulkImportError {
-  /** The row's `platformCustomerId`, or its line number when it has none (or cannot be read). */
-  readonly correlationId: string
-  /** `INVALID_INPUT` (invalid or missing values) or `INVALID_REQUEST_FORMAT` (the row cannot be read as CSV). */
-  readonly code: string
-  readonly message: string
-  /** `line`; for INVALID_INPUT `errors`, one per invalid column (`field` is the column name). */
-  readonly details?: Readonly<Record<string, unknown>>
-}
+/** One failed entry of a bulk import job (`errors[]` of the job): its row's `platformCustomerId` (or line), code, message. */
+export type BulkImportError = BulkImportErrorEntry
 
 /** A row that makes a customer create request. */
 export interface CustomerCsvRow {
