@@ -124,34 +124,36 @@ export class Customers extends Context.Service<
       }
 
       /** The records of an admitted customer: the customer and its internal accounts, one per currency. */
-      const build = (
+      const build = Effect.fnUntraced(function* (
         req: CreateCustomerRequest | BulkCreateCustomerRequest,
         currencies: ReadonlyArray<string>,
         platform: PlatformConfig
-      ) =>
-        Effect.gen(function* () {
-          const id: CustomerId = yield* ids.make("Customer")
-          const uuid = id.slice("Customer:".length)
-          const platformCustomerId = req.platformCustomerId ?? uuid
-          const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
-          const now = yield* nowIso
-          const common = {
-            id,
-            platformCustomerId,
-            currencies,
-            umaAddress,
-            contactVerification: { email: "PENDING", phone: "PENDING" } as const,
-            isDeleted: false,
-            createdAt: now,
-            updatedAt: now
-          }
-          const customer: Customer =
-            req.customerType === "INDIVIDUAL"
-              ? { ...req, ...common, kycStatus: "UNVERIFIED" }
-              : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
-          const accounts = yield* newInternalAccounts({ customerId: id, holderName: holderName(customer) }, currencies)
-          return { customer, accounts }
-        }).pipe(Effect.provideService(Ids, ids))
+      ) {
+        const id: CustomerId = yield* ids.make("Customer")
+        const uuid = id.slice("Customer:".length)
+        const platformCustomerId = req.platformCustomerId ?? uuid
+        const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
+        const now = yield* nowIso
+        const common = {
+          id,
+          platformCustomerId,
+          currencies,
+          umaAddress,
+          contactVerification: { email: "PENDING", phone: "PENDING" } as const,
+          isDeleted: false,
+          createdAt: now,
+          updatedAt: now
+        }
+        const customer: Customer =
+          req.customerType === "INDIVIDUAL"
+            ? { ...req, ...common, kycStatus: "UNVERIFIED" }
+            : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
+        const accounts = yield* newInternalAccounts(
+          { customerId: id, holderName: holderName(customer) },
+          currencies
+        ).pipe(Effect.provideService(Ids, ids))
+        return { customer, accounts }
+      })
 
       /** An admitted customer, written in its own transaction. */
       const write = (

@@ -36,54 +36,54 @@ const replayed = (record: IdempotencyRecord): IdempotentResponse => ({
  * Call it outside any transaction (a joined outer transaction could not be rolled back on a lost race).
  * Records are never treated as expired here: the store keeps them at least `idempotencyRetentionHours` and
  * purging older ones is the store's job.
+ * Untraced: it wraps every mutating HTTP request that carries an `Idempotency-Key`, whose command has its own span.
  */
-export const runIdempotent = <A, E, R>(
+export const runIdempotent = Effect.fnUntraced(function* <A, E, R>(
   scope: string,
   key: string,
   fingerprint: string,
   effect: Effect.Effect<A, E, R>,
   render: (value: A) => RenderedResponse
-): Effect.Effect<IdempotentResponse, E | InvalidInput | Conflict | StoreError, R | Store> =>
-  Effect.gen(function* () {
-    if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) return yield* idempotencyKeyInvalid(key)
-    const store = yield* Store
-    const scopedKey = `${scope}:${key}`
-    const fromStored = (record: IdempotencyRecord) =>
-      record.fingerprint === fingerprint ? Effect.succeed(replayed(record)) : Effect.fail(idempotencyKeyReused(key))
+): Effect.fn.Return<IdempotentResponse, E | InvalidInput | Conflict | StoreError, R | Store> {
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) return yield* idempotencyKeyInvalid(key)
+  const store = yield* Store
+  const scopedKey = `${scope}:${key}`
+  const fromStored = (record: IdempotencyRecord) =>
+    record.fingerprint === fingerprint ? Effect.succeed(replayed(record)) : Effect.fail(idempotencyKeyReused(key))
 
-    const execute = store.transaction(
-      Effect.gen(function* () {
-        const found = yield* store.idempotency.get(scopedKey)
-        if (found !== undefined) return yield* fromStored(found)
-        const outcome = yield* Effect.result(effect)
-        if (outcome._tag === "Failure") {
-          // A racing request with this key may have committed while this one waited on its row locks (and then
-          // failed, e.g. "already executed"): answer as the winner did. The failure still rolls this one back.
-          if ((yield* store.idempotency.get(scopedKey)) !== undefined) return yield* Effect.fail(keyTaken)
-          return yield* Effect.fail(outcome.failure)
-        }
-        const rendered = render(outcome.success)
-        const body = rendered.body === undefined ? "" : JSON.stringify(rendered.body)
-        const createdAt = yield* nowIso
-        yield* store.idempotency
-          .put({ key: scopedKey, fingerprint, status: rendered.status, body, createdAt })
-          .pipe(Effect.catchTag("UniqueViolation", () => Effect.fail(keyTaken)))
-        return { status: rendered.status, body: parseBody(body), replayed: false } satisfies IdempotentResponse
-      })
-    )
+  const execute = store.transaction(
+    Effect.gen(function* () {
+      const found = yield* store.idempotency.get(scopedKey)
+      if (found !== undefined) return yield* fromStored(found)
+      const outcome = yield* Effect.result(effect)
+      if (outcome._tag === "Failure") {
+        // A racing request with this key may have committed while this one waited on its row locks (and then
+        // failed, e.g. "already executed"): answer as the winner did. The failure still rolls this one back.
+        if ((yield* store.idempotency.get(scopedKey)) !== undefined) return yield* Effect.fail(keyTaken)
+        return yield* Effect.fail(outcome.failure)
+      }
+      const rendered = render(outcome.success)
+      const body = rendered.body === undefined ? "" : JSON.stringify(rendered.body)
+      const createdAt = yield* nowIso
+      yield* store.idempotency
+        .put({ key: scopedKey, fingerprint, status: rendered.status, body, createdAt })
+        .pipe(Effect.catchTag("UniqueViolation", () => Effect.fail(keyTaken)))
+      return { status: rendered.status, body: parseBody(body), replayed: false } satisfies IdempotentResponse
+    })
+  )
 
-    return yield* execute.pipe(
-      Effect.catchIf(isKeyTaken, () =>
-        store.transaction(
-          Effect.gen(function* () {
-            const winner = yield* store.idempotency.get(scopedKey)
-            if (winner === undefined) return yield* Effect.die(new Error(`Idempotency record ${scopedKey} vanished`))
-            return yield* fromStored(winner)
-          })
-        )
+  return yield* execute.pipe(
+    Effect.catchIf(isKeyTaken, () =>
+      store.transaction(
+        Effect.gen(function* () {
+          const winner = yield* store.idempotency.get(scopedKey)
+          if (winner === undefined) return yield* Effect.die(new Error(`Idempotency record ${scopedKey} vanished`))
+          return yield* fromStored(winner)
+        })
       )
     )
-  })
+  )
+})
 
 /** `Idempotency.run(scope, key, fingerprint, effect, render)`; `Idempotency.fingerprint(method, path, body)`. */
 export const Idempotency = {

@@ -112,7 +112,9 @@ export class BulkImports extends Context.Service<
       const ids = yield* Ids
       const customers = yield* Customers
 
-      const discardFile = discardInto(files)
+      const discardFile = Effect.fn("BulkImports.discardFile")(function* (file: ReceivedFile) {
+        yield* discardInto(files)(file)
+      })
 
       const receiveFile = Effect.fn("BulkImports.receiveFile")(function* (incoming: IncomingFile) {
         return yield* receiveInto(
@@ -173,36 +175,34 @@ export class BulkImports extends Context.Service<
         )
 
       /** The file's CSV items, one at a time, as an iterator over a fresh read of the stored file. */
-      const openCsv = (record: BulkImportJobRecord) =>
-        Effect.gen(function* () {
-          const stored = yield* files.get(record.fileKey)
-          if (stored === undefined) {
-            return yield* new StoreError({ message: `The file of job ${record.id} is gone`, retryable: false })
-          }
-          const iterator = parseCsv(Stream.toAsyncIterable(stored.body))[Symbol.asyncIterator]()
-          return Effect.tryPromise({
-            try: () => iterator.next(),
-            catch: (cause) =>
-              cause instanceof CsvError || cause instanceof StoreError
-                ? cause
-                : new StoreError({ message: `Reading job ${record.id}: ${String(cause)}`, retryable: false })
-          })
+      const openCsv = Effect.fnUntraced(function* (record: BulkImportJobRecord) {
+        const stored = yield* files.get(record.fileKey)
+        if (stored === undefined) {
+          return yield* new StoreError({ message: `The file of job ${record.id} is gone`, retryable: false })
+        }
+        const iterator = parseCsv(Stream.toAsyncIterable(stored.body))[Symbol.asyncIterator]()
+        return Effect.tryPromise({
+          try: () => iterator.next(),
+          catch: (cause) =>
+            cause instanceof CsvError || cause instanceof StoreError
+              ? cause
+              : new StoreError({ message: `Reading job ${record.id}: ${String(cause)}`, retryable: false })
         })
+      })
 
       /** Rows in the file, or the reason it cannot be read. */
-      const countRows = (record: BulkImportJobRecord) =>
-        Effect.gen(function* () {
-          const next = yield* openCsv(record)
-          let rows = 0
-          while (true) {
-            const item = yield* next
-            if (item.done === true) return rows
-            if (item.value._tag === "Header") {
-              const bad = checkCustomerCsvHeader(item.value)
-              if (bad !== undefined) return bad
-            } else rows++
-          }
-        })
+      const countRows = Effect.fnUntraced(function* (record: BulkImportJobRecord) {
+        const next = yield* openCsv(record)
+        let rows = 0
+        while (true) {
+          const item = yield* next
+          if (item.done === true) return rows
+          if (item.value._tag === "Header") {
+            const bad = checkCustomerCsvHeader(item.value)
+            if (bad !== undefined) return bad
+          } else rows++
+        }
+      })
 
       /** A row's failure to become a customer, from the exit of its `create`. */
       const createFailure = (row: CustomerCsvRow, exit: Exit.Exit<unknown, unknown>) => {
@@ -233,82 +233,80 @@ export class BulkImports extends Context.Service<
        * a row repeating the platformCustomerId or umaAddress of an earlier row of the wave waits for them, so the
        * first in the file wins, as when rows are written one after another.
        */
-      const importWave = (items: ReadonlyArray<CsvRecord | CsvRowError>) =>
-        Effect.gen(function* () {
-          const outcomes: Array<BulkImportErrorEntry | undefined> = []
-          const first: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
-          const repeats: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
-          const keys = new Set<string>()
-          for (const [at, item] of items.entries()) {
-            const row = customerFromCsv(item)
-            if (Result.isFailure(row)) {
-              outcomes[at] = row.failure
-              continue
-            }
-            const { platformCustomerId, umaAddress } = row.success.request
-            const own = [`p:${platformCustomerId ?? ""}`, `u:${umaAddress ?? ""}`]
-            const repeated = own.some((key) => keys.has(key))
-            for (const key of own) keys.add(key)
-            ;(repeated ? repeats : first).push({ at, row: row.success })
+      const importWave = Effect.fnUntraced(function* (items: ReadonlyArray<CsvRecord | CsvRowError>) {
+        const outcomes: Array<BulkImportErrorEntry | undefined> = []
+        const first: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
+        const repeats: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
+        const keys = new Set<string>()
+        for (const [at, item] of items.entries()) {
+          const row = customerFromCsv(item)
+          if (Result.isFailure(row)) {
+            outcomes[at] = row.failure
+            continue
           }
-          const batches = Array.from({ length: Math.ceil(first.length / BULK_IMPORT_BATCH_ROWS) }, (_, i) =>
-            first.slice(i * BULK_IMPORT_BATCH_ROWS, (i + 1) * BULK_IMPORT_BATCH_ROWS)
-          )
-          yield* Effect.forEach(
-            batches,
-            (batch) =>
-              Effect.map(importBatch(batch.map((b) => b.row)), (results) =>
-                results.forEach((result, i) => {
-                  outcomes[batch[i]!.at] = result
-                })
-              ),
-            { concurrency: BULK_IMPORT_CONCURRENCY, discard: true }
-          )
-          for (const { at, row } of repeats) outcomes[at] = yield* createAlone(row)
-          return outcomes
-        })
+          const { platformCustomerId, umaAddress } = row.success.request
+          const own = [`p:${platformCustomerId ?? ""}`, `u:${umaAddress ?? ""}`]
+          const repeated = own.some((key) => keys.has(key))
+          for (const key of own) keys.add(key)
+          ;(repeated ? repeats : first).push({ at, row: row.success })
+        }
+        const batches = Array.from({ length: Math.ceil(first.length / BULK_IMPORT_BATCH_ROWS) }, (_, i) =>
+          first.slice(i * BULK_IMPORT_BATCH_ROWS, (i + 1) * BULK_IMPORT_BATCH_ROWS)
+        )
+        yield* Effect.forEach(
+          batches,
+          (batch) =>
+            Effect.map(importBatch(batch.map((b) => b.row)), (results) =>
+              results.forEach((result, i) => {
+                outcomes[batch[i]!.at] = result
+              })
+            ),
+          { concurrency: BULK_IMPORT_CONCURRENCY, discard: true }
+        )
+        for (const { at, row } of repeats) outcomes[at] = yield* createAlone(row)
+        return outcomes
+      })
 
-      const importRows = (record: BulkImportJobRecord, total: number) =>
-        Effect.gen(function* () {
-          const progress = { total, processed: 0, successful: 0, failed: 0 }
-          const errors: Array<BulkImportErrorEntry> = []
-          const snapshot = (status: BulkImportStatus): BulkImportJob => ({
-            ...record.job,
-            status,
-            progress: { ...progress },
-            errors: [...errors]
-          })
-          yield* save(record, snapshot("PROCESSING"))
-          const next = yield* openCsv(record)
-          // The next wave is read only once this one is written: the file is read no faster than rows are stored.
-          const wave: Array<CsvRecord | CsvRowError> = []
-          let ended = false
-          while (!ended) {
-            while (wave.length < BULK_IMPORT_BATCH_ROWS * BULK_IMPORT_CONCURRENCY) {
-              const item = yield* next
-              if (item.done === true) {
-                ended = true
-                break
-              }
-              if (item.value._tag !== "Header") wave.push(item.value)
+      const importRows = Effect.fnUntraced(function* (record: BulkImportJobRecord, total: number) {
+        const progress = { total, processed: 0, successful: 0, failed: 0 }
+        const errors: Array<BulkImportErrorEntry> = []
+        const snapshot = (status: BulkImportStatus): BulkImportJob => ({
+          ...record.job,
+          status,
+          progress: { ...progress },
+          errors: [...errors]
+        })
+        yield* save(record, snapshot("PROCESSING"))
+        const next = yield* openCsv(record)
+        // The next wave is read only once this one is written: the file is read no faster than rows are stored.
+        const wave: Array<CsvRecord | CsvRowError> = []
+        let ended = false
+        while (!ended) {
+          while (wave.length < BULK_IMPORT_BATCH_ROWS * BULK_IMPORT_CONCURRENCY) {
+            const item = yield* next
+            if (item.done === true) {
+              ended = true
+              break
             }
-            const outcomes = yield* importWave(wave)
-            wave.length = 0
-            const reportedBefore = Math.floor(progress.processed / BULK_IMPORT_REPORT_ROWS)
-            for (const outcome of outcomes) {
-              progress.processed++
-              if (outcome === undefined) progress.successful++
-              else {
-                progress.failed++
-                if (errors.length < MAX_BULK_IMPORT_ERRORS) errors.push(outcome)
-              }
-            }
-            if (!ended && Math.floor(progress.processed / BULK_IMPORT_REPORT_ROWS) > reportedBefore) {
-              yield* save(record, snapshot("PROCESSING"))
+            if (item.value._tag !== "Header") wave.push(item.value)
+          }
+          const outcomes = yield* importWave(wave)
+          wave.length = 0
+          const reportedBefore = Math.floor(progress.processed / BULK_IMPORT_REPORT_ROWS)
+          for (const outcome of outcomes) {
+            progress.processed++
+            if (outcome === undefined) progress.successful++
+            else {
+              progress.failed++
+              if (errors.length < MAX_BULK_IMPORT_ERRORS) errors.push(outcome)
             }
           }
-          return snapshot(progress.successful === 0 && progress.failed > 0 ? "FAILED" : "COMPLETED")
-        })
+          if (!ended && Math.floor(progress.processed / BULK_IMPORT_REPORT_ROWS) > reportedBefore) {
+            yield* save(record, snapshot("PROCESSING"))
+          }
+        }
+        return snapshot(progress.successful === 0 && progress.failed > 0 ? "FAILED" : "COMPLETED")
+      })
 
       const run = Effect.fn("BulkImports.run")(function* (jobId: string) {
         const record = yield* claim(jobId)

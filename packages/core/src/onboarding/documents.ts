@@ -81,7 +81,9 @@ export class Documents extends Context.Service<
       const ids = yield* Ids
       const kyc = yield* KycProvider
 
-      const discardFile = discardInto(files)
+      const discardFile = Effect.fn("Documents.discardFile")(function* (file: ReceivedFile) {
+        yield* discardInto(files)(file)
+      })
       const discardOnFailure =
         (file: ReceivedFile | undefined) =>
         <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -99,17 +101,16 @@ export class Documents extends Context.Service<
         return received
       })
 
-      const screen = (file: ReceivedFile, documentType: DocumentType) =>
-        Effect.gen(function* () {
-          const stored = yield* files.get(file.key)
-          if (stored === undefined) {
-            return yield* new StoreError({ message: `Document file ${file.key} vanished`, retryable: false })
-          }
-          const verdict = yield* fromProvider(
-            kyc.screenDocument({ documentType, contentType: file.contentType, size: file.size, body: stored.body })
-          )
-          if (verdict._tag === "Rejected") return yield* documentRejected(verdict.reason)
-        })
+      const screen = Effect.fnUntraced(function* (file: ReceivedFile, documentType: DocumentType) {
+        const stored = yield* files.get(file.key)
+        if (stored === undefined) {
+          return yield* new StoreError({ message: `Document file ${file.key} vanished`, retryable: false })
+        }
+        const verdict = yield* fromProvider(
+          kyc.screenDocument({ documentType, contentType: file.contentType, size: file.size, body: stored.body })
+        )
+        if (verdict._tag === "Rejected") return yield* documentRejected(verdict.reason)
+      })
 
       const fileOf = (file: ReceivedFile, uploadedAt: string): DocumentFile => ({
         key: file.key,
@@ -122,15 +123,14 @@ export class Documents extends Context.Service<
       })
 
       /** A holder that can be given documents: a live customer, or an owner of one. */
-      const checkHolder = (holder: string) =>
-        Effect.gen(function* () {
-          const customerId = holder.startsWith("BeneficialOwner:")
-            ? (yield* store.beneficialOwners.get(holder))?.customerId
-            : holder
-          const customer = customerId === undefined ? undefined : yield* store.customers.get(customerId)
-          if (customer === undefined) return yield* documentHolderNotFound(holder)
-          if (customer.isDeleted) return yield* customerDeleted(customer.id)
-        })
+      const checkHolder = Effect.fnUntraced(function* (holder: string) {
+        const customerId = holder.startsWith("BeneficialOwner:")
+          ? (yield* store.beneficialOwners.get(holder))?.customerId
+          : holder
+        const customer = customerId === undefined ? undefined : yield* store.customers.get(customerId)
+        if (customer === undefined) return yield* documentHolderNotFound(holder)
+        if (customer.isDeleted) return yield* customerDeleted(customer.id)
+      })
 
       const upload = Effect.fn("Documents.upload")(function* (fields: UploadDocumentFields, file: ReceivedFile) {
         return yield* discardOnFailure(file)(

@@ -387,17 +387,16 @@ export class Onboarding extends Context.Service<
       // ---- contact verification ----
 
       /** The customer, locked, when this channel can be verified now. */
-      const lockForContact = (customerId: string, channel: ContactChannel) =>
-        Effect.gen(function* () {
-          const customer = yield* liveCustomer(yield* store.customers.getForUpdate(customerId), customerId)
-          if (!isRequired(kyc.contactVerification(customer), channel)) {
-            return yield* contactVerificationNotRequired(customerId, channel)
-          }
-          if (customer.contactVerification[CONTACT_CHANNELS[channel].key] === "VERIFIED") {
-            return yield* contactAlreadyVerified(customerId, channel)
-          }
-          return customer
-        })
+      const lockForContact = Effect.fnUntraced(function* (customerId: string, channel: ContactChannel) {
+        const customer = yield* liveCustomer(yield* store.customers.getForUpdate(customerId), customerId)
+        if (!isRequired(kyc.contactVerification(customer), channel)) {
+          return yield* contactVerificationNotRequired(customerId, channel)
+        }
+        if (customer.contactVerification[CONTACT_CHANNELS[channel].key] === "VERIFIED") {
+          return yield* contactAlreadyVerified(customerId, channel)
+        }
+        return customer
+      })
 
       const newCode = Effect.map(ids.randomHex(4), (hex) =>
         String(Number.parseInt(hex, 16) % 1_000_000).padStart(6, "0")

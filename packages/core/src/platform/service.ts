@@ -33,20 +33,19 @@ import type {
 // ---- helpers shared by the services of this package ----
 
 /** Reads every row of a store list (pages of 100, oldest first). For small sets only. */
-export const scanAll = <T extends { readonly id: string }, E>(
+export const scanAll = Effect.fnUntraced(function* <T extends { readonly id: string }, E>(
   list: (page: PageRequest) => Effect.Effect<Page<T>, E>
-): Effect.Effect<Array<T>, E> =>
-  Effect.gen(function* () {
-    const out: Array<T> = []
-    let after: string | undefined
-    while (true) {
-      const page = yield* list({ limit: 100, after, sortOrder: "asc" })
-      out.push(...page.data)
-      const last = page.data[page.data.length - 1]
-      if (!page.hasMore || last === undefined) return out
-      after = last.id
-    }
-  })
+): Effect.fn.Return<Array<T>, E> {
+  const out: Array<T> = []
+  let after: string | undefined
+  while (true) {
+    const page = yield* list({ limit: 100, after, sortOrder: "asc" })
+    out.push(...page.data)
+    const last = page.data[page.data.length - 1]
+    if (!page.hasMore || last === undefined) return out
+    after = last.id
+  }
+})
 
 /** Pages rows held in memory (sorted by ascending id) exactly like a store list would. */
 export const pageInMemory = <T extends { readonly id: string }>(
@@ -264,6 +263,8 @@ export class Tokens extends Context.Service<
         forget(record.id, record.clientId)
       })
 
+      // Untraced: it answers HTTP Basic on a miss of the server's credential cache, where a span would cost more
+      // than the lookup it wraps.
       const authenticate = Effect.fnUntraced(function* (username: string, secret: string) {
         const now = yield* Clock.currentTimeMillis
         let entry = cache.get(username)
@@ -441,14 +442,11 @@ export class PlatformConfigService extends Context.Service<
         )
       })
 
-      const endUserTerms = () =>
-        Effect.map(
-          Effect.service(EngineConfig),
-          (settings): EndUserTerms => ({
-            version: settings.endUserTerms.version,
-            url: settings.endUserTerms.url
-          })
-        )
+      const endUserTerms = Effect.fn("PlatformConfigService.endUserTerms")(function* () {
+        const settings = yield* Effect.service(EngineConfig)
+        const terms: EndUserTerms = { version: settings.endUserTerms.version, url: settings.endUserTerms.url }
+        return terms
+      })
 
       return PlatformConfigService.of({ get, update, endUserTerms })
     })

@@ -351,8 +351,10 @@ export const makeWebhookSecrets = Effect.fnUntraced(function* () {
     return { ...secretInfo(record), secret: record.secret } satisfies NewWebhookSecret
   })
 
-  const rotate = (overlapSeconds = DEFAULT_SECRET_OVERLAP_SECONDS) =>
-    store.transaction(
+  const rotate = Effect.fn("WebhookSecrets.rotate")(function* (
+    overlapSeconds: number = DEFAULT_SECRET_OVERLAP_SECONDS
+  ) {
+    return yield* store.transaction(
       Effect.gen(function* () {
         const now = yield* nowIso
         const retireAt = addSeconds(now, Math.min(Math.max(0, overlapSeconds), MAX_SECRET_OVERLAP_SECONDS))
@@ -364,8 +366,9 @@ export const makeWebhookSecrets = Effect.fnUntraced(function* () {
         return yield* make(now)
       })
     )
+  })
 
-  const list = Effect.fnUntraced(function* () {
+  const list = Effect.fn("WebhookSecrets.list")(function* () {
     const now = yield* nowIso
     const records = yield* store.webhookSecrets.list()
     return records
@@ -374,14 +377,15 @@ export const makeWebhookSecrets = Effect.fnUntraced(function* () {
       .reverse()
   })
 
-  const ensure = () =>
-    store.transaction(
+  const ensure = Effect.fn("WebhookSecrets.ensure")(function* () {
+    return yield* store.transaction(
       Effect.gen(function* () {
         const now = yield* nowIso
         const records = yield* store.webhookSecrets.list()
         return activeSecrets(records, now).length > 0 ? undefined : yield* make(now)
       })
     )
+  })
 
   return { rotate, list, ensure } satisfies WebhookSecretsService
 })
@@ -571,7 +575,7 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
     }
   })
 
-  const dispatchDue = Effect.fnUntraced(function* () {
+  const dispatchDue = Effect.fn("WebhookDispatcher.dispatchDue")(function* () {
     const settings = yield* EngineConfig
     const now = yield* nowIso
     const claimed = yield* store.transaction(store.outbox.claimDue(now, batchSize, addSeconds(now, leaseSeconds)))
@@ -600,14 +604,14 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
     return tally as DispatchSummary
   })
 
-  const get = Effect.fnUntraced(function* (eventId: string) {
+  const get = Effect.fn("WebhookDispatcher.get")(function* (eventId: string) {
     const row = yield* store.outbox.get(eventId)
     if (row === undefined) return yield* webhookNotFound(eventId)
     return row
   })
 
-  const replay = (eventId: string) =>
-    store.transaction(
+  const replay = Effect.fn("WebhookDispatcher.replay")(function* (eventId: string) {
+    return yield* store.transaction(
       Effect.gen(function* () {
         const row = yield* get(eventId)
         if (row.status === "PENDING") return row
@@ -617,8 +621,13 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
         return next
       })
     )
+  })
 
-  const sendTest = Effect.fnUntraced(function* () {
+  const list = Effect.fn("WebhookDispatcher.list")(function* (filter: OutboxFilter, page: PageRequest) {
+    return yield* store.outbox.list(filter, page)
+  })
+
+  const sendTest = Effect.fn("WebhookDispatcher.sendTest")(function* () {
     const url = (yield* store.config.get())?.webhookEndpoint
     if (url === undefined || url === "") return yield* webhookEndpointNotSet()
     const id = yield* ids.make("Webhook")
@@ -641,6 +650,7 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
     }
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("webhook dispatch pass failed", cause)))
 
+  // No span: a span around a loop that never ends would never be reported; each pass has its own.
   const run = (intervalMillis: number): Effect.Effect<never> =>
     drain.pipe(Effect.repeat(Schedule.spaced(Duration.millis(intervalMillis))), Effect.andThen(Effect.never))
 
@@ -648,7 +658,7 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
     dispatchDue,
     replay,
     get,
-    list: (filter: OutboxFilter, page: PageRequest) => store.outbox.list(filter, page),
+    list,
     sendTest,
     run
   } satisfies WebhookDispatcherService
