@@ -53,6 +53,16 @@ const holderName = (c: Customer): string =>
 
 const dedupe = (values: ReadonlyArray<string>): Array<string> => [...new Set(values)]
 
+/** The customer a request names, when it can be acted on: 404 `USER_NOT_FOUND` when unknown, 410 when deleted. */
+export const liveCustomer = (
+  customer: Customer | undefined,
+  id: string
+): Effect.Effect<Customer, NotFound | Refused> => {
+  if (customer === undefined) return Effect.fail(customerNotFound(id))
+  if (customer.isDeleted) return Effect.fail(customerDeleted(id))
+  return Effect.succeed(customer)
+}
+
 export class Customers extends Context.Service<
   Customers,
   {
