@@ -74,16 +74,22 @@ const fileFailure = (error: CsvError): BulkImportErrorEntry => ({
   details: { line: error.line, reason: error.reason }
 })
 
+/** A row's failure to become a customer, from the exit of its `create`. */
+const createFailure = (row: CustomerCsvRow, exit: Exit.Exit<unknown, unknown>): BulkImportErrorEntry => {
+  const failure = Exit.isFailure(exit) ? Cause.findError(exit.cause) : undefined
+  return rowFailure(row.correlationId, row.line, failure?._tag === "Success" ? failure.success : undefined)
+}
+
 export class BulkImports extends Context.Service<
   BulkImports,
   {
+    /** Streams an uploaded CSV into the DocumentStore: 400 `INVALID_INPUT` on `file` over `MAX_BULK_IMPORT_BYTES`. */
+    readonly receiveFile: (file: IncomingFile) => Effect.Effect<ReceivedFile, InvalidInput | StoreError>
+    readonly discardFile: (file: ReceivedFile) => Effect.Effect<void>
     /**
      * `POST /customers/bulk/csv` (202): a `PENDING` job of a received CSV file; `run` imports it. On failure the
      * file is discarded.
      */
-    /** Streams an uploaded CSV into the DocumentStore: 400 `INVALID_INPUT` on `file` over `MAX_BULK_IMPORT_BYTES`. */
-    readonly receiveFile: (file: IncomingFile) => Effect.Effect<ReceivedFile, InvalidInput | StoreError>
-    readonly discardFile: (file: ReceivedFile) => Effect.Effect<void>
     readonly accept: (file: ReceivedFile) => Effect.Effect<BulkImportAccepted, StoreError>
     /**
      * Imports a `PENDING` job's file (a job another runner took, or one already done, is left alone): each valid
@@ -110,7 +116,9 @@ export class BulkImports extends Context.Service<
       const store = yield* Store
       const files = yield* DocumentStore
       const ids = yield* Ids
-      const customers = yield* Customers
+      const { save, end, claim } = yield* makeJobRecords()
+      const { openCsv, countRows } = yield* makeJobFile()
+      const { importWave } = yield* makeRowImport()
 
       const discardFile = Effect.fn("BulkImports.discardFile")(function* (file: ReceivedFile) {
         yield* discardInto(files)(file)
@@ -140,131 +148,6 @@ export class BulkImports extends Context.Service<
           .transaction(Effect.orDie(store.bulkImportJobs.insert({ id, job, fileKey, createdAt: now, updatedAt: now })))
           .pipe(Effect.onError(() => discardFile(file)))
         return { jobId: id, status: "PENDING" } satisfies BulkImportAccepted
-      })
-
-      /** Saves the job as it stands; the last save ends it (with its webhook) and deletes its file. */
-      const save = (record: BulkImportJobRecord, job: BulkImportJob) =>
-        store.transaction(
-          Effect.gen(function* () {
-            const now = yield* nowIso
-            const ended = job.status === "COMPLETED" || job.status === "FAILED"
-            const next: BulkImportJob = ended ? { ...job, completedAt: now } : job
-            yield* Effect.orDie(store.bulkImportJobs.update({ ...record, job: next, updatedAt: now }))
-            if (ended) yield* emitSteps(store, ids, [`BULK_UPLOAD.${next.status}`], record.id, next, now)
-            return next
-          })
-        )
-
-      const end = (record: BulkImportJobRecord, job: BulkImportJob) =>
-        Effect.andThen(save(record, job), Effect.ignore(files.delete(record.fileKey)))
-
-      /** The job, moved from PENDING to PROCESSING; `undefined` when it is not PENDING. */
-      const claim = (jobId: string) =>
-        store.transaction(
-          Effect.gen(function* () {
-            const record = yield* store.bulkImportJobs.getForUpdate(jobId)
-            if (record === undefined || record.job.status !== "PENDING") return undefined
-            const claimed = {
-              ...record,
-              job: { ...record.job, status: "PROCESSING" as const },
-              updatedAt: yield* nowIso
-            }
-            yield* Effect.orDie(store.bulkImportJobs.update(claimed))
-            return claimed
-          })
-        )
-
-      /** The file's CSV items, one at a time, as an iterator over a fresh read of the stored file. */
-      const openCsv = Effect.fnUntraced(function* (record: BulkImportJobRecord) {
-        const stored = yield* files.get(record.fileKey)
-        if (stored === undefined) {
-          return yield* new StoreError({ message: `The file of job ${record.id} is gone`, retryable: false })
-        }
-        const iterator = parseCsv(Stream.toAsyncIterable(stored.body))[Symbol.asyncIterator]()
-        return Effect.tryPromise({
-          try: () => iterator.next(),
-          catch: (cause) =>
-            cause instanceof CsvError || cause instanceof StoreError
-              ? cause
-              : new StoreError({ message: `Reading job ${record.id}: ${String(cause)}`, retryable: false })
-        })
-      })
-
-      /** Rows in the file, or the reason it cannot be read. */
-      const countRows = Effect.fnUntraced(function* (record: BulkImportJobRecord) {
-        const next = yield* openCsv(record)
-        let rows = 0
-        while (true) {
-          const item = yield* next
-          if (item.done === true) return rows
-          if (item.value._tag === "Header") {
-            const bad = checkCustomerCsvHeader(item.value)
-            if (bad !== undefined) return bad
-          } else rows++
-        }
-      })
-
-      /** A row's failure to become a customer, from the exit of its `create`. */
-      const createFailure = (row: CustomerCsvRow, exit: Exit.Exit<unknown, unknown>) => {
-        const failure = Exit.isFailure(exit) ? Cause.findError(exit.cause) : undefined
-        return rowFailure(row.correlationId, row.line, failure?._tag === "Success" ? failure.success : undefined)
-      }
-
-      /** A row as a customer: `undefined`, or its error. */
-      const createAlone = (row: CustomerCsvRow) =>
-        Effect.map(Effect.exit(customers.create(row.request)), (exit) =>
-          Exit.isSuccess(exit) ? undefined : createFailure(row, exit)
-        )
-
-      /**
-       * A batch of rows: their customers written together (`Customers.createMany`: one transaction, a few
-       * statements), each as `undefined` or its error; a bad row costs its batch a second pass, row by row, but
-       * never stops the good ones.
-       */
-      const importBatch = (rows: ReadonlyArray<CustomerCsvRow>) =>
-        Effect.map(Effect.exit(customers.createMany(rows.map((row) => row.request))), (exits) =>
-          Exit.isSuccess(exits)
-            ? exits.value.map((exit, i) => (Exit.isSuccess(exit) ? undefined : createFailure(rows[i]!, exit)))
-            : rows.map((row) => createFailure(row, exits))
-        )
-
-      /**
-       * The rows of a wave, each as `undefined` (a customer) or its error, in the file's order. Batches run at once;
-       * a row repeating the platformCustomerId or umaAddress of an earlier row of the wave waits for them, so the
-       * first in the file wins, as when rows are written one after another.
-       */
-      const importWave = Effect.fnUntraced(function* (items: ReadonlyArray<CsvRecord | CsvRowError>) {
-        const outcomes: Array<BulkImportErrorEntry | undefined> = []
-        const first: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
-        const repeats: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
-        const keys = new Set<string>()
-        for (const [at, item] of items.entries()) {
-          const row = customerFromCsv(item)
-          if (Result.isFailure(row)) {
-            outcomes[at] = row.failure
-            continue
-          }
-          const { platformCustomerId, umaAddress } = row.success.request
-          const own = [`p:${platformCustomerId ?? ""}`, `u:${umaAddress ?? ""}`]
-          const repeated = own.some((key) => keys.has(key))
-          for (const key of own) keys.add(key)
-          ;(repeated ? repeats : first).push({ at, row: row.success })
-        }
-        const batches = Array.from({ length: Math.ceil(first.length / BULK_IMPORT_BATCH_ROWS) }, (_, i) =>
-          first.slice(i * BULK_IMPORT_BATCH_ROWS, (i + 1) * BULK_IMPORT_BATCH_ROWS)
-        )
-        yield* Effect.forEach(
-          batches,
-          (batch) =>
-            Effect.map(importBatch(batch.map((b) => b.row)), (results) =>
-              results.forEach((result, i) => {
-                outcomes[batch[i]!.at] = result
-              })
-            ),
-          { concurrency: BULK_IMPORT_CONCURRENCY, discard: true }
-        )
-        for (const { at, row } of repeats) outcomes[at] = yield* createAlone(row)
-        return outcomes
       })
 
       const importRows = Effect.fnUntraced(function* (record: BulkImportJobRecord, total: number) {
@@ -359,3 +242,145 @@ export class BulkImports extends Context.Service<
     })
   )
 }
+
+/** A job's record through its life: claimed, saved as it goes, ended (webhook, file deleted). */
+const makeJobRecords = Effect.fnUntraced(function* () {
+  const store = yield* Store
+  const files = yield* DocumentStore
+  const ids = yield* Ids
+
+  /** Saves the job as it stands; the last save ends it (with its webhook) and deletes its file. */
+  const save = (record: BulkImportJobRecord, job: BulkImportJob) =>
+    store.transaction(
+      Effect.gen(function* () {
+        const now = yield* nowIso
+        const ended = job.status === "COMPLETED" || job.status === "FAILED"
+        const next: BulkImportJob = ended ? { ...job, completedAt: now } : job
+        yield* Effect.orDie(store.bulkImportJobs.update({ ...record, job: next, updatedAt: now }))
+        if (ended) yield* emitSteps(store, ids, [`BULK_UPLOAD.${next.status}`], record.id, next, now)
+        return next
+      })
+    )
+
+  const end = (record: BulkImportJobRecord, job: BulkImportJob) =>
+    Effect.andThen(save(record, job), Effect.ignore(files.delete(record.fileKey)))
+
+  /** The job, moved from PENDING to PROCESSING; `undefined` when it is not PENDING. */
+  const claim = (jobId: string) =>
+    store.transaction(
+      Effect.gen(function* () {
+        const record = yield* store.bulkImportJobs.getForUpdate(jobId)
+        if (record === undefined || record.job.status !== "PENDING") return undefined
+        const claimed = {
+          ...record,
+          job: { ...record.job, status: "PROCESSING" as const },
+          updatedAt: yield* nowIso
+        }
+        yield* Effect.orDie(store.bulkImportJobs.update(claimed))
+        return claimed
+      })
+    )
+
+  return { save, end, claim }
+})
+
+/** A job's stored CSV file, read as a stream. */
+const makeJobFile = Effect.fnUntraced(function* () {
+  const files = yield* DocumentStore
+
+  /** The file's CSV items, one at a time, as an iterator over a fresh read of the stored file. */
+  const openCsv = Effect.fnUntraced(function* (record: BulkImportJobRecord) {
+    const stored = yield* files.get(record.fileKey)
+    if (stored === undefined) {
+      return yield* new StoreError({ message: `The file of job ${record.id} is gone`, retryable: false })
+    }
+    const iterator = parseCsv(Stream.toAsyncIterable(stored.body))[Symbol.asyncIterator]()
+    return Effect.tryPromise({
+      try: () => iterator.next(),
+      catch: (cause) =>
+        cause instanceof CsvError || cause instanceof StoreError
+          ? cause
+          : new StoreError({ message: `Reading job ${record.id}: ${String(cause)}`, retryable: false })
+    })
+  })
+
+  /** Rows in the file, or the reason it cannot be read. */
+  const countRows = Effect.fnUntraced(function* (record: BulkImportJobRecord) {
+    const next = yield* openCsv(record)
+    let rows = 0
+    while (true) {
+      const item = yield* next
+      if (item.done === true) return rows
+      if (item.value._tag === "Header") {
+        const bad = checkCustomerCsvHeader(item.value)
+        if (bad !== undefined) return bad
+      } else rows++
+    }
+  })
+
+  return { openCsv, countRows }
+})
+
+/** CSV rows to customers, a wave of batches at a time, each row's outcome in the file's order. */
+const makeRowImport = Effect.fnUntraced(function* () {
+  const customers = yield* Customers
+
+  /** A row as a customer: `undefined`, or its error. */
+  const createAlone = (row: CustomerCsvRow) =>
+    Effect.map(Effect.exit(customers.create(row.request)), (exit) =>
+      Exit.isSuccess(exit) ? undefined : createFailure(row, exit)
+    )
+
+  /**
+   * A batch of rows: their customers written together (`Customers.createMany`: one transaction, a few
+   * statements), each as `undefined` or its error; a bad row costs its batch a second pass, row by row, but
+   * never stops the good ones.
+   */
+  const importBatch = (rows: ReadonlyArray<CustomerCsvRow>) =>
+    Effect.map(Effect.exit(customers.createMany(rows.map((row) => row.request))), (exits) =>
+      Exit.isSuccess(exits)
+        ? exits.value.map((exit, i) => (Exit.isSuccess(exit) ? undefined : createFailure(rows[i]!, exit)))
+        : rows.map((row) => createFailure(row, exits))
+    )
+
+  /**
+   * The rows of a wave, each as `undefined` (a customer) or its error, in the file's order. Batches run at once;
+   * a row repeating the platformCustomerId or umaAddress of an earlier row of the wave waits for them, so the
+   * first in the file wins, as when rows are written one after another.
+   */
+  const importWave = Effect.fnUntraced(function* (items: ReadonlyArray<CsvRecord | CsvRowError>) {
+    const outcomes: Array<BulkImportErrorEntry | undefined> = []
+    const first: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
+    const repeats: Array<{ readonly at: number; readonly row: CustomerCsvRow }> = []
+    const keys = new Set<string>()
+    for (const [at, item] of items.entries()) {
+      const row = customerFromCsv(item)
+      if (Result.isFailure(row)) {
+        outcomes[at] = row.failure
+        continue
+      }
+      const { platformCustomerId, umaAddress } = row.success.request
+      const own = [`p:${platformCustomerId ?? ""}`, `u:${umaAddress ?? ""}`]
+      const repeated = own.some((key) => keys.has(key))
+      for (const key of own) keys.add(key)
+      ;(repeated ? repeats : first).push({ at, row: row.success })
+    }
+    const batches = Array.from({ length: Math.ceil(first.length / BULK_IMPORT_BATCH_ROWS) }, (_, i) =>
+      first.slice(i * BULK_IMPORT_BATCH_ROWS, (i + 1) * BULK_IMPORT_BATCH_ROWS)
+    )
+    yield* Effect.forEach(
+      batches,
+      (batch) =>
+        Effect.map(importBatch(batch.map((b) => b.row)), (results) =>
+          results.forEach((result, i) => {
+            outcomes[batch[i]!.at] = result
+          })
+        ),
+      { concurrency: BULK_IMPORT_CONCURRENCY, discard: true }
+    )
+    for (const { at, row } of repeats) outcomes[at] = yield* createAlone(row)
+    return outcomes
+  })
+
+  return { importWave }
+})
