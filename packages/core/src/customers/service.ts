@@ -63,6 +63,29 @@ export const liveCustomer = (
   return Effect.succeed(customer)
 }
 
+const uniqueConflict = (customer: Customer) => (violation: UniqueViolation) =>
+  Effect.fail(
+    violation.index === "umaAddress"
+      ? umaAddressTaken(customer.umaAddress)
+      : platformCustomerIdTaken(customer.platformCustomerId)
+  )
+
+/** What a new customer of `req` checks before anything is written: its currencies, or why it is refused. */
+const admit = (
+  req: CreateCustomerRequest | BulkCreateCustomerRequest,
+  platform: PlatformConfig,
+  terms: EndUserTerms
+): Result.Result<ReadonlyArray<string>, InvalidInput | Refused> => {
+  const supported = platform.supportedCurrencies
+  const errors = currencyErrors(req.currencies ?? [], supported)
+  if (errors.length > 0) return Result.fail(invalidInput(errors))
+  const refused = termsError(req.endUserTermsConsent, terms.version)
+  if (refused !== undefined) return Result.fail(refused)
+  return Result.succeed(
+    req.currencies === undefined ? ["USD"].filter((c) => supported.includes(c)) : dedupe(req.currencies)
+  )
+}
+
 export class Customers extends Context.Service<
   Customers,
   {
@@ -109,115 +132,6 @@ export class Customers extends Context.Service<
           Effect.provideService(Store, store),
           Effect.provideService(Ids, ids)
         )
-
-      const uniqueConflict = (customer: Customer) => (violation: UniqueViolation) =>
-        Effect.fail(
-          violation.index === "umaAddress"
-            ? umaAddressTaken(customer.umaAddress)
-            : platformCustomerIdTaken(customer.platformCustomerId)
-        )
-
-      /** What a new customer of `req` checks before anything is written: its currencies, or why it is refused. */
-      const admit = (
-        req: CreateCustomerRequest | BulkCreateCustomerRequest,
-        platform: PlatformConfig,
-        terms: EndUserTerms
-      ): Result.Result<ReadonlyArray<string>, InvalidInput | Refused> => {
-        const supported = platform.supportedCurrencies
-        const errors = currencyErrors(req.currencies ?? [], supported)
-        if (errors.length > 0) return Result.fail(invalidInput(errors))
-        const refused = termsError(req.endUserTermsConsent, terms.version)
-        if (refused !== undefined) return Result.fail(refused)
-        return Result.succeed(
-          req.currencies === undefined ? ["USD"].filter((c) => supported.includes(c)) : dedupe(req.currencies)
-        )
-      }
-
-      /** The records of an admitted customer: the customer and its internal accounts, one per currency. */
-      const build = Effect.fnUntraced(function* (
-        req: CreateCustomerRequest | BulkCreateCustomerRequest,
-        currencies: ReadonlyArray<string>,
-        platform: PlatformConfig
-      ) {
-        const id: CustomerId = yield* ids.make("Customer")
-        const uuid = id.slice("Customer:".length)
-        const platformCustomerId = req.platformCustomerId ?? uuid
-        const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
-        const now = yield* nowIso
-        const common = {
-          id,
-          platformCustomerId,
-          currencies,
-          umaAddress,
-          contactVerification: { email: "PENDING", phone: "PENDING" } as const,
-          isDeleted: false,
-          createdAt: now,
-          updatedAt: now
-        }
-        const customer: Customer =
-          req.customerType === "INDIVIDUAL"
-            ? { ...req, ...common, kycStatus: "UNVERIFIED" }
-            : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
-        const accounts = yield* newInternalAccounts(
-          { customerId: id, holderName: holderName(customer) },
-          currencies
-        ).pipe(Effect.provideService(Ids, ids))
-        return { customer, accounts }
-      })
-
-      /** An admitted customer, written in its own transaction. */
-      const write = (
-        req: CreateCustomerRequest | BulkCreateCustomerRequest,
-        currencies: ReadonlyArray<string>,
-        platform: PlatformConfig
-      ) =>
-        store.transaction(
-          Effect.gen(function* () {
-            const { customer, accounts } = yield* build(req, currencies, platform)
-            // The insert checks the unique keys (platformCustomerId first, then umaAddress): no lookups before it.
-            yield* store.customers.insert(customer).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(customer)))
-            // Fresh ids: no key to be taken.
-            yield* Effect.orDie(store.internalAccounts.insertMany(accounts))
-            return customer
-          })
-        )
-
-      const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest | BulkCreateCustomerRequest) {
-        const platform = yield* config.get()
-        const currencies = admit(req, platform, (yield* Effect.service(EngineConfig)).endUserTerms)
-        if (Result.isFailure(currencies)) return yield* currencies.failure
-        return yield* write(req, currencies.success, platform)
-      })
-
-      const createMany = Effect.fn("Customers.createMany")(function* (
-        reqs: ReadonlyArray<CreateCustomerRequest | BulkCreateCustomerRequest>
-      ) {
-        const platform = yield* config.get()
-        const terms = (yield* Effect.service(EngineConfig)).endUserTerms
-        const admitted = reqs.map((req) => admit(req, platform, terms))
-        const passed = reqs.flatMap((req, at) => {
-          const currencies = admitted[at]!
-          return Result.isSuccess(currencies) ? [{ req, currencies: currencies.success }] : []
-        })
-        const together = yield* Effect.exit(
-          store.transaction(
-            Effect.gen(function* () {
-              const built = yield* Effect.forEach(passed, ({ req, currencies }) => build(req, currencies, platform))
-              yield* store.customers.insertMany(built.map((b) => b.customer))
-              yield* Effect.orDie(store.internalAccounts.insertMany(built.flatMap((b) => b.accounts)))
-              return built.map((b) => b.customer)
-            })
-          )
-        )
-        const written = Exit.isSuccess(together)
-          ? together.value.map((customer) => Exit.succeed(customer))
-          : yield* Effect.forEach(passed, ({ req, currencies }) => Effect.exit(write(req, currencies, platform)))
-        let next = 0
-        return admitted.map(
-          (currencies): Exit.Exit<Customer, InvalidInput | Refused | Conflict | StoreError> =>
-            Result.isSuccess(currencies) ? written[next++]! : Exit.fail(currencies.failure)
-        )
-      })
 
       const list = Effect.fn("Customers.list")(function* (query: ListCustomersQuery) {
         const page = pageRequest(query)
@@ -330,7 +244,101 @@ export class Customers extends Context.Service<
         return customer.endUserTermsConsent !== undefined
       })
 
-      return Customers.of({ create, createMany, list, get, update, delete: remove, hasAcceptedTerms })
+      return Customers.of({ ...(yield* makeCreation()), list, get, update, delete: remove, hasAcceptedTerms })
     })
   )
 }
+
+/** `create` and `createMany`: a customer and its internal accounts, written in one transaction. */
+const makeCreation = Effect.fnUntraced(function* () {
+  const store = yield* Store
+  const ids = yield* Ids
+  const config = yield* PlatformConfigService
+
+  /** The records of an admitted customer: the customer and its internal accounts, one per currency. */
+  const build = Effect.fnUntraced(function* (
+    req: CreateCustomerRequest | BulkCreateCustomerRequest,
+    currencies: ReadonlyArray<string>,
+    platform: PlatformConfig
+  ) {
+    const id: CustomerId = yield* ids.make("Customer")
+    const uuid = id.slice("Customer:".length)
+    const platformCustomerId = req.platformCustomerId ?? uuid
+    const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
+    const now = yield* nowIso
+    const common = {
+      id,
+      platformCustomerId,
+      currencies,
+      umaAddress,
+      contactVerification: { email: "PENDING", phone: "PENDING" } as const,
+      isDeleted: false,
+      createdAt: now,
+      updatedAt: now
+    }
+    const customer: Customer =
+      req.customerType === "INDIVIDUAL"
+        ? { ...req, ...common, kycStatus: "UNVERIFIED" }
+        : { ...req, ...common, kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" }
+    const accounts = yield* newInternalAccounts({ customerId: id, holderName: holderName(customer) }, currencies).pipe(
+      Effect.provideService(Ids, ids)
+    )
+    return { customer, accounts }
+  })
+
+  /** An admitted customer, written in its own transaction. */
+  const write = (
+    req: CreateCustomerRequest | BulkCreateCustomerRequest,
+    currencies: ReadonlyArray<string>,
+    platform: PlatformConfig
+  ) =>
+    store.transaction(
+      Effect.gen(function* () {
+        const { customer, accounts } = yield* build(req, currencies, platform)
+        // The insert checks the unique keys (platformCustomerId first, then umaAddress): no lookups before it.
+        yield* store.customers.insert(customer).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(customer)))
+        // Fresh ids: no key to be taken.
+        yield* Effect.orDie(store.internalAccounts.insertMany(accounts))
+        return customer
+      })
+    )
+
+  const create = Effect.fn("Customers.create")(function* (req: CreateCustomerRequest | BulkCreateCustomerRequest) {
+    const platform = yield* config.get()
+    const currencies = admit(req, platform, (yield* Effect.service(EngineConfig)).endUserTerms)
+    if (Result.isFailure(currencies)) return yield* currencies.failure
+    return yield* write(req, currencies.success, platform)
+  })
+
+  const createMany = Effect.fn("Customers.createMany")(function* (
+    reqs: ReadonlyArray<CreateCustomerRequest | BulkCreateCustomerRequest>
+  ) {
+    const platform = yield* config.get()
+    const terms = (yield* Effect.service(EngineConfig)).endUserTerms
+    const admitted = reqs.map((req) => admit(req, platform, terms))
+    const passed = reqs.flatMap((req, at) => {
+      const currencies = admitted[at]!
+      return Result.isSuccess(currencies) ? [{ req, currencies: currencies.success }] : []
+    })
+    const together = yield* Effect.exit(
+      store.transaction(
+        Effect.gen(function* () {
+          const built = yield* Effect.forEach(passed, ({ req, currencies }) => build(req, currencies, platform))
+          yield* store.customers.insertMany(built.map((b) => b.customer))
+          yield* Effect.orDie(store.internalAccounts.insertMany(built.flatMap((b) => b.accounts)))
+          return built.map((b) => b.customer)
+        })
+      )
+    )
+    const written = Exit.isSuccess(together)
+      ? together.value.map((customer) => Exit.succeed(customer))
+      : yield* Effect.forEach(passed, ({ req, currencies }) => Effect.exit(write(req, currencies, platform)))
+    let next = 0
+    return admitted.map(
+      (currencies): Exit.Exit<Customer, InvalidInput | Refused | Conflict | StoreError> =>
+        Result.isSuccess(currencies) ? written[next++]! : Exit.fail(currencies.failure)
+    )
+  })
+
+  return { create, createMany }
+})

@@ -88,6 +88,29 @@ const toApiToken = (r: TokenRecord): ApiToken => ({
   updatedAt: r.updatedAt
 })
 
+/** Every problem of start-up credentials, all at once. */
+const credentialErrors = (given: GivenCredentials): Array<FieldError> => {
+  const errors: Array<FieldError> = []
+  if (!CLIENT_ID_PATTERN.test(given.clientId)) {
+    errors.push({
+      field: "clientId",
+      constraint: { pattern: CLIENT_ID_PATTERN.source },
+      message: "Expected 1-128 characters from A-Z a-z 0-9 . _ ~ - (no colon)"
+    })
+  }
+  if (given.clientSecret.length < MIN_SECRET_LENGTH) {
+    errors.push({
+      field: "clientSecret",
+      constraint: { minLength: MIN_SECRET_LENGTH },
+      message: `Expected a secret of at least ${MIN_SECRET_LENGTH} characters`
+    })
+  }
+  if (given.permissions.length === 0) {
+    errors.push({ field: "permissions", constraint: { minItems: 1 }, message: "Expected at least one permission" })
+  }
+  return errors
+}
+
 const uniquePermissions = (permissions: ReadonlyArray<Permission>): Array<Permission> => [...new Set(permissions)]
 
 interface CachedCredential {
@@ -174,28 +197,7 @@ export class Tokens extends Context.Service<
       })
 
       const createWithCredentials = Effect.fn("Tokens.createWithCredentials")(function* (given: GivenCredentials) {
-        const errors: Array<FieldError> = []
-        if (!CLIENT_ID_PATTERN.test(given.clientId)) {
-          errors.push({
-            field: "clientId",
-            constraint: { pattern: CLIENT_ID_PATTERN.source },
-            message: "Expected 1-128 characters from A-Z a-z 0-9 . _ ~ - (no colon)"
-          })
-        }
-        if (given.clientSecret.length < MIN_SECRET_LENGTH) {
-          errors.push({
-            field: "clientSecret",
-            constraint: { minLength: MIN_SECRET_LENGTH },
-            message: `Expected a secret of at least ${MIN_SECRET_LENGTH} characters`
-          })
-        }
-        if (given.permissions.length === 0) {
-          errors.push({
-            field: "permissions",
-            constraint: { minItems: 1 },
-            message: "Expected at least one permission"
-          })
-        }
+        const errors = credentialErrors(given)
         if (errors.length > 0) return yield* invalidInput(errors)
         const secretHash = bytesToHex(hashSecret(given.clientSecret))
         const token = yield* store

@@ -479,15 +479,11 @@ interface Tally {
 
 const maxIso = (a: string, b: string): string => (a > b ? a : b)
 
-export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: DispatcherOptions) {
+/** Delivering claimed rows: one signed attempt, a subject's rows in sequence order, a row given back. */
+const makeDelivery = Effect.fnUntraced(function* () {
   const store = yield* Store
   const transport = yield* WebhookTransport
   const signer = yield* WebhookSigner
-  const ids = yield* Ids
-  const batchSize = options?.batchSize ?? 50
-  const leaseSeconds = options?.leaseSeconds ?? 300
-  const concurrency = options?.concurrency ?? 8
-  const noEndpointDelaySeconds = options?.noEndpointDelaySeconds ?? 30
 
   /** Gives a claimed row back without an attempt, due again at `dueAt`. */
   const release = (row: OutboxRecord, dueAt: string) =>
@@ -574,6 +570,21 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
       else resolvedSequence = row.sequence
     }
   })
+
+  return { release, deliverSubject }
+})
+
+export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: DispatcherOptions) {
+  const store = yield* Store
+  const transport = yield* WebhookTransport
+  const signer = yield* WebhookSigner
+  const ids = yield* Ids
+  const batchSize = options?.batchSize ?? 50
+  const leaseSeconds = options?.leaseSeconds ?? 300
+  const concurrency = options?.concurrency ?? 8
+  const noEndpointDelaySeconds = options?.noEndpointDelaySeconds ?? 30
+
+  const { release, deliverSubject } = yield* makeDelivery()
 
   const dispatchDue = Effect.fn("WebhookDispatcher.dispatchDue")(function* () {
     const settings = yield* EngineConfig
