@@ -44,17 +44,23 @@ export const summary = (perFile: ReadonlyArray<Figures>, upstreamOperations: num
   let validated = 0
   let extensions = 0
   const operations = new Set<string>()
-  const extensionOperations = new Set<string>()
-  const used = new Set<string>()
+  const extensionOperations = new Map<string, number>()
+  const used = new Map<string, number>()
   for (const f of perFile) {
     validated += f.validated
     extensions += f.extensions
     for (const key of Object.keys(f.byOperation)) operations.add(key.slice(0, key.lastIndexOf(" ")))
-    for (const key of Object.keys(f.extensionOperations)) extensionOperations.add(key)
-    for (const id of Object.keys(f.differencesUsed)) used.add(id)
+    for (const [key, n] of Object.entries(f.extensionOperations))
+      extensionOperations.set(key, (extensionOperations.get(key) ?? 0) + n)
+    for (const [id, n] of Object.entries(f.differencesUsed)) used.set(id, (used.get(id) ?? 0) + n)
   }
+  const listed = [...differences.map((d) => d.id), ...operationAliases.map((a) => a.id)]
+  const unmet = listed.filter((id) => !used.has(id))
+  const met = [...used.values()].reduce((a, b) => a + b, 0)
   return [
-    `upstream conformance: ${validated} responses validated, ${operations.size}/${upstreamOperations} upstream operations covered,`,
-    `${extensions} responses of ${extensionOperations.size} extension operations, ${differences.length + operationAliases.length} deliberate differences (${used.size} met in this run)`
-  ].join(" ")
+    `upstream conformance: ${validated} responses validated, ${operations.size}/${upstreamOperations} upstream operations covered;`,
+    `  ${extensions} responses of extensions (${[...extensionOperations].map(([k, n]) => `${k} ${n}`).join(", ")});`,
+    `  ${listed.length} deliberate differences, ${listed.length - unmet.length} met in this run (${met} times)` +
+      (unmet.length === 0 ? "" : `; not met: ${unmet.join(", ")}`)
+  ].join("\n")
 }
