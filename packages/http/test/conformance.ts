@@ -76,6 +76,8 @@ const toJsonSchema = (node: unknown): unknown => {
   for (const [key, value] of Object.entries(source)) {
     if (key === "$ref" && typeof value === "string") {
       out.$ref = value.startsWith("#/components/schemas/") ? `${DEFS}#/$defs/${value.slice(21)}` : value
+    } else if ((key === "properties" || key === "patternProperties") && value !== null && typeof value === "object") {
+      out[key] = schemasByName(value as Record<string, unknown>) // field names, not keywords
     } else if (key === "example" || key === "examples" || key === "discriminator" || key === "nullable") {
       // annotations only (a discriminator is rewritten below)
     } else out[key] = toJsonSchema(value)
@@ -111,6 +113,9 @@ const toJsonSchema = (node: unknown): unknown => {
   return out
 }
 
+const schemasByName = (schemas: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, toJsonSchema(schema)]))
+
 /** Reads the upstream YAML and prepares it (what the global setup does once per run). */
 export const prepareUpstream = (yamlText: string): PreparedUpstream => {
   const doc = parse(yamlText) as {
@@ -136,7 +141,7 @@ export const prepareUpstream = (yamlText: string): PreparedUpstream => {
       })
     }
   }
-  return { operations, defs: toJsonSchema(doc.components.schemas) as Record<string, unknown> }
+  return { operations, defs: schemasByName(doc.components.schemas) }
 }
 
 // -----------------------------------------------------------------------------
