@@ -251,7 +251,8 @@ describe("external accounts", () => {
         assert.strictEqual(created.ownershipType, "FIRST_PARTY")
         assert.isFalse(created.defaultUmaDepositAccount)
         assert.deepStrictEqual(created.paymentRails, v.rails, v.info.accountType)
-        assert.deepStrictEqual(created.accountInfo, v.info)
+        // Echoed as sent, with the rails it is paid on (the upstream's response shape).
+        assert.deepStrictEqual(created.accountInfo, { ...v.info, paymentRails: v.rails })
         assert.deepStrictEqual(yield* accounts.getExternal(created.id), created)
       }
       assert.strictEqual((yield* accounts.listExternal({ customerId: c.id })).totalCount, variants.length)

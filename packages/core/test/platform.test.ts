@@ -31,7 +31,7 @@ const provider = (id: string, regions: ReadonlyArray<string>, codes: ReadonlyArr
   umaAddress: `$pay@${id}.example`,
   supportedRegions: regions,
   supportedCurrencies: codes.map(currency),
-  allowListStatus: "ALLOWED"
+  allowListStatus: true
 })
 
 const providers: ReadonlyArray<UmaProvider> = [

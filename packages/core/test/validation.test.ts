@@ -106,6 +106,21 @@ describe("decodeAll", () => {
     ])
   })
 
+  it("gives allowed values as a list of strings (`enum`), a non-string one as `const` and several as `anyOf`", () => {
+    const Flags = Schema.Struct({
+      mode: Schema.Literals(["A", "B"]),
+      dryRun: Schema.Literal(false),
+      level: Schema.Literals([1, 2])
+    })
+    const failure = decodeAll(Schema.toCodecJson(Flags))({ mode: "C", dryRun: true, level: 3 })
+    // The upstream's FieldConstraint.enum is a list of strings: a client reads it as such.
+    expect(Result.isFailure(failure) && failure.failure.errors.map((e) => [e.field, e.constraint])).toEqual([
+      ["mode", { enum: ["A", "B"] }],
+      ["dryRun", { const: false }],
+      ["level", { anyOf: [{ const: 1 }, { const: 2 }] }]
+    ])
+  })
+
   it("names a failure of the whole value after the base path", () => {
     const failure = decodeAll(Schema.toCodecJson(Payload), ["body"])("nope")
     expect(Result.isFailure(failure) && failure.failure.errors).toEqual([

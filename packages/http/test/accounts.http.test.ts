@@ -242,7 +242,8 @@ describe("POST /customers/external-accounts (AC-12 .. AC-19)", () => {
       ownershipType: "FIRST_PARTY",
       defaultUmaDepositAccount: false,
       paymentRails: ["ACH", "WIRE", "RTP", "FEDNOW"],
-      accountInfo,
+      // Echoed as sent, with the rails it is paid on (where the upstream's responses carry them).
+      accountInfo: { ...accountInfo, paymentRails: ["ACH", "WIRE", "RTP", "FEDNOW"] },
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       updatedAt: expect.any(String)
     })

@@ -16,6 +16,7 @@ import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, expect } from "vitest"
 import { API_VERSION, createApiServer, makeApp } from "../src/index.ts"
+import { flushFigures, recordResponse } from "./conformance.ts"
 
 export interface Credentials {
   readonly clientId: string
@@ -119,7 +120,12 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       ...(body === undefined ? {} : { body: raw ? (body as NonNullable<RequestInit["body"]>) : JSON.stringify(body) })
     })
     const text = await response.text()
-    return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text) }
+    const json = text === "" ? undefined : JSON.parse(text)
+    // Every response is checked against the upstream OpenAPI document (conformance.ts); a difference not listed
+    // in upstream-differences.ts fails the calling test here, naming the operation, status, pointer and rule.
+    const difference = recordResponse(method, path, response.status, json)
+    expect(difference, difference).toBeUndefined()
+    return { status: response.status, headers: response.headers, json }
   }
 
   return {
@@ -137,6 +143,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     store: Context.get(portsContext, Store),
     documentStore: Context.get(portsContext, DocumentStore),
     close: async () => {
+      flushFigures()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }

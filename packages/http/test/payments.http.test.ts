@@ -962,7 +962,7 @@ describe("Deprecated transfers", () => {
     expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before + 2_000)
   })
 
-  it("Q-49 SB-07: a transfer-in whose pull fails (…004) → FAILED, nothing credited", async () => {
+  it("Q-49 SB-07: a transfer-in whose pull fails (…004) → FAILED COLLECTION_FAILED, nothing credited", async () => {
     const failing = await usPayee(customer.id, "5550001004")
     const before = await balanceOf(customer.id, customer.accounts.USD!)
     const pulled = await server.call("POST", "/transfer-in", {
@@ -974,6 +974,8 @@ describe("Deprecated transfers", () => {
     await server.processDue()
     const tx = await getTx(pulled.json.id)
     expect(tx.status).toBe("FAILED")
+    // An incoming payment reports the upstream's incoming reason, not the payout reason the rail gave.
+    expect(tx.failureReason).toBe("COLLECTION_FAILED")
     expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
   })
 

@@ -316,7 +316,7 @@ describe("GET /uma-providers (AC-41)", () => {
     expect(sandbox).toMatchObject({
       name: "UMA Sandbox",
       umaAddress: expect.stringMatching(/^\$[^@]+@.+$/),
-      allowListStatus: "ALLOWED"
+      allowListStatus: true
     })
     expect(sandbox.supportedCurrencies.map((c: { code: string }) => c.code)).toEqual(["USD", "EUR", "MXN"])
   })

@@ -71,15 +71,15 @@ export const SANDBOX_UMA_PROVIDERS: ReadonlyArray<UmaProvider> = [
     SANDBOX_UMA_DOMAIN,
     ["US", "MX", "DE", "FR", "ES", "NL"],
     ["USD", "EUR", "MXN"],
-    "ALLOWED"
+    true
   ),
-  provider("uma-aurora", "Aurora Pay", "aurorapay.example", ["BR", "MX"], ["BRL", "MXN", "USD"], "ALLOWED"),
-  provider("uma-kestrel", "Kestrel Wallet", "kestrel.example", ["NG", "KE"], ["NGN", "KES", "USD"], "ALLOWED"),
-  provider("uma-thames", "Thames Money", "thames.example", ["GB"], ["GBP", "EUR"], "ALLOWED"),
-  provider("uma-maple", "Maple Transfer", "maple.example", ["CA"], ["CAD", "USD"], "ALLOWED"),
-  provider("uma-lotus", "Lotus Remit", "lotus.example", ["IN"], ["INR"], "ALLOWED"),
-  provider("uma-sampaguita", "Sampaguita Cash", "sampaguita.example", ["PH"], ["PHP", "USD"], "UNKNOWN"),
-  provider("uma-shadow", "Shadow Exchange", "shadow.example", ["US"], ["USD", "USDC"], "BLOCKED")
+  provider("uma-aurora", "Aurora Pay", "aurorapay.example", ["BR", "MX"], ["BRL", "MXN", "USD"], true),
+  provider("uma-kestrel", "Kestrel Wallet", "kestrel.example", ["NG", "KE"], ["NGN", "KES", "USD"], true),
+  provider("uma-thames", "Thames Money", "thames.example", ["GB"], ["GBP", "EUR"], true),
+  provider("uma-maple", "Maple Transfer", "maple.example", ["CA"], ["CAD", "USD"], true),
+  provider("uma-lotus", "Lotus Remit", "lotus.example", ["IN"], ["INR"], true),
+  provider("uma-sampaguita", "Sampaguita Cash", "sampaguita.example", ["PH"], ["PHP", "USD"], false),
+  provider("uma-shadow", "Shadow Exchange", "shadow.example", ["US"], ["USD", "USDC"], false)
 ]
 
 /** Receivers' amount bounds, in the receiving currency's smallest unit. */

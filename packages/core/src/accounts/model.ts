@@ -71,14 +71,18 @@ export const AccountOrWalletInfo = Schema.Union([
     reference: Schema.String,
     clabeNumber: Schema.String,
     accountHolderName: Schema.String,
-    bankName: Schema.String
+    bankName: Schema.String,
+    /** The rails a deposit may arrive on (optional: instructions stored before it was added lack it). */
+    paymentRails: Schema.optionalKey(Schema.Array(PaymentRail))
   }),
   Schema.Struct({
     accountType: Schema.Literal("IBAN"),
     reference: Schema.String,
     iban: Schema.String,
     accountHolderName: Schema.String,
-    bankName: Schema.String
+    bankName: Schema.String,
+    /** As for CLABE. */
+    paymentRails: Schema.optionalKey(Schema.Array(PaymentRail))
   }),
   Schema.Struct({
     accountType: Schema.Literals(["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET"]),
@@ -235,6 +239,21 @@ export const AccountInfo = Schema.Union([
 ])
 export type AccountInfo = typeof AccountInfo.Type
 
+/**
+ * `accountInfo` as an external account answers it: the variant as created, plus the rails it is paid on (as the
+ * upstream's responses carry them; optional because records keep the variant as created, see `withAccountInfoRails`).
+ */
+const withRails = Schema.fieldsAssign({ paymentRails: Schema.optionalKey(Schema.Array(PaymentRail)) })
+export const ExternalAccountInfo = Schema.Union([
+  ...UsAccountInfo.map((v) => withRails(v)),
+  ...ClabeAccountInfo.map((v) => withRails(v)),
+  ...IbanAccountInfo.map((v) => withRails(v)),
+  ...PixAccountInfo.map((v) => withRails(v)),
+  ...WalletAccountInfo.map((v) => withRails(v)),
+  ...LightningAccountInfo.map((v) => withRails(v))
+])
+export type ExternalAccountInfo = typeof ExternalAccountInfo.Type
+
 export const ExternalAccountStatus = Schema.Literals([
   "ACTIVE",
   "PENDING_OWNERSHIP_VERIFICATION",
@@ -254,7 +273,7 @@ export const ExternalAccount = Schema.Struct({
   defaultUmaDepositAccount: Schema.Boolean,
   /** The rails this account can be paid on; the first is the default. */
   paymentRails: Schema.Array(PaymentRail),
-  accountInfo: AccountInfo,
+  accountInfo: ExternalAccountInfo,
   createdAt: DateTimeString,
   updatedAt: DateTimeString
 })

@@ -122,7 +122,8 @@ export const fundingInstructionsFor = (
           reference,
           clabeNumber: clabeFrom(bytes),
           accountHolderName: holderName,
-          bankName: SANDBOX_BANK
+          bankName: SANDBOX_BANK,
+          paymentRails: variantRails.CLABE
         },
         bankNote
       )
@@ -133,7 +134,8 @@ export const fundingInstructionsFor = (
           reference,
           iban: ibanFrom(bytes),
           accountHolderName: holderName,
-          bankName: SANDBOX_BANK
+          bankName: SANDBOX_BANK,
+          paymentRails: variantRails.IBAN
         },
         bankNote
       )
@@ -260,6 +262,12 @@ export const accountIdentity = (info: AccountInfo): string => {
 }
 
 const bankNameOf = (info: AccountInfo): string | undefined => ("bankName" in info ? info.bankName : undefined)
+
+/** An external account as answered: its `accountInfo` carries the rails it is paid on (the upstream's shape). */
+const answered = (account: ExternalAccount): ExternalAccount => ({
+  ...account,
+  accountInfo: { ...account.accountInfo, paymentRails: account.paymentRails }
+})
 
 // ---- the service ----
 
@@ -398,7 +406,7 @@ export class Accounts extends Context.Service<
               updatedAt: now
             }
             yield* Effect.orDie(store.externalAccounts.insert(account))
-            return account
+            return answered(account)
           })
         )
       })
@@ -406,13 +414,18 @@ export class Accounts extends Context.Service<
       const listExternal = Effect.fn("Accounts.listExternal")(function* (query: ListExternalAccountsQuery) {
         const page = pageRequest(query)
         if (page === undefined) return yield* invalidCursor()
-        return yield* store.externalAccounts.list({ customerId: query.customerId, currency: query.currency }, page)
+        const rows = yield* store.externalAccounts.list(
+          { customerId: query.customerId, currency: query.currency },
+          page
+        )
+        const result: Page<ExternalAccount> = { ...rows, data: rows.data.map(answered) }
+        return result
       })
 
       const getExternal = Effect.fn("Accounts.getExternal")(function* (id: string) {
         const account = yield* store.externalAccounts.get(id)
         if (account === undefined || account.status === "INACTIVE") return yield* externalAccountNotFound(id)
-        return account
+        return answered(account)
       })
 
       const deleteExternal = Effect.fn("Accounts.deleteExternal")(function* (id: string) {

@@ -201,7 +201,8 @@ export const UmaProvider = Schema.Struct({
   umaAddress: Schema.String,
   supportedRegions: Schema.Array(Schema.String),
   supportedCurrencies: Schema.Array(Currency),
-  allowListStatus: Schema.Literals(["ALLOWED", "BLOCKED", "UNKNOWN"])
+  /** Whether the provider is on the platform's allow list (the upstream's boolean). */
+  allowListStatus: Schema.Boolean
 })
 export type UmaProvider = typeof UmaProvider.Type
 

@@ -441,7 +441,8 @@ export const fundingInstructions = (
             reference,
             iban: "DE89370400440532013000",
             accountHolderName: "Paycore Sandbox Clearing",
-            bankName: "Deutsche Bank AG"
+            bankName: "Deutsche Bank AG",
+            paymentRails: ["SEPA_INSTANT"]
           }
         }
       ]
@@ -455,7 +456,8 @@ export const fundingInstructions = (
             reference,
             clabeNumber: "002010077777777771",
             accountHolderName: "Paycore Sandbox Clearing",
-            bankName: "BBVA México, S.A."
+            bankName: "BBVA México, S.A.",
+            paymentRails: ["SPEI"]
           }
         }
       ]
@@ -646,7 +648,7 @@ export class Quotes extends Context.Service<
             return yield* Effect.fail(
               InvalidInput.one(
                 "immediatelyExecute",
-                { enum: [false] },
+                { const: false },
                 "A quote from an embedded wallet must be executed with the wallet's signature; omit immediatelyExecute"
               )
             )
@@ -676,7 +678,7 @@ export class Quotes extends Context.Service<
             return yield* Effect.fail(
               InvalidInput.one(
                 "immediatelyExecute",
-                { enum: [false] },
+                { const: false },
                 "A quote funded by payment instructions executes when the deposit arrives; omit immediatelyExecute"
               )
             )

@@ -61,10 +61,21 @@ const typeNameOf = (ast: SchemaAST.AST): string => {
   }
 }
 
+/**
+ * The allowed values: `{ enum: [...] }` when they are strings (the upstream's `FieldConstraint.enum` is a list of
+ * strings), otherwise `{ const: value }` for one value and `{ anyOf: [{ const }, ...] }` for several.
+ */
+export const valuesConstraint = (values: ReadonlyArray<unknown>): Constraint =>
+  values.every((v) => typeof v === "string")
+    ? { enum: values }
+    : values.length === 1
+      ? { const: values[0] }
+      : { anyOf: values.map((v) => ({ const: v })) }
+
 /** `{ enum: [...] }` for literal unions, otherwise `{ type }` (a list for mixed unions, e.g. `["string", "null"]`). */
 const typeConstraint = (ast: SchemaAST.AST): Constraint => {
   const literals = literalsOf(ast)
-  if (literals !== undefined) return { enum: literals }
+  if (literals !== undefined) return valuesConstraint(literals)
   if (ast._tag !== "Union") return { type: typeNameOf(ast) }
   const types = [...new Set(ast.types.map((member) => typeNameOf(SchemaAST.toEncoded(member))))]
   return { type: types.length === 1 ? types[0] : types }
@@ -208,7 +219,7 @@ const walk = (
       if (tag !== undefined) {
         out.push({
           field: toField([...path, tag.key]),
-          constraint: { enum: tag.values },
+          constraint: valuesConstraint(tag.values),
           message: `Expected one of ${tag.values.map((v) => JSON.stringify(v)).join(", ")}`
         })
         return

@@ -24,6 +24,26 @@ export const FailureReason = Schema.Literals([
 ])
 export type FailureReason = typeof FailureReason.Type
 
+/**
+ * A transaction's `failureReason`: a payout's is the rail's (above); an incoming payment (a pull, a deposit) keeps
+ * `COMPLIANCE_REJECTED` and `QUOTE_EXECUTION_FAILED` and otherwise reads `COLLECTION_FAILED`, the upstream's name
+ * for a collection that did not credit (its incoming catalogue has no payout reasons).
+ */
+export const TransactionFailureReason = Schema.Literals([
+  "QUOTE_EXECUTION_FAILED",
+  "PAYOUT_RETURNED",
+  "LIMIT_EXCEEDED",
+  "ACCOUNT_CANNOT_RECEIVE",
+  "ACCOUNT_INVALID",
+  "COMPLIANCE_REJECTED",
+  "COLLECTION_FAILED"
+])
+export type TransactionFailureReason = typeof TransactionFailureReason.Type
+
+/** The failure reason an incoming payment reports for a rail's reason. */
+export const incomingFailureReason = (reason: FailureReason): TransactionFailureReason =>
+  reason === "COMPLIANCE_REJECTED" || reason === "QUOTE_EXECUTION_FAILED" ? reason : "COLLECTION_FAILED"
+
 export const RefundStatus = Schema.Literals(["PENDING", "COMPLETED", "FAILED"])
 export const Refund = Schema.Struct({
   reference: Schema.String,
@@ -57,7 +77,7 @@ export const Transaction = Schema.Struct({
   exchangeRate: Schema.optionalKey(Schema.Finite),
   quoteId: Schema.optionalKey(QuoteId),
   description: Schema.optionalKey(Schema.String),
-  failureReason: Schema.optionalKey(FailureReason),
+  failureReason: Schema.optionalKey(TransactionFailureReason),
   pendingReason: Schema.optionalKey(
     Schema.Literals([
       "COUNTERPARTY_DECLARATION_REQUIRED",

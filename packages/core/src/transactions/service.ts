@@ -51,14 +51,15 @@ import {
   outgoingPaymentMachine,
   outgoingStatus
 } from "./machine.ts"
-import type {
-  FailureReason,
-  ListTransactionsQuery,
-  SandboxSendRequest,
-  SandboxUmaReceiveRequest,
-  Transaction,
-  TransactionRecord,
-  TransferInRequest
+import {
+  type FailureReason,
+  incomingFailureReason,
+  type ListTransactionsQuery,
+  type SandboxSendRequest,
+  type SandboxUmaReceiveRequest,
+  type Transaction,
+  type TransactionRecord,
+  type TransferInRequest
 } from "./model.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -630,7 +631,7 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
       return yield* moveTransaction(
         record,
         "FAIL",
-        { transaction: { failureReason: reason }, record: { dueAt: undefined } },
+        { transaction: { failureReason: incomingFailureReason(reason) }, record: { dueAt: undefined } },
         now
       )
     }
@@ -1194,7 +1195,7 @@ export const makePayments = ({ store, ids, rail }: PaymentPorts) => {
       return yield* Effect.fail(
         InvalidInput.one(
           "currencyAmount",
-          { enum: [quote.quote.totalSendingAmount] },
+          { const: quote.quote.totalSendingAmount },
           `The quote expects exactly ${quote.quote.totalSendingAmount} ${code} (smallest unit)`
         )
       )

@@ -1,0 +1,346 @@
+/**
+ * The upstream conformance check itself (conformance.ts; issue 12, part 5): that it finds a difference where there
+ * is one, and that every deliberate difference listed in upstream-differences.ts still happens — each has a request
+ * here that meets it, on the memory store, PGlite and PostgreSQL. An entry nothing meets any more fails here: remove
+ * it. Every other HTTP test file is checked by the harness's `call` as it runs.
+ */
+import { randomUUID } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { parse } from "yaml"
+import { Api, openApiDocument } from "../src/index.ts"
+import {
+  covers,
+  describeFailure,
+  figures,
+  makeChecker,
+  matchOperation,
+  type PreparedUpstream,
+  type Report,
+  refusedUpstreamValues,
+  UPSTREAM_OPENAPI,
+  upstreamChecker
+} from "./conformance.ts"
+import {
+  addMxPayee,
+  addUsPayee,
+  documentForm,
+  fundAccount,
+  individualPacket,
+  onboardCustomer,
+  quoteBody,
+  type TestServer,
+  UNKNOWN_CUSTOMER,
+  useTestServer
+} from "./harness.ts"
+import { onEveryStore } from "./stores.ts"
+import { type Difference, differences, operationAliases, refusedRequestValues } from "./upstream-differences.ts"
+
+const checked = (report: Report) => {
+  expect(report.kind).toBe("checked")
+  return report as Extract<Report, { kind: "checked" }>
+}
+
+describe("the upstream conformance check", () => {
+  const upstream = () => {
+    const checker = upstreamChecker()
+    expect(checker, `the upstream OpenAPI document is not at ${UPSTREAM_OPENAPI} (PAYCORE_UPSTREAM_OPENAPI)`).not.toBe(
+      null
+    )
+    return checker!
+  }
+
+  it("reads the upstream document: its operations, matched by method and path template", () => {
+    const { operations } = upstream()
+    expect(operations.length).toBeGreaterThan(100)
+    const key = (method: string, path: string) => matchOperation(operations, method, path)?.key
+    // A literal segment wins over a parameter, as in a router; the query and the version prefix play no part.
+    expect(key("GET", "/customers/internal-accounts?customerId=Customer:1")).toBe("GET /customers/internal-accounts")
+    expect(key("GET", "/customers/Customer:1")).toBe("GET /customers/{customerId}")
+    expect(key("POST", "/customers/Customer:1/kyc-link")).toBe("POST /customers/{customerId}/kyc-link")
+    expect(key("GET", "/webhooks/deliveries")).toBeUndefined()
+    expect(key("PATCH", "/tokens/Token:1")).toBeUndefined()
+  })
+
+  it("finds a wrong value, naming the operation, status, JSON pointer and the schema rule", () => {
+    const report = checked(
+      upstream().check("GET", "/uma-providers", 200, {
+        data: [{ name: "Aurora", allowListStatus: "ALLOWED" }],
+        hasMore: false
+      })
+    )
+    expect(report.unlisted).toEqual([
+      expect.objectContaining({ kind: "schema", pointer: "/data/0/allowListStatus", value: "ALLOWED" })
+    ])
+    const message = describeFailure("GET", "/uma-providers", report)
+    expect(message).toContain("GET /uma-providers")
+    expect(message).toContain("answered 200")
+    expect(message).toContain("/data/0/allowListStatus: must be boolean")
+    expect(message).toContain('rule type "boolean"')
+  })
+
+  it("judges a discriminated body by its own variant (a missing field is named inside it)", () => {
+    const report = checked(
+      upstream().check("GET", "/customers/Customer:1", 200, {
+        id: "Customer:1",
+        customerType: "INDIVIDUAL",
+        platformCustomerId: "p-1",
+        umaAddress: "$ada@example.com",
+        kycStatus: "NOT_A_STATUS"
+      })
+    )
+    expect(report.unlisted.map((i) => [i.pointer, i.value])).toEqual([["/kycStatus", "NOT_A_STATUS"]])
+    const unknownType = checked(upstream().check("GET", "/customers/Customer:1", 200, { customerType: "ROBOT" }))
+    expect(unknownType.unlisted.map((i) => i.pointer)).toContain("/customerType")
+  })
+
+  it("an undocumented status is a difference, and its error body is still checked against Error<status>", () => {
+    const report = checked(
+      upstream().check("GET", "/customers/Customer:1", 403, { status: 403, code: "FORBIDDEN", message: "no" })
+    )
+    expect(report.issues).toEqual([expect.objectContaining({ kind: "status", value: "FORBIDDEN" })])
+    expect(report.unlisted).toEqual([])
+    expect(report.used).toEqual(["forbidden-by-token-scope"])
+    const badBody = checked(upstream().check("GET", "/customers/Customer:1", 404, { status: 404, code: "NOPE" }))
+    expect(badBody.unlisted.map((i) => i.pointer).sort()).toEqual(["/code", "/message"])
+  })
+
+  it("a renamed variant is checked as the upstream's (its other fields still count)", () => {
+    const instructions = (info: Record<string, unknown>) => ({
+      data: [
+        {
+          id: "InternalAccount:1",
+          type: "INTERNAL_FIAT",
+          status: "ACTIVE",
+          balance: { amount: 0, currency: { code: "USD", name: "US Dollar", symbol: "$", decimals: 2 } },
+          totalBalance: { amount: 0, currency: { code: "USD", name: "US Dollar", symbol: "$", decimals: 2 } },
+          fundingPaymentInstructions: [{ accountOrWalletInfo: info }],
+          createdAt: "2026-01-01T00:00:00Z",
+          updatedAt: "2026-01-01T00:00:00Z"
+        }
+      ],
+      hasMore: false
+    })
+    const info = {
+      accountType: "US_ACCOUNT",
+      reference: "PC1",
+      accountNumber: "1",
+      routingNumber: "021000021",
+      paymentRails: ["ACH"]
+    }
+    const ok = checked(upstream().check("GET", "/customers/internal-accounts", 200, instructions(info)))
+    expect(ok.unlisted).toEqual([])
+    expect(ok.used).toEqual(["funding-instructions-account-type"])
+    const { reference: _, ...withoutReference } = info
+    const missing = checked(
+      upstream().check("GET", "/customers/internal-accounts", 200, instructions(withoutReference))
+    )
+    expect(missing.unlisted.map((i) => i.pointer)).toEqual([
+      "/data/0/fundingPaymentInstructions/0/accountOrWalletInfo/reference"
+    ])
+  })
+
+  it("a listed difference covers only its operations, statuses, places and values", () => {
+    const rails = differences.find((d) => d.id === "rails-beyond-bank-rails")!
+    const issue = { kind: "schema", pointer: "/data/3/paymentRail", rule: "enum", message: "" } as const
+    expect(covers(rails, "GET /transactions", 200, { ...issue, value: "INTERNAL" })).toBe(true)
+    expect(covers(rails, "GET /transactions", 200, { ...issue, value: "CARRIER_PIGEON" })).toBe(false)
+    expect(covers(rails, "GET /transactions", 404, { ...issue, value: "INTERNAL" })).toBe(false)
+    expect(covers(rails, "GET /customers", 200, { ...issue, value: "INTERNAL" })).toBe(false)
+    expect(covers(rails, "GET /transactions", 200, { ...issue, pointer: "/data/3/status", value: "INTERNAL" })).toBe(
+      false
+    )
+  })
+
+  it("with no list, the known differences fail (the list is what lets them pass)", () => {
+    const prepared: PreparedUpstream = {
+      operations: upstream().operations,
+      defs: {}
+    }
+    const bare = makeChecker(prepared, [], [])
+    const report = checked(bare.check("GET", "/customers/Customer:1", 403, { status: 403, code: "FORBIDDEN" }))
+    expect(report.unlisted.map((i) => i.kind)).toEqual(["status"])
+    expect(bare.check("GET", "/internal-account", 200, { data: [] }).kind).toBe("extension")
+  })
+})
+
+describe("upstream request variant names", () => {
+  it("are accepted wherever we read that field, but for the listed variants we do not have", () => {
+    const upstream = parse(readFileSync(UPSTREAM_OPENAPI, "utf8"))
+    const refused = refusedUpstreamValues(upstream, openApiDocument(Api) as object)
+    const listed = (operation: string, at: string) =>
+      refusedRequestValues.find((l) => l.operation === operation && l.at === at)?.values ?? []
+    const unlisted = refused.flatMap((r) =>
+      r.values.filter((v) => !listed(r.operation, r.at).includes(v as string)).map((v) => `${r.operation} ${r.at} ${v}`)
+    )
+    expect(unlisted, "accept these (an alias) or list them in refusedRequestValues").toEqual([])
+    const nowAccepted = refusedRequestValues.flatMap((l) =>
+      l.values
+        .filter((v) => !refused.some((r) => r.operation === l.operation && r.at === l.at && r.values.includes(v)))
+        .map((v) => `${l.operation} ${l.at} ${v}`)
+    )
+    expect(nowAccepted, "accepted now: remove them from refusedRequestValues").toEqual([])
+  })
+})
+
+// -----------------------------------------------------------------------------
+// Every listed difference still happens
+// -----------------------------------------------------------------------------
+
+interface Fixture {
+  readonly customer: { readonly id: string; readonly accounts: Readonly<Record<string, string>> }
+  readonly payee: string
+}
+
+const euCustomer = async (server: TestServer, overrides: Record<string, unknown> = {}) => {
+  const r = await server.call(
+    "POST",
+    "/customers",
+    individualPacket("Marie Curie", {
+      region: "DE",
+      email: `m.${randomUUID()}@example.com`,
+      phoneNumber: `+49151${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`,
+      ...overrides
+    })
+  )
+  expect(r.status, JSON.stringify(r.json)).toBe(201)
+  return r.json.id as string
+}
+
+const kycLink = (server: TestServer, customerId: string, key: string, redirectUri = "https://app.example.com/done") =>
+  server.call("POST", `/customers/${customerId}/kyc-link`, { redirectUri }, { headers: { "idempotency-key": key } })
+
+/** The requests that meet each listed difference (and operation alias). */
+const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promise<unknown>> = {
+  "config-currencies-are-codes": (server) => server.call("GET", "/config"),
+  "funding-instructions-account-type": (server, { customer }) =>
+    server.call("GET", `/customers/internal-accounts?customerId=${customer.id}`),
+  "external-account-type-as-created": (server, { payee }) =>
+    server.call("GET", `/customers/external-accounts/${payee}`),
+  "rails-beyond-bank-rails": (server) =>
+    server.call("GET", "/exchange-rates?sourceCurrency=USD&destinationCurrency=USDC&destinationCurrency=BTC"),
+  "rate-details-service-names": (server, { customer, payee }) =>
+    server.call("POST", "/quotes", quoteBody(customer.accounts.USD!, payee, 100)),
+  "kyc-provider-named-by-port": (server, { customer }) => kycLink(server, customer.id, randomUUID()),
+  "account-not-found-code": (server) =>
+    server.call("GET", `/customers/external-accounts/ExternalAccount:${randomUUID()}`),
+  "idempotency-key-reused": async (server, { customer }) => {
+    const key = randomUUID()
+    expect((await kycLink(server, customer.id, key)).status).toBe(201)
+    expect((await kycLink(server, customer.id, key, "https://app.example.com/other")).status).toBe(409)
+  },
+  "quote-state-conflicts": async (server, { customer, payee }) => {
+    const quote = await server.call("POST", "/quotes", quoteBody(customer.accounts.USD!, payee, 100))
+    expect((await server.call("POST", `/quotes/${quote.json.id}/execute`)).status).toBe(200)
+    expect((await server.call("POST", `/quotes/${quote.json.id}/execute`)).status).toBe(409)
+  },
+  "insufficient-funds-code": async (server, { customer, payee }) => {
+    const quote = await server.call("POST", "/quotes", quoteBody(customer.accounts.USD!, payee, 10_000_000))
+    expect((await server.call("POST", `/quotes/${quote.json.id}/execute`)).status).toBe(400)
+  },
+  "forbidden-by-token-scope": async (server) => {
+    const viewer = await server.token(["VIEW"])
+    expect((await server.call("POST", "/tokens", { name: "x", permissions: ["VIEW"] }, { auth: viewer })).status).toBe(
+      403
+    )
+  },
+  "invalid-input-everywhere": (server) => server.call("GET", "/customers/not-an-id"),
+  "customer-deleted": async (server) => {
+    const gone = await onboardCustomer(server)
+    expect((await server.call("DELETE", `/customers/${gone.id}`)).status).toBe(200)
+    expect((await kycLink(server, gone.id, randomUUID())).status).toBe(410)
+  },
+  "unsupported-media-type": (server, { customer }) =>
+    server.call("POST", "/documents", { documentHolder: customer.id, documentType: "PASSPORT", country: "US" }),
+  "document-rejected": async (server, { customer }) => {
+    // This file's screening rejects a 13-byte file (a stand-in for glare).
+    const form = documentForm(
+      { documentHolder: customer.id, documentType: "PASSPORT", country: "US" },
+      { bytes: new Uint8Array(13) }
+    )
+    expect((await server.call("POST", "/documents", form)).status).toBe(422)
+  },
+  "contact-code-rate-limit": async (server) => {
+    const id = await euCustomer(server)
+    expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
+    expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(429)
+  },
+  "contact-code-needs-the-contact": async (server) => {
+    const id = await euCustomer(server, { phoneNumber: undefined })
+    expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(400)
+  },
+  "verification-waits-for-contact-verification": async (server) => {
+    const id = await euCustomer(server)
+    expect((await server.call("POST", "/verifications", { customerId: id })).status).toBe(409)
+  },
+  "reference-in-body-not-found": async (server) => {
+    const r = await server.call("POST", "/customers/external-accounts", {
+      customerId: UNKNOWN_CUSTOMER,
+      currency: "USD",
+      accountInfo: {
+        accountType: "US_ACCOUNT",
+        accountNumber: "123456789",
+        routingNumber: "021000021",
+        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
+      }
+    })
+    expect(r.status).toBe(404)
+  },
+  "internal-account-path": (server, { customer }) => server.call("GET", `/internal-account?customerId=${customer.id}`)
+}
+
+it("every listed difference and operation alias has a request here that meets it", () => {
+  expect(Object.keys(exercises).sort()).toEqual(
+    [...differences.map((d: Difference) => d.id), ...operationAliases.map((a) => a.id)].sort()
+  )
+})
+
+onEveryStore("listed upstream differences", "conformance_http", (stores) => {
+  let fixture: Fixture
+  const server = useTestServer(
+    async (s) => {
+      const customer = await onboardCustomer(s, { currencies: ["USD", "MXN", "EUR"] })
+      await fundAccount(s, customer.accounts.USD!, 50_000)
+      fixture = { customer, payee: await addUsPayee(s, customer.id) }
+      await addMxPayee(s, customer.id)
+    },
+    {
+      ...stores(),
+      sandbox: {
+        screenDocument: ({ size }) => (size === 13 ? { _tag: "Rejected", reason: "GLARE" } : { _tag: "Accepted" })
+      }
+    }
+  )
+
+  for (const [id, exercise] of Object.entries(exercises)) {
+    it(`${id} still happens`, async () => {
+      const before = figures.differencesUsed[id] ?? 0
+      await exercise(server, fixture)
+      expect(figures.differencesUsed[id] ?? 0, `no response met the listed difference ${id}`).toBeGreaterThan(before)
+    })
+  }
+
+  it("upstream names of external account variants are accepted and answered in the upstream's shape", async () => {
+    // As a client of the upstream sends it (its euro beneficiary requires countryOfResidence).
+    const beneficiary = { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper", countryOfResidence: "US" }
+    const byName: ReadonlyArray<[string, string, Record<string, unknown>]> = [
+      ["USD", "USD_ACCOUNT", { accountNumber: "555000111", routingNumber: "021000021" }],
+      ["MXN", "MXN_ACCOUNT", { clabeNumber: "002010077777777771" }],
+      ["EUR", "EUR_ACCOUNT", { iban: "DE89370400440532013000" }],
+      ["BRL", "BRL_ACCOUNT", { pixKey: "ada@example.com", pixKeyType: "EMAIL", taxId: "12345678909" }]
+    ]
+    const customer = await onboardCustomer(server, { currencies: ["USD", "MXN", "EUR", "BRL"] })
+    for (const [currency, accountType, fields] of byName) {
+      const before = { ...figures.differencesUsed }
+      const r = await server.call("POST", "/customers/external-accounts", {
+        customerId: customer.id,
+        currency,
+        accountInfo: { accountType, ...fields, beneficiary }
+      })
+      expect(r.status, JSON.stringify(r.json)).toBe(201)
+      expect(r.json.accountInfo.accountType).toBe(accountType)
+      // The harness checked it against the upstream; no listed difference was needed to pass.
+      expect(figures.differencesUsed).toEqual(before)
+    }
+  })
+})

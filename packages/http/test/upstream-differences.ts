@@ -1,0 +1,337 @@
+/**
+ * The deliberate differences between our responses and the upstream OpenAPI document
+ * (`/work/shared/reference/openapi.yaml`): each is a place where the spec (`/work/shared/spec/payments-api.md`) names
+ * or shapes something otherwise, or says what the upstream leaves out, and the spec wins. Every response the HTTP
+ * tests see is checked against the upstream (`conformance.ts`); a difference not listed here fails the test that saw
+ * it. Each entry is exercised by `conformance.http.test.ts`, which fails when an entry no longer happens (remove it).
+ *
+ * Not listed because they are ours alone (counted as extensions, not checked): `/webhooks/public-key`,
+ * `/webhooks/deliveries`, `/webhooks/deliveries/{webhookId}/replay`, and unknown paths.
+ */
+
+export interface Difference {
+  readonly id: string
+  /** `METHOD /upstream/template` of each operation it concerns, or `*` for every operation. */
+  readonly operations: "*" | ReadonlyArray<string>
+  readonly statuses: ReadonlyArray<number>
+  /**
+   * Where: `status` (the upstream lists no such status for the operation; the error body is still checked against
+   * the upstream's `Error<status>`), or JSON pointers into the body, array indices written `*`.
+   */
+  readonly at: ReadonlyArray<"status" | `/${string}`>
+  /** The values of ours allowed there (for `status`: the error `code`s); without it, any value. */
+  readonly values?: ReadonlyArray<string>
+  /** Our value → the upstream's name for the same thing; the body is checked with the upstream's name in its place. */
+  readonly renames?: Readonly<Record<string, string>>
+  /** Our property name → the upstream's, for the objects at `at`; checked with the upstream's names. */
+  readonly renamedKeys?: Readonly<Record<string, string>>
+  /** Why ours differs, citing the spec. */
+  readonly why: string
+}
+
+/** An operation the spec names at another path than the upstream: its responses are checked as the upstream's. */
+export interface OperationAlias {
+  readonly id: string
+  /** `METHOD /our/template` */
+  readonly ours: string
+  /** `METHOD /upstream/template` */
+  readonly upstream: string
+  readonly why: string
+}
+
+const NON_BANK_RAILS = ["INTERNAL", "LIGHTNING", "SOLANA", "ETHEREUM", "BASE", "POLYGON", "TRON", "PLASMA", "BITCOIN"]
+const QUOTE_OPERATIONS = ["POST /quotes", "GET /quotes/{quoteId}", "POST /quotes/{quoteId}/execute"]
+
+export const differences: ReadonlyArray<Difference> = [
+  // ---- names and shapes ----
+  {
+    id: "config-currencies-are-codes",
+    operations: ["GET /config", "PATCH /config"],
+    statuses: [200],
+    at: ["/supportedCurrencies/*"],
+    why:
+      "The platform's supportedCurrencies is a list of currency codes; the upstream has PlatformCurrencyConfig " +
+      "objects (limits, transaction types, counterparty fields). The spec shows no shape for the configuration's " +
+      "currencies (Endpoints › Sandbox, configuration: PATCH /config, inner shapes not shown) and lists currencies " +
+      "as codes elsewhere (Resources › Customer: currencies, array of currency codes); issue 12 keeps it so."
+  },
+  {
+    id: "funding-instructions-account-type",
+    operations: [
+      "GET /customers/internal-accounts",
+      "POST /sandbox/internal-accounts/{accountId}/fund",
+      ...QUOTE_OPERATIONS
+    ],
+    statuses: [200, 201],
+    at: [
+      "/data/*/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
+      "/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
+      "/paymentInstructions/*/accountOrWalletInfo/accountType"
+    ],
+    renames: { US_ACCOUNT: "USD_ACCOUNT", CLABE: "MXN_ACCOUNT", IBAN: "EUR_ACCOUNT" },
+    why:
+      "Funding instructions name a US bank account US_ACCOUNT (Resources › Internal account: accountOrWalletInfo " +
+      "shapes seen), where the upstream says USD_ACCOUNT; the Mexican account is CLABE (Resources › External " +
+      "account) and the euro one IBAN by the same rule (the scheme, not the currency). Checked as the upstream's " +
+      "USD_ACCOUNT, MXN_ACCOUNT and EUR_ACCOUNT variants."
+  },
+  {
+    id: "external-account-type-as-created",
+    operations: [
+      "POST /customers/external-accounts",
+      "GET /customers/external-accounts",
+      "GET /customers/external-accounts/{externalAccountId}"
+    ],
+    statuses: [200, 201],
+    at: ["/accountInfo/accountType", "/data/*/accountInfo/accountType"],
+    renames: { US_ACCOUNT: "USD_ACCOUNT", CLABE: "MXN_ACCOUNT", IBAN: "EUR_ACCOUNT", PIX: "BRL_ACCOUNT" },
+    why:
+      "An external account answers the accountType it was created with. The spec's names are CLABE (Resources › " +
+      "External account) and US_ACCOUNT (Resources › Internal account), IBAN and PIX by the same rule; an account " +
+      "created with the upstream's USD_ACCOUNT, MXN_ACCOUNT, EUR_ACCOUNT or BRL_ACCOUNT answers that name. " +
+      "Checked as the upstream's variant of the same name."
+  },
+  {
+    id: "rails-beyond-bank-rails",
+    operations: [
+      "GET /exchange-rates",
+      "GET /transactions",
+      "GET /transactions/{transactionId}",
+      "POST /transfer-out",
+      ...QUOTE_OPERATIONS
+    ],
+    statuses: [200, 201],
+    at: ["/data/*/destinationPaymentRail", "/data/*/paymentRail", "/paymentRail", "/destination/paymentRail"],
+    values: NON_BANK_RAILS,
+    why:
+      "The spec counts internal transfers, Lightning and the crypto networks among the rails a payment settles " +
+      "on, each with its own timing (Limits: instant for internal transfers, Lightning/Spark, crypto on Solana, " +
+      "Base, Polygon, Plasma, Tron; Ethereum 15 minutes; Bitcoin L1). The upstream's PaymentRail lists bank rails " +
+      "only (and answers null for such transfers)."
+  },
+  {
+    id: "rate-details-service-names",
+    operations: QUOTE_OPERATIONS,
+    statuses: [200, 201],
+    at: ["/rateDetails"],
+    renamedKeys: {
+      serviceApiMultiplier: "gridApiMultiplier",
+      serviceApiFixedFee: "gridApiFixedFee",
+      serviceApiVariableFeeRate: "gridApiVariableFeeRate",
+      serviceApiVariableFeeAmount: "gridApiVariableFeeAmount"
+    },
+    why:
+      "Names carrying the upstream's vendor brand take the spec's substitution Service (Authentication: " +
+      "Service-Wallet-Signature; Errors: SERVICE_SWITCH_ERROR). Checked under the upstream's names."
+  },
+  {
+    id: "kyc-provider-named-by-port",
+    operations: ["POST /customers/{customerId}/kyc-link"],
+    statuses: [201],
+    at: ["/provider"],
+    values: ["SANDBOX"],
+    why:
+      "The upstream's provider enum is its vendor (SUMSUB). The spec returns a provider without naming values " +
+      "(Endpoints › Customers and onboarding: kyc-link); ours is the KYC port's own name, SANDBOX here."
+  },
+
+  // ---- error codes outside the upstream's catalogue for the operation ----
+  {
+    id: "account-not-found-code",
+    operations: [
+      "GET /customers/external-accounts/{externalAccountId}",
+      "DELETE /customers/external-accounts/{externalAccountId}",
+      "GET /receiver/external-account/{accountId}",
+      "POST /sandbox/internal-accounts/{accountId}/fund",
+      "POST /quotes",
+      "POST /transfer-in",
+      "POST /transfer-out"
+    ],
+    statuses: [404],
+    at: ["/code"],
+    values: ["NOT_FOUND"],
+    why:
+      "An unknown internal or external account is 404 NOT_FOUND: the spec's 404 codes (Errors) are for " +
+      "transactions, invitations, customers, quotes, lookups, tokens, jobs, references, UMA addresses and provider " +
+      "accounts, none for accounts, and so are the upstream's."
+  },
+  {
+    id: "idempotency-key-reused",
+    operations: "*",
+    statuses: [409],
+    at: ["status", "/code"],
+    values: ["IDEMPOTENCY_KEY_REUSED"],
+    why:
+      "A request reusing an Idempotency-Key with another body is a conflict. The spec requires the key on kyc-link " +
+      "and card issue ('retries carry the same key', Endpoints › Customers and onboarding, Cards) and names no " +
+      "code; neither does the upstream."
+  },
+  {
+    id: "quote-state-conflicts",
+    operations: ["POST /quotes/{quoteId}/execute", "POST /sandbox/send"],
+    statuses: [409],
+    at: ["status", "/code"],
+    values: ["QUOTE_ALREADY_EXECUTED", "QUOTE_EXPIRED", "QUOTE_NOT_EXECUTABLE"],
+    why:
+      "Only a PENDING quote before expiresAt executes (States and transitions › Quote status, Payment transaction: " +
+      "'Once executed, a quote cannot be cancelled'); the code says which state refused it. Neither document names one."
+  },
+  {
+    id: "insufficient-funds-code",
+    operations: ["POST /quotes", "POST /quotes/{quoteId}/execute", "POST /transfer-out"],
+    statuses: [400],
+    at: ["/code"],
+    values: ["INSUFFICIENT_FUNDS"],
+    why:
+      "A payment larger than the available balance is refused 400 INSUFFICIENT_FUNDS; the spec's 400 codes (Errors) " +
+      "and the upstream's have none for it."
+  },
+
+  // ---- statuses the upstream does not list for the operation ----
+  {
+    id: "forbidden-by-token-scope",
+    operations: "*",
+    statuses: [403],
+    at: ["status"],
+    values: ["FORBIDDEN"],
+    why:
+      "Tokens are scoped to production or sandbox, and VIEW alone cannot write (Authentication 1 and 2: 'VIEW " +
+      "alone is not sufficient'): every write answers 403 to a VIEW token, every sandbox helper to a production one."
+  },
+  {
+    id: "invalid-input-everywhere",
+    operations: "*",
+    statuses: [400],
+    at: ["status"],
+    values: ["INVALID_INPUT"],
+    why:
+      "Every endpoint validates what it reads and answers 400 INVALID_INPUT listing all invalid fields (Errors: " +
+      "validation errors in details.errors[]), ids not of the form <TypeName>:<uuid> (Conventions) and bad query " +
+      "filters included, also where the upstream lists no 400."
+  },
+  {
+    id: "customer-deleted",
+    operations: "*",
+    statuses: [410],
+    at: ["status"],
+    values: ["CUSTOMER_DELETED"],
+    why:
+      "A request for a deleted customer answers 410 CUSTOMER_DELETED, the upstream's own answer on DELETE " +
+      "/customers/{customerId}, on every endpoint that names the customer; the spec does not show deletion's result " +
+      "(Endpoints › Customers and onboarding)."
+  },
+  {
+    id: "unsupported-media-type",
+    operations: "*",
+    statuses: [415],
+    at: ["status"],
+    values: ["UNSUPPORTED_MEDIA_TYPE"],
+    why:
+      "Bodies are JSON unless the endpoint says multipart/form-data (Conventions); a body of another media type is " +
+      "refused 415. The upstream lists no 415 and has no Error415."
+  },
+  {
+    id: "document-rejected",
+    operations: ["POST /documents", "PUT /documents/{documentId}"],
+    statuses: [422],
+    at: ["status"],
+    values: ["DOCUMENT_REJECTED"],
+    why:
+      "The spec answers a file failing screening 422 DOCUMENT_REJECTED (Endpoints › Verification, beneficial " +
+      "owners, documents; Errors: 422); the upstream lists no 422 there."
+  },
+  {
+    id: "contact-code-rate-limit",
+    operations: ["POST /customers/{customerId}/verify-email", "POST /customers/{customerId}/verify-phone"],
+    statuses: [429],
+    at: ["status"],
+    values: ["RATE_LIMITED"],
+    why:
+      "Re-sending a one-time code is rate limited with 429 and Retry-After (Errors: 429, challenge re-issue rate " +
+      "limit); the upstream lists no 429 on these."
+  },
+  {
+    id: "contact-code-needs-the-contact",
+    operations: ["POST /customers/{customerId}/verify-email", "POST /customers/{customerId}/verify-phone"],
+    statuses: [400],
+    at: ["status"],
+    values: ["MISSING_MANDATORY_USER_INFO"],
+    why:
+      "A customer without a phone number (email) cannot be sent a code (Endpoints › Customers and onboarding: " +
+      "verify-phone sends an SMS code); the code is the upstream's own, which lists no 400 on these."
+  },
+  {
+    id: "verification-waits-for-contact-verification",
+    operations: ["POST /verifications"],
+    statuses: [409],
+    at: ["status"],
+    values: ["CONFLICT"],
+    why:
+      "Email and phone must be VERIFIED before the customer can begin KYC (States and transitions › Other stateful " +
+      "resources); a review asked for earlier is a 409 with the upstream's generic CONFLICT, which lists no 409 here."
+  },
+  {
+    id: "reference-in-body-not-found",
+    operations: ["POST /quotes", "POST /customers/external-accounts"],
+    statuses: [404],
+    at: ["status"],
+    values: ["USER_NOT_FOUND", "UMA_NOT_FOUND", "NOT_FOUND"],
+    why:
+      "An id or UMA address in the body that names nothing is 404 as in a path: USER_NOT_FOUND for a customer, " +
+      "UMA_NOT_FOUND for a well-formed UMA address without a receiver (Errors: 404), NOT_FOUND for an account."
+  }
+]
+
+export const operationAliases: ReadonlyArray<OperationAlias> = [
+  {
+    id: "internal-account-path",
+    ours: "GET /internal-account",
+    upstream: "GET /customers/internal-accounts",
+    why:
+      "The spec lists internal accounts at GET /internal-account, with the same list under " +
+      "/customers/internal-accounts (Endpoints › Internal and external accounts); the upstream has the latter only."
+  }
+]
+
+/**
+ * Upstream request values we refuse (400) at fields we read. None is another name for a variant we have (those
+ * are accepted: USD_ACCOUNT, MXN_ACCOUNT, EUR_ACCOUNT, BRL_ACCOUNT beside US_ACCOUNT, CLABE, IBAN, PIX); each is a
+ * variant or state we do not have. `conformance.http.test.ts` compares our OpenAPI with the upstream's, so a new
+ * endpoint or field that refuses an upstream value fails until it accepts it or is listed here.
+ */
+export interface RefusedRequestValues {
+  readonly operation: string
+  /** `/body/pointer` (array items `*`) or `?queryParameter`. */
+  readonly at: string
+  readonly values: ReadonlyArray<string>
+  readonly why: string
+}
+
+export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
+  {
+    operation: "POST /customers/external-accounts",
+    at: "/accountInfo/accountType",
+    values: [
+      ...["AED", "BDT", "BWP", "CAD", "CNY", "COP", "DKK", "EGP", "GBP", "GHS", "GTQ", "HKD", "HTG", "IDR", "INR"].map(
+        (c) => `${c}_ACCOUNT`
+      ),
+      ...["JMD", "KES", "MWK", "MYR", "NGN", "PHP", "PKR", "RWF", "SGD", "SLV", "THB", "TZS", "UGX", "VND", "XAF"].map(
+        (c) => `${c}_ACCOUNT`
+      ),
+      ...["XOF", "ZAR", "ZMW", "SWIFT"].map((c) => `${c}_ACCOUNT`),
+      "PLASMA_WALLET",
+      "SPARK_WALLET"
+    ],
+    why:
+      "Payee accounts in these currencies and networks are not offered (the spec shows only CLABE among " +
+      "accountInfo variants, Resources › External account; we add US, IBAN, PIX, wallets and Lightning)."
+  },
+  {
+    operation: "GET /transactions",
+    at: "?status",
+    values: ["CREATED", "PENDING_AUTHORIZATION", "REJECTED", "REFUNDED"],
+    why:
+      "Payment transactions are PENDING, PROCESSING, COMPLETED, FAILED or EXPIRED (Resources › Transaction); a " +
+      "filter on a status no transaction has is refused rather than answered empty."
+  }
+]
