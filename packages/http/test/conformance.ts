@@ -1,6 +1,6 @@
 /**
  * Upstream conformance: every response the HTTP tests see through the harness (`call`) is checked against the
- * upstream OpenAPI document (`/work/shared/reference/openapi.yaml`, or `PAYCORE_UPSTREAM_OPENAPI`) for its operation
+ * upstream OpenAPI document (`packages/http/test/upstream/openapi.yaml`, or `PAYCORE_UPSTREAM_OPENAPI`) for its operation
  * (method and path template) and status. A response that differs fails the calling test, unless the difference is
  * listed, with the spec section that makes the spec's name win, in `upstream-differences.ts`.
  *
@@ -29,10 +29,9 @@ declare module "vitest" {
   }
 }
 
-/** Where the upstream document is: beside the repository, as `../shared/reference/openapi.yaml`. */
+/** Where the upstream document is: a copy in the repository (`test/upstream/openapi.yaml`), or the environment's. */
 export const UPSTREAM_OPENAPI =
-  process.env.PAYCORE_UPSTREAM_OPENAPI ??
-  fileURLToPath(new URL("../../../../shared/reference/openapi.yaml", import.meta.url))
+  process.env.PAYCORE_UPSTREAM_OPENAPI ?? fileURLToPath(new URL("./upstream/openapi.yaml", import.meta.url))
 
 const METHODS = ["get", "put", "post", "patch", "delete", "head", "options"] as const
 const DEFS = "https://upstream.invalid/openapi.json"

@@ -1,6 +1,6 @@
 /**
  * The deliberate differences between our responses and the upstream OpenAPI document
- * (`/work/shared/reference/openapi.yaml`): each is a place where the spec (`/work/shared/spec/payments-api.md`) names
+ * (`test/upstream/openapi.yaml`): each is a place where the spec (the payments API specification this project implements) names
  * or shapes something otherwise, or says what the upstream leaves out, and the spec wins. Every response the HTTP
  * tests see is checked against the upstream (`conformance.ts`); a difference not listed here fails the test that saw
  * it. Each entry is exercised by `conformance.http.test.ts`, which fails when an entry no longer happens (remove it).
