@@ -3,7 +3,7 @@
  * rail sped up so an instant rail settles after 1 ms of a TestClock, and customers who pay `AMOUNT` USD a quote.
  */
 import type { AccountInfo, CreateQuoteRequest, CustomerId, InternalAccountId, Store } from "@paycore/core"
-import { Accounts, Customers, Ids, PlatformConfigService, Quotes, Transactions } from "@paycore/core"
+import { Accounts, Customers, Ids, PaymentsLayer, PlatformConfigService, Quotes, Transactions } from "@paycore/core"
 import { layer as sandbox } from "@paycore/sandbox"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -19,7 +19,7 @@ export const FUNDING = 100_000_000_000
 
 /** Customers, Accounts, Quotes and Transactions on `store`, the sandbox (sped up) and a TestClock. */
 export const engineOn = <E>(store: Layer.Layer<Store, E>) =>
-  Layer.mergeAll(Customers.layer, Accounts.layer, Quotes.layer, Transactions.layer).pipe(
+  Layer.mergeAll(Customers.layer, Accounts.layer, PaymentsLayer).pipe(
     Layer.provideMerge(PlatformConfigService.layer),
     Layer.provideMerge(Layer.mergeAll(store, Ids.layer, sandbox({ speedUp: SPEED_UP }), TestClock.layer()))
   )

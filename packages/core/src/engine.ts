@@ -4,8 +4,18 @@ import { Customers } from "./customers/service.ts"
 import { BulkImports, Documents, Onboarding } from "./onboarding/service.ts"
 import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
 import { Quotes } from "./quotes/service.ts"
+import { quotePaymentsLayer } from "./transactions/execute.ts"
 import { Transactions } from "./transactions/service.ts"
 import { WebhookDispatcher, WebhookSecrets } from "./webhooks/service.ts"
+
+/**
+ * `Quotes` and `Transactions` wired together: quotes execute through `QuotePayments`, which the transactions
+ * context implements (transactions depend on quotes, never the other way).
+ */
+export const PaymentsLayer = Transactions.layer.pipe(
+  Layer.provideMerge(Quotes.layer),
+  Layer.provide(quotePaymentsLayer)
+)
 
 /**
  * Every service of the engine over its ports. Provide a Store, the ports (Rail, FxRates, Directory, Notifier,
@@ -18,8 +28,7 @@ export const EngineLayer = Layer.mergeAll(
   Documents.layer,
   BulkImports.layer,
   Accounts.layer,
-  Quotes.layer,
-  Transactions.layer,
+  PaymentsLayer,
   WebhookDispatcher.layer,
   WebhookSecrets.layer
 ).pipe(Layer.provideMerge(Customers.layer), Layer.provideMerge(PlatformConfigService.layer))

@@ -58,6 +58,7 @@ export * from "./ports/notifier.ts"
 export * from "./ports/rail.ts"
 export * from "./ports/store.ts"
 export * from "./ports/webhook-transport.ts"
+export type { CreateOptions } from "./quotes/create.ts"
 export {
   type QuoteError,
   quoteAlreadyExecuted,
@@ -67,29 +68,32 @@ export {
   quoteRequestFailed,
   umaNotFound
 } from "./quotes/errors.ts"
-export { type QuoteEvent, type QuoteState, quoteMachine } from "./quotes/machine.ts"
-export * from "./quotes/model.ts"
+export { expirableQuoteStates, isQuoteDueToExpire, quoteExpiresAt } from "./quotes/expiry.ts"
 export {
   DEFAULT_RAIL,
-  decimalString,
   defaultRail,
+  fundingInstructions,
+  paymentReference,
+  REALTIME_FUNDING_CURRENCIES,
+  UMA_RAIL
+} from "./quotes/funding.ts"
+export { type QuoteEvent, type QuoteState, quoteMachine } from "./quotes/machine.ts"
+export * from "./quotes/model.ts"
+export { type PaymentTerms, QuotePayments } from "./quotes/payments.ts"
+export {
+  decimalString,
   type FeeSchedule,
   feeScheduleFor,
-  fundingInstructions,
   minimumSendingAmount,
   minorUnitRate,
   noFees,
   type Pricing,
   type PricingInput,
   parseRate,
-  paymentReference,
   platformFeeFor,
-  priceQuote,
-  Quotes,
-  type QuotesError,
-  REALTIME_FUNDING_CURRENCIES,
-  UMA_RAIL
-} from "./quotes/service.ts"
+  priceQuote
+} from "./quotes/pricing.ts"
+export { Quotes, type QuotesError } from "./quotes/service.ts"
 export * from "./shared/constant-time.ts"
 export * from "./shared/csv.ts"
 export * from "./shared/currency.ts"
@@ -103,6 +107,8 @@ export * from "./shared/schemas.ts"
 export * from "./shared/time.ts"
 export * from "./shared/validation.ts"
 export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
+export { dailyVolumeKey, quotePaymentsLayer } from "./transactions/execute.ts"
+export { paymentLegs, refundReference } from "./transactions/legs.ts"
 export {
   type IncomingEvent,
   type IncomingState,
@@ -114,19 +120,10 @@ export {
   outgoingStatus
 } from "./transactions/machine.ts"
 export * from "./transactions/model.ts"
-export {
-  dailyVolumeKey,
-  MAX_POLL_ATTEMPTS,
-  MAX_REFUND_ATTEMPTS,
-  MAX_SUBMIT_ATTEMPTS,
-  type ProcessDueReport,
-  paymentLegs,
-  RETURN_WATCH_SECONDS,
-  refundReference,
-  SUBMIT_GRACE_SECONDS,
-  Transactions,
-  type TransactionsError
-} from "./transactions/service.ts"
+export { MAX_REFUND_ATTEMPTS } from "./transactions/refunds.ts"
+export { Transactions, type TransactionsError } from "./transactions/service.ts"
+export { MAX_POLL_ATTEMPTS, type ProcessDueReport, RETURN_WATCH_SECONDS } from "./transactions/settlement.ts"
+export { MAX_SUBMIT_ATTEMPTS, SUBMIT_GRACE_SECONDS } from "./transactions/submission.ts"
 export * from "./webhooks/errors.ts"
 export * from "./webhooks/model.ts"
 export * from "./webhooks/service.ts"

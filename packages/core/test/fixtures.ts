@@ -8,6 +8,7 @@ import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { AccountInfo, ExternalAccount, InternalAccountRecord, PaymentRail } from "../src/accounts/model.ts"
 import type { Customer } from "../src/customers/model.ts"
+import { PaymentsLayer } from "../src/engine.ts"
 import type { PlatformConfig } from "../src/platform/model.ts"
 import { Directory, type UmaReceiver } from "../src/ports/directory.ts"
 import { FxRates } from "../src/ports/fx.ts"
@@ -203,7 +204,7 @@ export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
     Layer.succeed(FxRates, fx.service),
     Layer.succeed(Directory, directory)
   )
-  const layer = Layer.mergeAll(Quotes.layer, Transactions.layer).pipe(Layer.provideMerge(ports))
+  const layer = PaymentsLayer.pipe(Layer.provideMerge(ports))
   return { rail, fx, layer }
 }
 

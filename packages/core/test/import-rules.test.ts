@@ -14,19 +14,6 @@ import { afterAll, describe, expect, it } from "vitest"
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url))
 const CONFIG = join(ROOT, ".dependency-cruiser.cjs")
 
-/**
- * Temporary: quotes/service.ts imports transactions/ (makePayments) while transactions imports quotes. Removed by
- * the split-payments change, which takes quotes → transactions away; delete this entry with it (the test fails
- * while an entry matches nothing).
- */
-const TEMPORARY_ALLOWED_CYCLES: ReadonlyArray<readonly [string, string]> = [["quotes", "transactions"]]
-
-const contextOf = (path: string): string | undefined => /^packages\/core\/src\/([^/]+)\//.exec(path)?.[1]
-
-/** Whether every module the violation names lies in the two contexts of an allowed cycle. */
-const allowedBy = (pair: readonly [string, string]) => (v: IViolation) =>
-  [v.from, v.to, ...(v.cycle ?? []).map((step) => step.name)].every((path) => pair.includes(contextOf(path) ?? ""))
-
 const violationsIn = async (baseDir: string): Promise<Array<IViolation>> => {
   const options = await extractDepcruiseOptions(CONFIG)
   const result = await cruise(["packages/core/src"], { ...options, baseDir, validate: true })
@@ -38,12 +25,7 @@ const show = (violations: ReadonlyArray<IViolation>): string =>
 
 describe("import rules of @paycore/core", () => {
   it("hold on the sources: layered contexts, no cycle, ports below the services, no node builtins or adapters", async () => {
-    const violations = await violationsIn(ROOT)
-    const unexpected = violations.filter((v) => !TEMPORARY_ALLOWED_CYCLES.some((pair) => allowedBy(pair)(v)))
-    expect(show(unexpected)).toBe("")
-    for (const pair of TEMPORARY_ALLOWED_CYCLES) {
-      expect(violations.some(allowedBy(pair)), `${pair.join(" ↔ ")} is gone: delete its allow-list entry`).toBe(true)
-    }
+    expect(show(await violationsIn(ROOT))).toBe("")
   })
 
   describe("fail on a copy of the sources with one breaking import per rule", () => {

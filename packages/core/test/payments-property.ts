@@ -13,8 +13,9 @@ import { systemAccount } from "../src/ledger/model.ts"
 import { Store } from "../src/ports/store.ts"
 import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
+import { paymentLegs, refundReference, sourceLedgerAccount } from "../src/transactions/legs.ts"
 import type { TransactionRecord } from "../src/transactions/model.ts"
-import { paymentLegs, refundReference, sourceLedgerAccount, Transactions } from "../src/transactions/service.ts"
+import { Transactions } from "../src/transactions/service.ts"
 import {
   allTransactions,
   eventOrderProblem,

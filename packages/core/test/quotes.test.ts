@@ -4,7 +4,8 @@ import { TestClock } from "effect/testing"
 import { systemAccount } from "../src/ledger/model.ts"
 import { Store } from "../src/ports/store.ts"
 import { CreateQuoteRequest, PurposeOfPayment } from "../src/quotes/model.ts"
-import { noFees, parseRate, platformFeeFor, priceQuote, Quotes } from "../src/quotes/service.ts"
+import { noFees, parseRate, platformFeeFor, priceQuote } from "../src/quotes/pricing.ts"
+import { Quotes } from "../src/quotes/service.ts"
 import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
 import { decodeAll } from "../src/shared/validation.ts"
 import { TransferOutRequest } from "../src/transactions/model.ts"
@@ -714,7 +715,8 @@ describe("Quotes", () => {
       const self = yield* Effect.flip(quotes.create(payeeQuote(account.id, account.id, 100)))
       assert.strictEqual("code" in self ? self.code : "", "SELF_PAYMENT")
 
-      const tx = yield* quotes.transferOut({
+      const transactions = yield* Transactions
+      const tx = yield* transactions.transferOut({
         source: { accountId: account.id },
         destination: { accountId: usdPayee.id as never, paymentRail: "WIRE" },
         amount: 3_000,
@@ -728,7 +730,7 @@ describe("Quotes", () => {
       assert.strictEqual(env.rail.submissions.at(-1)?.remittanceInformation, "INV-1")
       const { eurPayee } = { eurPayee: yield* seedExternalAccount(customer.id, "EUR") }
       const cross = yield* Effect.flip(
-        quotes.transferOut({
+        transactions.transferOut({
           source: { accountId: account.id },
           destination: { accountId: eurPayee.id as never },
           amount: 100
@@ -736,7 +738,7 @@ describe("Quotes", () => {
       )
       assert.strictEqual(cross._tag, "InvalidInput")
       yield* advance(60)
-      assert.strictEqual((yield* (yield* Transactions).get(tx.id)).status, "COMPLETED")
+      assert.strictEqual((yield* transactions.get(tx.id)).status, "COMPLETED")
       assert.deepStrictEqual(yield* ledgerViolations, [])
     }).pipe(Effect.provide(env.layer))
   })

@@ -7,7 +7,10 @@ import { Store } from "../src/ports/store.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { StoreError } from "../src/shared/errors.ts"
 import { encodeCursor } from "../src/shared/paging.ts"
-import { MAX_POLL_ATTEMPTS, MAX_REFUND_ATTEMPTS, refundReference, Transactions } from "../src/transactions/service.ts"
+import { refundReference } from "../src/transactions/legs.ts"
+import { MAX_REFUND_ATTEMPTS } from "../src/transactions/refunds.ts"
+import { Transactions } from "../src/transactions/service.ts"
+import { MAX_POLL_ATTEMPTS } from "../src/transactions/settlement.ts"
 import {
   advance,
   allTransactions,
@@ -236,7 +239,7 @@ describe("Transactions", () => {
       const store = yield* Store
       const quote = yield* (yield* Quotes).create(payeeQuote(account.id, usdPayee.id, 10_000))
       // Simulate the crash: reserve like execute does, but never submit.
-      const { reserveQuote } = yield* Effect.promise(() => import("../src/transactions/service.ts"))
+      const { reserveQuote } = yield* Effect.promise(() => import("../src/transactions/execute.ts"))
       yield* store.transaction(
         Effect.gen(function* () {
           const q = (yield* store.quotes.get(quote.id))!

@@ -144,7 +144,7 @@ export const makeHandlers = Effect.gen(function* () {
       getTransaction: ({ params }) => transactions.get(params.transactionId),
       lookupExternalAccount: ({ params, query }) => quotes.lookupExternalAccount(params.accountId, query),
       lookupUma: ({ params, query }) => quotes.lookupUma(params.receiverUmaAddress, query),
-      transferOut: ({ payload }) => quotes.transferOut(payload),
+      transferOut: ({ payload }) => transactions.transferOut(payload),
       transferIn: ({ payload }) => transactions.transferIn(payload)
     },
     sandbox: {

@@ -57,3 +57,24 @@ export const toMermaid = <S extends string, E extends string, V extends string>(
   for (const s of machine.terminal) lines.push(`  ${s} --> [*]`)
   return lines.join("\n")
 }
+
+/**
+ * Whether `machine` allows `event` in `state`. Either may be any string (a stored record's state, an event of
+ * another machine): what the machine does not have allows nothing.
+ */
+export const allows = <S extends string, E extends string, V extends string>(
+  machine: Machine<S, E, V>,
+  state: string,
+  event: string
+): boolean =>
+  (machine.states as ReadonlyArray<string>).includes(state) && machine.transitions[state as S][event as E] !== undefined
+
+/**
+ * The states in which `machine` allows any of `events`, in the machine's order. A rule such as "the states a
+ * quote can expire from" is read off the table with this instead of being spelled out as a list.
+ */
+export const statesAllowing = <S extends string, E extends string, V extends string>(
+  machine: Machine<S, E, V>,
+  ...events: ReadonlyArray<E>
+): ReadonlyArray<S> =>
+  machine.states.filter((state) => events.some((event) => machine.transitions[state][event] !== undefined))

@@ -31,3 +31,9 @@ export const command = <A, E, R>(
       ? effect
       : (Effect.withSpan(effect, name, SERVICE_SPAN) as Effect.Effect<A, E, R>)
   })
+
+/**
+ * A step of a command, as a plain generator: `yield*` it inside an `Effect.gen` and it costs no
+ * run-loop step of its own, only the port calls it makes (the engine's hot paths are built from these).
+ */
+export type Steps<A, E = never> = Generator<Effect.Effect<unknown, E>, A, any>

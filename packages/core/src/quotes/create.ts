@@ -1,0 +1,436 @@
+/**
+ * Creating a quote (`POST /quotes`), as the steps it takes: resolve the source (and the paying customer), resolve
+ * the destination, the fees, the price at the market rate, the receiver's limits, the new quote record, and the
+ * store (the quote with its payment, executed at once when asked; see `QuotePayments.place`).
+ */
+import { Effect, Result } from "effect"
+import type { Mutable } from "effect/Types"
+import type { ExternalAccount, InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import type { Customer } from "../customers/model.ts"
+import type { PlatformConfig } from "../platform/model.ts"
+import type { Directory } from "../ports/directory.ts"
+import type { Ids } from "../ports/ids.ts"
+import type { Store } from "../ports/store.ts"
+import { currency, currencyKind } from "../shared/currency.ts"
+import type { CommandEnv } from "../shared/engine-config.ts"
+import { InvalidInput, type StoreError } from "../shared/errors.ts"
+import { isoOf } from "../shared/time.ts"
+import type { Steps } from "../shared/tracing.ts"
+import {
+  accountNotActive,
+  accountNotFound,
+  amountOutOfRange,
+  customerDeleted,
+  customerNotFound,
+  endUserTermsNotAccepted,
+  externalAccountNotUsable,
+  type QuoteError,
+  selfPayment,
+  umaNotFound
+} from "./errors.ts"
+import { quoteExpiresAt } from "./expiry.ts"
+import {
+  defaultRail,
+  fundingInstructions,
+  paymentReference,
+  REALTIME_FUNDING_CURRENCIES,
+  UMA_RAIL,
+  WALLET_BY_NETWORK
+} from "./funding.ts"
+import type { CreateQuoteRequest, Quote, QuoteRecord } from "./model.ts"
+import type { QuotePayments } from "./payments.ts"
+import { type FeeSchedule, feeScheduleFor, type Pricing, platformFeeFor, priceQuote } from "./pricing.ts"
+import type { Rates } from "./rates.ts"
+
+export interface CreateOptions {
+  /** Deprecated transfer-out: refuse a destination in another currency. */
+  readonly sameCurrencyOnly?: boolean
+}
+
+/** The ports and parts quote creation works with, resolved once by the `Quotes` layer. */
+export interface QuoteCreationPorts {
+  readonly store: Store["Service"]
+  readonly ids: Ids["Service"]
+  readonly directory: Directory["Service"]
+  readonly rates: Rates
+  readonly payments: QuotePayments["Service"]
+}
+
+// ---- shared checks (transactions use them too) ----
+
+/** An internal account money can move from or to: it exists and is ACTIVE or PENDING. */
+export function* usableInternalAccount(store: Store["Service"], id: string): Steps<InternalAccountRecord, QuoteError> {
+  const account = yield* store.internalAccounts.get(id)
+  if (account === undefined) return yield* Effect.fail(accountNotFound(id))
+  if (account.status !== "ACTIVE" && account.status !== "PENDING") {
+    return yield* Effect.fail(accountNotActive(id, account.status))
+  }
+  return account
+}
+
+/** An external account money can move to or be pulled from: it exists, is not deleted, and is usable. */
+export function* usableExternalAccount(store: Store["Service"], id: string): Steps<ExternalAccount, QuoteError> {
+  const account = yield* store.externalAccounts.get(id)
+  if (account === undefined || account.status === "INACTIVE") return yield* Effect.fail(accountNotFound(id))
+  if (account.status !== "ACTIVE" && account.status !== "PENDING_OWNERSHIP_VERIFICATION") {
+    return yield* Effect.fail(externalAccountNotUsable(account.id, account.status))
+  }
+  return account
+}
+
+// ---- source ----
+
+/** Where the money comes from: the sending currency, the source account (if any) and the paying customer. */
+interface ResolvedSource {
+  readonly sendingCode: string
+  readonly sourceAccount: InternalAccountRecord | undefined
+  readonly customer: Customer | undefined
+}
+
+/** A customer who can pay: exists, not deleted, and (on an unregulated platform) accepted the end-user terms. */
+function* usableCustomer(
+  store: Store["Service"],
+  customerId: string,
+  config: PlatformConfig | undefined
+): Steps<Customer, QuoteError> {
+  const customer = yield* store.customers.get(customerId)
+  if (customer === undefined) return yield* Effect.fail(customerNotFound(customerId))
+  if (customer.isDeleted) return yield* Effect.fail(customerDeleted(customerId))
+  if (config?.isRegulatedFinancialInstitution !== true && customer.endUserTermsConsent === undefined) {
+    return yield* Effect.fail(endUserTermsNotAccepted(customerId))
+  }
+  return customer
+}
+
+/**
+ * The source of a quote: an internal account (of the customer named, if one is), or payment instructions in a
+ * currency that has them (never executed at once: the deposit executes it).
+ */
+function* resolveSource(
+  store: Store["Service"],
+  request: CreateQuoteRequest,
+  config: PlatformConfig | undefined
+): Steps<ResolvedSource, QuoteError> {
+  let sendingCode: string
+  let sourceAccount: InternalAccountRecord | undefined
+  let customerId: string | undefined
+  const source = request.source
+  if (source.sourceType === "ACCOUNT") {
+    sourceAccount = yield* usableInternalAccount(store, source.accountId)
+    sendingCode = sourceAccount.currency
+    customerId = sourceAccount.customerId
+    if (source.customerId !== undefined && source.customerId !== customerId) {
+      return yield* Effect.fail(
+        InvalidInput.one(
+          "source.customerId",
+          { equals: customerId ?? null },
+          `Account ${source.accountId} does not belong to customer ${source.customerId}`
+        )
+      )
+    }
+    if (request.immediatelyExecute === true && sourceAccount.type === "EMBEDDED_WALLET") {
+      return yield* Effect.fail(
+        InvalidInput.one(
+          "immediatelyExecute",
+          { const: false },
+          "A quote from an embedded wallet must be executed with the wallet's signature; omit immediatelyExecute"
+        )
+      )
+    }
+  } else {
+    sendingCode = source.currency
+    customerId = source.customerId
+    if (!(REALTIME_FUNDING_CURRENCIES as ReadonlyArray<string>).includes(sendingCode)) {
+      return yield* Effect.fail(
+        InvalidInput.one(
+          "source.currency",
+          { enum: [...REALTIME_FUNDING_CURRENCIES] },
+          `Real-time funding is available for ${REALTIME_FUNDING_CURRENCIES.join(", ")}`
+        )
+      )
+    }
+    if (currencyKind(sendingCode) === "CRYPTO" && sendingCode !== "BTC" && source.cryptoNetwork === undefined) {
+      return yield* Effect.fail(
+        InvalidInput.one("source.cryptoNetwork", { required: true }, `A ${sendingCode} source needs its cryptoNetwork`)
+      )
+    }
+    if (request.immediatelyExecute === true) {
+      return yield* Effect.fail(
+        InvalidInput.one(
+          "immediatelyExecute",
+          { const: false },
+          "A quote funded by payment instructions executes when the deposit arrives; omit immediatelyExecute"
+        )
+      )
+    }
+  }
+  const customer = customerId === undefined ? undefined : yield* usableCustomer(store, customerId, config)
+  return { sendingCode, sourceAccount, customer }
+}
+
+// ---- destination ----
+
+/** Where the money goes: the receiving currency, the rail, and the receiver's amount limits (UMA). */
+interface ResolvedDestination {
+  readonly receivingCode: string
+  readonly rail: PaymentRail
+  readonly receiverLimits: { readonly min: number; readonly max: number } | undefined
+}
+
+/**
+ * The destination of a quote: another internal account (the INTERNAL rail; never the source itself), an external
+ * account on one of its rails (the first unless one is asked for), or an UMA address in a currency it receives.
+ */
+function* resolveDestination(
+  store: Store["Service"],
+  directory: Directory["Service"],
+  destination: CreateQuoteRequest["destination"],
+  sourceAccount: InternalAccountRecord | undefined
+): Steps<ResolvedDestination, QuoteError> {
+  if (destination.destinationType === "ACCOUNT") {
+    if (destination.accountId.startsWith("InternalAccount:")) {
+      const target = yield* usableInternalAccount(store, destination.accountId)
+      if (target.id === sourceAccount?.id) return yield* Effect.fail(selfPayment(target.id))
+      if (destination.paymentRail !== undefined && destination.paymentRail !== "INTERNAL") {
+        return yield* Effect.fail(
+          InvalidInput.one(
+            "destination.paymentRail",
+            { enum: ["INTERNAL"] },
+            "A transfer between internal accounts uses the INTERNAL rail"
+          )
+        )
+      }
+      return { receivingCode: target.currency, rail: "INTERNAL", receiverLimits: undefined }
+    }
+    const target = yield* usableExternalAccount(store, destination.accountId)
+    const rails = target.paymentRails.length > 0 ? target.paymentRails : [defaultRail(target.currency)]
+    const wanted = destination.paymentRail ?? rails[0]!
+    if (!rails.includes(wanted)) {
+      return yield* Effect.fail(
+        InvalidInput.one(
+          "destination.paymentRail",
+          { enum: rails },
+          `External account ${target.id} can be paid on ${rails.join(", ")}`
+        )
+      )
+    }
+    return { receivingCode: target.currency, rail: wanted, receiverLimits: undefined }
+  }
+  const receiver = yield* directory.umaReceiver(destination.umaAddress)
+  if (receiver === undefined || receiver.currencies.length === 0) {
+    return yield* Effect.fail(umaNotFound(destination.umaAddress))
+  }
+  const code = destination.currency ?? receiver.currencies[0]!
+  if (!receiver.currencies.includes(code)) {
+    return yield* Effect.fail(
+      InvalidInput.one(
+        "destination.currency",
+        { enum: receiver.currencies },
+        `${destination.umaAddress} receives ${receiver.currencies.join(", ")}`
+      )
+    )
+  }
+  return { receivingCode: code, rail: UMA_RAIL, receiverLimits: { min: receiver.minAmount, max: receiver.maxAmount } }
+}
+
+/** Deprecated transfer-out moves money within one currency. */
+const sameCurrencyRefusal = (sendingCode: string, receivingCode: string): InvalidInput =>
+  InvalidInput.one(
+    "destination.accountId",
+    { currency: sendingCode },
+    `transfer-out is same-currency (${sendingCode} → ${receivingCode}); use POST /quotes for a conversion`
+  )
+
+// ---- fees, price, limits ----
+
+/** The quote's fees: the service fee on cross-currency quotes and the platform's fee (configured or overridden). */
+const feesFor = (
+  request: CreateQuoteRequest,
+  config: PlatformConfig | undefined,
+  env: CommandEnv,
+  sendingCode: string,
+  receivingCode: string
+): Result.Result<FeeSchedule, InvalidInput> =>
+  Result.map(platformFeeFor(sendingCode, receivingCode, config, request.platformFeeOverride), (platform) =>
+    feeScheduleFor(sendingCode, receivingCode, env.settings.serviceFeeBps, platform)
+  )
+
+/** A priced quote: the exact amounts and fees, and the market rate as a display number. */
+interface Priced {
+  readonly pricing: Pricing
+  readonly fees: FeeSchedule
+  readonly multiplier: number
+}
+
+/** The price at the market rate (cached, see `rates.ts`): the locked side's amount, the other side's by `priceQuote`. */
+function* priceAtMarketRate(
+  rates: Rates,
+  request: CreateQuoteRequest,
+  env: CommandEnv,
+  sendingCode: string,
+  receivingCode: string,
+  fees: FeeSchedule
+): Steps<Priced, QuoteError> {
+  const { rate, multiplier } = yield* rates.rateAt(sendingCode, receivingCode, env)
+  const pricing = yield* Effect.fromResult(
+    priceQuote({
+      sendingCurrency: sendingCode,
+      receivingCurrency: receivingCode,
+      lockedCurrencySide: request.lockedCurrencySide,
+      lockedCurrencyAmount: request.lockedCurrencyAmount,
+      marketRate: rate,
+      fees
+    })
+  )
+  return { pricing, fees, multiplier }
+}
+
+/** An UMA receiver takes amounts between its minimum and maximum only. */
+const receiverLimitRefusal = (pricing: Pricing, destination: ResolvedDestination) => {
+  const limits = destination.receiverLimits
+  const amount = pricing.totalReceivingAmount
+  return limits !== undefined && (amount < limits.min || amount > limits.max)
+    ? amountOutOfRange(amount, destination.receivingCode, limits.min, limits.max)
+    : undefined
+}
+
+// ---- the record ----
+
+/**
+ * The new quote (PENDING until `EngineConfig.quoteLifetimeSeconds` from now) with fresh ids for it and its
+ * transaction; a quote funded by payment instructions carries them (refused for a network without a wallet).
+ */
+function* newQuoteRecord(
+  ids: Ids["Service"],
+  request: CreateQuoteRequest,
+  source: ResolvedSource,
+  destination: ResolvedDestination,
+  priced: Priced,
+  env: CommandEnv
+): Steps<QuoteRecord, InvalidInput | StoreError> {
+  const { sendingCode } = source
+  const { receivingCode, rail } = destination
+  const { pricing, fees } = priced
+  const id = yield* ids.make("Quote")
+  const transactionId = yield* ids.make("Transaction")
+  const requestSource = request.source
+  let paymentInstructions: ReadonlyArray<PaymentInstructions> = []
+  if (requestSource.sourceType === "REALTIME_FUNDING") {
+    const instructions = fundingInstructions(sendingCode, paymentReference(transactionId), requestSource.cryptoNetwork)
+    if (instructions === undefined) {
+      const networks = Object.keys(WALLET_BY_NETWORK)
+      return yield* Effect.fail(
+        InvalidInput.one(
+          "source.cryptoNetwork",
+          { enum: networks },
+          `${sendingCode} can be deposited on ${networks.join(", ")}`
+        )
+      )
+    }
+    paymentInstructions = instructions
+  }
+  const requestDestination = request.destination
+  const quoteDestination: Quote["destination"] =
+    requestDestination.destinationType === "ACCOUNT"
+      ? { ...requestDestination, paymentRail: rail }
+      : {
+          ...requestDestination,
+          currency: receivingCode as typeof requestDestination.currency & string,
+          paymentRail: rail
+        }
+  const totalVariableBps = fees.serviceBps + fees.platformBps
+  // Optional fields are assigned when present rather than spread in: a spread of a literal takes V8's slow
+  // copy path, and this runs once per quote.
+  const quote: Mutable<Quote> = {
+    id,
+    status: "PENDING",
+    createdAt: isoOf(env.nowMs),
+    expiresAt: quoteExpiresAt(env.nowMs, env.settings),
+    source: requestSource,
+    destination: quoteDestination,
+    sendingCurrency: currency(sendingCode),
+    receivingCurrency: currency(receivingCode),
+    totalSendingAmount: pricing.totalSendingAmount,
+    totalReceivingAmount: pricing.totalReceivingAmount,
+    exchangeRate: pricing.exchangeRate,
+    feesIncluded: pricing.feesIncluded,
+    platformFeesIncluded: pricing.platformFeesIncluded,
+    transactionId,
+    paymentInstructions,
+    rateDetails: {
+      counterpartyMultiplier: priced.multiplier,
+      counterpartyFixedFee: 0,
+      serviceApiMultiplier: (10_000 - totalVariableBps) / 10_000,
+      serviceApiFixedFee: fees.platformFixed,
+      serviceApiVariableFeeRate: totalVariableBps / 10_000,
+      serviceApiVariableFeeAmount: pricing.serviceVariableFee + pricing.platformVariableFee
+    }
+  }
+  if (source.customer !== undefined) quote.customerId = source.customer.id
+  if (request.description !== undefined) quote.description = request.description
+  if (request.remittanceInformation !== undefined) quote.remittanceInformation = request.remittanceInformation
+  if (request.purposeOfPayment !== undefined) quote.purposeOfPayment = request.purposeOfPayment
+  return {
+    id,
+    quote,
+    pricing: {
+      netSendingAmount: pricing.netSendingAmount,
+      serviceFee: pricing.serviceFee,
+      platformFee: pricing.platformFee,
+      minorRate: pricing.minorRate
+    }
+  }
+}
+
+// ---- the command ----
+
+const createQuoteGen = Effect.fnUntraced(function* (
+  ports: QuoteCreationPorts,
+  request: CreateQuoteRequest,
+  env: CommandEnv,
+  options: CreateOptions
+) {
+  const { store } = ports
+  const config = yield* store.config.get()
+  const source = yield* resolveSource(store, request, config)
+  const destination = yield* resolveDestination(store, ports.directory, request.destination, source.sourceAccount)
+  if (options.sameCurrencyOnly === true && destination.receivingCode !== source.sendingCode) {
+    return yield* Effect.fail(sameCurrencyRefusal(source.sendingCode, destination.receivingCode))
+  }
+  const fees = yield* Effect.fromResult(feesFor(request, config, env, source.sendingCode, destination.receivingCode))
+  const priced = yield* priceAtMarketRate(
+    ports.rates,
+    request,
+    env,
+    source.sendingCode,
+    destination.receivingCode,
+    fees
+  )
+  const outOfRange = receiverLimitRefusal(priced.pricing, destination)
+  if (outOfRange !== undefined) return yield* Effect.fail(outOfRange)
+  const record = yield* newQuoteRecord(ports.ids, request, source, destination, priced, env)
+  const railChosen = request.destination.destinationType === "ACCOUNT" && request.destination.paymentRail !== undefined
+  return yield* ports.payments.place(
+    record,
+    {
+      platformCustomerId: source.customer?.platformCustomerId,
+      rail: destination.rail,
+      railSelectionMode: railChosen ? "MANUAL" : "AUTO"
+    },
+    request.immediatelyExecute === true,
+    config,
+    env.clock
+  )
+})
+
+/**
+ * Creates a quote: the steps above in order (each fails the call with its own error), then the store, where
+ * the quote's payment is opened with it and, with `immediatelyExecute`, executed at once. A unique violation
+ * on the fresh ids is a bug: a defect.
+ */
+export const createQuote = (
+  ports: QuoteCreationPorts,
+  request: CreateQuoteRequest,
+  env: CommandEnv,
+  options: CreateOptions
+) => createQuoteGen(ports, request, env, options).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.die(e)))

@@ -1,0 +1,148 @@
+/**
+ * Rails and funding: the default payout rail per currency, and where the money comes from for a quote funded by
+ * payment instructions (the sandbox's clearing accounts, matched by the transaction's payment reference).
+ */
+import type { PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+
+/** The default payout rail per receiving currency (exchange rates; accounts that list no rail). */
+export const DEFAULT_RAIL: Readonly<Record<string, PaymentRail>> = {
+  USD: "ACH",
+  EUR: "SEPA_INSTANT",
+  GBP: "FASTER_PAYMENTS",
+  MXN: "SPEI",
+  BRL: "PIX",
+  INR: "UPI",
+  PHP: "INSTAPAY",
+  NGN: "BANK_TRANSFER",
+  CAD: "BANK_TRANSFER",
+  COP: "BRE_B",
+  KES: "MOBILE_MONEY",
+  JPY: "BANK_TRANSFER",
+  USDC: "SOLANA",
+  USDT: "TRON",
+  BTC: "LIGHTNING"
+}
+export const defaultRail = (code: string): PaymentRail => DEFAULT_RAIL[code] ?? "BANK_TRANSFER"
+
+/** UMA payments settle between counterparties over Lightning. */
+export const UMA_RAIL: PaymentRail = "LIGHTNING"
+
+/** Currencies a quote can be funded in by payment instructions (instant rails and stablecoins). */
+export const REALTIME_FUNDING_CURRENCIES = ["USD", "EUR", "MXN", "USDC", "USDT", "BTC"] as const
+
+/** The deposit wallet of a stablecoin per network. */
+export const WALLET_BY_NETWORK: Readonly<
+  Record<string, "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "TRON_WALLET">
+> = {
+  SOLANA: "SOLANA_WALLET",
+  ETHEREUM: "ETHEREUM_WALLET",
+  BASE: "BASE_WALLET",
+  POLYGON: "POLYGON_WALLET",
+  TRON: "TRON_WALLET"
+}
+
+/** The reconciliation reference of a transaction: what a depositor writes in the memo. */
+export const paymentReference = (transactionId: string): string => {
+  // `<Type>:<uuid>`: the uuid's last group is the last 12 hex digits (no regex needed).
+  const tail = transactionId.slice(-12)
+  return /^[0-9a-f]{12}$/.test(tail) && transactionId.charCodeAt(transactionId.length - 13) === 45
+    ? `PAYCORE-${tail.toUpperCase()}`
+    : `PAYCORE-${transactionId
+        .replace(/[^0-9a-f]/g, "")
+        .slice(-12)
+        .toUpperCase()}`
+}
+
+/**
+ * Where to send the money for a quote funded by payment instructions (sandbox clearing accounts;
+ * the deposit is matched by `reference`). `undefined` for a currency or network that has none.
+ */
+export const fundingInstructions = (
+  code: string,
+  reference: string,
+  cryptoNetwork: string | undefined
+): ReadonlyArray<PaymentInstructions> | undefined => {
+  const notes = `Include the reference ${reference} in the payment memo`
+  switch (code) {
+    case "USD":
+      return [
+        {
+          instructionsNotes: notes,
+          isPlatformAccount: true,
+          accountOrWalletInfo: {
+            accountType: "US_ACCOUNT",
+            reference,
+            accountNumber: "9876543210",
+            routingNumber: "021000021",
+            accountHolderName: "Paycore Sandbox Clearing",
+            bankName: "JPMorgan Chase Bank, N.A.",
+            paymentRails: ["RTP", "FEDNOW"]
+          }
+        }
+      ]
+    case "EUR":
+      return [
+        {
+          instructionsNotes: notes,
+          isPlatformAccount: true,
+          accountOrWalletInfo: {
+            accountType: "IBAN",
+            reference,
+            iban: "DE89370400440532013000",
+            accountHolderName: "Paycore Sandbox Clearing",
+            bankName: "Deutsche Bank AG",
+            paymentRails: ["SEPA_INSTANT"]
+          }
+        }
+      ]
+    case "MXN":
+      return [
+        {
+          instructionsNotes: notes,
+          isPlatformAccount: true,
+          accountOrWalletInfo: {
+            accountType: "CLABE",
+            reference,
+            clabeNumber: "002010077777777771",
+            accountHolderName: "Paycore Sandbox Clearing",
+            bankName: "BBVA México, S.A.",
+            paymentRails: ["SPEI"]
+          }
+        }
+      ]
+    case "USDC":
+    case "USDT": {
+      const wallet = WALLET_BY_NETWORK[cryptoNetwork ?? ""]
+      if (wallet === undefined) return undefined
+      return [
+        {
+          instructionsNotes: `Send ${code} on ${cryptoNetwork}; the deposit is matched by amount and address`,
+          isPlatformAccount: true,
+          accountOrWalletInfo: {
+            accountType: wallet,
+            assetType: code,
+            address:
+              wallet === "SOLANA_WALLET"
+                ? "4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg"
+                : wallet === "TRON_WALLET"
+                  ? "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf"
+                  : "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+          }
+        }
+      ]
+    }
+    case "BTC":
+      return [
+        {
+          instructionsNotes: `Pay the Lightning invoice; reference ${reference}`,
+          isPlatformAccount: true,
+          accountOrWalletInfo: {
+            accountType: "LIGHTNING",
+            invoice: `lnbcrt1paycore${reference.toLowerCase().replace(/[^0-9a-z]/g, "")}`
+          }
+        }
+      ]
+    default:
+      return undefined
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What quotes ask of the payments context. A quote becomes an outgoing payment, and executing it moves money:
+ * that is the transactions context's work. Transactions depend on quotes (their records, machine and expiry
+ * rule), not the other way: quotes only know this interface, which transactions implement
+ * (`quotePaymentsLayer` in transactions/execute.ts) and the engine provides to `Quotes.layer`.
+ */
+import { type Clock, Context, type Effect } from "effect"
+import type { PaymentRail } from "../accounts/model.ts"
+import type { PlatformConfig } from "../platform/model.ts"
+import type { UniqueViolation } from "../ports/store.ts"
+import type { Conflict, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import type { IllegalTransition } from "../shared/machine.ts"
+import type { Steps } from "../shared/tracing.ts"
+import type { Quote, QuoteRecord } from "./model.ts"
+
+/** What a new quote's payment needs that the quote does not carry (in its types). */
+export interface PaymentTerms {
+  /** The platform's own id of the paying customer (when there is one), copied onto the transaction. */
+  readonly platformCustomerId: string | undefined
+  /** The rail the payment goes out on (the quote's `destination.paymentRail`). */
+  readonly rail: PaymentRail
+  /** `MANUAL` when the request named the rail. */
+  readonly railSelectionMode: "AUTO" | "MANUAL"
+}
+
+export type ExecuteError = NotFound | Conflict | Refused | LimitExceeded | StoreError | IllegalTransition
+
+export class QuotePayments extends Context.Service<
+  QuotePayments,
+  {
+    /**
+     * Stores a new quote with its outgoing payment (PENDING, `OUTGOING_PAYMENT.PENDING`) in one store
+     * transaction; with `execute`, the payment is executed in that same transaction under `config`'s limits and
+     * submitted to its rail after the commit. Returns the quote as it then is. A step of the creating command
+     * (see `Steps`): a unique violation on the fresh ids reaches that command, which makes it a defect.
+     */
+    readonly place: (
+      quote: QuoteRecord,
+      terms: PaymentTerms,
+      execute: boolean,
+      config: PlatformConfig | undefined,
+      clock: Clock.Clock
+    ) => Steps<Quote, ExecuteError | UniqueViolation>
+    /** Executes a stored quote (`POST /quotes/{quoteId}/execute`); returns it as it then is. */
+    readonly execute: (quoteId: string, clock: Clock.Clock) => Effect.Effect<Quote, ExecuteError>
+  }
+>()("paycore/quotes/QuotePayments") {}

@@ -1,0 +1,90 @@
+/** Receiver lookups (`GET /receiver/...`): which currencies a receiver takes, at what estimated rate. */
+import { BigDecimal, Effect, Result } from "effect"
+import type { Directory } from "../ports/directory.ts"
+import type { Ids } from "../ports/ids.ts"
+import type { Store } from "../ports/store.ts"
+import { currency } from "../shared/currency.ts"
+import { MAX_AMOUNT } from "../shared/money.ts"
+import { accountNotFound, customerNotFound, quoteRequestFailed, umaNotFound } from "./errors.ts"
+import type { CurrencyPreference, ExternalAccountLookup, ReceiverLookupQuery, UmaLookup } from "./model.ts"
+import type { Rates } from "./rates.ts"
+
+/** The ports receiver lookups work with, resolved once by the `Quotes` layer. */
+export interface ReceiverLookupPorts {
+  readonly store: Store["Service"]
+  readonly ids: Ids["Service"]
+  readonly directory: Directory["Service"]
+  readonly rates: Rates
+}
+
+/** The sender's currency for receiver lookups: the customer's first currency, else the platform's, else USD. */
+const senderCurrency = Effect.fnUntraced(function* (
+  store: Store["Service"],
+  query: ReceiverLookupQuery | undefined,
+  fallbackCustomer?: string
+) {
+  const customerId = query?.customerId ?? fallbackCustomer
+  if (customerId !== undefined) {
+    const customer = yield* store.customers.get(customerId)
+    if (customer === undefined) {
+      if (query?.customerId !== undefined) return yield* Effect.fail(customerNotFound(customerId))
+    } else if (customer.currencies[0] !== undefined) return customer.currencies[0]
+  }
+  const config = yield* store.config.get()
+  return config?.supportedCurrencies[0] ?? "USD"
+})
+
+/** One currency a receiver takes, with the market rate from the sender's currency. */
+const preference = Effect.fnUntraced(function* (rates: Rates, from: string, to: string, min: number, max: number) {
+  const { rate } = yield* rates.rateFor(from, to)
+  return {
+    currency: currency(to),
+    estimatedExchangeRate: BigDecimal.toNumberUnsafe(rate),
+    min,
+    max
+  } satisfies CurrencyPreference
+})
+
+/** `GET /receiver/external-account/{accountId}`: the account's currency (404 for a missing or deleted account). */
+export const lookupExternalAccount = Effect.fnUntraced(function* (
+  ports: ReceiverLookupPorts,
+  accountId: string,
+  query?: ReceiverLookupQuery
+) {
+  const account = yield* ports.store.externalAccounts.get(accountId)
+  if (account === undefined || account.status === "INACTIVE") return yield* Effect.fail(accountNotFound(accountId))
+  const from = yield* senderCurrency(ports.store, query, account.customerId)
+  const lookupId = yield* ports.ids.make("Lookup")
+  return {
+    accountId: account.id,
+    lookupId,
+    supportedCurrencies: [yield* preference(ports.rates, from, account.currency, 1, MAX_AMOUNT)],
+    requiredPayerDataFields: []
+  } satisfies ExternalAccountLookup
+})
+
+/** `GET /receiver/uma/{receiverUmaAddress}`: the currencies with a rate (404 `UMA_NOT_FOUND`). */
+export const lookupUma = Effect.fnUntraced(function* (
+  ports: ReceiverLookupPorts,
+  address: string,
+  query?: ReceiverLookupQuery
+) {
+  const receiver = yield* ports.directory.umaReceiver(address)
+  if (receiver === undefined) return yield* Effect.fail(umaNotFound(address))
+  const from = yield* senderCurrency(ports.store, query)
+  const supportedCurrencies: Array<CurrencyPreference> = []
+  for (const code of receiver.currencies) {
+    const pref = yield* Effect.result(preference(ports.rates, from, code, receiver.minAmount, receiver.maxAmount))
+    if (Result.isSuccess(pref)) supportedCurrencies.push(pref.success)
+  }
+  if (supportedCurrencies.length === 0 && receiver.currencies[0] !== undefined) {
+    return yield* Effect.fail(quoteRequestFailed(from, receiver.currencies[0]))
+  }
+  const lookupId = yield* ports.ids.make("Lookup")
+  return {
+    receiverUmaAddress: address,
+    lookupId,
+    supportedCurrencies,
+    requiredPayerDataFields: []
+  } satisfies UmaLookup
+})

@@ -1,0 +1,337 @@
+/**
+ * Executing quotes: a quote's outgoing payment is opened with the quote (PENDING), executed (limits, holds on the
+ * source, quote and payment to PROCESSING; an internal transfer settles at once) and, after that store
+ * transaction commits, submitted to its rail. This is the `QuotePayments` that `Quotes` asks for.
+ */
+import { type Clock, Effect, Layer } from "effect"
+import type { Mutable } from "effect/Types"
+import { debitsOf, resolveSteps, shortfallOf, writeTransfersSteps } from "../ledger/service.ts"
+import type { PlatformConfig } from "../platform/model.ts"
+import { Ids } from "../ports/ids.ts"
+import { Rail } from "../ports/rail.ts"
+import { Store, together, type UniqueViolation } from "../ports/store.ts"
+import {
+  dailyVolumeLimitExceeded,
+  quoteAlreadyExecuted,
+  quoteExpired,
+  quoteNotExecutable,
+  quoteNotFound,
+  transactionSizeLimitExceeded
+} from "../quotes/errors.ts"
+import { isQuoteDueToExpire } from "../quotes/expiry.ts"
+import { paymentReference } from "../quotes/funding.ts"
+import { quoteMachine } from "../quotes/machine.ts"
+import type { Quote, QuoteRecord } from "../quotes/model.ts"
+import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/payments.ts"
+import type { LimitExceeded, Refused } from "../shared/errors.ts"
+import { allows } from "../shared/machine.ts"
+import { amountOf } from "../shared/money.ts"
+import { addSeconds, utcDay } from "../shared/time.ts"
+import type { Steps } from "../shared/tracing.ts"
+import { emitSteps } from "../webhooks/service.ts"
+import { isInternalTransfer, paymentLegs } from "./legs.ts"
+import { outgoingPaymentMachine } from "./machine.ts"
+import type { Transaction, TransactionRecord } from "./model.ts"
+import {
+  currentClock,
+  dieOnUnique,
+  type MoveError,
+  moveQuoteSteps,
+  moveTransactionSteps,
+  nowOf,
+  type PaymentPorts
+} from "./moves.ts"
+import { type PayoutRead, payoutOfSteps, SUBMIT_GRACE_SECONDS, submitSteps } from "./submission.ts"
+
+export interface ExecuteOptions {
+  /** A deposit for a quote funded by payment instructions arrived (sandbox send). */
+  readonly viaDeposit?: boolean
+}
+
+/** What `reserveSteps` left: the quote and its transaction, both moved on. */
+export interface Reserved {
+  readonly quote: QuoteRecord
+  readonly transaction: TransactionRecord
+  /** What the rail will be asked for, when it was read alongside the reservation (see `submitSteps`). */
+  readonly payout?: PayoutRead
+}
+
+const secondsToUtcMidnight = (iso: string): number => {
+  const now = Date.parse(iso)
+  const next = Date.parse(`${utcDay(iso)}T00:00:00.000Z`) + 86_400_000
+  return Math.max(1, Math.ceil((next - now) / 1000))
+}
+
+/** The daily-volume counter key of a customer (or the platform) in one currency on one UTC day. */
+export const dailyVolumeKey = (customerId: string | undefined, currencyCode: string, iso: string): string =>
+  `daily-volume:${customerId ?? "platform"}:${currencyCode}:${utcDay(iso)}`
+
+/**
+ * The outgoing payment of a new quote, PENDING: amounts, fees and rail from the quote, the reconciliation
+ * reference from its transaction id. Optional fields are assigned when present (see `newQuoteRecord`).
+ */
+const outgoingPaymentOf = (quoteRecord: QuoteRecord, terms: PaymentTerms): TransactionRecord => {
+  const quote = quoteRecord.quote
+  const source = quote.source
+  const destination = quote.destination
+  const sendingCode = quote.sendingCurrency.code
+  const receivingCode = quote.receivingCurrency.code
+  const rail = terms.rail
+  const transaction: Mutable<Transaction> = {
+    id: quote.transactionId,
+    status: "PENDING",
+    type: "OUTGOING",
+    direction: "DEBIT",
+    source:
+      source.sourceType === "ACCOUNT"
+        ? { sourceType: "ACCOUNT", accountId: source.accountId, currency: sendingCode }
+        : { sourceType: "REALTIME_FUNDING", currency: sendingCode },
+    destination:
+      destination.destinationType === "ACCOUNT"
+        ? { destinationType: "ACCOUNT", accountId: destination.accountId, currency: receivingCode, paymentRail: rail }
+        : {
+            destinationType: "UMA_ADDRESS",
+            umaAddress: destination.umaAddress,
+            currency: receivingCode,
+            paymentRail: rail
+          },
+    sentAmount: amountOf(quote.totalSendingAmount, sendingCode),
+    receivedAmount: amountOf(quote.totalReceivingAmount, receivingCode),
+    exchangeRate: quote.exchangeRate,
+    quoteId: quote.id,
+    fees: quote.feesIncluded,
+    platformFees: quote.platformFeesIncluded,
+    paymentRail: rail,
+    railSelectionMode: terms.railSelectionMode,
+    reconciliationInstructions: { reference: paymentReference(quote.transactionId) },
+    createdAt: quote.createdAt,
+    updatedAt: quote.createdAt
+  }
+  if (quote.customerId !== undefined) {
+    transaction.customerId = quote.customerId
+    if (terms.platformCustomerId !== undefined) transaction.platformCustomerId = terms.platformCustomerId
+  }
+  if (quote.description !== undefined) transaction.description = quote.description
+  if (quote.remittanceInformation !== undefined) transaction.remittanceInformation = quote.remittanceInformation
+  return {
+    id: quote.transactionId,
+    state: "PENDING",
+    accountId: source.sourceType === "ACCOUNT" ? source.accountId : undefined,
+    transaction
+  }
+}
+
+/**
+ * Executes a PENDING quote inside the caller's store transaction: the platform's limits for the sending
+ * currency (`config`, read in this transaction), the amount counted into the day's volume, the holds on the
+ * source (all-or-nothing; `INSUFFICIENT_FUNDS` leaves nothing behind), quote and transaction to PROCESSING.
+ * An internal transfer settles at once (its holds are posted). A payout to a rail is submitted after commit
+ * (`submitReservedSteps`).
+ */
+export function* reserveSteps(
+  ports: PaymentPorts,
+  config: PlatformConfig | undefined,
+  quote: QuoteRecord,
+  record: TransactionRecord,
+  now: string
+): Steps<Reserved, MoveError | Refused | LimitExceeded> {
+  const { store } = ports
+  const code = quote.quote.sendingCurrency.code
+  const amount = quote.quote.totalSendingAmount
+  const limit = config?.transactionLimits.find((l) => l.currency === code)
+  if (limit?.maxTransactionAmount !== undefined && amount > limit.maxTransactionAmount) {
+    return yield* Effect.fail(transactionSizeLimitExceeded(code, amount, limit.maxTransactionAmount))
+  }
+  const legs = paymentLegs(quote)
+  const debits = debitsOf(legs)
+  // Counted first, checked after: `add` is atomic, so two payments of one customer at once cannot both see
+  // room for themselves (a read then an add could, on a database); a refusal rolls the count back. The count
+  // and the locked balances are asked for together (one round trip on PostgreSQL), always in this order.
+  const [total, balances] = yield* together(
+    store,
+    () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), amount),
+    () => store.ledger.balances(debits)
+  )
+  if (limit?.maxDailyVolume !== undefined && total > limit.maxDailyVolume) {
+    return yield* Effect.fail(
+      dailyVolumeLimitExceeded(code, total - amount, amount, limit.maxDailyVolume, secondsToUtcMidnight(now))
+    )
+  }
+  const refused = shortfallOf(debits, balances)
+  if (refused !== undefined) return yield* Effect.fail(refused)
+  // A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
+  // second reservation would collide on the transfer ids instead of holding the money twice.
+  yield* writeTransfersSteps(store, record.id, legs, "PENDING", now, 0)
+  let executing = yield* moveQuoteSteps(ports, quote, "EXECUTE")
+  let tx = yield* moveTransactionSteps(
+    ports,
+    record,
+    "EXECUTE",
+    { record: { dueAt: addSeconds(now, SUBMIT_GRACE_SECONDS) } },
+    now
+  )
+  if (isInternalTransfer(executing)) {
+    yield* resolveSteps(store, record.id, "POSTED")
+    executing = yield* moveQuoteSteps(ports, executing, "COMPLETE")
+    tx = yield* moveTransactionSteps(
+      ports,
+      tx,
+      "SETTLE",
+      {
+        transaction: { settledAt: now, expectedSettlementAt: now, settlementTimelineSeconds: 0 },
+        record: { dueAt: undefined }
+      },
+      now
+    )
+  }
+  return { quote: executing, transaction: tx }
+}
+
+/**
+ * `reserveSteps` as an Effect over the `Store`, `Ids` and `Rail` in context (inside the caller's store
+ * transaction); the engine itself uses the steps.
+ */
+export const reserveQuote = (quote: QuoteRecord, record: TransactionRecord) =>
+  dieOnUnique(
+    Effect.gen(function* () {
+      const ports = { store: yield* Store, ids: yield* Ids, rail: yield* Rail }
+      const clock = yield* currentClock
+      const config = yield* ports.store.config.get()
+      return yield* reserveSteps(ports, config, quote, record, nowOf(clock))
+    })
+  )
+
+/** Quote and its PENDING transaction to EXPIRED (inside a store transaction). */
+export function* expireQuoteAndTransactionSteps(
+  ports: PaymentPorts,
+  quote: QuoteRecord,
+  now: string
+): Steps<void, MoveError> {
+  yield* moveQuoteSteps(ports, quote, "EXPIRE")
+  const record = yield* ports.store.transactions.getForUpdate(quote.quote.transactionId)
+  if (record !== undefined && allows(outgoingPaymentMachine, record.state, "EXPIRE")) {
+    yield* moveTransactionSteps(ports, record, "EXPIRE", {}, now)
+  }
+}
+
+/**
+ * `submitSteps` after `reserveSteps` committed. The quote moves after its reservation only when its payment
+ * fails (the quote follows it): only then is it read again.
+ */
+export function* submitReservedSteps(
+  ports: PaymentPorts,
+  reserved: Reserved,
+  clock: Clock.Clock
+): Steps<Reserved, MoveError | Refused> {
+  const transaction = yield* submitSteps(ports, reserved.transaction, clock, reserved.payout)
+  if (transaction.state === reserved.transaction.state) return { quote: reserved.quote, transaction }
+  const quote = yield* ports.store.quotes.get(reserved.quote.id)
+  return { quote: quote ?? reserved.quote, transaction }
+}
+
+/** The store transaction of `executeQuote`: the reserved quote and transaction, or the quote's `expiresAt` when it expired. */
+const executeInStore = Effect.fnUntraced(function* (
+  ports: PaymentPorts,
+  quoteId: string,
+  viaDeposit: boolean,
+  clock: Clock.Clock
+) {
+  const { store } = ports
+  // The locks and the limits asked for together (one round trip on PostgreSQL).
+  const [locked, config] = yield* together(
+    store,
+    () => store.quotes.getForUpdateWithTransaction(quoteId),
+    () => store.config.get()
+  )
+  if (locked === undefined) return yield* Effect.fail(quoteNotFound(quoteId))
+  const { quote, transaction: record } = locked
+  const status = quote.quote.status
+  if (status === "EXPIRED") return yield* Effect.fail(quoteExpired(quoteId, quote.quote.expiresAt))
+  if (!allows(quoteMachine, status, "EXECUTE")) return yield* Effect.fail(quoteAlreadyExecuted(quoteId, status))
+  if (quote.quote.source.sourceType === "REALTIME_FUNDING" && !viaDeposit) {
+    return yield* Effect.fail(quoteNotExecutable(quoteId))
+  }
+  if (record === undefined) return yield* Effect.die(new Error(`quote ${quoteId} has no transaction`))
+  const now = nowOf(clock)
+  if (isQuoteDueToExpire(quote.quote, now)) {
+    yield* expireQuoteAndTransactionSteps(ports, quote, now)
+    return quote.quote.expiresAt
+  }
+  if (isInternalTransfer(quote)) return yield* reserveSteps(ports, config, quote, record, now)
+  // The payout's external account is read alongside the reservation's first statements (one round trip).
+  const [reserved, payout] = yield* together(
+    store,
+    () => reserveSteps(ports, config, quote, record, now),
+    () => payoutOfSteps(ports, record)
+  )
+  return { ...reserved, payout: { payout } }
+})
+
+const executeQuoteGen = Effect.fnUntraced(function* (
+  ports: PaymentPorts,
+  quoteId: string,
+  clock: Clock.Clock,
+  viaDeposit: boolean
+) {
+  const outcome = yield* ports.store.transaction(executeInStore(ports, quoteId, viaDeposit, clock))
+  if (typeof outcome === "string") return yield* Effect.fail(quoteExpired(quoteId, outcome))
+  return yield* submitReservedSteps(ports, outcome, clock)
+})
+
+/**
+ * Executes a quote: 409 `QUOTE_ALREADY_EXECUTED` unless PENDING; at or after `expiresAt` the quote
+ * and its transaction are moved to EXPIRED (committed) and the call fails with 409 `QUOTE_EXPIRED`.
+ * Then reserves (see `reserveSteps`) and submits the payout. Returns the quote and the transaction.
+ */
+export const executeQuote = (
+  ports: PaymentPorts,
+  quoteId: string,
+  clock: Clock.Clock,
+  options: ExecuteOptions = {}
+): Effect.Effect<Reserved, ExecuteError> =>
+  dieOnUnique(executeQuoteGen(ports, quoteId, clock, options.viaDeposit === true))
+
+/** The store transaction of `placeQuote`: the quote, its PENDING payment and event; executed when asked. */
+const placeInStore = Effect.fnUntraced(function* (
+  ports: PaymentPorts,
+  quote: QuoteRecord,
+  record: TransactionRecord,
+  execute: boolean,
+  config: PlatformConfig | undefined
+) {
+  const { store } = ports
+  const now = quote.quote.createdAt
+  yield* store.quotes.insert(quote)
+  yield* store.transactions.insert(record)
+  yield* emitSteps(store, ports.ids, ["OUTGOING_PAYMENT.PENDING"], record.id, record.transaction, now)
+  if (!execute) return undefined
+  return yield* reserveSteps(ports, config, quote, record, now)
+})
+
+/** `QuotePayments.place`: the quote and its payment stored, executed and submitted when asked. */
+function* placeQuoteSteps(
+  ports: PaymentPorts,
+  quote: QuoteRecord,
+  terms: PaymentTerms,
+  execute: boolean,
+  config: PlatformConfig | undefined,
+  clock: Clock.Clock
+): Steps<Quote, ExecuteError | UniqueViolation> {
+  const reserved = yield* ports.store.transaction(
+    placeInStore(ports, quote, outgoingPaymentOf(quote, terms), execute, config)
+  )
+  if (reserved === undefined) return quote.quote
+  return (yield* submitReservedSteps(ports, reserved, clock)).quote.quote
+}
+
+/** `QuotePayments` over the payment engine (see quotes/payments.ts). */
+export const quotePaymentsLayer: Layer.Layer<QuotePayments, never, Store | Ids | Rail> = Layer.effect(
+  QuotePayments,
+  Effect.gen(function* () {
+    const ports: PaymentPorts = { store: yield* Store, ids: yield* Ids, rail: yield* Rail }
+    return QuotePayments.of({
+      place: (quote, terms, execute, config, clock) => placeQuoteSteps(ports, quote, terms, execute, config, clock),
+      execute: (quoteId, clock) => Effect.map(executeQuote(ports, quoteId, clock), (executed) => executed.quote.quote)
+    })
+  })
+)

@@ -1,0 +1,182 @@
+/**
+ * Incoming payments that arrive at once (a sandbox funding, an UMA payment received) and the sandbox deposit that
+ * executes a quote funded by payment instructions. Transfer-in, an incoming payment that waits for its rail, is
+ * in transfers.ts.
+ */
+import { Effect } from "effect"
+import type { Customer } from "../customers/model.ts"
+import { recordSteps } from "../ledger/service.ts"
+import { usableInternalAccount } from "../quotes/create.ts"
+import { customerDeleted, customerNotFound, quoteNotFound, umaNotFound } from "../quotes/errors.ts"
+import { InvalidInput, type Refused } from "../shared/errors.ts"
+import type { CustomerId } from "../shared/ids.ts"
+import { amountOf } from "../shared/money.ts"
+import { nowIso } from "../shared/time.ts"
+import type { Steps } from "../shared/tracing.ts"
+import { invalidFundAmount, SANDBOX_FUND_MAX } from "./errors.ts"
+import { executeQuote } from "./execute.ts"
+import { depositLeg } from "./legs.ts"
+import type { SandboxSendRequest, SandboxUmaReceiveRequest, Transaction, TransactionRecord } from "./model.ts"
+import { currentClock, dieOnUnique, type MoveError, moveTransactionSteps, type PaymentPorts } from "./moves.ts"
+
+interface IncomingInput {
+  readonly accountId: string
+  readonly customerId?: string | undefined
+  readonly platformCustomerId?: string | undefined
+  readonly currency: string
+  readonly amount: number
+  readonly source: Transaction["source"]
+  readonly description?: string
+}
+
+/**
+ * An incoming payment that arrived (inside a store transaction): a posted transfer from
+ * `system:deposits:<ccy>` to the internal account, and an INCOMING / CREDIT transaction moved
+ * PENDING → COMPLETED through its machine (emits `INCOMING_PAYMENT.COMPLETED`).
+ */
+function* receivePaymentSteps(
+  ports: PaymentPorts,
+  input: IncomingInput,
+  now: string
+): Steps<TransactionRecord, MoveError | Refused> {
+  const id = yield* ports.ids.make("Transaction")
+  const pending: TransactionRecord = {
+    id,
+    state: "PENDING",
+    accountId: input.accountId,
+    transaction: {
+      id,
+      status: "PENDING",
+      type: "INCOMING",
+      direction: "CREDIT",
+      source: input.source,
+      destination: { destinationType: "ACCOUNT", accountId: input.accountId, currency: input.currency },
+      ...(input.customerId === undefined ? {} : { customerId: input.customerId as CustomerId }),
+      ...(input.platformCustomerId === undefined ? {} : { platformCustomerId: input.platformCustomerId }),
+      sentAmount: amountOf(input.amount, input.currency),
+      receivedAmount: amountOf(input.amount, input.currency),
+      exchangeRate: 1,
+      ...(input.description === undefined ? {} : { description: input.description }),
+      createdAt: now,
+      updatedAt: now
+    }
+  }
+  yield* ports.store.transactions.insert(pending)
+  yield* recordSteps(ports.store, id, [depositLeg(input.accountId, input.amount, input.currency)], "POSTED", now)
+  return yield* moveTransactionSteps(ports, pending, "SETTLE", { transaction: { settledAt: now } }, now)
+}
+
+const fundInStore = Effect.fnUntraced(function* (ports: PaymentPorts, accountId: string, amount: number) {
+  const now = yield* nowIso
+  const account = yield* usableInternalAccount(ports.store, accountId)
+  const customer = account.customerId === undefined ? undefined : yield* ports.store.customers.get(account.customerId)
+  yield* receivePaymentSteps(
+    ports,
+    {
+      accountId,
+      customerId: account.customerId,
+      platformCustomerId: customer?.platformCustomerId,
+      currency: account.currency,
+      amount,
+      source: { sourceType: "REALTIME_FUNDING", currency: account.currency },
+      description: "Sandbox funding"
+    },
+    now
+  )
+  return account.id as string
+})
+
+/**
+ * Sandbox funding: `amount` (1 to 100 000 000 000, smallest unit) arrives in the internal account
+ * as a completed incoming payment (`INCOMING_PAYMENT.COMPLETED`). Returns the account id.
+ */
+export const fundSandbox = (ports: PaymentPorts, accountId: string, amount: number) =>
+  !Number.isSafeInteger(amount) || amount < 1 || amount > SANDBOX_FUND_MAX
+    ? Effect.fail(invalidFundAmount(amount))
+    : dieOnUnique(ports.store.transaction(fundInStore(ports, accountId, amount)))
+
+/** The customer an UMA payment is for: by id, else by UMA address (one of the two is required). */
+function* umaRecipientSteps(ports: PaymentPorts, request: SandboxUmaReceiveRequest) {
+  let customer: Customer | undefined
+  if (request.customerId !== undefined) {
+    customer = yield* ports.store.customers.get(request.customerId)
+    if (customer === undefined) return yield* Effect.fail(customerNotFound(request.customerId))
+  } else if (request.receiverUmaAddress !== undefined) {
+    customer = yield* ports.store.customers.findUnique("umaAddress", request.receiverUmaAddress)
+    if (customer === undefined) return yield* Effect.fail(umaNotFound(request.receiverUmaAddress))
+  } else {
+    return yield* Effect.fail(
+      InvalidInput.one("receiverUmaAddress", { required: true }, "Provide receiverUmaAddress or customerId")
+    )
+  }
+  if (customer.isDeleted) return yield* Effect.fail(customerDeleted(customer.id))
+  return customer
+}
+
+const umaReceiveInStore = Effect.fnUntraced(function* (ports: PaymentPorts, request: SandboxUmaReceiveRequest) {
+  const now = yield* nowIso
+  const customer = yield* umaRecipientSteps(ports, request)
+  const code = request.receivingCurrencyCode
+  const accounts = yield* ports.store.internalAccounts.list(
+    { customerId: customer.id, currency: code },
+    { limit: 1, sortOrder: "asc" }
+  )
+  const account = accounts.data[0]
+  if (account === undefined) {
+    return yield* Effect.fail(
+      InvalidInput.one(
+        "receivingCurrencyCode",
+        { enum: customer.currencies },
+        `Customer ${customer.id} has no internal account in ${code}`
+      )
+    )
+  }
+  return yield* receivePaymentSteps(
+    ports,
+    {
+      accountId: account.id,
+      customerId: customer.id,
+      platformCustomerId: customer.platformCustomerId,
+      currency: code,
+      amount: request.receivingCurrencyAmount,
+      source: { sourceType: "UMA_ADDRESS", umaAddress: request.senderUmaAddress, currency: code },
+      description: `UMA payment from ${request.senderUmaAddress}`
+    },
+    now
+  )
+})
+
+/** Sandbox: an UMA payment arrives for a customer (found by UMA address or id) in their internal account of that currency. */
+export const sandboxUmaReceive = (ports: PaymentPorts, request: SandboxUmaReceiveRequest) =>
+  Effect.map(dieOnUnique(ports.store.transaction(umaReceiveInStore(ports, request))), (record) => record.transaction)
+
+/** Sandbox: the deposit for a quote funded by payment instructions arrives, so the quote executes. */
+export const sandboxSend = Effect.fnUntraced(function* (ports: PaymentPorts, request: SandboxSendRequest) {
+  const quote = yield* ports.store.quotes.get(request.quoteId)
+  if (quote === undefined) return yield* Effect.fail(quoteNotFound(request.quoteId))
+  if (quote.quote.source.sourceType !== "REALTIME_FUNDING") {
+    return yield* Effect.fail(
+      InvalidInput.one(
+        "quoteId",
+        { sourceType: "REALTIME_FUNDING" },
+        `Quote ${request.quoteId} is funded from an account; execute it with POST /quotes/{quoteId}/execute`
+      )
+    )
+  }
+  const code = quote.quote.sendingCurrency.code
+  if (request.currencyCode !== code) {
+    return yield* Effect.fail(InvalidInput.one("currencyCode", { enum: [code] }, `The quote is paid in ${code}`))
+  }
+  const amount = request.currencyAmount ?? quote.quote.totalSendingAmount
+  if (amount !== quote.quote.totalSendingAmount) {
+    return yield* Effect.fail(
+      InvalidInput.one(
+        "currencyAmount",
+        { const: quote.quote.totalSendingAmount },
+        `The quote expects exactly ${quote.quote.totalSendingAmount} ${code} (smallest unit)`
+      )
+    )
+  }
+  const executed = yield* executeQuote(ports, request.quoteId, yield* currentClock, { viaDeposit: true })
+  return executed.transaction.transaction
+})

@@ -1,0 +1,264 @@
+/**
+ * Moving payment records, the steps every use case of this context is built from: a transaction through its
+ * machine (saved, then its events emitted), bookkeeping without a state change, the quote of an outgoing payment
+ * following it, a payment failing (and starting its refund), and a retry scheduled after a rail did not answer.
+ * All run inside the caller's store transaction, as plain generators (`Steps`).
+ */
+import { Clock, Effect, Result } from "effect"
+import { resolveSteps } from "../ledger/service.ts"
+import type { Ids } from "../ports/ids.ts"
+import type { Rail } from "../ports/rail.ts"
+import type { Store, UniqueViolation } from "../ports/store.ts"
+import { type QuoteEvent, type QuoteState, quoteMachine } from "../quotes/machine.ts"
+import type { QuoteRecord } from "../quotes/model.ts"
+import type { StoreError } from "../shared/errors.ts"
+import { allows, IllegalTransition, transition } from "../shared/machine.ts"
+import { addSeconds, isoOf } from "../shared/time.ts"
+import type { Steps } from "../shared/tracing.ts"
+import { emitSteps } from "../webhooks/service.ts"
+import { refundReference } from "./legs.ts"
+import {
+  type IncomingEvent,
+  type IncomingState,
+  incomingPaymentMachine,
+  incomingStatus,
+  type OutgoingEvent,
+  type OutgoingState,
+  outgoingPaymentMachine,
+  outgoingStatus
+} from "./machine.ts"
+import { type FailureReason, incomingFailureReason, type Transaction, type TransactionRecord } from "./model.ts"
+
+/** The ports the payment engine works with, resolved once (by a layer) instead of on every call. */
+export interface PaymentPorts {
+  readonly store: Store["Service"]
+  readonly ids: Ids["Service"]
+  readonly rail: Rail["Service"]
+}
+
+export type MoveError = StoreError | UniqueViolation | IllegalTransition
+
+const MAX_BACKOFF_SECONDS = 3600
+
+/** The delay before retry number `attempts` after a retryable rail error: 5 s doubling, capped at an hour. */
+export const backoffSeconds = (attempts: number): number =>
+  Math.min(5 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_SECONDS)
+
+const isUniqueViolation = (e: unknown): e is UniqueViolation =>
+  typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "UniqueViolation"
+
+/**
+ * A second row on a key the collection does not have is a bug, not a client error. Applied once
+ * around a command's store transaction rather than to every write.
+ */
+export const dieOnUnique = <A, E, R>(
+  effect: Effect.Effect<A, E | UniqueViolation, R>
+): Effect.Effect<A, Exclude<E, UniqueViolation>, R> =>
+  Effect.catchIf(effect, isUniqueViolation, (e) =>
+    Effect.die(new Error(`unexpected unique violation on ${e.index}`))
+  ) as Effect.Effect<A, Exclude<E, UniqueViolation>, R>
+
+/**
+ * The fiber's clock, read once per command (one run-loop step); the command then reads the time
+ * from it without further steps (`nowOf`).
+ */
+export const currentClock: Effect.Effect<Clock.Clock> = Clock.clockWith(Effect.succeed)
+
+/** The clock's instant as ISO text. */
+export const nowOf = (clock: Clock.Clock): string => isoOf(clock.currentTimeMillisUnsafe())
+
+/** The later of two ISO instants (UTC, same format: they compare as strings). */
+export const laterOf = (a: string, b: string): string => (a > b ? a : b)
+
+export const isOutgoing = (record: TransactionRecord): boolean => record.transaction.type === "OUTGOING"
+
+/** Whether the machine of `record` (outgoing or incoming payment) allows `event` in its state. */
+export const canMove = (record: TransactionRecord, event: OutgoingEvent | IncomingEvent): boolean =>
+  isOutgoing(record)
+    ? allows(outgoingPaymentMachine, record.state, event)
+    : allows(incomingPaymentMachine, record.state, event)
+
+type AnyMove = { readonly to: string; readonly emits: ReadonlyArray<string> }
+
+const illegal = (machine: string, from: string, event: string): IllegalTransition =>
+  new IllegalTransition({ machine, from, event })
+
+/** The legal move of a transaction's machine for `event`, or the typed error. */
+export const transactionMove = (
+  record: Pick<TransactionRecord, "state" | "transaction">,
+  event: OutgoingEvent | IncomingEvent
+): Result.Result<AnyMove, IllegalTransition> => {
+  if (record.transaction.type === "OUTGOING") {
+    const m = outgoingPaymentMachine
+    const state = (m.states as ReadonlyArray<string>).includes(record.state)
+      ? (record.state as OutgoingState)
+      : undefined
+    if (state === undefined || !(m.events as ReadonlyArray<string>).includes(event)) {
+      return Result.fail(illegal(m.name, record.state, event))
+    }
+    return transition(m, state, event as OutgoingEvent)
+  }
+  const m = incomingPaymentMachine
+  const state = (m.states as ReadonlyArray<string>).includes(record.state) ? (record.state as IncomingState) : undefined
+  if (state === undefined || !(m.events as ReadonlyArray<string>).includes(event)) {
+    return Result.fail(illegal(m.name, record.state, event))
+  }
+  return transition(m, state, event as IncomingEvent)
+}
+
+const publicStatus = (record: Pick<TransactionRecord, "transaction">, state: string): Transaction["status"] =>
+  record.transaction.type === "OUTGOING"
+    ? (outgoingStatus[state as OutgoingState] ?? "PENDING")
+    : (incomingStatus[state as IncomingState] ?? "PENDING")
+
+export interface TransactionChange {
+  readonly transaction?: Partial<Transaction>
+  readonly record?: Partial<Pick<TransactionRecord, "railReference" | "dueAt" | "attempts" | "stalledAt">>
+}
+
+/** A transaction after a machine move (pure): new state and public status, `updatedAt` the command's time. */
+const movedRecord = (
+  record: TransactionRecord,
+  to: string,
+  change: TransactionChange,
+  updatedAt: string
+): TransactionRecord => ({
+  ...record,
+  ...change.record,
+  state: to,
+  transaction: { ...record.transaction, ...change.transaction, status: publicStatus(record, to), updatedAt }
+})
+
+/** A transaction with new bookkeeping and no state change (pure). */
+export const savedRecord = (
+  record: TransactionRecord,
+  change: TransactionChange,
+  updatedAt: string
+): TransactionRecord => ({
+  ...record,
+  ...change.record,
+  transaction:
+    change.transaction === undefined ? record.transaction : { ...record.transaction, ...change.transaction, updatedAt }
+})
+
+/**
+ * Moves a transaction through its machine (inside a store transaction): saves the new state and
+ * public status, then emits the move's events in order with the updated transaction as data.
+ */
+export function* moveTransactionSteps(
+  { store, ids }: PaymentPorts,
+  record: TransactionRecord,
+  event: OutgoingEvent | IncomingEvent,
+  change: TransactionChange,
+  now: string
+): Steps<TransactionRecord, MoveError> {
+  const move = transactionMove(record, event)
+  if (Result.isFailure(move)) return yield* Effect.fail(move.failure)
+  const next = movedRecord(record, move.success.to, change, now)
+  yield* store.transactions.update(next)
+  yield* emitSteps(store, ids, move.success.emits, next.id, next.transaction, now)
+  return next
+}
+
+/** Saves bookkeeping of a transaction without a state change (rail reference, next due time). */
+export function* saveRecordSteps(
+  { store }: PaymentPorts,
+  record: TransactionRecord,
+  change: TransactionChange,
+  now: string
+): Steps<TransactionRecord, StoreError | UniqueViolation> {
+  const next = savedRecord(record, change, now)
+  yield* store.transactions.update(next)
+  return next
+}
+
+/** Moves a quote through the quote machine (inside a store transaction). */
+export function* moveQuoteSteps(
+  { store }: PaymentPorts,
+  record: QuoteRecord,
+  event: QuoteEvent
+): Steps<QuoteRecord, MoveError> {
+  const move = transition(quoteMachine, record.quote.status as QuoteState, event)
+  if (Result.isFailure(move)) return yield* Effect.fail(move.failure)
+  const next: QuoteRecord = { ...record, quote: { ...record.quote, status: move.success.to } }
+  yield* store.quotes.setStatus(next.id, next.quote.status)
+  return next
+}
+
+/** Moves the quote of an outgoing payment if the move is legal from where it is (quotes follow transactions). */
+export function* followQuoteSteps(
+  ports: PaymentPorts,
+  record: TransactionRecord,
+  event: QuoteEvent
+): Steps<void, MoveError> {
+  const quoteId = record.transaction.quoteId
+  if (quoteId === undefined) return
+  const quote = yield* ports.store.quotes.getForUpdate(quoteId)
+  if (quote === undefined) return
+  if (Result.isFailure(transition(quoteMachine, quote.quote.status as QuoteState, event))) return
+  yield* moveQuoteSteps(ports, quote, event)
+}
+
+/** Fails a payment at or before settlement (inside a store transaction); outgoing ones start their refund. */
+export function* failPaymentSteps(
+  ports: PaymentPorts,
+  record: TransactionRecord,
+  reason: FailureReason,
+  now: string
+): Steps<TransactionRecord, MoveError> {
+  if (!isOutgoing(record)) {
+    yield* resolveSteps(ports.store, record.id, "VOIDED")
+    return yield* moveTransactionSteps(
+      ports,
+      record,
+      "FAIL",
+      { transaction: { failureReason: incomingFailureReason(reason) }, record: { dueAt: undefined } },
+      now
+    )
+  }
+  yield* followQuoteSteps(ports, record, "FAIL")
+  return yield* moveTransactionSteps(
+    ports,
+    record,
+    "FAIL",
+    {
+      transaction: {
+        failureReason: reason,
+        refund: {
+          reference: refundReference(record.id),
+          initiatedAt: now,
+          status: "PENDING",
+          reason: "TRANSACTION_FAILED"
+        }
+      },
+      record: { dueAt: now }
+    },
+    now
+  )
+}
+
+/**
+ * Schedules the next try after a retryable rail error, or, at `max` attempts, stalls the row: same state, holds
+ * untouched, no `dueAt`, `stalledAt` set (see `MAX_POLL_ATTEMPTS`). Inside the store transaction that re-read it.
+ */
+export function* retryLaterSteps(
+  ports: PaymentPorts,
+  current: TransactionRecord,
+  attempts: number,
+  max: number,
+  now: string,
+  what: string
+): Steps<TransactionRecord, StoreError | UniqueViolation> {
+  if (attempts < max) {
+    return yield* saveRecordSteps(
+      ports,
+      current,
+      { record: { attempts, dueAt: addSeconds(now, backoffSeconds(attempts)) } },
+      now
+    )
+  }
+  yield* Effect.logWarning(
+    `paycore worker: the rail did not answer for the ${what} of ${current.id} after ${attempts} attempts; left ${current.state} for an operator`
+  )
+  return yield* saveRecordSteps(ports, current, { record: { attempts, dueAt: undefined, stalledAt: now } }, now)
+}

@@ -1,0 +1,292 @@
+/**
+ * The settlement worker (`processDue`): expires quotes past `expiresAt`, then takes every transaction due by now,
+ * one step each in its own store transaction: a (re-)submission, a poll of its rail (settles, fails, or keeps
+ * watching a settled payout for a return) or a refund. Each step re-reads its row and re-checks its state
+ * (compare-and-set), so a pass run twice or concurrently does nothing twice. Rail calls happen between store
+ * transactions, never inside one.
+ */
+import { type Cause, type Clock, Effect, Result } from "effect"
+import { resolveSteps } from "../ledger/service.ts"
+import type { PayoutStatus, RailError } from "../ports/rail.ts"
+import { expirableQuoteStates, isQuoteDueToExpire } from "../quotes/expiry.ts"
+import type { Refused } from "../shared/errors.ts"
+import { statesAllowing } from "../shared/machine.ts"
+import { addSeconds } from "../shared/time.ts"
+import type { Steps } from "../shared/tracing.ts"
+import { expireQuoteAndTransactionSteps } from "./execute.ts"
+import { refundReference } from "./legs.ts"
+import { type IncomingEvent, incomingPaymentMachine, type OutgoingEvent, outgoingPaymentMachine } from "./machine.ts"
+import type { TransactionRecord } from "./model.ts"
+import {
+  canMove,
+  dieOnUnique,
+  failPaymentSteps,
+  followQuoteSteps,
+  isOutgoing,
+  laterOf,
+  type MoveError,
+  moveTransactionSteps,
+  nowOf,
+  type PaymentPorts,
+  retryLaterSteps,
+  saveRecordSteps
+} from "./moves.ts"
+import { refundSteps } from "./refunds.ts"
+import { awaitingSubmission, submitSteps } from "./submission.ts"
+
+/** After settling, a payout is watched for a bank return this long (checks at growing intervals). */
+export const RETURN_WATCH_SECONDS = 24 * 3600
+const FIRST_RETURN_CHECK_SECONDS = 60
+/**
+ * Retryable rail errors while polling a submitted payment's status, or while asking the rail how a failed
+ * payout's refund went: the worker retries with capped exponential backoff (5 s doubling to 1 h, about 11 h in
+ * all for 20 attempts), then stops asking. It then leaves the row where it is so no money moves on a guess:
+ * the state and the ledger holds are kept, `dueAt` is cleared (the worker no longer picks it up), `attempts`
+ * stays at the bound and `stalledAt` records when it gave up (with a warning in the log). An operator finds
+ * such rows by `stalledAt`; setting `dueAt` again with `attempts: 0` resumes them.
+ */
+export const MAX_POLL_ATTEMPTS = 20
+/** Rows claimed per page by `processDue`. */
+const WORKER_PAGE = 100
+
+/** The moves the worker makes: a rail's verdict, a return, a refund's end. */
+const WORKER_EVENTS = ["SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL"] as const satisfies ReadonlyArray<
+  OutgoingEvent & IncomingEvent
+>
+
+/** The states a transaction can be due for the worker in: those of either machine that allow one of its moves. */
+const WORKER_STATES: ReadonlyArray<string> = [
+  ...new Set<string>([
+    ...statesAllowing(outgoingPaymentMachine, ...WORKER_EVENTS),
+    ...statesAllowing(incomingPaymentMachine, ...WORKER_EVENTS)
+  ])
+]
+
+export interface ProcessDueReport {
+  /** Quotes (with their transactions) moved to EXPIRED. */
+  readonly expired: number
+  /** Transactions the worker looked at (submitted, polled, refunded). */
+  readonly stepped: number
+  /** Steps that failed unexpectedly (logged; retried next pass). */
+  readonly errors: number
+}
+
+/** Whether a transaction waits for its rail's verdict (or, once completed, for a possible return). */
+const awaitingRail = (record: TransactionRecord): boolean =>
+  record.railReference !== undefined && (canMove(record, "SETTLE") || canMove(record, "RETURN"))
+
+const nextReturnCheck = (now: string, settledAt: string | undefined): string | undefined => {
+  const elapsed = Math.max(0, (Date.parse(now) - Date.parse(settledAt ?? now)) / 1000)
+  if (elapsed >= RETURN_WATCH_SECONDS) return undefined
+  return addSeconds(now, Math.min(Math.max(FIRST_RETURN_CHECK_SECONDS, elapsed), RETURN_WATCH_SECONDS - elapsed))
+}
+
+function* settleSteps(
+  ports: PaymentPorts,
+  record: TransactionRecord,
+  settledAt: string,
+  now: string
+): Steps<TransactionRecord, MoveError> {
+  yield* resolveSteps(ports.store, record.id, "POSTED")
+  if (isOutgoing(record)) yield* followQuoteSteps(ports, record, "COMPLETE")
+  return yield* moveTransactionSteps(
+    ports,
+    record,
+    "SETTLE",
+    { transaction: { settledAt }, record: { dueAt: nextReturnCheck(now, settledAt), attempts: 0 } },
+    now
+  )
+}
+
+function* startReturnSteps(
+  ports: PaymentPorts,
+  record: TransactionRecord,
+  now: string
+): Steps<TransactionRecord, MoveError> {
+  const refund = {
+    reference: refundReference(record.id),
+    initiatedAt: now,
+    status: "PENDING" as const,
+    reason: "TRANSACTION_FAILED" as const
+  }
+  return yield* moveTransactionSteps(
+    ports,
+    record,
+    "RETURN",
+    {
+      transaction: isOutgoing(record) ? { failureReason: "PAYOUT_RETURNED", refund } : { refund },
+      record: { dueAt: now }
+    },
+    now
+  )
+}
+
+/** Applies what the rail said about a transaction (inside a store transaction). */
+function* applyStatusSteps(
+  ports: PaymentPorts,
+  record: TransactionRecord,
+  status: PayoutStatus,
+  now: string
+): Steps<TransactionRecord, MoveError> {
+  const completed = record.state === "COMPLETED"
+  switch (status._tag) {
+    case "Pending":
+      if (completed) {
+        return yield* saveRecordSteps(
+          ports,
+          record,
+          { record: { dueAt: nextReturnCheck(now, record.transaction.settledAt) } },
+          now
+        )
+      }
+      return yield* saveRecordSteps(
+        ports,
+        record,
+        { record: { dueAt: laterOf(status.checkAgainAt, addSeconds(now, 1)), attempts: 0 } },
+        now
+      )
+    case "Settled":
+      if (completed) {
+        return yield* saveRecordSteps(
+          ports,
+          record,
+          { record: { dueAt: nextReturnCheck(now, record.transaction.settledAt) } },
+          now
+        )
+      }
+      return yield* settleSteps(ports, record, status.settledAt, now)
+    case "Failed":
+      // A rail cannot fail a payout it reported settled; stop watching and leave it to operations.
+      if (completed) return yield* saveRecordSteps(ports, record, { record: { dueAt: undefined } }, now)
+      return yield* failPaymentSteps(ports, record, status.reason, now)
+    case "Returned": {
+      const settledRecord = completed ? record : yield* settleSteps(ports, record, now, now)
+      return yield* startReturnSteps(ports, settledRecord, now)
+    }
+  }
+}
+
+/** The store transaction of a poll: applies the rail's answer if the row is still where it was. */
+const applyPoll = Effect.fnUntraced(function* (
+  ports: PaymentPorts,
+  record: TransactionRecord,
+  reference: string,
+  status: Result.Result<PayoutStatus, RailError>,
+  clock: Clock.Clock
+) {
+  const current = yield* ports.store.transactions.getForUpdate(record.id)
+  if (current === undefined || current.state !== record.state || current.railReference !== reference) {
+    return current ?? record
+  }
+  const now = nowOf(clock)
+  if (Result.isSuccess(status)) return yield* applyStatusSteps(ports, current, status.success, now)
+  if (current.state === "COMPLETED")
+    return yield* saveRecordSteps(ports, current, { record: { dueAt: undefined } }, now)
+  // Money may be in flight: keep asking (capped backoff, bounded); a completed payment just stops being watched.
+  if (status.failure.retryable) {
+    return yield* retryLaterSteps(
+      ports,
+      current,
+      (current.attempts ?? 0) + 1,
+      MAX_POLL_ATTEMPTS,
+      now,
+      "settlement status"
+    )
+  }
+  // The rail does not know the payout: it never left, so it fails and is refunded.
+  return yield* failPaymentSteps(ports, current, status.failure.reason, now)
+})
+
+/** The worker's poll step for one transaction: asks the rail, then applies the answer in its own store transaction. */
+const poll = (ports: PaymentPorts, record: TransactionRecord, clock: Clock.Clock) => {
+  const reference = record.railReference!
+  return Effect.flatMap(Effect.result(ports.rail.status(reference)), (status) =>
+    Effect.flatMap(ports.store.transaction(applyPoll(ports, record, reference, status, clock)), (next) =>
+      next.state === "REFUND_PENDING" ? Effect.gen(() => refundSteps(ports, next, clock)) : Effect.succeed(next)
+    )
+  )
+}
+
+/** The worker's expiry step: re-reads the quote and expires it if it is still due to (see quotes/expiry.ts). */
+const expireInStore = Effect.fnUntraced(function* (ports: PaymentPorts, quoteId: string, clock: Clock.Clock) {
+  const quote = yield* ports.store.quotes.getForUpdate(quoteId)
+  if (quote === undefined) return false
+  const now = nowOf(clock)
+  if (!isQuoteDueToExpire(quote.quote, now)) return false
+  yield* expireQuoteAndTransactionSteps(ports, quote, now)
+  return true
+})
+
+const expireQuote = (ports: PaymentPorts, quoteId: string, clock: Clock.Clock) =>
+  dieOnUnique(ports.store.transaction(expireInStore(ports, quoteId, clock)))
+
+/**
+ * One worker step for a due transaction (as listed), chosen by its state. A unique violation is
+ * not converted to a defect here: the pass counts and logs any failure of a step alike.
+ */
+const stepTransaction = (
+  ports: PaymentPorts,
+  record: TransactionRecord,
+  clock: Clock.Clock
+): Effect.Effect<TransactionRecord, MoveError | Refused> =>
+  record.state === "REFUND_PENDING"
+    ? Effect.gen(() => refundSteps(ports, record, clock))
+    : awaitingSubmission(record)
+      ? Effect.gen(() => submitSteps(ports, record, clock))
+      : awaitingRail(record)
+        ? poll(ports, record, clock)
+        : Effect.succeed(record)
+
+const logStepFailure = <E>(cause: Cause.Cause<E>) => Effect.logWarning("paycore worker step failed", cause)
+
+/**
+ * One pass of the background worker: expires quotes past `expiresAt`, then takes every
+ * transaction due by now (re-submission, settlement polls, return watch, refunds). Each step is
+ * its own store transaction that re-reads the row and re-checks its state, so a pass run twice or
+ * concurrently does nothing twice. The server runs it on a schedule; tests call it after moving
+ * the TestClock.
+ */
+export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, clock: Clock.Clock) {
+  const { store } = ports
+  const now = nowOf(clock)
+  let expired = 0
+  let stepped = 0
+  let errors = 0
+  for (const status of expirableQuoteStates) {
+    let after: string | undefined
+    for (;;) {
+      const page = yield* store.quotes.list(
+        { status, expiresAtOrBefore: now },
+        { limit: WORKER_PAGE, after, sortOrder: "asc" }
+      )
+      for (const quote of page.data) {
+        const exit = yield* Effect.exit(expireQuote(ports, quote.id, clock))
+        if (exit._tag === "Failure") {
+          errors++
+          yield* logStepFailure(exit.cause)
+        } else if (exit.value) expired++
+      }
+      const last = page.data[page.data.length - 1]
+      if (!page.hasMore || last === undefined) break
+      after = last.id
+    }
+  }
+  let after: string | undefined
+  for (;;) {
+    const page = yield* store.transactions.list(
+      { states: WORKER_STATES, dueBy: now },
+      { limit: WORKER_PAGE, after, sortOrder: "asc" }
+    )
+    for (const record of page.data) {
+      const exit = yield* Effect.exit(stepTransaction(ports, record, clock))
+      if (exit._tag === "Failure") {
+        errors++
+        yield* logStepFailure(exit.cause)
+      } else stepped++
+    }
+    const last = page.data[page.data.length - 1]
+    if (!page.hasMore || last === undefined) break
+    after = last.id
+  }
+  return { expired, stepped, errors } satisfies ProcessDueReport
+})
