@@ -1,7 +1,15 @@
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
+import { expirableQuoteStates } from "../src/quotes/expiry.ts"
 import { quoteMachine } from "../src/quotes/machine.ts"
-import { IllegalTransition, type Machine, toMermaid, transition } from "../src/shared/machine.ts"
+import {
+  allows,
+  IllegalTransition,
+  type Machine,
+  statesAllowing,
+  toMermaid,
+  transition
+} from "../src/shared/machine.ts"
 import {
   incomingPaymentMachine,
   incomingStatus,
@@ -143,5 +151,16 @@ describe("state machines", () => {
       REFUND_COMPLETED: "COMPLETED",
       REFUND_FAILED: "COMPLETED"
     })
+  })
+
+  it("rules read off the tables: the states a quote expires from, where a refund is due, unknown names allow nothing", () => {
+    expect(expirableQuoteStates).toEqual(["PENDING", "PENDING_AUTHORIZATION"])
+    expect(statesAllowing(outgoingPaymentMachine, "SETTLE", "RETURN")).toEqual(["PROCESSING", "COMPLETED"])
+    expect(statesAllowing(incomingPaymentMachine, "REFUND_SETTLE")).toEqual(["REFUND_PENDING"])
+    expect(statesAllowing(quoteMachine)).toEqual([])
+    expect(allows(quoteMachine, "PENDING", "EXECUTE")).toBe(true)
+    expect(allows(quoteMachine, "PENDING_AUTHORIZATION", "EXECUTE")).toBe(false)
+    expect(allows(quoteMachine, "NO_SUCH_STATE", "EXPIRE")).toBe(false)
+    expect(allows(incomingPaymentMachine, "PENDING", "EXPIRE")).toBe(false)
   })
 })

@@ -1,6 +1,6 @@
 /**
  * Refunds: the step that gives the money of a failed or returned payment back (or, when the rail says it cannot,
- * parks it in suspense), each in its own store transaction. `REFUND_PENDING` is the state a refund is due in.
+ * parks it in suspense), each in its own store transaction, in the state a refund is due in (`REFUND_PENDING`).
  */
 import { type Clock, Effect, Result } from "effect"
 import { type Leg, recordSteps, resolveSteps, reversed, systemAccount } from "../ledger/service.ts"
@@ -8,7 +8,18 @@ import type { Refused } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { refundReference, sourceLedgerAccount } from "./legs.ts"
 import type { TransactionRecord } from "./model.ts"
-import { isOutgoing, type MoveError, moveTransactionSteps, nowOf, type PaymentPorts, retryLaterSteps } from "./moves.ts"
+import {
+  canMove,
+  isOutgoing,
+  type MoveError,
+  moveTransactionSteps,
+  nowOf,
+  type PaymentPorts,
+  retryLaterSteps
+} from "./moves.ts"
+
+/** Whether a refund is due: the payment's machine is where a refund ends (`REFUND_SETTLE` / `REFUND_FAIL`). */
+export const refundDue = (record: TransactionRecord): boolean => canMove(record, "REFUND_SETTLE")
 
 /** Retryable rail errors while asking how a failed payout's refund went: bounded like polls (see `MAX_POLL_ATTEMPTS`). */
 export const MAX_REFUND_ATTEMPTS = 20
@@ -33,7 +44,7 @@ const refundRetryInStore = Effect.fnUntraced(function* (
 ) {
   const current = yield* ports.store.transactions.getForUpdate(record.id)
   // Another pass may have finished the refund while the rail was asked: never write over it.
-  if (current === undefined || current.state !== "REFUND_PENDING" || current.railReference !== reference) {
+  if (current === undefined || !refundDue(current) || current.railReference !== reference) {
     return current ?? record
   }
   const now = nowOf(clock)
@@ -108,7 +119,7 @@ const refundInStore = Effect.fnUntraced(function* (
 ) {
   const { store } = ports
   const current = yield* store.transactions.getForUpdate(record.id)
-  if (current === undefined || current.state !== "REFUND_PENDING") return current ?? record
+  if (current === undefined || !refundDue(current)) return current ?? record
   const now = nowOf(clock)
   const ref = refundReference(current.id)
   // The refund's own transfers are written once: a refund that already moved money is only finished.
@@ -161,7 +172,7 @@ export function* refundSteps(
   record: TransactionRecord,
   clock: Clock.Clock
 ): Steps<TransactionRecord, MoveError | Refused> {
-  if (record.state !== "REFUND_PENDING") return record
+  if (!refundDue(record)) return record
   let refundSucceeds = true
   const reference = record.railReference
   if (isOutgoing(record) && reference !== undefined) {

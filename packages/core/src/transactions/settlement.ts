@@ -31,7 +31,7 @@ import {
   retryLaterSteps,
   saveRecordSteps
 } from "./moves.ts"
-import { refundSteps } from "./refunds.ts"
+import { refundDue, refundSteps } from "./refunds.ts"
 import { awaitingSubmission, submitSteps } from "./submission.ts"
 
 /** After settling, a payout is watched for a bank return this long (checks at growing intervals). */
@@ -202,7 +202,7 @@ const poll = (ports: PaymentPorts, record: TransactionRecord, clock: Clock.Clock
   const reference = record.railReference!
   return Effect.flatMap(Effect.result(ports.rail.status(reference)), (status) =>
     Effect.flatMap(ports.store.transaction(applyPoll(ports, record, reference, status, clock)), (next) =>
-      next.state === "REFUND_PENDING" ? Effect.gen(() => refundSteps(ports, next, clock)) : Effect.succeed(next)
+      refundDue(next) ? Effect.gen(() => refundSteps(ports, next, clock)) : Effect.succeed(next)
     )
   )
 }
@@ -229,7 +229,7 @@ const stepTransaction = (
   record: TransactionRecord,
   clock: Clock.Clock
 ): Effect.Effect<TransactionRecord, MoveError | Refused> =>
-  record.state === "REFUND_PENDING"
+  refundDue(record)
     ? Effect.gen(() => refundSteps(ports, record, clock))
     : awaitingSubmission(record)
       ? Effect.gen(() => submitSteps(ports, record, clock))

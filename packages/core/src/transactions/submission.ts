@@ -22,7 +22,7 @@ import {
   saveRecordSteps,
   type TransactionChange
 } from "./moves.ts"
-import { refundSteps } from "./refunds.ts"
+import { refundDue, refundSteps } from "./refunds.ts"
 
 /**
  * A PROCESSING payment without a rail reference is re-submitted by the worker after this long.
@@ -153,6 +153,6 @@ export function* submitSteps(
     if (yield* ports.store.transactions.updateIf(next, record)) return next
   }
   const next = yield* ports.store.transaction(recordSubmission(ports, record, submitted, clock))
-  if (next.state === "REFUND_PENDING") return yield* refundSteps(ports, next, clock)
+  if (refundDue(next)) return yield* refundSteps(ports, next, clock)
   return next
 }
