@@ -384,53 +384,45 @@ function* newQuoteRecord(
 
 // ---- the command ----
 
-const createQuoteGen = Effect.fnUntraced(function* (
-  ports: QuoteCreationPorts,
-  request: CreateQuoteRequest,
-  env: CommandEnv,
-  options: CreateOptions
-) {
-  const { store } = ports
-  const config = yield* store.config.get()
-  const source = yield* resolveSource(store, request, config)
-  const destination = yield* resolveDestination(store, ports.directory, request.destination, source.sourceAccount)
-  if (options.sameCurrencyOnly === true && destination.receivingCode !== source.sendingCode) {
-    return yield* Effect.fail(sameCurrencyRefusal(source.sendingCode, destination.receivingCode))
-  }
-  const fees = yield* Effect.fromResult(feesFor(request, config, env, source.sendingCode, destination.receivingCode))
-  const priced = yield* priceAtMarketRate(
-    ports.rates,
-    request,
-    env,
-    source.sendingCode,
-    destination.receivingCode,
-    fees
-  )
-  const outOfRange = receiverLimitRefusal(priced.pricing, destination)
-  if (outOfRange !== undefined) return yield* Effect.fail(outOfRange)
-  const record = yield* newQuoteRecord(ports.ids, request, source, destination, priced, env)
-  const railChosen = request.destination.destinationType === "ACCOUNT" && request.destination.paymentRail !== undefined
-  return yield* ports.payments.place(
-    record,
-    {
-      platformCustomerId: source.customer?.platformCustomerId,
-      rail: destination.rail,
-      railSelectionMode: railChosen ? "MANUAL" : "AUTO"
-    },
-    request.immediatelyExecute === true,
-    config,
-    env.clock
-  )
-})
-
 /**
  * Creates a quote: the steps above in order (each fails the call with its own error), then the store, where
  * the quote's payment is opened with it and, with `immediatelyExecute`, executed at once. A unique violation
  * on the fresh ids is a bug: a defect.
  */
-export const createQuote = (
-  ports: QuoteCreationPorts,
-  request: CreateQuoteRequest,
-  env: CommandEnv,
-  options: CreateOptions
-) => createQuoteGen(ports, request, env, options).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.die(e)))
+export const createQuote = Effect.fnUntraced(
+  function* (ports: QuoteCreationPorts, request: CreateQuoteRequest, env: CommandEnv, options: CreateOptions) {
+    const { store } = ports
+    const config = yield* store.config.get()
+    const source = yield* resolveSource(store, request, config)
+    const destination = yield* resolveDestination(store, ports.directory, request.destination, source.sourceAccount)
+    if (options.sameCurrencyOnly === true && destination.receivingCode !== source.sendingCode) {
+      return yield* Effect.fail(sameCurrencyRefusal(source.sendingCode, destination.receivingCode))
+    }
+    const fees = yield* Effect.fromResult(feesFor(request, config, env, source.sendingCode, destination.receivingCode))
+    const priced = yield* priceAtMarketRate(
+      ports.rates,
+      request,
+      env,
+      source.sendingCode,
+      destination.receivingCode,
+      fees
+    )
+    const outOfRange = receiverLimitRefusal(priced.pricing, destination)
+    if (outOfRange !== undefined) return yield* Effect.fail(outOfRange)
+    const record = yield* newQuoteRecord(ports.ids, request, source, destination, priced, env)
+    const railChosen =
+      request.destination.destinationType === "ACCOUNT" && request.destination.paymentRail !== undefined
+    return yield* ports.payments.place(
+      record,
+      {
+        platformCustomerId: source.customer?.platformCustomerId,
+        rail: destination.rail,
+        railSelectionMode: railChosen ? "MANUAL" : "AUTO"
+      },
+      request.immediatelyExecute === true,
+      config,
+      env.clock
+    )
+  },
+  Effect.catchTag("UniqueViolation", (e) => Effect.die(e))
+)

@@ -6,7 +6,7 @@ import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
-import { command, traced } from "../shared/tracing.ts"
+import { command } from "../shared/tracing.ts"
 import { type CreateOptions, createQuote } from "./create.ts"
 import { type QuoteError, quoteNotFound } from "./errors.ts"
 import { exchangeRates } from "./exchange-rates.ts"
@@ -55,20 +55,30 @@ export class Quotes extends Context.Service<
       const creation = { store, ids, directory, rates, payments }
       const lookups = { store, ids, directory, rates }
 
-      const getQuote = (id: string): Effect.Effect<Quote, NotFound | StoreError> =>
-        Effect.flatMap(store.quotes.get(id), (record) =>
-          record === undefined ? Effect.fail(quoteNotFound(id)) : Effect.succeed(record.quote)
-        )
+      const get = Effect.fn("Quotes.get")(function* (id: string) {
+        const record = yield* store.quotes.get(id)
+        if (record === undefined) return yield* Effect.fail(quoteNotFound(id))
+        return record.quote
+      })
 
       return Quotes.of({
+        // The two hot commands of the payment path: `command`, not `Effect.fn` (see shared/tracing.ts).
         create: (request, options = {}) =>
           command("Quotes.create", (env) => createQuote(creation, request, env, options)),
-        get: (id) => traced("Quotes.get", getQuote(id)),
         execute: (id) => command("Quotes.execute", (env) => payments.execute(id, env.clock)),
-        exchangeRates: (query) => traced("Quotes.exchangeRates", exchangeRates(store, rates, query)),
-        lookupExternalAccount: (accountId, query) =>
-          traced("Quotes.lookupExternalAccount", lookupExternalAccount(lookups, accountId, query)),
-        lookupUma: (address, query) => traced("Quotes.lookupUma", lookupUma(lookups, address, query))
+        get,
+        exchangeRates: Effect.fn("Quotes.exchangeRates")(function* (query: ExchangeRatesQuery) {
+          return yield* exchangeRates(store, rates, query)
+        }),
+        lookupExternalAccount: Effect.fn("Quotes.lookupExternalAccount")(function* (
+          accountId: string,
+          query?: ReceiverLookupQuery
+        ) {
+          return yield* lookupExternalAccount(lookups, accountId, query)
+        }),
+        lookupUma: Effect.fn("Quotes.lookupUma")(function* (address: string, query?: ReceiverLookupQuery) {
+          return yield* lookupUma(lookups, address, query)
+        })
       })
     })
   )

@@ -267,29 +267,22 @@ const executeInStore = Effect.fnUntraced(function* (
   return { ...reserved, payout: { payout } }
 })
 
-const executeQuoteGen = Effect.fnUntraced(function* (
-  ports: PaymentPorts,
-  quoteId: string,
-  clock: Clock.Clock,
-  viaDeposit: boolean
-) {
-  const outcome = yield* ports.store.transaction(executeInStore(ports, quoteId, viaDeposit, clock))
-  if (typeof outcome === "string") return yield* Effect.fail(quoteExpired(quoteId, outcome))
-  return yield* submitReservedSteps(ports, outcome, clock)
-})
-
 /**
  * Executes a quote: 409 `QUOTE_ALREADY_EXECUTED` unless PENDING; at or after `expiresAt` the quote
  * and its transaction are moved to EXPIRED (committed) and the call fails with 409 `QUOTE_EXPIRED`.
  * Then reserves (see `reserveSteps`) and submits the payout. Returns the quote and the transaction.
  */
-export const executeQuote = (
+export const executeQuote = Effect.fnUntraced(function* (
   ports: PaymentPorts,
   quoteId: string,
   clock: Clock.Clock,
   options: ExecuteOptions = {}
-): Effect.Effect<Reserved, ExecuteError> =>
-  dieOnUnique(executeQuoteGen(ports, quoteId, clock, options.viaDeposit === true))
+): Effect.fn.Return<Reserved, ExecuteError | UniqueViolation> {
+  const viaDeposit = options.viaDeposit === true
+  const outcome = yield* ports.store.transaction(executeInStore(ports, quoteId, viaDeposit, clock))
+  if (typeof outcome === "string") return yield* Effect.fail(quoteExpired(quoteId, outcome))
+  return yield* submitReservedSteps(ports, outcome, clock)
+}, dieOnUnique)
 
 /** The store transaction of `placeQuote`: the quote, its PENDING payment and event; executed when asked. */
 const placeInStore = Effect.fnUntraced(function* (

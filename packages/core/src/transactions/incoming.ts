@@ -90,10 +90,12 @@ const fundInStore = Effect.fnUntraced(function* (ports: PaymentPorts, accountId:
  * Sandbox funding: `amount` (1 to 100 000 000 000, smallest unit) arrives in the internal account
  * as a completed incoming payment (`INCOMING_PAYMENT.COMPLETED`). Returns the account id.
  */
-export const fundSandbox = (ports: PaymentPorts, accountId: string, amount: number) =>
-  !Number.isSafeInteger(amount) || amount < 1 || amount > SANDBOX_FUND_MAX
-    ? Effect.fail(invalidFundAmount(amount))
-    : dieOnUnique(ports.store.transaction(fundInStore(ports, accountId, amount)))
+export const fundSandbox = Effect.fnUntraced(function* (ports: PaymentPorts, accountId: string, amount: number) {
+  if (!Number.isSafeInteger(amount) || amount < 1 || amount > SANDBOX_FUND_MAX) {
+    return yield* Effect.fail(invalidFundAmount(amount))
+  }
+  return yield* dieOnUnique(ports.store.transaction(fundInStore(ports, accountId, amount)))
+})
 
 /** The customer an UMA payment is for: by id, else by UMA address (one of the two is required). */
 function* umaRecipientSteps(ports: PaymentPorts, request: SandboxUmaReceiveRequest) {
@@ -147,8 +149,10 @@ const umaReceiveInStore = Effect.fnUntraced(function* (ports: PaymentPorts, requ
 })
 
 /** Sandbox: an UMA payment arrives for a customer (found by UMA address or id) in their internal account of that currency. */
-export const sandboxUmaReceive = (ports: PaymentPorts, request: SandboxUmaReceiveRequest) =>
-  Effect.map(dieOnUnique(ports.store.transaction(umaReceiveInStore(ports, request))), (record) => record.transaction)
+export const sandboxUmaReceive = Effect.fnUntraced(function* (ports: PaymentPorts, request: SandboxUmaReceiveRequest) {
+  const record = yield* dieOnUnique(ports.store.transaction(umaReceiveInStore(ports, request)))
+  return record.transaction
+})
 
 /** Sandbox: the deposit for a quote funded by payment instructions arrives, so the quote executes. */
 export const sandboxSend = Effect.fnUntraced(function* (ports: PaymentPorts, request: SandboxSendRequest) {

@@ -6,7 +6,6 @@ import { Quotes } from "../quotes/service.ts"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
-import { command, traced } from "../shared/tracing.ts"
 import { fundSandbox, sandboxSend, sandboxUmaReceive } from "./incoming.ts"
 import type {
   ListTransactionsQuery,
@@ -16,7 +15,7 @@ import type {
   TransferInRequest,
   TransferOutRequest
 } from "./model.ts"
-import type { PaymentPorts } from "./moves.ts"
+import { currentClock, type PaymentPorts } from "./moves.ts"
 import { getTransaction, listTransactions } from "./reads.ts"
 import { type ProcessDueReport, processDue } from "./settlement.ts"
 import { transferIn, transferOut } from "./transfers.ts"
@@ -62,14 +61,30 @@ export class Transactions extends Context.Service<
       const ports: PaymentPorts = { store: yield* Store, ids: yield* Ids, rail: yield* Rail }
       const quotes = yield* Quotes
       return Transactions.of({
-        list: (query) => traced("Transactions.list", listTransactions(ports, query)),
-        get: (id) => traced("Transactions.get", getTransaction(ports, id)),
-        processDue: () => command("Transactions.processDue", (env) => processDue(ports, env.clock)),
-        fundSandbox: (accountId, amount) => traced("Transactions.fundSandbox", fundSandbox(ports, accountId, amount)),
-        sandboxSend: (request) => traced("Transactions.sandboxSend", sandboxSend(ports, request)),
-        sandboxUmaReceive: (request) => traced("Transactions.sandboxUmaReceive", sandboxUmaReceive(ports, request)),
-        transferIn: (request) => traced("Transactions.transferIn", transferIn(ports, request)),
-        transferOut: (request) => traced("Transactions.transferOut", transferOut(ports, quotes, request))
+        list: Effect.fn("Transactions.list")(function* (query: ListTransactionsQuery) {
+          return yield* listTransactions(ports, query)
+        }),
+        get: Effect.fn("Transactions.get")(function* (id: string) {
+          return yield* getTransaction(ports, id)
+        }),
+        processDue: Effect.fn("Transactions.processDue")(function* () {
+          return yield* processDue(ports, yield* currentClock)
+        }),
+        fundSandbox: Effect.fn("Transactions.fundSandbox")(function* (accountId: string, amount: number) {
+          return yield* fundSandbox(ports, accountId, amount)
+        }),
+        sandboxSend: Effect.fn("Transactions.sandboxSend")(function* (request: SandboxSendRequest) {
+          return yield* sandboxSend(ports, request)
+        }),
+        sandboxUmaReceive: Effect.fn("Transactions.sandboxUmaReceive")(function* (request: SandboxUmaReceiveRequest) {
+          return yield* sandboxUmaReceive(ports, request)
+        }),
+        transferIn: Effect.fn("Transactions.transferIn")(function* (request: TransferInRequest) {
+          return yield* transferIn(ports, request)
+        }),
+        transferOut: Effect.fn("Transactions.transferOut")(function* (request: TransferOutRequest) {
+          return yield* transferOut(ports, quotes, request)
+        })
       })
     })
   )

@@ -96,20 +96,17 @@ const transferInStore = Effect.fnUntraced(function* (ports: PaymentPorts, reques
   return record
 })
 
-const transferInGen = Effect.fnUntraced(function* (ports: PaymentPorts, request: TransferInRequest) {
-  const created = yield* ports.store.transaction(transferInStore(ports, request))
-  const next = yield* submitSteps(ports, created, yield* currentClock)
-  return next.transaction
-})
-
 /**
  * Deprecated `POST /transfer-in`: pulls `amount` from a pull-capable external account into an
  * internal account of the same customer and currency. The transaction is INCOMING and PENDING
  * (a pending ledger transfer deposits → account, `INCOMING_PAYMENT.PENDING`) until the rail
  * settles the pull (COMPLETED, posted) or fails it (FAILED, voided).
  */
-export const transferIn = (ports: PaymentPorts, request: TransferInRequest) =>
-  dieOnUnique(transferInGen(ports, request))
+export const transferIn = Effect.fnUntraced(function* (ports: PaymentPorts, request: TransferInRequest) {
+  const created = yield* ports.store.transaction(transferInStore(ports, request))
+  const next = yield* submitSteps(ports, created, yield* currentClock)
+  return next.transaction
+}, dieOnUnique)
 
 /** Deprecated `POST /transfer-out`: a same-currency quote locked on the sending side, executed at once. */
 export const transferOut = Effect.fnUntraced(function* (
