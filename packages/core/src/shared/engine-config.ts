@@ -2,7 +2,7 @@ import { Clock, Context, Effect } from "effect"
 
 /** Knobs an embedding application sets once; defaults suit the sandbox server. */
 export interface EngineSettings {
-  /** How long a quote can be executed after creation. */
+  /** How long a quote can be executed after creation (the expiry rule itself is quotes/expiry.ts). */
   readonly quoteLifetimeSeconds: number
   /** How long a fetched exchange rate is reused. */
   readonly fxCacheSeconds: number
