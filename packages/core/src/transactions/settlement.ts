@@ -121,24 +121,35 @@ function* startReturnSteps(
   )
 }
 
-/** Applies what the rail said about a transaction (inside a store transaction). */
+/**
+ * Applies what the rail said about a transaction (inside a store transaction). A payout that completed is
+ * watched for a return until `RETURN_WATCH_SECONDS`; a rail cannot fail a payout it reported settled, so such
+ * an answer stops the watch and leaves it to operations.
+ */
 function* applyStatusSteps(
   ports: PaymentPorts,
   record: TransactionRecord,
   status: PayoutStatus,
   now: string
 ): Steps<TransactionRecord, MoveError> {
-  const completed = record.state === "COMPLETED"
-  switch (status._tag) {
-    case "Pending":
-      if (completed) {
+  if (record.state === "COMPLETED") {
+    switch (status._tag) {
+      case "Pending":
+      case "Settled":
         return yield* saveRecordSteps(
           ports,
           record,
           { record: { dueAt: nextReturnCheck(now, record.transaction.settledAt) } },
           now
         )
-      }
+      case "Failed":
+        return yield* saveRecordSteps(ports, record, { record: { dueAt: undefined } }, now)
+      case "Returned":
+        return yield* startReturnSteps(ports, record, now)
+    }
+  }
+  switch (status._tag) {
+    case "Pending":
       return yield* saveRecordSteps(
         ports,
         record,
@@ -146,23 +157,11 @@ function* applyStatusSteps(
         now
       )
     case "Settled":
-      if (completed) {
-        return yield* saveRecordSteps(
-          ports,
-          record,
-          { record: { dueAt: nextReturnCheck(now, record.transaction.settledAt) } },
-          now
-        )
-      }
       return yield* settleSteps(ports, record, status.settledAt, now)
     case "Failed":
-      // A rail cannot fail a payout it reported settled; stop watching and leave it to operations.
-      if (completed) return yield* saveRecordSteps(ports, record, { record: { dueAt: undefined } }, now)
       return yield* failPaymentSteps(ports, record, status.reason, now)
-    case "Returned": {
-      const settledRecord = completed ? record : yield* settleSteps(ports, record, now, now)
-      return yield* startReturnSteps(ports, settledRecord, now)
-    }
+    case "Returned":
+      return yield* startReturnSteps(ports, yield* settleSteps(ports, record, now, now), now)
   }
 }
 
