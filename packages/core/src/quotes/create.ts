@@ -5,7 +5,7 @@
  */
 import { Effect, Result } from "effect"
 import type { Mutable } from "effect/Types"
-import type { ExternalAccount, InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import type { InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory } from "../ports/directory.ts"
@@ -17,13 +17,10 @@ import { InvalidInput, type StoreError } from "../shared/errors.ts"
 import { isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import {
-  accountNotActive,
-  accountNotFound,
   amountOutOfRange,
   customerDeleted,
   customerNotFound,
   endUserTermsNotAccepted,
-  externalAccountNotUsable,
   type QuoteError,
   selfPayment,
   umaNotFound
@@ -41,6 +38,7 @@ import type { CreateQuoteRequest, Quote, QuoteRecord } from "./model.ts"
 import type { QuotePayments } from "./payments.ts"
 import { type FeeSchedule, feeScheduleFor, type Pricing, platformFeeFor, priceQuote } from "./pricing.ts"
 import type { Rates } from "./rates.ts"
+import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.ts"
 
 export interface CreateOptions {
   /** Deprecated transfer-out: refuse a destination in another currency. */
@@ -54,28 +52,6 @@ export interface QuoteCreationPorts {
   readonly directory: Directory["Service"]
   readonly rates: Rates
   readonly payments: QuotePayments["Service"]
-}
-
-// ---- shared checks (transactions use them too) ----
-
-/** An internal account money can move from or to: it exists and is ACTIVE or PENDING. */
-export function* usableInternalAccount(store: Store["Service"], id: string): Steps<InternalAccountRecord, QuoteError> {
-  const account = yield* store.internalAccounts.get(id)
-  if (account === undefined) return yield* Effect.fail(accountNotFound(id))
-  if (account.status !== "ACTIVE" && account.status !== "PENDING") {
-    return yield* Effect.fail(accountNotActive(id, account.status))
-  }
-  return account
-}
-
-/** An external account money can move to or be pulled from: it exists, is not deleted, and is usable. */
-export function* usableExternalAccount(store: Store["Service"], id: string): Steps<ExternalAccount, QuoteError> {
-  const account = yield* store.externalAccounts.get(id)
-  if (account === undefined || account.status === "INACTIVE") return yield* Effect.fail(accountNotFound(id))
-  if (account.status !== "ACTIVE" && account.status !== "PENDING_OWNERSHIP_VERIFICATION") {
-    return yield* Effect.fail(externalAccountNotUsable(account.id, account.status))
-  }
-  return account
 }
 
 // ---- source ----
