@@ -3,7 +3,7 @@
  * the destination, the fees, the price at the market rate, the receiver's limits, the new quote record, and the
  * store (the quote with its payment, executed at once when asked; see `QuotePayments.place`).
  */
-import { Effect, Result } from "effect"
+import { Effect } from "effect"
 import type { Mutable } from "effect/Types"
 import type { InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
@@ -220,16 +220,18 @@ const sameCurrencyRefusal = (sendingCode: string, receivingCode: string): Invali
 // ---- fees, price, limits ----
 
 /** The quote's fees: the service fee on cross-currency quotes and the platform's fee (configured or overridden). */
-const feesFor = (
+function* feesFor(
   request: CreateQuoteRequest,
   config: PlatformConfig | undefined,
   env: CommandEnv,
   sendingCode: string,
   receivingCode: string
-): Result.Result<FeeSchedule, InvalidInput> =>
-  Result.map(platformFeeFor(sendingCode, receivingCode, config, request.platformFeeOverride), (platform) =>
-    feeScheduleFor(sendingCode, receivingCode, env.settings.serviceFeeBps, platform)
+): Steps<FeeSchedule, InvalidInput> {
+  const platform = yield* Effect.fromResult(
+    platformFeeFor(sendingCode, receivingCode, config, request.platformFeeOverride)
   )
+  return feeScheduleFor(sendingCode, receivingCode, env.settings.serviceFeeBps, platform)
+}
 
 /** A priced quote: the exact amounts and fees, and the market rate as a display number. */
 interface Priced {
@@ -374,7 +376,7 @@ export const createQuote = Effect.fnUntraced(
     if (options.sameCurrencyOnly === true && destination.receivingCode !== source.sendingCode) {
       return yield* Effect.fail(sameCurrencyRefusal(source.sendingCode, destination.receivingCode))
     }
-    const fees = yield* Effect.fromResult(feesFor(request, config, env, source.sendingCode, destination.receivingCode))
+    const fees = yield* feesFor(request, config, env, source.sendingCode, destination.receivingCode)
     const priced = yield* priceAtMarketRate(
       ports.rates,
       request,

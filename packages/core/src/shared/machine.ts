@@ -66,8 +66,7 @@ export const allows = <S extends string, E extends string, V extends string>(
   machine: Machine<S, E, V>,
   state: string,
   event: string
-): boolean =>
-  (machine.states as ReadonlyArray<string>).includes(state) && machine.transitions[state as S][event as E] !== undefined
+): boolean => Object.hasOwn(machine.transitions, state) && Object.hasOwn(machine.transitions[state as S], event)
 
 /**
  * The states in which `machine` allows any of `events`, in the machine's order. A rule such as "the states a
