@@ -3,7 +3,7 @@
  * the destination, the fees, the price at the market rate, the receiver's limits, the new quote record, and the
  * store (the quote with its payment, executed at once when asked; see `QuotePayments.place`).
  */
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import type { Mutable } from "effect/Types"
 import type { InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
@@ -13,7 +13,8 @@ import type { Ids } from "../ports/ids.ts"
 import type { Store } from "../ports/store.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
 import type { CommandEnv } from "../shared/engine-config.ts"
-import { InvalidInput, type StoreError } from "../shared/errors.ts"
+import { InvalidInput } from "../shared/errors.ts"
+import type { QuoteId, TransactionId } from "../shared/ids.ts"
 import { isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import {
@@ -217,51 +218,7 @@ const sameCurrencyRefusal = (sendingCode: string, receivingCode: string): Invali
     `transfer-out is same-currency (${sendingCode} → ${receivingCode}); use POST /quotes for a conversion`
   )
 
-// ---- fees, price, limits ----
-
-/** The quote's fees: the service fee on cross-currency quotes and the platform's fee (configured or overridden). */
-function* feesFor(
-  request: CreateQuoteRequest,
-  config: PlatformConfig | undefined,
-  env: CommandEnv,
-  sendingCode: string,
-  receivingCode: string
-): Steps<FeeSchedule, InvalidInput> {
-  const platform = yield* Effect.fromResult(
-    platformFeeFor(sendingCode, receivingCode, config, request.platformFeeOverride)
-  )
-  return feeScheduleFor(sendingCode, receivingCode, env.settings.serviceFeeBps, platform)
-}
-
-/** A priced quote: the exact amounts and fees, and the market rate as a display number. */
-interface Priced {
-  readonly pricing: Pricing
-  readonly fees: FeeSchedule
-  readonly multiplier: number
-}
-
-/** The price at the market rate (cached, see `rates.ts`): the locked side's amount, the other side's by `priceQuote`. */
-function* priceAtMarketRate(
-  rates: Rates,
-  request: CreateQuoteRequest,
-  env: CommandEnv,
-  sendingCode: string,
-  receivingCode: string,
-  fees: FeeSchedule
-): Steps<Priced, QuoteError> {
-  const { rate, multiplier } = yield* rates.rateAt(sendingCode, receivingCode, env)
-  const pricing = yield* Effect.fromResult(
-    priceQuote({
-      sendingCurrency: sendingCode,
-      receivingCurrency: receivingCode,
-      lockedCurrencySide: request.lockedCurrencySide,
-      lockedCurrencyAmount: request.lockedCurrencyAmount,
-      marketRate: rate,
-      fees
-    })
-  )
-  return { pricing, fees, multiplier }
-}
+// ---- limits ----
 
 /** An UMA receiver takes amounts between its minimum and maximum only. */
 const receiverLimitRefusal = (pricing: Pricing, destination: ResolvedDestination) => {
@@ -275,38 +232,44 @@ const receiverLimitRefusal = (pricing: Pricing, destination: ResolvedDestination
 // ---- the record ----
 
 /**
- * The new quote (PENDING until `EngineConfig.quoteLifetimeSeconds` from now) with fresh ids for it and its
- * transaction; a quote funded by payment instructions carries them (refused for a network without a wallet).
+ * Where to send the money for a quote funded by payment instructions (none for an account source); refused for
+ * a stablecoin network without a deposit wallet.
  */
-function* newQuoteRecord(
-  ids: Ids["Service"],
-  request: CreateQuoteRequest,
-  source: ResolvedSource,
-  destination: ResolvedDestination,
-  priced: Priced,
-  env: CommandEnv
-): Steps<QuoteRecord, InvalidInput | StoreError> {
-  const { sendingCode } = source
-  const { receivingCode, rail } = destination
-  const { pricing, fees } = priced
-  const id = yield* ids.make("Quote")
-  const transactionId = yield* ids.make("Transaction")
-  const requestSource = request.source
-  let paymentInstructions: ReadonlyArray<PaymentInstructions> = []
-  if (requestSource.sourceType === "REALTIME_FUNDING") {
-    const instructions = fundingInstructions(sendingCode, paymentReference(transactionId), requestSource.cryptoNetwork)
-    if (instructions === undefined) {
-      const networks = Object.keys(WALLET_BY_NETWORK)
-      return yield* Effect.fail(
-        InvalidInput.one(
-          "source.cryptoNetwork",
-          { enum: networks },
-          `${sendingCode} can be deposited on ${networks.join(", ")}`
-        )
-      )
-    }
-    paymentInstructions = instructions
-  }
+const paymentInstructionsFor = (
+  source: CreateQuoteRequest["source"],
+  sendingCode: string,
+  transactionId: string
+): Result.Result<ReadonlyArray<PaymentInstructions>, InvalidInput> => {
+  if (source.sourceType !== "REALTIME_FUNDING") return Result.succeed([])
+  const instructions = fundingInstructions(sendingCode, paymentReference(transactionId), source.cryptoNetwork)
+  if (instructions !== undefined) return Result.succeed(instructions)
+  const networks = Object.keys(WALLET_BY_NETWORK)
+  return Result.fail(
+    InvalidInput.one(
+      "source.cryptoNetwork",
+      { enum: networks },
+      `${sendingCode} can be deposited on ${networks.join(", ")}`
+    )
+  )
+}
+
+/** What the new quote is made of: its ids, where it pays from and to, its price and fees. */
+interface QuoteParts {
+  readonly id: QuoteId
+  readonly transactionId: TransactionId
+  readonly source: ResolvedSource
+  readonly destination: ResolvedDestination
+  readonly pricing: Pricing
+  readonly fees: FeeSchedule
+  /** The market rate as a display number. */
+  readonly multiplier: number
+  readonly paymentInstructions: ReadonlyArray<PaymentInstructions>
+}
+
+/** The new quote, PENDING until `EngineConfig.quoteLifetimeSeconds` from now (pure). */
+const newQuoteRecord = (request: CreateQuoteRequest, parts: QuoteParts, env: CommandEnv): QuoteRecord => {
+  const { id, pricing, fees } = parts
+  const { receivingCode, rail } = parts.destination
   const requestDestination = request.destination
   const quoteDestination: Quote["destination"] =
     requestDestination.destinationType === "ACCOUNT"
@@ -324,19 +287,19 @@ function* newQuoteRecord(
     status: "PENDING",
     createdAt: isoOf(env.nowMs),
     expiresAt: quoteExpiresAt(env.nowMs, env.settings),
-    source: requestSource,
+    source: request.source,
     destination: quoteDestination,
-    sendingCurrency: currency(sendingCode),
+    sendingCurrency: currency(parts.source.sendingCode),
     receivingCurrency: currency(receivingCode),
     totalSendingAmount: pricing.totalSendingAmount,
     totalReceivingAmount: pricing.totalReceivingAmount,
     exchangeRate: pricing.exchangeRate,
     feesIncluded: pricing.feesIncluded,
     platformFeesIncluded: pricing.platformFeesIncluded,
-    transactionId,
-    paymentInstructions,
+    transactionId: parts.transactionId,
+    paymentInstructions: parts.paymentInstructions,
     rateDetails: {
-      counterpartyMultiplier: priced.multiplier,
+      counterpartyMultiplier: parts.multiplier,
       counterpartyFixedFee: 0,
       serviceApiMultiplier: (10_000 - totalVariableBps) / 10_000,
       serviceApiFixedFee: fees.platformFixed,
@@ -344,7 +307,8 @@ function* newQuoteRecord(
       serviceApiVariableFeeAmount: pricing.serviceVariableFee + pricing.platformVariableFee
     }
   }
-  if (source.customer !== undefined) quote.customerId = source.customer.id
+  const customer = parts.source.customer
+  if (customer !== undefined) quote.customerId = customer.id
   if (request.description !== undefined) quote.description = request.description
   if (request.remittanceInformation !== undefined) quote.remittanceInformation = request.remittanceInformation
   if (request.purposeOfPayment !== undefined) quote.purposeOfPayment = request.purposeOfPayment
@@ -363,9 +327,11 @@ function* newQuoteRecord(
 // ---- the command ----
 
 /**
- * Creates a quote: the steps above in order (each fails the call with its own error), then the store, where
- * the quote's payment is opened with it and, with `immediatelyExecute`, executed at once. A unique violation
- * on the fresh ids is a bug: a defect.
+ * Creates a quote: the steps above in order, each failing the call with its own error (source, destination,
+ * fees, the price at the market rate, the receiver's limits, the record), then the store, where the quote's
+ * payment is opened with it and, with `immediatelyExecute`, executed at once. The pure steps are plain functions
+ * (they cost nothing to call); only those that read a port are generators. A unique violation on the fresh ids
+ * is a bug: a defect.
  */
 export const createQuote = Effect.fnUntraced(
   function* (ports: QuoteCreationPorts, request: CreateQuoteRequest, env: CommandEnv, options: CreateOptions) {
@@ -373,21 +339,46 @@ export const createQuote = Effect.fnUntraced(
     const config = yield* store.config.get()
     const source = yield* resolveSource(store, request, config)
     const destination = yield* resolveDestination(store, ports.directory, request.destination, source.sourceAccount)
-    if (options.sameCurrencyOnly === true && destination.receivingCode !== source.sendingCode) {
-      return yield* Effect.fail(sameCurrencyRefusal(source.sendingCode, destination.receivingCode))
+    const { sendingCode } = source
+    const { receivingCode } = destination
+    if (options.sameCurrencyOnly === true && receivingCode !== sendingCode) {
+      return yield* Effect.fail(sameCurrencyRefusal(sendingCode, receivingCode))
     }
-    const fees = yield* feesFor(request, config, env, source.sendingCode, destination.receivingCode)
-    const priced = yield* priceAtMarketRate(
-      ports.rates,
-      request,
-      env,
-      source.sendingCode,
-      destination.receivingCode,
-      fees
+    const platformFee = yield* Effect.fromResult(
+      platformFeeFor(sendingCode, receivingCode, config, request.platformFeeOverride)
     )
-    const outOfRange = receiverLimitRefusal(priced.pricing, destination)
+    const fees = feeScheduleFor(sendingCode, receivingCode, env.settings.serviceFeeBps, platformFee)
+    const market = yield* ports.rates.rateAt(sendingCode, receivingCode, env)
+    const pricing = yield* Effect.fromResult(
+      priceQuote({
+        sendingCurrency: sendingCode,
+        receivingCurrency: receivingCode,
+        lockedCurrencySide: request.lockedCurrencySide,
+        lockedCurrencyAmount: request.lockedCurrencyAmount,
+        marketRate: market.rate,
+        fees
+      })
+    )
+    const outOfRange = receiverLimitRefusal(pricing, destination)
     if (outOfRange !== undefined) return yield* Effect.fail(outOfRange)
-    const record = yield* newQuoteRecord(ports.ids, request, source, destination, priced, env)
+    const id = yield* ports.ids.make("Quote")
+    const transactionId = yield* ports.ids.make("Transaction")
+    const instructions = paymentInstructionsFor(request.source, sendingCode, transactionId)
+    if (Result.isFailure(instructions)) return yield* Effect.fail(instructions.failure)
+    const record = newQuoteRecord(
+      request,
+      {
+        id,
+        transactionId,
+        source,
+        destination,
+        pricing,
+        fees,
+        multiplier: market.multiplier,
+        paymentInstructions: instructions.success
+      },
+      env
+    )
     const railChosen =
       request.destination.destinationType === "ACCOUNT" && request.destination.paymentRail !== undefined
     return yield* ports.payments.place(
