@@ -1,20 +1,15 @@
 /**
- * How a service step is written: one idiom per kind of step.
+ * The two ways of writing a step that CONTRIBUTING.md ("One idiom per kind of step") sends here, with why.
  *
- * - A public operation of a service (`Quotes.get`, `Transactions.list`, ...): `Effect.fn("Context.op")`, which
- *   names its span.
- * - An internal helper that is an Effect of its own (a store transaction's body, anything run or combined as an
- *   Effect): `Effect.fnUntraced`.
- * - A step inside a command (`yield*` in the caller's generator, within its store transaction): a plain
- *   generator typed `Steps` (as the ledger's `recordSteps` and the outbox's `emitSteps`). It costs no run-loop
- *   step of its own; written as `Effect.fnUntraced`, the steps of one payment lifecycle in bench/core.ts went
- *   from 77 to 134 run-loop steps and lost about a tenth of the throughput per CPU-second.
- *
- * The one exception: `command` below, for the two hot commands of the payment path, `Quotes.create` and
- * `Quotes.execute`. `Effect.fn` opens a span (and captures a stack frame) on every call even when no tracing
- * backend is installed; on those two it took 24 more run-loop steps per lifecycle (77 → 101) and a fifth to a
- * quarter of the lifecycles per CPU-second (`node bench/core.ts`, runs alternated). Make another operation a
- * `command` only with a measurement that shows the same.
+ * - `Steps`: a step inside a command (`yield*` in the caller's generator, within its store transaction) is a
+ *   plain generator, as the ledger's `recordSteps` and the outbox's `emitSteps`. It costs no run-loop step of its
+ *   own; written as `Effect.fnUntraced` instead, the steps of quotes/ and transactions/ took one payment lifecycle
+ *   of `node bench/core.ts` from 77 to 134 run-loop steps and about a tenth of its lifecycles per CPU-second.
+ * - `command`: the one exception to `Effect.fn("Context.op")` for a public operation, for the two hot commands of
+ *   the payment path, `Quotes.create` and `Quotes.execute`. `Effect.fn` opens a span (and captures a stack frame)
+ *   on every call even when no tracing backend is installed; on those two it took 24 more run-loop steps per
+ *   lifecycle (77 → 101) and a fifth to a quarter of the lifecycles per CPU-second (runs alternated). Make
+ *   another operation a `command` only with a measurement that shows the same.
  */
 import { Clock, Effect, Tracer } from "effect"
 import { type CommandEnv, EngineConfig } from "./engine-config.ts"
