@@ -5,11 +5,12 @@
  *   plain generator, as the ledger's `recordSteps` and the outbox's `emitSteps`. It costs no run-loop step of its
  *   own; written as `Effect.fnUntraced` instead, the steps of quotes/ and transactions/ took one payment lifecycle
  *   of `node bench/core.ts` from 77 to 134 run-loop steps and about a tenth of its lifecycles per CPU-second.
- * - `command`: the one exception to `Effect.fn("Context.op")` for a public operation, for the two hot commands of
- *   the payment path, `Quotes.create` and `Quotes.execute`. `Effect.fn` opens a span (and captures a stack frame)
- *   on every call even when no tracing backend is installed; on those two it took 24 more run-loop steps per
- *   lifecycle (77 → 101) and a fifth to a quarter of the lifecycles per CPU-second (runs alternated). Make
- *   another operation a `command` only with a measurement that shows the same.
+ * - `command`: the one exception to `Effect.fn("Context.op")` for a public operation, for the hot commands of
+ *   the payment path: `Quotes.create`, `Quotes.execute` and the worker's pass `Transactions.processDue`.
+ *   `Effect.fn` opens a span (and captures a stack frame) on every call even when no tracing backend is
+ *   installed; on create and execute it took 24 more run-loop steps per lifecycle (77 → 101) and a fifth to a
+ *   quarter of the lifecycles per CPU-second (runs alternated); around the pass, settlements per second were
+ *   lower in most alternated runs. Make another operation a `command` only with a measurement that shows the same.
  */
 import { Clock, Effect, Tracer } from "effect"
 import { type CommandEnv, EngineConfig } from "./engine-config.ts"

@@ -6,6 +6,7 @@ import { Quotes } from "../quotes/service.ts"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
+import { command } from "../shared/tracing.ts"
 import { fundSandbox, sandboxSend, sandboxUmaReceive } from "./incoming.ts"
 import type {
   ListTransactionsQuery,
@@ -15,7 +16,7 @@ import type {
   TransferInRequest,
   TransferOutRequest
 } from "./model.ts"
-import { currentClock, type PaymentPorts } from "./moves.ts"
+import type { PaymentPorts } from "./moves.ts"
 import { getTransaction, listTransactions } from "./reads.ts"
 import { type ProcessDueReport, processDue } from "./settlement.ts"
 import { transferIn, transferOut } from "./transfers.ts"
@@ -67,9 +68,8 @@ export class Transactions extends Context.Service<
         get: Effect.fn("Transactions.get")(function* (id: string) {
           return yield* getTransaction(ports, id)
         }),
-        processDue: Effect.fn("Transactions.processDue")(function* () {
-          return yield* processDue(ports, yield* currentClock)
-        }),
+        // A hot command (see shared/tracing.ts): the worker's pass, whose span would enclose every settlement.
+        processDue: () => command("Transactions.processDue", (env) => processDue(ports, env.clock)),
         fundSandbox: Effect.fn("Transactions.fundSandbox")(function* (accountId: string, amount: number) {
           return yield* fundSandbox(ports, accountId, amount)
         }),
