@@ -1,35 +1,17 @@
 import type { Collection, Page, PageRequest, UniqueViolation } from "@paycore/core"
 import { StoreError, toPage } from "@paycore/core"
+import type { Table } from "@paycore/store-tables"
 import { Effect } from "effect"
 import { type Codec, valuesOf } from "./codecs.ts"
 import { uniqueViolation } from "./driver-errors.ts"
+import { Filter, insertSql, notDeleted, type RowCodec, rowCodecOf, whereOf } from "./rows.ts"
 import type { Row } from "./sql.ts"
 import { affected, type Executor } from "./statements.ts"
 
+export { Filter } from "./rows.ts"
+
 /** The most parameters PostgreSQL takes in one statement (the protocol counts them in 16 bits). */
 const MAX_PARAMS = 65_535
-
-/** The WHERE clause of a list and its parameters (`$1`, `$2`, ... in the order they are added). */
-export class Filter {
-  readonly conditions: Array<string> = []
-  readonly params: Array<unknown> = []
-
-  param(value: unknown): string {
-    this.params.push(value)
-    return `$${this.params.length}`
-  }
-  where(condition: string): void {
-    this.conditions.push(condition)
-  }
-  eq(column: string, value: string | undefined): void {
-    if (value !== undefined) this.conditions.push(`${column} = ${this.param(value)}`)
-  }
-  /** Strictly after / before, as the memory store's `inRange` (instants compare as strings). */
-  between(column: string, after: string | undefined, before: string | undefined): void {
-    if (after !== undefined) this.conditions.push(`${column} > ${this.param(after)}`)
-    if (before !== undefined) this.conditions.push(`${column} < ${this.param(before)}`)
-  }
-}
 
 export interface UniqueKey<T, U extends string> {
   /** The port's name of the key. */
@@ -42,6 +24,25 @@ export interface UniqueKey<T, U extends string> {
   /** Only rows meeting this condition hold the key (`alias` names the row). */
   readonly holds?: (alias: string) => string
 }
+
+/** The unique keys of a described table. */
+const uniqueKeysOf = <T, U extends string>(table: Table<T, any, U>): ReadonlyArray<UniqueKey<T, U>> =>
+  table.unique.map((u) => {
+    const read = u.column.read
+    const unless = u.unless
+    const value = (row: T): string | undefined => {
+      if (unless !== undefined && unless.read(row) === true) return undefined
+      const v = read(row)
+      return typeof v === "string" ? v : undefined
+    }
+    return {
+      index: u.name,
+      column: u.column.name,
+      constraint: u.index,
+      value,
+      ...(unless === undefined ? {} : { holds: (alias: string) => notDeleted(unless, alias) })
+    }
+  })
 
 /** Rows of a list page: the filter's count and up to `limit + 1` rows after the cursor, in one statement. */
 export const pageOf = <T extends { readonly id: string }>(
@@ -68,11 +69,8 @@ export const pageOf = <T extends { readonly id: string }>(
 }
 
 /** The fixed statements of a collection (built once per store). */
-export const statementsOf = <T, U extends string>(
-  table: string,
-  columns: ReadonlyArray<string>,
-  uniques: ReadonlyArray<UniqueKey<T, U>>
-) => {
+export const statementsOf = <T, U extends string>(codec: RowCodec<T>, uniques: ReadonlyArray<UniqueKey<T, U>>) => {
+  const { table, columns } = codec
   const placeholders = columns.map((_, i) => `$${i + 1}`).join(", ")
   const sets = columns
     .filter((c) => c !== "id")
@@ -89,7 +87,7 @@ export const statementsOf = <T, U extends string>(
   const insertManyTexts = new Map<number, string>()
   return {
     // A new row: any unique key taken (the id too) writes nothing, and the transaction goes on (as in memory).
-    insert: `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${placeholders}) ON CONFLICT DO NOTHING`,
+    insert: insertSql(codec),
     // `update` writes the row whether or not it exists (as the memory store does); a unique key that
     // another row holds leaves the row as it was.
     update:
@@ -154,16 +152,15 @@ const repeatedKey = <T extends { readonly id: string }, U extends string>(
   return undefined
 }
 
-/** A collection (see the port's `Collection`) of the rows of `codec`'s table; `filterOf` writes a list's WHERE. */
-export const makeCollection = <T extends { readonly id: string }, F, U extends string = never, Table = unknown>(
+/** A collection (see the port's `Collection`) of `codec`'s rows; `where` writes a list's WHERE. */
+const collectionOf = <T extends { readonly id: string }, F, U extends string>(
   x: Executor,
-  codec: Codec<T, Table>,
-  filterOf: (filter: F, where: Filter) => void,
-  uniques: ReadonlyArray<UniqueKey<T, U>> = []
+  codec: RowCodec<T>,
+  where: (filter: F, w: Filter) => void,
+  uniques: ReadonlyArray<UniqueKey<T, U>>
 ): Collection<T, F, U> => {
-  const { table } = codec
-  const decode = codec.decode as (row: Row) => T
-  const sql = statementsOf(table, codec.columns, uniques)
+  const { table, decode } = codec
+  const sql = statementsOf(codec, uniques)
   const first = (rows: Array<Row>): T | undefined => (rows.length === 0 ? undefined : decode(rows[0]!))
 
   /** Which key another row holds, after a write that wrote nothing. */
@@ -185,7 +182,7 @@ export const makeCollection = <T extends { readonly id: string }, F, U extends s
     idToo: boolean,
     attempt: number
   ): Effect.Effect<void, StoreError | UniqueViolation> =>
-    Effect.flatMap(x.execute(text, valuesOf(codec, row), sql.constraints), (result) => {
+    Effect.flatMap(x.execute(text, codec.params(row), sql.constraints), (result) => {
       if (affected(result) > 0) return Effect.void
       return Effect.flatMap(violation(row, idToo), (found) => {
         if (found !== undefined) return Effect.fail(found)
@@ -201,7 +198,7 @@ export const makeCollection = <T extends { readonly id: string }, F, U extends s
       const written = new Set<string>()
       for (let start = 0; start < rows.length; start += sql.rowsPerStatement) {
         const chunk = rows.slice(start, start + sql.rowsPerStatement)
-        const params = chunk.flatMap((row) => valuesOf(codec, row))
+        const params = chunk.flatMap(codec.params)
         for (const row of (yield* x.execute(sql.insertMany(chunk.length), params, sql.constraints)).rows) {
           written.add(row.id)
         }
@@ -234,13 +231,36 @@ export const makeCollection = <T extends { readonly id: string }, F, U extends s
     },
     // Without a unique key but the id, which it writes over, nothing can refuse an update: no answer to wait for.
     update:
-      uniques.length === 0
-        ? (row) => x.run(sql.update, valuesOf(codec, row))
-        : (row) => write(sql.update, row, false, 1),
+      uniques.length === 0 ? (row) => x.run(sql.update, codec.params(row)) : (row) => write(sql.update, row, false, 1),
     list: (filter, page) => {
-      const where = new Filter()
-      filterOf(filter, where)
-      return pageOf(x, table, decode, where, page)
+      const w = new Filter()
+      where(filter, w)
+      return pageOf(x, table, decode, w, page)
     }
   }
 }
+
+/** The collection of a described table: its codec, list filters and unique keys derived from the description. */
+export const makeCollection = <T extends { readonly id: string }, F, U extends string>(
+  x: Executor,
+  table: Table<T, F, U>
+): Collection<T, F, U> => collectionOf(x, rowCodecOf(table), whereOf(table), uniqueKeysOf(table))
+
+/** A collection over a hand-written codec (collections not described yet). */
+export const makeCodecCollection = <T extends { readonly id: string }, F, U extends string = never, Table = unknown>(
+  x: Executor,
+  codec: Codec<T, Table>,
+  filterOf: (filter: F, where: Filter) => void,
+  uniques: ReadonlyArray<UniqueKey<T, U>> = []
+): Collection<T, F, U> =>
+  collectionOf(
+    x,
+    {
+      table: codec.table,
+      columns: codec.columns,
+      params: (row) => valuesOf(codec, row),
+      decode: codec.decode as (row: Row) => T
+    },
+    filterOf,
+    uniques
+  )

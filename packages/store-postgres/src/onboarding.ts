@@ -1,10 +1,5 @@
-import type {
-  BeneficialOwnerFilter,
-  BulkImportJobFilter,
-  DocumentFilter,
-  Repositories,
-  VerificationFilter
-} from "@paycore/core"
+import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import * as codecs from "./codecs.ts"
 import { makeCollection } from "./collection.ts"
@@ -23,20 +18,10 @@ const putChallengeSql =
 export const onboardingRepositories = (
   x: Executor
 ): Pick<Repositories, "beneficialOwners" | "verifications" | "contactChallenges" | "documents" | "bulkImportJobs"> => ({
-  beneficialOwners: makeCollection(x, codecs.beneficialOwners, (f: BeneficialOwnerFilter, w) => {
-    w.eq("customer_id", f.customerId)
-  }),
-  verifications: makeCollection(x, codecs.verifications, (f: VerificationFilter, w) => {
-    w.eq("customer_id", f.customerId)
-    w.eq("verification_status", f.verificationStatus)
-  }),
-  documents: makeCollection(x, codecs.documents, (f: DocumentFilter, w) => {
-    if (!f.includeDeleted) w.where("deleted_at IS NULL")
-    w.eq("document_holder", f.documentHolder)
-  }),
-  bulkImportJobs: makeCollection(x, codecs.bulkImportJobs, (f: BulkImportJobFilter, w) => {
-    if (f.statuses !== undefined) w.where(`status = ANY(${w.param(f.statuses)}::text[])`)
-  }),
+  beneficialOwners: makeCollection(x, tables.beneficialOwners),
+  verifications: makeCollection(x, tables.verifications),
+  documents: makeCollection(x, tables.documents),
+  bulkImportJobs: makeCollection(x, tables.bulkImportJobs),
   contactChallenges: {
     get: (key) =>
       Effect.map(x.query(`SELECT * FROM contact_challenges WHERE key = $1`, [key]), (rows) =>

@@ -1,4 +1,5 @@
-import type { Repositories, TokenFilter } from "@paycore/core"
+import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import * as codecs from "./codecs.ts"
 import { valuesOf } from "./codecs.ts"
@@ -12,16 +13,7 @@ export const platformRepositories = (x: Executor): Pick<Repositories, "tokens" |
     `INSERT INTO platform_config (${configColumns.join(", ")}) VALUES (${configColumns.map((_, i) => `$${i + 1}`).join(", ")}) ` +
     `ON CONFLICT (singleton) DO UPDATE SET ${configColumns.map((c) => `${c} = EXCLUDED.${c}`).join(", ")}`
   return {
-    tokens: makeCollection(
-      x,
-      codecs.tokens,
-      (f: TokenFilter, w) => {
-        if (!f.includeDeleted) w.where("deleted_at IS NULL")
-        w.eq("name", f.name)
-        w.between("created_at", f.createdAfter, f.createdBefore)
-      },
-      [{ index: "clientId", column: "client_id", constraint: "tokens_client_id_key", value: (t) => t.clientId }]
-    ),
+    tokens: makeCollection(x, tables.tokens),
     config: {
       get: () =>
         Effect.map(x.query(`SELECT * FROM platform_config`, []), (rows) =>

@@ -1,7 +1,7 @@
 import type { QuoteFilter, Repositories } from "@paycore/core"
 import { Effect } from "effect"
 import * as codecs from "./codecs.ts"
-import { makeCollection } from "./collection.ts"
+import { makeCodecCollection } from "./collection.ts"
 import type { Executor } from "./statements.ts"
 
 const lockQuoteSql = `SELECT * FROM quotes WHERE id = $1 FOR UPDATE`
@@ -9,7 +9,7 @@ const lockTransactionOfQuoteSql = `SELECT * FROM transactions WHERE id = (SELECT
 const setQuoteStatusSql = `UPDATE quotes SET status = $2 WHERE id = $1`
 
 export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes"> => {
-  const quoteRows = makeCollection(
+  const quoteRows = makeCodecCollection(
     x,
     codecs.quotes,
     (f: QuoteFilter, w) => {

@@ -2,7 +2,7 @@ import type { Repositories, TransactionFilter } from "@paycore/core"
 import { Effect } from "effect"
 import * as codecs from "./codecs.ts"
 import { valuesOf } from "./codecs.ts"
-import { makeCollection } from "./collection.ts"
+import { makeCodecCollection } from "./collection.ts"
 import { affected, type Executor } from "./statements.ts"
 
 // What `updateIf` compares (every write of a transaction changes one of these columns).
@@ -14,7 +14,7 @@ const updateIfSql =
   versionColumns.map((c, i) => `${c} IS NOT DISTINCT FROM $${transactionColumns.length + i + 1}`).join(" AND ")
 
 export const transactionRepositories = (x: Executor): Pick<Repositories, "transactions"> => {
-  const transactionRows = makeCollection(x, codecs.transactions, (f: TransactionFilter, w) => {
+  const transactionRows = makeCodecCollection(x, codecs.transactions, (f: TransactionFilter, w) => {
     w.eq("customer_id", f.customerId)
     w.eq("platform_customer_id", f.platformCustomerId)
     if (f.accountIdentifier !== undefined) {

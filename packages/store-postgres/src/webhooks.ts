@@ -2,7 +2,7 @@ import type { OutboxFilter, Repositories, WebhookSecretId } from "@paycore/core"
 import { Effect } from "effect"
 import * as codecs from "./codecs.ts"
 import { valuesOf } from "./codecs.ts"
-import { makeCollection, statementsOf } from "./collection.ts"
+import { makeCodecCollection, statementsOf } from "./collection.ts"
 import { arrayRows, type Executor } from "./statements.ts"
 
 const outboxColumns = "id, type, subject, sequence, created_at, body, status, attempts, next_attempt_at, lease_until"
@@ -50,7 +50,15 @@ const nextSequenceSql =
   `INSERT INTO outbox_subjects AS s (subject, last_sequence) VALUES ($1, 1) ON CONFLICT (subject) ` +
   `DO UPDATE SET last_sequence = s.last_sequence + 1 RETURNING last_sequence`
 
-const saveOutboxSql = statementsOf(codecs.outbox.table, codecs.outbox.columns, []).update
+const saveOutboxSql = statementsOf(
+  {
+    table: codecs.outbox.table,
+    columns: codecs.outbox.columns,
+    params: () => [],
+    decode: codecs.outbox.decode as never
+  },
+  []
+).update
 
 const webhookSecretPut =
   `INSERT INTO webhook_secrets (id, secret, created_at, expires_at) VALUES ($1, $2, $3, $4) ` +
@@ -58,7 +66,7 @@ const webhookSecretPut =
 
 /** The outbox of events to deliver, and the webhook endpoint's signing secrets. */
 export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | "webhookSecrets"> => {
-  const outboxRows = makeCollection(x, codecs.outbox, (f: OutboxFilter, w) => {
+  const outboxRows = makeCodecCollection(x, codecs.outbox, (f: OutboxFilter, w) => {
     w.eq("status", f.status)
     w.eq("subject", f.subject)
     w.eq("type", f.type)
