@@ -2,9 +2,8 @@ import type { Collection, Page, PageRequest, UniqueViolation } from "@paycore/co
 import { StoreError, toPage } from "@paycore/core"
 import type { Table } from "@paycore/store-tables"
 import { Effect } from "effect"
-import { type Codec, valuesOf } from "./codecs.ts"
 import { uniqueViolation } from "./driver-errors.ts"
-import { Filter, insertSql, notDeleted, type RowCodec, rowCodecOf, whereOf } from "./rows.ts"
+import { Filter, insertSql, notDeleted, type RowCodec, rowCodecOf, upsertSql, whereOf } from "./rows.ts"
 import type { Row } from "./sql.ts"
 import { affected, type Executor } from "./statements.ts"
 
@@ -69,13 +68,8 @@ export const pageOf = <T extends { readonly id: string }>(
 }
 
 /** The fixed statements of a collection (built once per store). */
-export const statementsOf = <T, U extends string>(codec: RowCodec<T>, uniques: ReadonlyArray<UniqueKey<T, U>>) => {
+const statementsOf = <T, U extends string>(codec: RowCodec<T>, uniques: ReadonlyArray<UniqueKey<T, U>>) => {
   const { table, columns } = codec
-  const placeholders = columns.map((_, i) => `$${i + 1}`).join(", ")
-  const sets = columns
-    .filter((c) => c !== "id")
-    .map((c) => `${c} = EXCLUDED.${c}`)
-    .join(", ")
   const keyTaken = (alias: string, other: string) =>
     uniques
       .map((u) =>
@@ -91,7 +85,7 @@ export const statementsOf = <T, U extends string>(codec: RowCodec<T>, uniques: R
     // `update` writes the row whether or not it exists (as the memory store does); a unique key that
     // another row holds leaves the row as it was.
     update:
-      `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${placeholders}) ON CONFLICT (id) DO UPDATE SET ${sets}` +
+      upsertSql(codec, ["id"]) +
       (uniques.length === 0
         ? ""
         : ` WHERE NOT EXISTS (SELECT 1 FROM ${table} AS other WHERE other.id <> EXCLUDED.id AND (${keyTaken("other", "EXCLUDED")}))`),
@@ -102,7 +96,7 @@ export const statementsOf = <T, U extends string>(codec: RowCodec<T>, uniques: R
       uniques.map((u) => {
         const holds = u.holds ? ` AND ${u.holds("r")}` : ""
         return [
-          u.index as string,
+          u.index,
           {
             key: u,
             find: `SELECT * FROM ${table} AS r WHERE r.${u.column} = $1${holds}`,
@@ -111,10 +105,10 @@ export const statementsOf = <T, U extends string>(codec: RowCodec<T>, uniques: R
         ] as const
       })
     ),
-    constraints: new Map([
+    constraints: new Map<string, string>([
       [`${table}_pkey`, "id"],
-      ...uniques.map((u) => [u.constraint, u.index as string] as const)
-    ]) as ReadonlyMap<string, string>,
+      ...uniques.map((u) => [u.constraint, u.index] as const)
+    ]),
     // `insertMany`: rows in multi-row INSERTs of up to MAX_PARAMS parameters (one text, so one prepared statement,
     // per row count); a row whose key is taken writes nothing, and RETURNING says which rows were written.
     rowsPerStatement: Math.floor(MAX_PARAMS / columns.length),
@@ -245,22 +239,3 @@ export const makeCollection = <T extends { readonly id: string }, F, U extends s
   x: Executor,
   table: Table<T, F, U>
 ): Collection<T, F, U> => collectionOf(x, rowCodecOf(table), whereOf(table), uniqueKeysOf(table))
-
-/** A collection over a hand-written codec (collections not described yet). */
-export const makeCodecCollection = <T extends { readonly id: string }, F, U extends string = never, Table = unknown>(
-  x: Executor,
-  codec: Codec<T, Table>,
-  filterOf: (filter: F, where: Filter) => void,
-  uniques: ReadonlyArray<UniqueKey<T, U>> = []
-): Collection<T, F, U> =>
-  collectionOf(
-    x,
-    {
-      table: codec.table,
-      columns: codec.columns,
-      params: (row) => valuesOf(codec, row),
-      decode: codec.decode as (row: Row) => T
-    },
-    filterOf,
-    uniques
-  )

@@ -1,11 +1,14 @@
 import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
-import * as codecs from "./codecs.ts"
-import { valuesOf } from "./codecs.ts"
 import { uniqueViolation } from "./driver-errors.ts"
+import { insertSql, rowCodecOf } from "./rows.ts"
 import { affected, type Executor } from "./statements.ts"
 
-const idempotencyPut = `INSERT INTO idempotency (${codecs.idempotency.columns.join(", ")}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`
+const codec = rowCodecOf(tables.idempotency)
+const putSql = insertSql(codec)
+/** The port's name of the one unique key (the primary key). */
+const keyTaken = tables.idempotency.unique[0]!.name
 const counterAdd =
   `INSERT INTO counters AS c (key, value) VALUES ($1, $2) ON CONFLICT (key) ` +
   `DO UPDATE SET value = c.value + EXCLUDED.value RETURNING value`
@@ -15,12 +18,12 @@ export const idempotencyRepositories = (x: Executor): Pick<Repositories, "idempo
   idempotency: {
     get: (key) =>
       Effect.map(x.query(`SELECT * FROM idempotency WHERE key = $1`, [key]), (rows) =>
-        rows.length === 0 ? undefined : codecs.idempotency.decode(rows[0] as any)
+        rows.length === 0 ? undefined : codec.decode(rows[0]!)
       ),
     // A key taken writes nothing (ON CONFLICT DO NOTHING): no statement fails, so the transaction goes on.
     put: (record) =>
-      Effect.flatMap(x.write(idempotencyPut, valuesOf(codecs.idempotency, record)), (result) =>
-        affected(result) > 0 ? Effect.void : Effect.fail(uniqueViolation("idempotencyKey"))
+      Effect.flatMap(x.write(putSql, codec.params(record)), (result) =>
+        affected(result) > 0 ? Effect.void : Effect.fail(uniqueViolation(keyTaken))
       )
   },
   counters: {

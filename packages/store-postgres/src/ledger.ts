@@ -1,10 +1,12 @@
-import type { LedgerBalance, LedgerTransfer, Repositories } from "@paycore/core"
+import type { LedgerBalance, Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
-import type { Selectable } from "kysely"
-import * as codecs from "./codecs.ts"
-import type { LedgerBalancesTable, LedgerTransfersTable } from "./schema.ts"
+import { rowCodecOf } from "./rows.ts"
 import type { Row } from "./sql.ts"
 import { arrayRows, type Executor } from "./statements.ts"
+
+const transferCodec = rowCodecOf(tables.ledgerTransfers)
+const balanceCodec = rowCodecOf(tables.ledgerBalances)
 
 /** Rows a system account's balance spreads over (see `shardOf`): at least the pool size, so sessions rarely share one. */
 const SYSTEM_BALANCE_SHARDS = 32
@@ -94,7 +96,7 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
       const answer = (rows: Array<Row>): ReadonlyArray<LedgerBalance> => {
         const found = new Map<string, LedgerBalance>()
         for (const row of rows) {
-          const b = codecs.ledgerBalance(row as Selectable<LedgerBalancesTable>)
+          const b = balanceCodec.decode(row)
           const sum = found.get(b.account)
           found.set(
             b.account,
@@ -207,11 +209,8 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
       ids.length === 0 ? Effect.void : x.run(resolveSql, [ids, outcome, outcome === "POSTED" ? 1 : 0]),
     transfers: (reference) =>
       Effect.map(x.query(`SELECT * FROM ledger_transfers WHERE reference = $1 ORDER BY seq`, [reference]), (rows) =>
-        rows.map((r): LedgerTransfer => codecs.ledgerTransfer(r as Selectable<LedgerTransfersTable>))
+        rows.map(transferCodec.decode)
       ),
-    allBalances: () =>
-      Effect.map(x.query(allBalancesSql, []), (rows) =>
-        rows.map((r) => codecs.ledgerBalance(r as Selectable<LedgerBalancesTable>))
-      )
+    allBalances: () => Effect.map(x.query(allBalancesSql, []), (rows) => rows.map(balanceCodec.decode))
   }
 })

@@ -1,18 +1,12 @@
 import type { Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
-import * as codecs from "./codecs.ts"
 import { makeCollection } from "./collection.ts"
+import { rowCodecOf, upsertSql } from "./rows.ts"
 import type { Executor } from "./statements.ts"
 
-const challengeColumns = codecs.contactChallenges.columns
-const putChallengeSql =
-  `INSERT INTO contact_challenges (${challengeColumns.join(", ")}) ` +
-  `VALUES (${challengeColumns.map((_, i) => `$${i + 1}`).join(", ")}) ON CONFLICT (key) DO UPDATE SET ` +
-  challengeColumns
-    .filter((c) => c !== "key")
-    .map((c) => `${c} = EXCLUDED.${c}`)
-    .join(", ")
+const challengeCodec = rowCodecOf(tables.contactChallenges)
+const putChallengeSql = upsertSql(challengeCodec, ["key"])
 
 /** Beneficial owners, verifications, contact challenges, documents' metadata and bulk import jobs. */
 export const onboardingRepositories = (
@@ -25,9 +19,9 @@ export const onboardingRepositories = (
   contactChallenges: {
     get: (key) =>
       Effect.map(x.query(`SELECT * FROM contact_challenges WHERE key = $1`, [key]), (rows) =>
-        rows.length === 0 ? undefined : codecs.contactChallenges.decode(rows[0] as any)
+        rows.length === 0 ? undefined : challengeCodec.decode(rows[0]!)
       ),
-    put: (challenge) => x.run(putChallengeSql, codecs.contactChallenges.encode(challenge)),
+    put: (challenge) => x.run(putChallengeSql, challengeCodec.params(challenge)),
     delete: (key) => x.run(`DELETE FROM contact_challenges WHERE key = $1`, [key])
   }
 })

@@ -1,30 +1,18 @@
-import type { QuoteFilter, Repositories } from "@paycore/core"
+import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
-import * as codecs from "./codecs.ts"
-import { makeCodecCollection } from "./collection.ts"
+import { makeCollection } from "./collection.ts"
+import { rowCodecOf } from "./rows.ts"
 import type { Executor } from "./statements.ts"
 
 const lockQuoteSql = `SELECT * FROM quotes WHERE id = $1 FOR UPDATE`
 const lockTransactionOfQuoteSql = `SELECT * FROM transactions WHERE id = (SELECT transaction_id FROM quotes WHERE id = $1) FOR UPDATE`
 const setQuoteStatusSql = `UPDATE quotes SET status = $2 WHERE id = $1`
+const quoteCodec = rowCodecOf(tables.quotes)
+const transactionCodec = rowCodecOf(tables.transactions)
 
 export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes"> => {
-  const quoteRows = makeCodecCollection(
-    x,
-    codecs.quotes,
-    (f: QuoteFilter, w) => {
-      w.eq("status", f.status)
-      if (f.expiresAtOrBefore !== undefined) w.where(`expires_at <= ${w.param(f.expiresAtOrBefore)}`)
-    },
-    [
-      {
-        index: "transactionId",
-        column: "transaction_id",
-        constraint: "quotes_transaction_id_key",
-        value: (q) => q.quote.transactionId
-      }
-    ]
-  )
+  const quoteRows = makeCollection(x, tables.quotes)
   return {
     quotes: {
       ...quoteRows,
@@ -38,8 +26,8 @@ export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes"> => 
             ([quote, transaction]) => {
               if (quote.length === 0) return Effect.succeed(undefined)
               const found = {
-                quote: codecs.quotes.decode(quote[0] as any),
-                transaction: transaction.length === 0 ? undefined : codecs.transactions.decode(transaction[0] as any)
+                quote: quoteCodec.decode(quote[0]!),
+                transaction: transaction.length === 0 ? undefined : transactionCodec.decode(transaction[0]!)
               }
               const held = found.transaction === undefined ? [] : [`transactions:${found.transaction.id}`]
               return x.locking(held, Effect.succeed(found))

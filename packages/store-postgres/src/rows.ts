@@ -135,14 +135,6 @@ export class Filter {
   where(condition: string): void {
     this.conditions.push(condition)
   }
-  eq(column: string, value: string | undefined): void {
-    if (value !== undefined) this.conditions.push(`${column} = ${this.param(value)}`)
-  }
-  /** Strictly after / before, as the memory store's `inRange` (instants compare as strings). */
-  between(column: string, after: string | undefined, before: string | undefined): void {
-    if (after !== undefined) this.conditions.push(`${column} > ${this.param(after)}`)
-    if (before !== undefined) this.conditions.push(`${column} < ${this.param(before)}`)
-  }
 }
 
 /** Rows that are not deleted: the column (an optional instant, or a boolean) unset or false. */

@@ -1,8 +1,8 @@
-import type { OutboxFilter, Repositories, WebhookSecretId } from "@paycore/core"
+import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
-import * as codecs from "./codecs.ts"
-import { valuesOf } from "./codecs.ts"
-import { makeCodecCollection, statementsOf } from "./collection.ts"
+import { makeCollection } from "./collection.ts"
+import { rowCodecOf, upsertSql } from "./rows.ts"
 import { arrayRows, type Executor } from "./statements.ts"
 
 const outboxColumns = "id, type, subject, sequence, created_at, body, status, attempts, next_attempt_at, lease_until"
@@ -50,28 +50,16 @@ const nextSequenceSql =
   `INSERT INTO outbox_subjects AS s (subject, last_sequence) VALUES ($1, 1) ON CONFLICT (subject) ` +
   `DO UPDATE SET last_sequence = s.last_sequence + 1 RETURNING last_sequence`
 
-const saveOutboxSql = statementsOf(
-  {
-    table: codecs.outbox.table,
-    columns: codecs.outbox.columns,
-    params: () => [],
-    decode: codecs.outbox.decode as never
-  },
-  []
-).update
+const codec = rowCodecOf(tables.outbox)
+// The outbox has no unique key but its id, which this upsert writes over: no UniqueViolation can come.
+const saveOutboxSql = upsertSql(codec, ["id"])
 
-const webhookSecretPut =
-  `INSERT INTO webhook_secrets (id, secret, created_at, expires_at) VALUES ($1, $2, $3, $4) ` +
-  `ON CONFLICT (id) DO UPDATE SET secret = EXCLUDED.secret, expires_at = EXCLUDED.expires_at`
+const secretCodec = rowCodecOf(tables.webhookSecrets)
+const putSecretSql = upsertSql(secretCodec, ["id"])
 
 /** The outbox of events to deliver, and the webhook endpoint's signing secrets. */
 export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | "webhookSecrets"> => {
-  const outboxRows = makeCodecCollection(x, codecs.outbox, (f: OutboxFilter, w) => {
-    w.eq("status", f.status)
-    w.eq("subject", f.subject)
-    w.eq("type", f.type)
-    if (f.sequenceBelow !== undefined) w.where(`sequence < ${w.param(f.sequenceBelow)}`)
-  })
+  const outboxRows = makeCollection(x, tables.outbox)
   const outbox: Repositories["outbox"] = {
     append: (records) => {
       if (records.length === 0) return Effect.void
@@ -128,11 +116,10 @@ export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | 
     claimDue: (now, limit, leaseUntil) => {
       if (limit <= 0) return Effect.succeed([])
       return Effect.map(x.query(claimSql, [now, limit, leaseUntil]), (rows) =>
-        rows.map((r) => codecs.outbox.decode(r as any)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        rows.map(codec.decode).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       )
     },
-    // The outbox has no unique key but its id, which the upsert writes over: no UniqueViolation can come.
-    save: (record) => x.run(saveOutboxSql, valuesOf(codecs.outbox, record)),
+    save: (record) => x.run(saveOutboxSql, codec.params(record)),
     get: outboxRows.get,
     list: outboxRows.list,
     nextSequence: (subject) => Effect.map(x.query(nextSequenceSql, [subject]), (rows) => Number(rows[0]!.last_sequence))
@@ -143,14 +130,9 @@ export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | 
     webhookSecrets: {
       list: () =>
         Effect.map(x.query(`SELECT * FROM webhook_secrets ORDER BY created_at, id`, []), (rows) =>
-          rows.map((row) => ({
-            id: row.id as WebhookSecretId,
-            secret: row.secret as string,
-            createdAt: row.created_at as string,
-            ...(row.expires_at === null ? {} : { expiresAt: row.expires_at as string })
-          }))
+          rows.map(secretCodec.decode)
         ),
-      put: (record) => x.run(webhookSecretPut, [record.id, record.secret, record.createdAt, record.expiresAt ?? null]),
+      put: (record) => x.run(putSecretSql, secretCodec.params(record)),
       remove: (id) => x.run(`DELETE FROM webhook_secrets WHERE id = $1`, [id])
     }
   }
