@@ -1,18 +1,20 @@
 import type { Collection, Page, PageRequest, UniqueViolation } from "@paycore/core"
 import { toPage } from "@paycore/core"
+import type { Table } from "@paycore/store-tables"
 import { Effect } from "effect"
 import { ChunkedMap } from "./chunked-map.ts"
+import { matcherOf, uniqueKeysOf } from "./tables.ts"
 import type { UndoJournal, UndoLog } from "./transaction.ts"
 
-export interface CollectionSpec<T, F> {
-  readonly matches: (row: T, filter: F) => boolean
-  readonly unique?: Readonly<Record<string, (row: T) => string | undefined>>
+export interface CollectionSpec<T, F, U extends string> {
+  /** The rows' description: its unique keys and its list's filters. */
+  readonly table: Table<T, F, U>
   /**
    * The memory twin of a database index on a due date, for the worker's "due by" lists: without it every
    * `processDue` pass scanned every row ever written (O(all rows) per pass, quadratic over a run).
    * `key` is a row's due instant (undefined: never due); `bound` is a filter's "due at or before" instant
    * (undefined: the filter cannot use the index). Every row matching a filter with a bound must have a
-   * key at or before it; `matches` still decides, so results are exactly those of a full scan.
+   * key at or before it; the filter still decides, so results are exactly those of a full scan.
    */
   readonly due?: {
     readonly key: (row: T) => string | undefined
@@ -73,9 +75,10 @@ export type MemoryCollection<T extends { readonly id: string }, F, U extends str
 /** Makes the collections of one store: their writes are remembered in its `journal`. */
 export const collectionsOf =
   (journal: UndoJournal) =>
-  <T extends { readonly id: string }, F, U extends string = never>(
-    spec: CollectionSpec<T, F>
+  <T extends { readonly id: string }, F, U extends string>(
+    spec: CollectionSpec<T, F, U>
   ): MemoryCollection<T, F, U> => {
+    const matcher = matcherOf(spec.table)
     // Rows sorted by id; ids are time-ordered so inserts almost always append.
     const ids: Array<string> = []
     // Each row lives in a slot: an update replaces the slot's row without touching the (large) map, and
@@ -97,7 +100,7 @@ export const collectionsOf =
     const byId = { get: (id: string): T | undefined => slotOf(id)?.row }
     const indexes = new Map<string, ChunkedMap<string>>()
     // Each unique key once: its name, how a row gives its value, and the value → id map.
-    const uniques = Object.entries(spec.unique ?? {}).map(([name, key]) => {
+    const uniques = uniqueKeysOf(spec.table).map(([name, key]) => {
       const index = new ChunkedMap<string>()
       indexes.set(name, index)
       return { name, key, index }
@@ -286,6 +289,7 @@ export const collectionsOf =
       list: (filter: F, page: PageRequest) =>
         Effect.sync((): Page<T> => {
           const out: Array<T> = []
+          const matches = matcher(filter)
           let total = 0
           const asc = page.sortOrder === "asc"
           const bound = spec.due?.bound(filter)
@@ -296,7 +300,7 @@ export const collectionsOf =
             const at = asc ? i : count - 1 - i
             const row = candidates === undefined ? byId.get(ids[at]!)! : candidates[at]!
             const id = row.id
-            if (!spec.matches(row, filter)) continue
+            if (!matches(row)) continue
             total++
             const afterCursor = page.after === undefined || (asc ? id > page.after : id < page.after)
             if (afterCursor && out.length <= page.limit) out.push(row)
@@ -305,10 +309,6 @@ export const collectionsOf =
         })
     }
   }
-
-/** Strictly after `after` and before `before` (instants compare as strings); an absent bound does not limit. */
-export const inRange = (value: string, after: string | undefined, before: string | undefined): boolean =>
-  (after === undefined || value > after) && (before === undefined || value < before)
 
 /** Every collection factory of one store (see `collectionsOf`). */
 export type Collections = ReturnType<typeof collectionsOf>

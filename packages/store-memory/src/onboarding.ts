@@ -1,4 +1,5 @@
 import type { ContactChallenge, Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import type { Collections } from "./collection.ts"
 import type { UndoJournal } from "./transaction.ts"
@@ -10,22 +11,10 @@ export const onboardingRepositories = (
 ): Pick<Repositories, "beneficialOwners" | "verifications" | "contactChallenges" | "documents" | "bulkImportJobs"> => {
   const challenges = new Map<string, ContactChallenge>()
   return {
-    beneficialOwners: collection({
-      matches: (o, f) => f.customerId === undefined || o.customerId === f.customerId
-    }),
-    verifications: collection({
-      matches: (v, f) =>
-        (f.customerId === undefined || v.customerId === f.customerId) &&
-        (f.verificationStatus === undefined || v.verificationStatus === f.verificationStatus)
-    }),
-    documents: collection({
-      matches: (d, f) =>
-        (f.includeDeleted || d.deletedAt === undefined) &&
-        (f.documentHolder === undefined || d.document.documentHolder === f.documentHolder)
-    }),
-    bulkImportJobs: collection({
-      matches: (j, f) => f.statuses === undefined || f.statuses.includes(j.job.status)
-    }),
+    beneficialOwners: collection({ table: tables.beneficialOwners }),
+    verifications: collection({ table: tables.verifications }),
+    documents: collection({ table: tables.documents }),
+    bulkImportJobs: collection({ table: tables.bulkImportJobs }),
     contactChallenges: {
       get: (key) => Effect.sync(() => challenges.get(key)),
       put: (challenge) => Effect.sync(() => journal.write(challenges, challenge.key, challenge)),

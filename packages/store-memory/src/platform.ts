@@ -1,6 +1,7 @@
 import type { PlatformConfig, Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
-import { type Collections, inRange } from "./collection.ts"
+import type { Collections } from "./collection.ts"
 import type { UndoJournal } from "./transaction.ts"
 
 /** API tokens and the platform's configuration. */
@@ -8,13 +9,7 @@ export const platformRepositories = (
   collection: Collections,
   journal: UndoJournal
 ): Pick<Repositories, "tokens" | "config"> => {
-  const tokens: Repositories["tokens"] = collection({
-    matches: (t, f) =>
-      (f.includeDeleted || t.deletedAt === undefined) &&
-      (f.name === undefined || t.name === f.name) &&
-      inRange(t.createdAt, f.createdAfter, f.createdBefore),
-    unique: { clientId: (t) => t.clientId }
-  })
+  const tokens: Repositories["tokens"] = collection({ table: tables.tokens })
 
   let config: PlatformConfig | undefined
   return {

@@ -1,4 +1,5 @@
-import type { QuoteFilter, QuoteRecord, Repositories, TransactionFilter, TransactionRecord } from "@paycore/core"
+import type { Repositories, TransactionFilter, TransactionRecord } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import type { Collections, MemoryCollection } from "./collection.ts"
 
@@ -7,11 +8,8 @@ export const quoteRepositories = (
   collection: Collections,
   transactionRows: MemoryCollection<TransactionRecord, TransactionFilter>
 ): Pick<Repositories, "quotes"> => {
-  const quoteRows = collection<QuoteRecord, QuoteFilter, "transactionId">({
-    matches: (q, f) =>
-      (f.status === undefined || q.quote.status === f.status) &&
-      (f.expiresAtOrBefore === undefined || q.quote.expiresAt <= f.expiresAtOrBefore),
-    unique: { transactionId: (q) => q.quote.transactionId },
+  const quoteRows = collection({
+    table: tables.quotes,
     // The expiry worker lists waiting quotes past `expiresAt`; only waiting quotes are in the index.
     due: {
       key: (q) =>

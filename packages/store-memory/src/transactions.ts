@@ -1,6 +1,7 @@
 import type { Repositories, TransactionFilter, TransactionRecord } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
-import { type Collections, inRange, type MemoryCollection } from "./collection.ts"
+import type { Collections, MemoryCollection } from "./collection.ts"
 
 /** What `updateIf` compares: the fields every write of a transaction changes one of. */
 const sameVersion = (a: TransactionRecord, b: TransactionRecord): boolean =>
@@ -17,23 +18,8 @@ export const transactionRepositories = (
 ): Pick<Repositories, "transactions"> & {
   readonly transactionRows: MemoryCollection<TransactionRecord, TransactionFilter>
 } => {
-  const transactionRows = collection<TransactionRecord, TransactionFilter>({
-    matches: (r, f) => {
-      const t = r.transaction
-      return (
-        (f.customerId === undefined || t.customerId === f.customerId) &&
-        (f.platformCustomerId === undefined || t.platformCustomerId === f.platformCustomerId) &&
-        (f.accountIdentifier === undefined ||
-          t.source.accountId === f.accountIdentifier ||
-          t.destination.accountId === f.accountIdentifier) &&
-        (f.status === undefined || t.status === f.status) &&
-        (f.type === undefined || t.type === f.type) &&
-        (f.reference === undefined || t.reconciliationInstructions?.reference === f.reference) &&
-        inRange(t.createdAt, f.createdAfter, f.createdBefore) &&
-        (f.states === undefined || f.states.includes(r.state)) &&
-        (f.dueBy === undefined || (r.dueAt !== undefined && r.dueAt <= f.dueBy))
-      )
-    },
+  const transactionRows = collection({
+    table: tables.transactions,
     // The settlement worker lists transactions due by now.
     due: { key: (r) => r.dueAt, bound: (f) => f.dueBy }
   })

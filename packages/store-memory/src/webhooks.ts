@@ -1,4 +1,5 @@
-import type { NewOutboxRecord, OutboxFilter, OutboxRecord, Repositories, WebhookSecretRecord } from "@paycore/core"
+import type { NewOutboxRecord, OutboxRecord, Repositories, WebhookSecretRecord } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import { ChunkedMap } from "./chunked-map.ts"
 import type { Collections } from "./collection.ts"
@@ -50,12 +51,8 @@ export const webhookRepositories = (
   collection: Collections,
   journal: UndoJournal
 ): Pick<Repositories, "outbox" | "webhookSecrets"> => {
-  const outboxRows = collection<OutboxRecord, OutboxFilter>({
-    matches: (r, f) =>
-      (f.status === undefined || r.status === f.status) &&
-      (f.subject === undefined || r.subject === f.subject) &&
-      (f.type === undefined || r.type === f.type) &&
-      (f.sequenceBelow === undefined || r.sequence < f.sequenceBelow),
+  const outboxRows = collection({
+    table: tables.outbox,
     // The dispatcher claims PENDING rows due by now and not leased: a row is claimable from the later of
     // `nextAttemptAt` and `leaseUntil`. Delivered and dead rows are not in the index. Lists do not use it.
     due: {
