@@ -3,63 +3,16 @@ import { toPage } from "@paycore/core"
 import type { Table } from "@paycore/store-tables"
 import { Effect } from "effect"
 import { ChunkedMap } from "./chunked-map.ts"
-import { matcherOf, uniqueKeysOf } from "./tables.ts"
+import { type DueKey, dueIndexOf, uniqueIndexesOf, uniqueViolation } from "./indexes.ts"
+import { matcherOf } from "./tables.ts"
 import type { UndoJournal, UndoLog } from "./transaction.ts"
 
 export interface CollectionSpec<T, F, U extends string> {
   /** The rows' description: its unique keys and its list's filters. */
   readonly table: Table<T, F, U>
-  /**
-   * The memory twin of a database index on a due date, for the worker's "due by" lists: without it every
-   * `processDue` pass scanned every row ever written (O(all rows) per pass, quadratic over a run).
-   * `key` is a row's due instant (undefined: never due); `bound` is a filter's "due at or before" instant
-   * (undefined: the filter cannot use the index). Every row matching a filter with a bound must have a
-   * key at or before it; the filter still decides, so results are exactly those of a full scan.
-   */
-  readonly due?: {
-    readonly key: (row: T) => string | undefined
-    readonly bound: (filter: F) => string | undefined
-  }
+  /** The due index of a worker's "due by" lists (see `DueKey`). */
+  readonly due?: DueKey<T, F>
 }
-
-/** A binary min-heap of strings (due instants), earliest first. */
-const makeKeyHeap = () => {
-  const heap: Array<string> = []
-  const push = (key: string) => {
-    let i = heap.push(key) - 1
-    while (i > 0) {
-      const parent = (i - 1) >>> 1
-      if (heap[parent]! <= key) break
-      heap[i] = heap[parent]!
-      i = parent
-    }
-    heap[i] = key
-  }
-  /** Takes out every key at or before `bound`. */
-  const popUntil = (bound: string): Array<string> => {
-    const out: Array<string> = []
-    while (heap.length > 0 && heap[0]! <= bound) {
-      out.push(heap[0]!)
-      const last = heap.pop()!
-      if (heap.length === 0) break
-      let i = 0
-      for (;;) {
-        const left = 2 * i + 1
-        if (left >= heap.length) break
-        const right = left + 1
-        const child = right < heap.length && heap[right]! < heap[left]! ? right : left
-        if (heap[child]! >= last) break
-        heap[i] = heap[child]!
-        i = child
-      }
-      heap[i] = last
-    }
-    return out
-  }
-  return { push, popUntil }
-}
-
-export const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViolation", index })
 
 /** A collection, and the steps store methods that read and write several rows in one step use. */
 export type MemoryCollection<T extends { readonly id: string }, F, U extends string = never> = Collection<T, F, U> & {
@@ -98,13 +51,7 @@ export const collectionsOf =
       return slot
     }
     const byId = { get: (id: string): T | undefined => slotOf(id)?.row }
-    const indexes = new Map<string, ChunkedMap<string>>()
-    // Each unique key once: its name, how a row gives its value, and the value → id map.
-    const uniques = uniqueKeysOf(spec.table).map(([name, key]) => {
-      const index = new ChunkedMap<string>()
-      indexes.set(name, index)
-      return { name, key, index }
-    })
+    const uniques = uniqueIndexesOf(spec.table)
 
     const position = (id: string): number => {
       let lo = 0
@@ -117,78 +64,12 @@ export const collectionsOf =
       return lo
     }
 
-    /** A unique key `row` would take from another row (a key it already holds is not looked up again). */
-    const checkUnique = (row: T, before: T | undefined): UniqueViolation | undefined => {
-      for (const { name, key, index } of uniques) {
-        const value = key(row)
-        if (value === undefined || (before !== undefined && key(before) === value)) continue
-        const owner = index.get(value)
-        if (owner !== undefined && owner !== row.id) return uniqueViolation(name)
-      }
-      return undefined
-    }
-
-    const reindex = (before: T | undefined, after: T | undefined) => {
-      for (const { key, index } of uniques) {
-        const old = before === undefined ? undefined : key(before)
-        const next = after === undefined ? undefined : key(after)
-        if (old !== undefined && old !== next) index.delete(old)
-        if (next !== undefined && after !== undefined && old !== next) index.set(next, after.id)
-      }
-    }
-
-    // The due index: the ids of the rows due at each instant (exact: a row leaves its bucket when its key
-    // changes), and a heap of the instants. Invariant: the key of every non-empty bucket is in the heap
-    // (a key whose bucket emptied stays there until it comes up, then is dropped). Rows written in one
-    // command share instants, so the heap holds far fewer keys than there are due rows.
-    const dueBuckets = spec.due === undefined ? undefined : new Map<string, Set<string>>()
-    const dueKeys = makeKeyHeap()
-    const indexDue = (row: T | undefined, before: T | undefined) => {
-      if (dueBuckets === undefined) return
-      const key = row === undefined ? undefined : spec.due!.key(row)
-      const old = before === undefined ? undefined : spec.due!.key(before)
-      if (key === old) return
-      const id = (row ?? before)!.id
-      if (old !== undefined) {
-        const bucket = dueBuckets.get(old)
-        if (bucket !== undefined) {
-          bucket.delete(id)
-          if (bucket.size === 0) dueBuckets.delete(old)
-        }
-      }
-      if (key !== undefined) {
-        const bucket = dueBuckets.get(key)
-        if (bucket !== undefined) bucket.add(id)
-        else {
-          dueBuckets.set(key, new Set([id]))
-          dueKeys.push(key)
-        }
-      }
-    }
-
-    /**
-     * Rows whose due key is at or before `bound`, by id; `undefined` when that is a large part of all
-     * rows (a plain scan in id order is then cheaper than sorting them). The instants with rows go back
-     * into the heap: their rows stay due until they change.
-     */
-    const dueRows = (bound: string): Array<T> | undefined => {
-      const rows: Array<T> = []
-      const kept = new Set<string>()
-      for (const key of dueKeys.popUntil(bound)) {
-        const bucket = dueBuckets!.get(key)
-        if (bucket === undefined || kept.has(key)) continue
-        kept.add(key)
-        for (const id of bucket) rows.push(byId.get(id)!)
-      }
-      for (const key of kept) dueKeys.push(key)
-      if (rows.length > ids.length / 4) return undefined
-      return rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    }
+    const due = spec.due === undefined ? undefined : dueIndexOf(spec.due, byId.get, () => ids.length)
 
     /** Writes a row now (inside the running transaction's undo log); the violation, if any, writes nothing. */
     const writeNow = (row: T, existing: { row: T } | undefined): UniqueViolation | undefined => {
       const before = existing?.row
-      const violation = checkUnique(row, before)
+      const violation = uniques.check(row, before)
       if (violation !== undefined) return violation
       if (existing === undefined) {
         // Ids are time-ordered: a new row almost always sorts last (no binary search, no splice).
@@ -207,20 +88,20 @@ export const collectionsOf =
             recentId = undefined
             recentSlot = undefined
           }
-          reindex(row, undefined)
-          indexDue(undefined, row)
+          uniques.reindex(row, undefined)
+          due?.index(undefined, row)
         })
       } else {
         const previous = before!
         existing.row = row
         journal.remember(() => {
           existing.row = previous
-          reindex(row, previous)
-          indexDue(previous, row)
+          uniques.reindex(row, previous)
+          due?.index(previous, row)
         })
       }
-      reindex(before, row)
-      indexDue(row, before)
+      uniques.reindex(before, row)
+      due?.index(row, before)
       return undefined
     }
     const insertNow = (row: T): UniqueViolation | undefined => {
@@ -255,13 +136,12 @@ export const collectionsOf =
     return {
       rows: () => ids.map((id) => byId.get(id)!),
       dueBy: (bound: string): ReadonlyArray<T> => {
-        if (dueBuckets === undefined) throw new Error("memory store: this collection has no due index")
-        const key = spec.due!.key
+        if (due === undefined) throw new Error("memory store: this collection has no due index")
         return (
-          dueRows(bound) ??
+          due.rows(bound) ??
           ids.flatMap((id) => {
             const row = byId.get(id)!
-            const k = key(row)
+            const k = due.key(row)
             return k !== undefined && k <= bound ? [row] : []
           })
         )
@@ -270,7 +150,7 @@ export const collectionsOf =
       getForUpdate: get,
       findUnique: (index, value) =>
         Effect.sync(() => {
-          const id = indexes.get(index)?.get(value)
+          const id = uniques.find(index, value)
           return id === undefined ? undefined : byId.get(id)
         }),
       insertNow,
@@ -279,22 +159,21 @@ export const collectionsOf =
       insert: (row) => Effect.suspend(() => written(insertNow(row))),
       insertMany: (rows) => Effect.suspend(() => written(insertAllNow(rows))),
       // Without unique keys an update cannot be refused: one plain step.
-      update:
-        uniques.length === 0
-          ? (row) =>
-              Effect.sync(() => {
-                writeNow(row, slotOf(row.id))
-              })
-          : (row) => Effect.suspend(() => written(writeNow(row, slotOf(row.id)))),
+      update: uniques.none
+        ? (row) =>
+            Effect.sync(() => {
+              writeNow(row, slotOf(row.id))
+            })
+        : (row) => Effect.suspend(() => written(writeNow(row, slotOf(row.id)))),
       list: (filter: F, page: PageRequest) =>
         Effect.sync((): Page<T> => {
           const out: Array<T> = []
           const matches = matcher(filter)
           let total = 0
           const asc = page.sortOrder === "asc"
-          const bound = spec.due?.bound(filter)
+          const bound = due?.bound(filter)
           // A due-by filter walks the due index instead of every row (same rows, same order).
-          const candidates = bound === undefined ? undefined : dueRows(bound)
+          const candidates = bound === undefined ? undefined : due!.rows(bound)
           const count = candidates === undefined ? ids.length : candidates.length
           for (let i = 0; i < count; i++) {
             const at = asc ? i : count - 1 - i

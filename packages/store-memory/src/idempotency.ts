@@ -1,6 +1,6 @@
 import type { IdempotencyRecord, Repositories } from "@paycore/core"
 import { Effect } from "effect"
-import { uniqueViolation } from "./collection.ts"
+import { uniqueViolation } from "./indexes.ts"
 import type { UndoJournal } from "./transaction.ts"
 
 /** Stored responses of idempotent requests, and running totals. */
