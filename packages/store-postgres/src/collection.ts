@@ -2,12 +2,11 @@ import type { Collection, Page, PageRequest, UniqueViolation } from "@paycore/co
 import { StoreError, toPage } from "@paycore/core"
 import type { Table } from "@paycore/store-tables"
 import { Effect } from "effect"
+import { type RowCodec, rowCodecOf } from "./codec.ts"
 import { uniqueViolation } from "./driver-errors.ts"
-import { Filter, insertSql, notDeleted, type RowCodec, rowCodecOf, upsertSql, whereOf } from "./rows.ts"
+import { Filter, insertSql, notDeleted, upsertSql, whereOf } from "./queries.ts"
 import type { Row } from "./sql.ts"
 import { affected, type Executor } from "./statements.ts"
-
-export { Filter } from "./rows.ts"
 
 /** The most parameters PostgreSQL takes in one statement (the protocol counts them in 16 bits). */
 const MAX_PARAMS = 65_535

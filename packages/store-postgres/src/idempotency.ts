@@ -1,8 +1,9 @@
 import type { Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
+import { rowCodecOf } from "./codec.ts"
 import { uniqueViolation } from "./driver-errors.ts"
-import { insertSql, rowCodecOf } from "./rows.ts"
+import { insertSql } from "./queries.ts"
 import { affected, type Executor } from "./statements.ts"
 
 const codec = rowCodecOf(tables.idempotency)

@@ -1,7 +1,7 @@
 import type { LedgerBalance, Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
-import { rowCodecOf } from "./rows.ts"
+import { rowCodecOf } from "./codec.ts"
 import type { Row } from "./sql.ts"
 import { arrayRows, type Executor } from "./statements.ts"
 
@@ -126,7 +126,7 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
         names.length === 1 ? x.query(lockBalanceSql, names) : x.query(lockBalancesSql, [names])
       )
       return Effect.flatMap(locked, (rows) => {
-        const have = new Set(rows.map((r) => r.account as string))
+        const have = new Set<string>(rows.map((r) => r.account))
         if (have.size === names.length) return Effect.succeed(answer(rows))
         const missing = names.filter((n) => !have.has(n))
         return Effect.flatMap(

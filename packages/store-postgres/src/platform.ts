@@ -1,8 +1,9 @@
 import type { Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
+import { rowCodecOf } from "./codec.ts"
 import { makeCollection } from "./collection.ts"
-import { rowCodecOf, upsertSql } from "./rows.ts"
+import { upsertSql } from "./queries.ts"
 import type { Executor } from "./statements.ts"
 
 const configCodec = rowCodecOf(tables.platformConfig)

@@ -1,8 +1,8 @@
 import type { Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
+import { rowCodecOf } from "./codec.ts"
 import { makeCollection } from "./collection.ts"
-import { rowCodecOf } from "./rows.ts"
 import { affected, type Executor } from "./statements.ts"
 
 // What `updateIf` compares (every write of a transaction changes one of these columns).

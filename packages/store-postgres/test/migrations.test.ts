@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { type Table, tables } from "@paycore/store-tables"
 import { type Kysely, sql } from "kysely"
 import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate } from "../src/index.ts"
-import { sqlTypes } from "../src/rows.ts"
+import { sqlTypes } from "../src/queries.ts"
 import { testDatabase } from "./helpers.ts"
 
 // The migrations stay hand-written; this checks that, applied to a fresh database, they make exactly the tables the

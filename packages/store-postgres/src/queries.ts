@@ -1,9 +1,9 @@
 import type { ColumnKind, DescribedColumn, DescribedCondition, Table } from "@paycore/store-tables"
-import type { Row } from "./sql.ts"
+import type { RowCodec } from "./codec.ts"
 
 /*
- * What store-postgres derives from a table's description (@paycore/store-tables): the row codec, the WHERE of a
- * list, and the fixed statements every table of its kind shares.
+ * The statements store-postgres derives from a table's description (@paycore/store-tables): the fixed ones every
+ * table of its kind shares, and the WHERE of a list. The row codec is in codec.ts.
  */
 
 /** The PostgreSQL type of each kind of column (what the migrations declare; see test/migrations.test.ts). */
@@ -20,91 +20,6 @@ export const sqlTypes: Readonly<Record<ColumnKind, { readonly type: string; read
   boolean: { type: "boolean" },
   json: { type: "jsonb" },
   textArray: { type: "text[]" }
-}
-
-/**
- * Records to rows and back. A decoder builds exactly the keys the record had, in the description's order: an
- * optional field is set only when its column is not NULL (never an `undefined` or `null` key), so a record
- * round-trips with `deepStrictEqual`. Rows are trusted (the store wrote them): no schema decoding per row.
- */
-export interface RowCodec<T> {
-  readonly table: string
-  /** The columns a write sets, in the order of `params`. */
-  readonly columns: ReadonlyArray<string>
-  /** The values of `columns` in a record: the parameters of a prepared INSERT. */
-  readonly params: (record: T) => Array<unknown>
-  readonly decode: (row: Row) => T
-}
-
-/** A column's parameter: NULL for an absent field, JSON text for a JSONB column, the value itself otherwise. */
-const encoderOf = (column: DescribedColumn): ((record: unknown) => unknown) => {
-  const read = column.read
-  if (column.kind === "json") {
-    return (record) => {
-      const value = read(record)
-      return value === undefined ? null : JSON.stringify(value)
-    }
-  }
-  return (record) => {
-    const value = read(record)
-    return value === undefined ? null : value
-  }
-}
-
-/** Sets `value` at `path` in `target`, making the objects on the way (in the order they are first needed). */
-const setterOf = (path: ReadonlyArray<string>): ((target: Record<string, any>, value: unknown) => void) => {
-  const [a, b, c] = path as [string, string, string]
-  switch (path.length) {
-    case 1:
-      return (t, v) => {
-        t[a] = v
-      }
-    case 2:
-      return (t, v) => {
-        t[a] ??= {}
-        t[a][b] = v
-      }
-    case 3:
-      return (t, v) => {
-        t[a] ??= {}
-        t[a][b] ??= {}
-        t[a][b][c] = v
-      }
-    default:
-      return (t, v) => {
-        let at = t
-        for (const step of path.slice(0, -1)) at = at[step] ??= {}
-        at[path[path.length - 1]!] = v
-      }
-  }
-}
-
-/** The codec of a described table: its fields' columns written, and read back into their places. */
-export const rowCodecOf = <T>(table: Table<T, any, any>): RowCodec<T> => {
-  const written = table.columns.filter((c) => c.role !== "generated")
-  const encoders = written.map(encoderOf)
-  const readBack = table.columns
-    .filter((c) => c.role === "field")
-    .map((c) => ({ name: c.name, optional: c.optional, setters: [c.path, ...c.alsoPaths].map(setterOf) }))
-  return {
-    table: table.name,
-    columns: written.map((c) => c.name),
-    params: (record) => {
-      const values = new Array<unknown>(encoders.length)
-      for (let i = 0; i < encoders.length; i++) values[i] = encoders[i]!(record)
-      return values
-    },
-    decode: (row) => {
-      const record: Record<string, unknown> = {}
-      for (const column of readBack) {
-        const value = row[column.name]
-        if (value === null && column.optional) continue
-        for (const set of column.setters) set(record, value)
-      }
-      // The description was checked against `T` (store-tables' `table`): every field has its column.
-      return record as T
-    }
-  }
 }
 
 // ---- statements ----
