@@ -135,14 +135,12 @@ export interface TableSpec {
 
 /** A described column, resolved. */
 export interface DescribedColumn<T = any> extends Column {
-  /** Its key in the description: the field's path, dotted (a store column's name). */
-  readonly field: string
+  /** The field's path in the record (none for a store column). */
   readonly path: ReadonlyArray<string>
+  /** The paths of `also`. */
   readonly alsoPaths: ReadonlyArray<ReadonlyArray<string>>
   /** The field's value in a record (`undefined` when absent; always for a store column). */
   readonly read: (record: T) => unknown
-  /** A field of the record (not a store column). */
-  readonly isField: boolean
 }
 
 export type DescribedCondition<T = any> =
@@ -195,11 +193,9 @@ const build = (spec: TableSpec): Table<any, any, any> => {
     const path = isField ? field.split(".") : []
     const described: DescribedColumn = {
       ...c,
-      field,
       path,
       alsoPaths: c.also.map((p) => p.split(".")),
-      read: isField ? readerOf(path) : () => undefined,
-      isField
+      read: isField ? readerOf(path) : () => undefined
     }
     byKey.set(field, described)
     return described
