@@ -1,4 +1,4 @@
-import type { Repositories } from "@paycore/core"
+import type { NewOutboxRecord, Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import { rowCodecOf } from "./codec.ts"
@@ -58,24 +58,33 @@ const saveOutboxSql = upsertSql(codec, ["id"])
 const secretCodec = rowCodecOf(tables.webhookSecrets)
 const putSecretSql = upsertSql(secretCodec, ["id"])
 
+/** The parameters of `eventRows`: the events' columns as arrays, `sequence` the fourth. */
+const eventColumns = (events: ReadonlyArray<NewOutboxRecord>, sequence: ReadonlyArray<number>) => [
+  events.map((e) => e.id),
+  events.map((e) => e.type),
+  events.map((e) => e.subject),
+  sequence,
+  events.map((e) => e.createdAt),
+  events.map((e) => e.body),
+  events.map((e) => e.status),
+  events.map((e) => JSON.stringify(e.attempts)),
+  events.map((e) => e.nextAttemptAt),
+  events.map((e) => e.leaseUntil ?? null)
+]
+
 /** The outbox of events to deliver, and the webhook endpoint's signing secrets. */
 export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | "webhookSecrets"> => {
   const outboxRows = makeCollection(x, tables.outbox)
   const outbox: Repositories["outbox"] = {
     append: (records) => {
       if (records.length === 0) return Effect.void
-      return x.run(appendSql, [
-        records.map((r) => r.id),
-        records.map((r) => r.type),
-        records.map((r) => r.subject),
-        records.map((r) => r.sequence),
-        records.map((r) => r.createdAt),
-        records.map((r) => r.body),
-        records.map((r) => r.status),
-        records.map((r) => JSON.stringify(r.attempts)),
-        records.map((r) => r.nextAttemptAt),
-        records.map((r) => r.leaseUntil ?? null)
-      ])
+      return x.run(
+        appendSql,
+        eventColumns(
+          records,
+          records.map((r) => r.sequence)
+        )
+      )
     },
     appendEvents: (events) => {
       if (events.length === 0) return Effect.void
@@ -101,18 +110,7 @@ export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | 
         back[i] = count
         later.set(subject, count + 1)
       }
-      return x.run(appendEventsSql, [
-        events.map((e) => e.id),
-        events.map((e) => e.type),
-        events.map((e) => e.subject),
-        back,
-        events.map((e) => e.createdAt),
-        events.map((e) => e.body),
-        events.map((e) => e.status),
-        events.map((e) => JSON.stringify(e.attempts)),
-        events.map((e) => e.nextAttemptAt),
-        events.map((e) => e.leaseUntil ?? null)
-      ])
+      return x.run(appendEventsSql, eventColumns(events, back))
     },
     claimDue: (now, limit, leaseUntil) => {
       if (limit <= 0) return Effect.succeed([])
