@@ -1,4 +1,5 @@
 import type { LedgerBalance, LedgerTransfer, Repositories } from "@paycore/core"
+import { movesOfTransfer } from "@paycore/store-tables"
 import { Effect } from "effect"
 import { ChunkedMap } from "./chunked-map.ts"
 import type { UndoJournal } from "./transaction.ts"
@@ -70,13 +71,7 @@ export const ledgerRepositories = (journal: UndoJournal): Pick<Repositories, "le
         Effect.sync(() => {
           for (const t of transfers) {
             addTransfer(t)
-            if (t.state === "POSTED") {
-              adjust(t.debit, t.currency, -t.amount, 0, 0)
-              adjust(t.credit, t.currency, t.amount, 0, 0)
-            } else if (t.state === "PENDING") {
-              adjust(t.debit, t.currency, 0, t.amount, 0)
-              adjust(t.credit, t.currency, 0, 0, t.amount)
-            }
+            movesOfTransfer(t, adjust)
           }
         }),
       resolve: (ids, outcome) =>

@@ -1,5 +1,6 @@
 import type { LedgerBalance, Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
+import { type BalanceMove, movesOfTransfer } from "@paycore/store-tables"
 import { Effect } from "effect"
 import { rowCodecOf } from "./codec.ts"
 import type { Row } from "./sql.ts"
@@ -153,13 +154,7 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
         string,
         { currency: string; posted: number; pendingDebits: number; pendingCredits: number }
       >()
-      const move = (
-        account: string,
-        currency: string,
-        posted: number,
-        pendingDebits: number,
-        pendingCredits: number
-      ) => {
+      const move: BalanceMove = (account, currency, posted, pendingDebits, pendingCredits) => {
         const m = moves.get(account)
         if (m === undefined) moves.set(account, { currency, posted, pendingDebits, pendingCredits })
         else {
@@ -179,13 +174,7 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
         states[i] = t.state
         references[i] = t.reference
         createdAts[i] = t.createdAt
-        if (t.state === "POSTED") {
-          move(t.debit, t.currency, -t.amount, 0, 0)
-          move(t.credit, t.currency, t.amount, 0, 0)
-        } else if (t.state === "PENDING") {
-          move(t.debit, t.currency, 0, t.amount, 0)
-          move(t.credit, t.currency, 0, 0, t.amount)
-        }
+        movesOfTransfer(t, move)
       }
       const accounts = [...moves.keys()].sort(byAccount)
       const m = accounts.map((a) => moves.get(a)!)

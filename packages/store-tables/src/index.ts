@@ -15,6 +15,7 @@ import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
 
 export * from "./describe.ts"
 export type { Counter } from "./idempotency.ts"
+export { type BalanceMove, movesOfTransfer } from "./ledger.ts"
 export type { OutboxSubject } from "./webhooks.ts"
 export {
   beneficialOwners,

@@ -34,3 +34,26 @@ export const ledgerBalances = table<LedgerBalance>()({
   storeColumns: { shard: smallint("shard") },
   primaryKey: ["account", "shard"]
 })
+
+/** Adds `posted`, `pendingDebits` and `pendingCredits` to an account's balance (in `currency`). */
+export type BalanceMove = (
+  account: string,
+  currency: string,
+  posted: number,
+  pendingDebits: number,
+  pendingCredits: number
+) => void
+
+/**
+ * How a new transfer moves the balances, for both stores: a POSTED one moves the money (debit down, credit up), a
+ * PENDING one holds it (the debit's pending debits and the credit's pending credits up); calls `move` for each.
+ */
+export const movesOfTransfer = (t: LedgerTransfer, move: BalanceMove): void => {
+  if (t.state === "POSTED") {
+    move(t.debit, t.currency, -t.amount, 0, 0)
+    move(t.credit, t.currency, t.amount, 0, 0)
+  } else if (t.state === "PENDING") {
+    move(t.debit, t.currency, 0, t.amount, 0)
+    move(t.credit, t.currency, 0, 0, t.amount)
+  }
+}
