@@ -11,8 +11,8 @@ import {
 } from "@paycore/core"
 import { Effect, Exit, Layer, Option, Stream } from "effect"
 import { CompiledQuery, type Kysely } from "kysely"
+import { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./connection.ts"
 import { field, isRerunnable } from "./driver-errors.ts"
-import { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./index.ts"
 
 /**
  * The DocumentStore on PostgreSQL (a server through `pg`, or PGlite): a file is rows of `DOCUMENT_CHUNK_BYTES`

@@ -1,4 +1,9 @@
-/** The server errors both stores of this package tell apart (node-postgres and PGlite set the same fields). */
+import { StoreError, type UniqueViolation } from "@paycore/core"
+
+/**
+ * The server errors both stores of this package tell apart (node-postgres and PGlite set the same fields), and the
+ * Store's errors made of them.
+ */
 
 const SERIALIZATION_FAILURE = "40001"
 const DEADLOCK_DETECTED = "40P01"
@@ -30,4 +35,37 @@ export const isRerunnable = (error: unknown): boolean => {
 export const isBrokenConnection = (error: unknown): boolean => {
   const code = field(error, "code")
   return code === undefined || code.startsWith("E") || code.startsWith("08") || code.startsWith("57P0")
+}
+
+/**
+ * A conflict with a concurrent transaction that running the whole transaction again resolves: a
+ * serialization failure, a deadlock, or a second writer of the same ledger transfer id (the ledger numbers
+ * transfers per reference, so a racing writer collides on the id; the rerun reads the winner's transfers).
+ */
+export const isConflict = (error: unknown): boolean =>
+  isRerunnable(error) ||
+  (field(error, "code") === UNIQUE_VIOLATION && field(error, "constraint") === "ledger_transfers_pkey")
+
+/** The Store's error for a driver error (retryable when it is a conflict). */
+export const storeError = (error: unknown): StoreError => {
+  const code = field(error, "code")
+  const message = field(error, "message") ?? String(error)
+  return new StoreError({
+    message: `PostgreSQL store: ${code === undefined ? "" : `[${code}] `}${message}`,
+    retryable: isConflict(error)
+  })
+}
+
+export const uniqueViolation = (index: string): UniqueViolation => ({ _tag: "UniqueViolation", index })
+
+/** Maps a unique violation of one of `indexes` (constraint name → the port's index name) to the port's error. */
+export const failureOf = (
+  error: unknown,
+  indexes: ReadonlyMap<string, string> | undefined
+): StoreError | UniqueViolation => {
+  if (indexes !== undefined && field(error, "code") === UNIQUE_VIOLATION) {
+    const index = indexes.get(field(error, "constraint") ?? "")
+    if (index !== undefined) return uniqueViolation(index)
+  }
+  return storeError(error)
 }

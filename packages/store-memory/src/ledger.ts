@@ -1,0 +1,110 @@
+import type { LedgerBalance, LedgerTransfer, Repositories } from "@paycore/core"
+import { movesOfTransfer } from "@paycore/store-tables"
+import { Effect } from "effect"
+import { ChunkedMap } from "./chunked-map.ts"
+import type { UndoJournal } from "./transaction.ts"
+
+/** The ledger: balances per account and transfers per reference. */
+export const ledgerRepositories = (journal: UndoJournal): Pick<Repositories, "ledger"> => {
+  const balances = new Map<string, LedgerBalance>()
+  // Transfers per reference, in recording order. A transfer id is `<reference>#<n>` by the ledger's
+  // convention, so resolving one by id finds it through its reference (no map of every transfer);
+  // an id of another form is mapped to its reference in `otherIds`.
+  const transfersByReference = new ChunkedMap<Array<LedgerTransfer>>()
+  const otherIds = new Map<string, string>()
+
+  const isConventional = (t: LedgerTransfer): boolean =>
+    t.id.length > t.reference.length + 1 && t.id.charCodeAt(t.reference.length) === 35 && t.id.startsWith(t.reference)
+
+  const referenceOf = (id: string): string | undefined => {
+    const other = otherIds.get(id)
+    if (other !== undefined) return other
+    const hash = id.lastIndexOf("#")
+    return hash < 0 ? undefined : id.slice(0, hash)
+  }
+
+  const balanceOf = (account: string, currency: string): LedgerBalance =>
+    balances.get(account) ?? { account, currency, posted: 0, pendingDebits: 0, pendingCredits: 0 }
+
+  const adjust = (account: string, currency: string, posted: number, pendingDebits: number, pendingCredits: number) => {
+    const before = balances.get(account)
+    balances.set(
+      account,
+      before === undefined
+        ? { account, currency, posted, pendingDebits, pendingCredits }
+        : {
+            account,
+            currency,
+            posted: before.posted + posted,
+            pendingDebits: before.pendingDebits + pendingDebits,
+            pendingCredits: before.pendingCredits + pendingCredits
+          }
+    )
+    journal.remember(() => (before === undefined ? balances.delete(account) : balances.set(account, before)))
+  }
+
+  /** Adds a new transfer (a second one with the same id would move the money twice: a defect). */
+  const addTransfer = (t: LedgerTransfer) => {
+    const conventional = isConventional(t)
+    if (!conventional && otherIds.has(t.id)) throw new Error(`memory store: ledger transfer ${t.id} exists`)
+    let list = transfersByReference.get(t.reference)
+    if (list === undefined) {
+      list = []
+      transfersByReference.set(t.reference, list)
+    } else if (conventional && list.some((x) => x.id === t.id)) {
+      throw new Error(`memory store: ledger transfer ${t.id} exists`)
+    }
+    list.push(t)
+    if (!conventional) otherIds.set(t.id, t.reference)
+    const added = list
+    journal.remember(() => {
+      added.pop()
+      if (added.length === 0) transfersByReference.delete(t.reference)
+      if (!conventional) otherIds.delete(t.id)
+    })
+  }
+
+  return {
+    ledger: {
+      balances: (accounts) => Effect.sync(() => accounts.map((a) => balanceOf(a.account, a.currency))),
+      record: (transfers) =>
+        Effect.sync(() => {
+          for (const t of transfers) {
+            addTransfer(t)
+            movesOfTransfer(t, adjust)
+          }
+        }),
+      resolve: (ids, outcome) =>
+        Effect.sync(() => {
+          // The ids of one call usually share a reference (a payment's legs): its list is looked up once.
+          let reference: string | undefined
+          let list: Array<LedgerTransfer> | undefined
+          for (const id of ids) {
+            if (
+              reference === undefined ||
+              !(id.length > reference.length && id.charCodeAt(reference.length) === 35 && id.startsWith(reference))
+            ) {
+              reference = referenceOf(id)
+              list = reference === undefined ? undefined : transfersByReference.get(reference)
+            }
+            if (list === undefined) continue
+            let at = 0
+            while (at < list.length && list[at]!.id !== id) at++
+            const t = list[at]
+            // Idempotent per transfer: one already POSTED or VOIDED is not moved again.
+            if (t === undefined || t.state !== "PENDING") continue
+            const moved = outcome === "POSTED" ? t.amount : 0
+            adjust(t.debit, t.currency, -moved, -t.amount, 0)
+            adjust(t.credit, t.currency, moved, 0, -t.amount)
+            const resolved = list
+            resolved[at] = { ...t, state: outcome }
+            journal.remember(() => {
+              resolved[at] = t
+            })
+          }
+        }),
+      transfers: (reference) => Effect.sync(() => transfersByReference.get(reference)?.slice() ?? []),
+      allBalances: () => Effect.sync(() => [...balances.values()])
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import type { Repositories, TransactionFilter, TransactionRecord } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
+import { Effect } from "effect"
+import type { Collections, MemoryCollection } from "./collection.ts"
+
+/** Quotes; `transactionRows` for the read of a quote with its transaction. */
+export const quoteRepositories = (
+  collection: Collections,
+  transactionRows: MemoryCollection<TransactionRecord, TransactionFilter>
+): Pick<Repositories, "quotes"> => {
+  const quoteRows = collection({
+    table: tables.quotes,
+    // The expiry worker lists waiting quotes past `expiresAt`; only waiting quotes are in the index.
+    due: {
+      key: (q) =>
+        q.quote.status === "PENDING" || q.quote.status === "PENDING_AUTHORIZATION" ? q.quote.expiresAt : undefined,
+      bound: (f) =>
+        f.expiresAtOrBefore !== undefined && (f.status === "PENDING" || f.status === "PENDING_AUTHORIZATION")
+          ? f.expiresAtOrBefore
+          : undefined
+    }
+  })
+
+  return {
+    quotes: {
+      ...quoteRows,
+      // Each in one step (no chain of store calls): the payment's hot path uses them.
+      getForUpdateWithTransaction: (id) =>
+        Effect.sync(() => {
+          const quote = quoteRows.getNow(id)
+          return quote === undefined
+            ? undefined
+            : { quote, transaction: transactionRows.getNow(quote.quote.transactionId) }
+        }),
+      setStatus: (id, status) =>
+        Effect.sync(() => {
+          const quote = quoteRows.getNow(id)
+          // Only the status changes, so no unique key can be taken.
+          if (quote !== undefined) quoteRows.updateNow({ ...quote, quote: { ...quote.quote, status } })
+        })
+    }
+  }
+}

@@ -1,0 +1,10 @@
+import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
+import { makeCollection } from "./collection.ts"
+import type { Executor } from "./statements.ts"
+
+/** Internal and external accounts. */
+export const accountRepositories = (x: Executor): Pick<Repositories, "internalAccounts" | "externalAccounts"> => ({
+  internalAccounts: makeCollection(x, tables.internalAccounts),
+  externalAccounts: makeCollection(x, tables.externalAccounts)
+})

@@ -1,0 +1,69 @@
+import { PGlite } from "@electric-sql/pglite"
+import { Kysely, PGliteDialect, PostgresDialect } from "kysely"
+import { type CustomTypesConfig, Pool, types as pgTypes } from "pg"
+import type { Database } from "./schema.ts"
+import { registerPool } from "./sql.ts"
+import type { StoreOptions } from "./transaction.ts"
+
+/** `bigint` (int8) as a JS number: amounts stay below 2^53 (see MAX_AMOUNT in the core). */
+const INT8_OID = 20
+const int8 = (value: string): number => Number(value)
+
+/**
+ * Type parsers of this store's pool only (the process-wide `pg.types` stay untouched): int8 as a number,
+ * every other type as node-postgres parses it by default.
+ */
+const pgTypeParsers: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID ? int8 : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig["getTypeParser"]
+}
+
+export interface PgConfig extends StoreOptions {
+  readonly connectionString: string
+  /** Pool size (default 10). */
+  readonly max?: number | undefined
+  /** A schema to work in (it must exist): the first of the connections' `search_path`. */
+  readonly schema?: string | undefined
+}
+
+/** A Kysely over a node-postgres pool (not migrated: see `migrate`). */
+export const makePgKysely = (config: PgConfig): Kysely<Database> => {
+  if (config.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.schema)) {
+    throw new Error(`store-postgres: schema name ${JSON.stringify(config.schema)} is not a plain identifier`)
+  }
+  const pool = new Pool({
+    connectionString: config.connectionString,
+    max: config.max ?? 10,
+    types: pgTypeParsers,
+    // Statements sent before the answer to the previous one (see sql.ts): BEGIN with the first statement, writes
+    // with the next statement or the COMMIT.
+    pipeline: true,
+    ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` })
+  })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  registerPool(db, pool)
+  return db
+}
+
+export interface PgliteConfig {
+  /** A directory to keep the database in; in memory when absent. */
+  readonly dataDir?: string | undefined
+}
+
+/**
+ * A Kysely over an embedded PGlite (not migrated: see `migrate`). Durability: PGlite starts PostgreSQL with
+ * `-F` (fsync off) among its default start parameters, which we keep (passing `startParams` would replace them
+ * all). In Node the data folder is a real directory: every write reaches the operating system before the
+ * query returns, so killing the process loses nothing committed (examples/server/test/crash.test.ts); an
+ * operating-system crash or power loss can lose the last commits. For tests, development, the sandbox and
+ * single-process embedding; production runs on a PostgreSQL server.
+ */
+export const makePgliteKysely = (config: PgliteConfig = {}): Kysely<Database> => {
+  const options = { parsers: { [INT8_OID]: int8 } }
+  return new Kysely<Database>({
+    dialect: new PGliteDialect({
+      pglite: () =>
+        config.dataDir === undefined ? new PGlite(options) : new PGlite({ ...options, dataDir: config.dataDir })
+    })
+  })
+}

@@ -1,0 +1,205 @@
+import type { LedgerBalance, Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
+import { type BalanceMove, movesOfTransfer } from "@paycore/store-tables"
+import { Effect } from "effect"
+import { rowCodecOf } from "./codec.ts"
+import type { Row } from "./sql.ts"
+import { arrayRows, type Executor } from "./statements.ts"
+
+const transferCodec = rowCodecOf(tables.ledgerTransfers)
+const balanceCodec = rowCodecOf(tables.ledgerBalances)
+
+/** Rows a system account's balance spreads over (see `shardOf`): at least the pool size, so sessions rarely share one. */
+const SYSTEM_BALANCE_SHARDS = 32
+
+/**
+ * The balance row a write moves: shard 0 of a customer account; for a system account (the core's
+ * `system:` prefix, see `isSystemAccount`) the shard of the writing session, its backend pid modulo
+ * SYSTEM_BALANCE_SHARDS. Every payment in a currency moves the same system account, so one row would
+ * queue all of them on its lock until they commit; a pool's sessions have distinct, mostly consecutive
+ * pids, so they write distinct rows. System accounts have no balance check: reads sum their shards.
+ */
+const shardOf = (account: string) =>
+  `CASE WHEN starts_with(${account}, 'system:') THEN pg_backend_pid() % ${SYSTEM_BALANCE_SHARDS} ELSE 0 END`
+const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account, shard FOR UPDATE`
+// One account (a payment from one source): PostgreSQL re-plans the array form on every execution (its generic
+// plan looks dearer than a plan for one value), but keeps one plan for this form.
+const lockBalanceSql = `SELECT * FROM ledger_balances WHERE account = $1 ORDER BY shard FOR UPDATE`
+const createBalancesSql =
+  `INSERT INTO ledger_balances (account, shard, currency, posted, pending_debits, pending_credits) ` +
+  `SELECT a, 0, c, 0, 0, 0 FROM ${arrayRows(
+    [
+      ["a", "text"],
+      ["c", "text"]
+    ],
+    1
+  )} AS u ON CONFLICT (account, shard) DO NOTHING`
+/** Adds the deltas, in the order given: sorted by account, so concurrent writers lock balance rows in one order. */
+const moves = arrayRows(
+  [
+    ["account", "text"],
+    ["currency", "text"],
+    ["posted", "bigint"],
+    ["pending_debits", "bigint"],
+    ["pending_credits", "bigint"]
+  ],
+  9
+)
+const moveBalances =
+  `INSERT INTO ledger_balances AS b (account, shard, currency, posted, pending_debits, pending_credits) ` +
+  `SELECT account, ${shardOf("account")}, currency, posted, pending_debits, pending_credits FROM ${moves} AS d ` +
+  `ON CONFLICT (account, shard) DO UPDATE SET currency = EXCLUDED.currency, ` +
+  `posted = b.posted + EXCLUDED.posted, pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
+  `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
+// The transfers (numbered by `seq` in the order given) and the balance moves in one statement (one round trip).
+const transferColumns = [
+  ["id", "text"],
+  ["debit", "text"],
+  ["credit", "text"],
+  ["amount", "bigint"],
+  ["currency", "text"],
+  ["state", "text"],
+  ["reference", "text"],
+  ["created_at", "text"]
+] as const
+const recordSql =
+  `WITH recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
+  `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t) ${moveBalances}`
+// Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
+// already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
+const resolveSql =
+  `WITH resolved AS (UPDATE ledger_transfers SET state = $2 WHERE id = ANY($1::text[]) AND state = 'PENDING' ` +
+  `RETURNING debit, credit, amount, currency), ` +
+  `moves AS (SELECT debit AS account, currency, -amount * $3::bigint AS posted, -amount AS pending_debits, ` +
+  `0::bigint AS pending_credits FROM resolved UNION ALL ` +
+  `SELECT credit, currency, amount * $3::bigint, 0::bigint, -amount FROM resolved) ` +
+  `INSERT INTO ledger_balances AS b (account, shard, currency, posted, pending_debits, pending_credits) ` +
+  `SELECT account, ${shardOf("account")}, min(currency), sum(posted), sum(pending_debits), sum(pending_credits) ` +
+  `FROM moves GROUP BY account ORDER BY account ON CONFLICT (account, shard) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
+  `pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
+  `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
+
+const allBalancesSql =
+  `SELECT account, min(currency) AS currency, sum(posted)::bigint AS posted, sum(pending_debits)::bigint AS ` +
+  `pending_debits, sum(pending_credits)::bigint AS pending_credits FROM ledger_balances GROUP BY account ORDER BY account`
+
+const byAccount = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> => ({
+  ledger: {
+    // Locks the balance rows in account order (creating the missing ones first), so two payments touching
+    // the same accounts queue instead of deadlocking. Usually every row exists: one round trip.
+    balances: (accounts) => {
+      if (accounts.length === 0) return Effect.succeed([])
+      const currencyOf = new Map<string, string>()
+      for (const a of accounts) if (!currencyOf.has(a.account)) currencyOf.set(a.account, a.currency)
+      const names = [...currencyOf.keys()].sort(byAccount)
+      const answer = (rows: Array<Row>): ReadonlyArray<LedgerBalance> => {
+        const found = new Map<string, LedgerBalance>()
+        for (const row of rows) {
+          const b = balanceCodec.decode(row)
+          const sum = found.get(b.account)
+          found.set(
+            b.account,
+            sum === undefined
+              ? b
+              : {
+                  ...sum,
+                  posted: sum.posted + b.posted,
+                  pendingDebits: sum.pendingDebits + b.pendingDebits,
+                  pendingCredits: sum.pendingCredits + b.pendingCredits
+                }
+          )
+        }
+        return accounts.map(
+          (a) =>
+            found.get(a.account) ?? {
+              account: a.account,
+              currency: a.currency,
+              posted: 0,
+              pendingDebits: 0,
+              pendingCredits: 0
+            }
+        )
+      }
+      const locked = x.locking(
+        names.map((name) => `balance:${name}`),
+        names.length === 1 ? x.query(lockBalanceSql, names) : x.query(lockBalancesSql, [names])
+      )
+      return Effect.flatMap(locked, (rows) => {
+        const have = new Set<string>(rows.map((r) => r.account))
+        if (have.size === names.length) return Effect.succeed(answer(rows))
+        const missing = names.filter((n) => !have.has(n))
+        return Effect.flatMap(
+          Effect.andThen(
+            x.run(createBalancesSql, [missing, missing.map((n) => currencyOf.get(n)!)]),
+            x.query(lockBalancesSql, [missing])
+          ),
+          (created) => Effect.succeed(answer([...rows, ...created]))
+        )
+      })
+    },
+    record: (transfers) => {
+      if (transfers.length === 0) return Effect.void
+      const n = transfers.length
+      const ids = new Array<string>(n)
+      const debits = new Array<string>(n)
+      const credits = new Array<string>(n)
+      const amounts = new Array<number>(n)
+      const currencies = new Array<string>(n)
+      const states = new Array<string>(n)
+      const references = new Array<string>(n)
+      const createdAts = new Array<string>(n)
+      const moves = new Map<
+        string,
+        { currency: string; posted: number; pendingDebits: number; pendingCredits: number }
+      >()
+      const move: BalanceMove = (account, currency, posted, pendingDebits, pendingCredits) => {
+        const m = moves.get(account)
+        if (m === undefined) moves.set(account, { currency, posted, pendingDebits, pendingCredits })
+        else {
+          m.currency = currency
+          m.posted += posted
+          m.pendingDebits += pendingDebits
+          m.pendingCredits += pendingCredits
+        }
+      }
+      for (let i = 0; i < n; i++) {
+        const t = transfers[i]!
+        ids[i] = t.id
+        debits[i] = t.debit
+        credits[i] = t.credit
+        amounts[i] = t.amount
+        currencies[i] = t.currency
+        states[i] = t.state
+        references[i] = t.reference
+        createdAts[i] = t.createdAt
+        movesOfTransfer(t, move)
+      }
+      const accounts = [...moves.keys()].sort(byAccount)
+      const m = accounts.map((a) => moves.get(a)!)
+      return x.run(recordSql, [
+        ids,
+        debits,
+        credits,
+        amounts,
+        currencies,
+        states,
+        references,
+        createdAts,
+        accounts,
+        m.map((x) => x.currency),
+        m.map((x) => x.posted),
+        m.map((x) => x.pendingDebits),
+        m.map((x) => x.pendingCredits)
+      ])
+    },
+    resolve: (ids, outcome) =>
+      ids.length === 0 ? Effect.void : x.run(resolveSql, [ids, outcome, outcome === "POSTED" ? 1 : 0]),
+    transfers: (reference) =>
+      Effect.map(x.query(`SELECT * FROM ledger_transfers WHERE reference = $1 ORDER BY seq`, [reference]), (rows) =>
+        rows.map(transferCodec.decode)
+      ),
+    allBalances: () => Effect.map(x.query(allBalancesSql, []), (rows) => rows.map(balanceCodec.decode))
+  }
+})

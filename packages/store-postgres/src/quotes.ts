@@ -1,0 +1,40 @@
+import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
+import { Effect } from "effect"
+import { rowCodecOf } from "./codec.ts"
+import { makeCollection } from "./collection.ts"
+import type { Executor } from "./statements.ts"
+
+const lockQuoteSql = `SELECT * FROM quotes WHERE id = $1 FOR UPDATE`
+const lockTransactionOfQuoteSql = `SELECT * FROM transactions WHERE id = (SELECT transaction_id FROM quotes WHERE id = $1) FOR UPDATE`
+const setQuoteStatusSql = `UPDATE quotes SET status = $2 WHERE id = $1`
+const quoteCodec = rowCodecOf(tables.quotes)
+const transactionCodec = rowCodecOf(tables.transactions)
+
+export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes"> => {
+  const quoteRows = makeCollection(x, tables.quotes)
+  return {
+    quotes: {
+      ...quoteRows,
+      // Both statements go out together; the second runs once the first holds the quote's lock.
+      // The transaction's lock is noted under the quote's key too: only the quote leads to it here.
+      getForUpdateWithTransaction: (id) =>
+        x.locking(
+          [`quotes:${id}`],
+          Effect.flatMap(
+            Effect.all([x.query(lockQuoteSql, [id]), x.query(lockTransactionOfQuoteSql, [id])], { concurrency: 2 }),
+            ([quote, transaction]) => {
+              if (quote.length === 0) return Effect.succeed(undefined)
+              const found = {
+                quote: quoteCodec.decode(quote[0]!),
+                transaction: transaction.length === 0 ? undefined : transactionCodec.decode(transaction[0]!)
+              }
+              const held = found.transaction === undefined ? [] : [`transactions:${found.transaction.id}`]
+              return x.locking(held, Effect.succeed(found))
+            }
+          )
+        ),
+      setStatus: (id, status) => x.run(setQuoteStatusSql, [id, status])
+    }
+  }
+}

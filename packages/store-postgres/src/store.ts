@@ -1,0 +1,90 @@
+import { Store, StoreError } from "@paycore/core"
+import { Effect, Layer } from "effect"
+import type { Kysely } from "kysely"
+import { accountRepositories } from "./accounts.ts"
+import { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./connection.ts"
+import { customerRepositories } from "./customers.ts"
+import { idempotencyRepositories } from "./idempotency.ts"
+import { ledgerRepositories } from "./ledger.ts"
+import { onboardingRepositories } from "./onboarding.ts"
+import { platformRepositories } from "./platform.ts"
+import { quoteRepositories } from "./quotes.ts"
+import { type Database, migrate } from "./schema.ts"
+import { sqlClientOf } from "./sql.ts"
+import { makeExecutor } from "./statements.ts"
+import { ignore, makeCurrentTx, type StoreOptions } from "./transaction.ts"
+import { transactionRepositories } from "./transactions.ts"
+import { webhookRepositories } from "./webhooks.ts"
+
+/**
+ * The Store over a Kysely database whose schema is migrated (see `migrate`). The caller owns `db`
+ * (the layers below destroy it on scope close); it must have no result-transforming plugin (rows are read
+ * with their snake_case columns).
+ *
+ * - Statements have fixed shapes, built once per store; only list filters compose their WHERE per call.
+ * - `transaction(effect)` runs `effect` on one connection between BEGIN (READ COMMITTED) and COMMIT, with
+ *   row locks where the port asks for them (`getForUpdate`, `ledger.balances`). Any failure, defect or
+ *   interruption rolls back. A conflict with a concurrent transaction (deadlock, serialization failure, a
+ *   racing ledger transfer id) rolls back and runs the whole `effect` again, up to 8 times with a random
+ *   pause: keep effects inside a transaction re-runnable (no side effect outside the store that must
+ *   happen once).
+ * - A statement that fails inside a transaction aborts it in PostgreSQL: later statements fail with the
+ *   same StoreError and the transaction cannot commit, even when the effect catches the error. Unique
+ *   keys are the exception: `insert`/`update`/`idempotency.put` check them without failing a statement,
+ *   so a `UniqueViolation` leaves the transaction usable, as in the memory store.
+ * - Outside a transaction every call is one autocommitted statement (run again on a deadlock).
+ */
+export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = {}): Effect.Effect<Store["Service"]> =>
+  Effect.sync(() => {
+    const sql = sqlClientOf(db)
+    const grouping = {
+      groups: sql.pipelines ? Math.max(0, options.groupCommit?.groups ?? 2) : 0,
+      members: Math.max(1, options.groupCommit?.members ?? 32)
+    }
+    const x = makeExecutor(sql, grouping, makeCurrentTx(), options.flushRailReferences === true)
+    return Store.of({
+      ...platformRepositories(x),
+      ...customerRepositories(x),
+      ...accountRepositories(x),
+      ...quoteRepositories(x),
+      ...transactionRepositories(x),
+      ...onboardingRepositories(x),
+      ...ledgerRepositories(x),
+      ...webhookRepositories(x),
+      ...idempotencyRepositories(x),
+      transaction: x.transaction,
+      pipelines: sql.pipelines
+    })
+  })
+
+/** Migrates `db`, as an Effect. */
+export const migrateDatabase = (db: Kysely<any>): Effect.Effect<ReadonlyArray<string>, StoreError> =>
+  Effect.tryPromise({
+    try: () => migrate(db),
+    catch: (error) => new StoreError({ message: `PostgreSQL store: ${String(error)}`, retryable: false })
+  })
+
+/** The Store over a database opened by `open`: migrated at start, closed when the layer's scope closes. */
+export const layerFrom = (open: () => Kysely<Database>, options: StoreOptions = {}): Layer.Layer<Store, StoreError> =>
+  Layer.effect(
+    Store,
+    Effect.gen(function* () {
+      const db = yield* Effect.acquireRelease(
+        Effect.try({
+          try: open,
+          catch: (error) => new StoreError({ message: `PostgreSQL store: ${String(error)}`, retryable: false })
+        }),
+        (db) => Effect.promise(() => db.destroy().catch(ignore))
+      )
+      yield* migrateDatabase(db)
+      return yield* makePostgresStore(db, options)
+    })
+  )
+
+/** The Store on a PostgreSQL server (node-postgres pool). */
+export const layerPg = (config: PgConfig): Layer.Layer<Store, StoreError> =>
+  layerFrom(() => makePgKysely(config), config)
+
+/** The Store on an embedded PGlite: in memory, or kept in `dataDir`. */
+export const layerPglite = (config: PgliteConfig = {}): Layer.Layer<Store, StoreError> =>
+  layerFrom(() => makePgliteKysely(config))

@@ -1,0 +1,169 @@
+import { assert, describe, it } from "@effect/vitest"
+import { type Table, tables } from "@paycore/store-tables"
+import { type Kysely, sql } from "kysely"
+import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate } from "../src/index.ts"
+import { sqlTypes } from "../src/queries.ts"
+import { testDatabase } from "./helpers.ts"
+
+// The migrations stay hand-written; this checks that, applied to a fresh database, they make exactly the tables the
+// descriptions (@paycore/store-tables) say: the codecs, statements and memory store all follow the descriptions.
+
+const db = testDatabase("migrations")
+
+interface ColumnFound {
+  readonly table: string
+  readonly column: string
+  readonly type: string
+  readonly nullable: boolean
+  readonly computed: boolean
+  readonly collation: string | null
+}
+
+interface IndexFound {
+  readonly table: string
+  readonly index: string
+  readonly unique: boolean
+  readonly columns: ReadonlyArray<string>
+  readonly predicate: string | null
+}
+
+/** The tables, columns and indexes of the connection's current schema, from the catalog. */
+const catalog = async (k: Kysely<any>) => {
+  const columns = await sql<ColumnFound>`
+    SELECT c.relname AS table, a.attname AS column, format_type(a.atttypid, a.atttypmod) AS type,
+      NOT a.attnotnull AS nullable, (a.attgenerated <> '' OR a.attidentity <> '') AS computed,
+      co.collname AS collation
+    FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_collation co ON co.oid = a.attcollation
+    WHERE n.nspname = current_schema() AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+    ORDER BY c.relname, a.attnum`.execute(k)
+  const indexes = await sql<IndexFound>`
+    SELECT t.relname AS table, i.relname AS index, x.indisunique AS unique,
+      (SELECT array_agg(a.attname::text ORDER BY k.ord) FROM unnest(x.indkey) WITH ORDINALITY AS k(attnum, ord)
+        JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum) AS columns,
+      pg_get_expr(x.indpred, x.indrelid) AS predicate
+    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+    JOIN pg_namespace n ON n.oid = t.relnamespace
+    WHERE n.nspname = current_schema()
+    ORDER BY t.relname, i.relname`.execute(k)
+  return { columns: columns.rows, indexes: indexes.rows }
+}
+
+/** Where the database and the descriptions disagree, one line each (none: they agree). */
+const differences = async (k: Kysely<any>, described: ReadonlyArray<Table<any, any, any>>) => {
+  const found = await catalog(k)
+  const out: Array<string> = []
+  const ours = new Set([MIGRATION_TABLE, MIGRATION_LOCK_TABLE])
+  const tableNames = new Set(described.map((t) => t.name))
+  for (const table of new Set(found.columns.map((c) => c.table))) {
+    if (!tableNames.has(table) && !ours.has(table)) out.push(`${table}: a table no description has`)
+  }
+  for (const table of described) {
+    const columns = new Map(found.columns.filter((c) => c.table === table.name).map((c) => [c.column, c]))
+    if (columns.size === 0) {
+      out.push(`${table.name}: described, not created`)
+      continue
+    }
+    const all = [...table.columns, ...table.storeColumns]
+    for (const c of all) {
+      const column = columns.get(c.name)
+      const at = `${table.name}.${c.name}`
+      if (column === undefined) {
+        out.push(`${at}: described, not created`)
+        continue
+      }
+      const expected = sqlTypes[c.kind]
+      const collation = column.collation === "C" ? "C" : undefined
+      if (column.type !== expected.type) out.push(`${at}: ${column.type}, described as ${c.kind} (${expected.type})`)
+      else if (expected.type === "text" && collation !== expected.collation) {
+        out.push(`${at}: collation ${column.collation}, described as ${c.kind}`)
+      }
+      if (column.nullable !== c.optional) {
+        out.push(
+          `${at}: ${column.nullable ? "nullable" : "NOT NULL"}, described as ${c.optional ? "optional" : "required"}`
+        )
+      }
+      if (column.computed !== (c.role === "generated")) {
+        out.push(`${at}: ${column.computed ? "computed by the database" : "written"}, described as ${c.role}`)
+      }
+    }
+    const names = new Set(all.map((c) => c.name))
+    for (const column of columns.keys()) {
+      if (!names.has(column)) out.push(`${table.name}.${column}: a column the description lacks`)
+    }
+    const indexes = new Map(found.indexes.filter((i) => i.table === table.name).map((i) => [i.index, i]))
+    const primary = indexes.get(`${table.name}_pkey`)
+    const key = table.primaryKey.map((c) => c.name)
+    if (primary === undefined || primary.columns.join() !== key.join()) {
+      out.push(
+        `${table.name}: primary key (${primary?.columns.join(", ") ?? "none"}), described as (${key.join(", ")})`
+      )
+    }
+    for (const u of table.unique) {
+      const index = indexes.get(u.index)
+      // A key only rows that are not deleted hold is a partial index on them.
+      const predicate = u.unless === undefined ? null : `(NOT ${u.unless.name})`
+      if (index === undefined || !index.unique) out.push(`${table.name}: no unique index ${u.index} (key ${u.name})`)
+      else if (index.columns.join() !== u.column.name || index.predicate !== predicate) {
+        out.push(
+          `${table.name}: unique index ${u.index} on (${index.columns.join(", ")}) WHERE ${index.predicate}, ` +
+            `described on (${u.column.name}) WHERE ${predicate}`
+        )
+      }
+    }
+  }
+  return out
+}
+
+/** A fresh database (PGlite), or this file's fresh schema (PostgreSQL), migrated; `test` then runs on it. */
+const migrated = async <A>(test: (k: Kysely<any>) => Promise<A>): Promise<A> => {
+  const k = db.open()
+  try {
+    await migrate(k)
+    return await test(k)
+  } finally {
+    await k.destroy()
+  }
+}
+
+describe(`migrations against the table descriptions (${db.kind})`, () => {
+  it("make every described table, column, primary key and unique key, and nothing undescribed", () =>
+    migrated(async (k) => {
+      assert.deepStrictEqual(await differences(k, tables), [])
+    }))
+
+  it("a column, type, nullability or unique index the two disagree on is reported", () =>
+    migrated(async (k) => {
+      // Drift made in a transaction that is rolled back (PostgreSQL's DDL is transactional).
+      const drift = [
+        `ALTER TABLE tokens ADD COLUMN nickname text`,
+        `ALTER TABLE tokens ALTER COLUMN name DROP NOT NULL`,
+        `ALTER TABLE tokens ALTER COLUMN environment TYPE varchar(20)`,
+        `ALTER TABLE customers DROP COLUMN pep_status`,
+        `ALTER TABLE quotes ALTER COLUMN created_at TYPE text COLLATE "default"`,
+        `DROP INDEX customers_uma_address_key`,
+        `CREATE UNIQUE INDEX customers_uma_address_key ON customers (uma_address)`,
+        `DROP INDEX quotes_transaction_id_key`,
+        `CREATE TABLE scratch (id text)`
+      ]
+      const found = await k
+        .transaction()
+        .execute(async (trx) => {
+          for (const statement of drift) await sql.raw(statement).execute(trx)
+          throw await differences(trx, tables)
+        })
+        .catch((reported: unknown) => reported)
+      assert.deepStrictEqual(found, [
+        "scratch: a table no description has",
+        "tokens.name: nullable, described as required",
+        "tokens.environment: character varying(20), described as text (text)",
+        "tokens.nickname: a column the description lacks",
+        "customers.pep_status: described, not created",
+        "customers: unique index customers_uma_address_key on (uma_address) WHERE null, described on (uma_address) WHERE (NOT is_deleted)",
+        "quotes.created_at: collation default, described as instant",
+        "quotes: no unique index quotes_transaction_id_key (key transactionId)"
+      ])
+      // And the rollback left the schema as the migrations made it.
+      assert.deepStrictEqual(await differences(k, tables), [])
+    }))
+})

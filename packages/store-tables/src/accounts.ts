@@ -1,0 +1,54 @@
+import type {
+  ExternalAccount,
+  ExternalAccountFilter,
+  InternalAccountFilter,
+  InternalAccountRecord
+} from "@paycore/core"
+import { boolean, eq, instant, json, key, notEq, optional, table, text, textArray } from "./describe.ts"
+
+export const internalAccounts = table<InternalAccountRecord, InternalAccountFilter>()({
+  name: "internal_accounts",
+  columns: {
+    id: key("id"),
+    type: text("type"),
+    status: text("status"),
+    currency: text("currency"),
+    fundingPaymentInstructions: json("funding_payment_instructions"),
+    "cardCapabilities.supportsSpendLimits": boolean("supports_spend_limits"),
+    "cardCapabilities.supportsTransactionCountLimit": boolean("supports_transaction_count_limit"),
+    createdAt: instant("created_at"),
+    updatedAt: instant("updated_at"),
+    // A platform account has no customer.
+    customerId: optional(text("customer_id"))
+  },
+  primaryKey: ["id"],
+  filters: {
+    customerId: eq("customerId"),
+    currency: eq("currency"),
+    type: eq("type")
+  }
+})
+
+export const externalAccounts = table<ExternalAccount, ExternalAccountFilter>()({
+  name: "external_accounts",
+  columns: {
+    id: key("id"),
+    customerId: text("customer_id"),
+    status: text("status"),
+    currency: text("currency"),
+    ownershipType: text("ownership_type"),
+    defaultUmaDepositAccount: boolean("default_uma_deposit_account"),
+    paymentRails: textArray("payment_rails"),
+    accountInfo: json("account_info"),
+    createdAt: instant("created_at"),
+    updatedAt: instant("updated_at"),
+    platformAccountId: optional(text("platform_account_id"))
+  },
+  primaryKey: ["id"],
+  // Deleted (inactive) accounts stay in the store and leave every list.
+  always: [notEq("status", "INACTIVE")],
+  filters: {
+    customerId: eq("customerId"),
+    currency: eq("currency")
+  }
+})

@@ -1,0 +1,63 @@
+/**
+ * The Store's records as tables, one description per stored resource (see describe.ts), grouped by the context that
+ * owns them. Adding a resource: its description here, its migration in store-postgres's schema.ts.
+ */
+import { externalAccounts, internalAccounts } from "./accounts.ts"
+import { customers } from "./customers.ts"
+import type { Table } from "./describe.ts"
+import { counters, idempotency } from "./idempotency.ts"
+import { ledgerBalances, ledgerTransfers } from "./ledger.ts"
+import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verifications } from "./onboarding.ts"
+import { platformConfig, tokens } from "./platform.ts"
+import { quotes } from "./quotes.ts"
+import { transactions } from "./transactions.ts"
+import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
+
+export * from "./describe.ts"
+export type { Counter } from "./idempotency.ts"
+export { type BalanceMove, movesOfTransfer } from "./ledger.ts"
+export type { OutboxSubject } from "./webhooks.ts"
+export {
+  beneficialOwners,
+  bulkImportJobs,
+  contactChallenges,
+  counters,
+  customers,
+  documents,
+  externalAccounts,
+  idempotency,
+  internalAccounts,
+  ledgerBalances,
+  ledgerTransfers,
+  outbox,
+  outboxSubjects,
+  platformConfig,
+  quotes,
+  tokens,
+  transactions,
+  verifications,
+  webhookSecrets
+}
+
+/** Every table of the Store. */
+export const tables: ReadonlyArray<Table<any, any, any>> = [
+  tokens,
+  platformConfig,
+  customers,
+  internalAccounts,
+  externalAccounts,
+  quotes,
+  transactions,
+  beneficialOwners,
+  verifications,
+  contactChallenges,
+  documents,
+  bulkImportJobs,
+  ledgerTransfers,
+  ledgerBalances,
+  outbox,
+  outboxSubjects,
+  webhookSecrets,
+  idempotency,
+  counters
+]
