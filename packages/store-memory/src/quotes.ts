@@ -1,7 +1,10 @@
-import type { Repositories, TransactionFilter, TransactionRecord } from "@paycore/core"
+import { expirableQuoteStates, type Repositories, type TransactionFilter, type TransactionRecord } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import type { Collections, MemoryCollection } from "./collection.ts"
+
+/** The quote states the expiry worker looks in (read off the quote machine). */
+const expirable: ReadonlySet<string> = new Set(expirableQuoteStates)
 
 /** Quotes; `transactionRows` for the read of a quote with its transaction. */
 export const quoteRepositories = (
@@ -10,12 +13,11 @@ export const quoteRepositories = (
 ): Pick<Repositories, "quotes"> => {
   const quoteRows = collection({
     table: tables.quotes,
-    // The expiry worker lists waiting quotes past `expiresAt`; only waiting quotes are in the index.
+    // The expiry worker lists waiting quotes past `expiresAt`; only quotes that can expire are in the index.
     due: {
-      key: (q) =>
-        q.quote.status === "PENDING" || q.quote.status === "PENDING_AUTHORIZATION" ? q.quote.expiresAt : undefined,
+      key: (q) => (expirable.has(q.quote.status) ? q.quote.expiresAt : undefined),
       bound: (f) =>
-        f.expiresAtOrBefore !== undefined && (f.status === "PENDING" || f.status === "PENDING_AUTHORIZATION")
+        f.expiresAtOrBefore !== undefined && f.status !== undefined && expirable.has(f.status)
           ? f.expiresAtOrBefore
           : undefined
     }

@@ -7,6 +7,8 @@ import {
   Refused,
   type StoreError
 } from "../shared/errors.ts"
+import { statesAllowing } from "../shared/machine.ts"
+import { customerKycMachine } from "./machine.ts"
 import { CONTACT_CHANNELS, type ContactChannel, DOCUMENT_CONTENT_TYPES, MAX_DOCUMENT_BYTES } from "./model.ts"
 
 /**
@@ -32,7 +34,7 @@ export const notABusiness = (customerId: string): InvalidInput =>
 export const verificationDecided = (customerId: string, status: string): InvalidInput =>
   InvalidInput.one(
     "customerId",
-    { kycStatus: ["UNVERIFIED", "PENDING", "HOLD"] },
+    { kycStatus: statesAllowing(customerKycMachine, "APPROVE") },
     `Customer ${customerId} is already ${status}; a decided verification cannot be re-submitted`
   )
 

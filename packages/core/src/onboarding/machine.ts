@@ -78,7 +78,7 @@ export const beneficialOwnerKycMachine = kycTable("BeneficialOwnerKyc", { pendin
  * `HOLD` applies only to a subject in review (an unverified one simply stays unverified).
  */
 export const kycEventFor = (state: KycStatus, decision: KycDecision): KycEvent | undefined => {
-  if (state === "APPROVED" || state === "REJECTED") return undefined
+  if (customerKycMachine.terminal.includes(state)) return undefined
   switch (decision) {
     case "APPROVED":
       return "APPROVE"

@@ -164,7 +164,7 @@ const makeVerifications = Effect.fnUntraced(function* () {
     const customerId = req.customerId
     const platform = yield* config.get()
     const customer = yield* liveCustomer(yield* store.customers.get(customerId), customerId)
-    if (customer.kycStatus === "APPROVED" || customer.kycStatus === "REJECTED") {
+    if (customerKycMachine.terminal.includes(customer.kycStatus)) {
       return yield* verificationDecided(customerId, customer.kycStatus)
     }
     yield* requireContactVerified(customer)
