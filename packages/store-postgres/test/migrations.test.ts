@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { expirableQuoteStates } from "@paycore/core"
 import { type Table, tables } from "@paycore/store-tables"
 import { type Kysely, sql } from "kysely"
 import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate } from "../src/index.ts"
@@ -165,5 +166,15 @@ describe(`migrations against the table descriptions (${db.kind})`, () => {
       ])
       // And the rollback left the schema as the migrations made it.
       assert.deepStrictEqual(await differences(k, tables), [])
+    }))
+
+  // The one list of states a migration spells out: the expiry worker's partial index must hold exactly the quotes
+  // the quote machine lets expire (a state added to the machine needs a migration that rebuilds the index).
+  it("the quote expiry index covers exactly the states the quote machine lets expire", () =>
+    migrated(async (k) => {
+      const { indexes } = await catalog(k)
+      const predicate = indexes.find((i) => i.index === "quotes_expiry_idx")?.predicate ?? ""
+      const named = [...predicate.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]).sort()
+      assert.deepStrictEqual(named, [...expirableQuoteStates].sort())
     }))
 })
