@@ -302,12 +302,13 @@ export const verifyStandardWebhook = (
   })
 }
 
-/** The secrets deliveries are signed with at `now`: those not expired, newest first. */
+/** The records that sign at `now` (not expired), newest first; `records` as the store lists them, oldest first. */
+const signingAt = (records: ReadonlyArray<WebhookSecretRecord>, now: string): Array<WebhookSecretRecord> =>
+  records.filter((r) => r.expiresAt === undefined || r.expiresAt > now).reverse()
+
+/** The secrets deliveries are signed with at `now`, newest first. */
 export const activeSecrets = (records: ReadonlyArray<WebhookSecretRecord>, now: string): Array<string> =>
-  records
-    .filter((r) => r.expiresAt === undefined || r.expiresAt > now)
-    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
-    .map((r) => r.secret)
+  signingAt(records, now).map((r) => r.secret)
 
 const secretInfo = (r: WebhookSecretRecord): WebhookSecretInfo => ({
   id: r.id,
@@ -370,19 +371,14 @@ export const makeWebhookSecrets = Effect.fnUntraced(function* () {
 
   const list = Effect.fn("WebhookSecrets.list")(function* () {
     const now = yield* nowIso
-    const records = yield* store.webhookSecrets.list()
-    return records
-      .filter((r) => r.expiresAt === undefined || r.expiresAt > now)
-      .map(secretInfo)
-      .reverse()
+    return signingAt(yield* store.webhookSecrets.list(), now).map(secretInfo)
   })
 
   const ensure = Effect.fn("WebhookSecrets.ensure")(function* () {
     return yield* store.transaction(
       Effect.gen(function* () {
         const now = yield* nowIso
-        const records = yield* store.webhookSecrets.list()
-        return activeSecrets(records, now).length > 0 ? undefined : yield* make(now)
+        return signingAt(yield* store.webhookSecrets.list(), now).length > 0 ? undefined : yield* make(now)
       })
     )
   })
