@@ -558,8 +558,17 @@ describe("Passkeys (passkey.ts)", () => {
       const good = await authenticator.assert(HEX_CHALLENGE)
       const asserted = (overrides: kit.CeremonyOverrides) => authenticator.assert(HEX_CHALLENGE, overrides)
       const anotherBody = bytesToHex(sha256(utf8.encode("another body")))
+      // The same r and s under a context-specific tag (0xb0) instead of SEQUENCE (0x30): the library's ASN.1 reader
+      // takes it, so without the strict DER check one signature would have many spellings.
+      const retagged = base64urlnopad.decode(good.signature)
+      retagged[0] = 0xb0
       const cases: Array<[string, Effect.Effect<unknown, { reason: string }>, RegExp]> = [
         ["another challenge", assertion(good, stored, anotherBody), /challenge/],
+        [
+          "signature DER under another tag",
+          assertion({ ...good, signature: base64urlnopad.encode(retagged) }, stored),
+          /DER/
+        ],
         ["the hex itself as challenge", assertion(await asserted({ challenge: HEX_CHALLENGE }), stored), /challenge/],
         ["origin not allowed", assertion(await asserted({ origin: "https://evil.example" }), stored), /origin/],
         ["rpId hash of another site", assertion(await asserted({ rpId: "evil.example" }), stored), /RP ID/],

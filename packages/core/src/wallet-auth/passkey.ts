@@ -12,6 +12,7 @@ import { base64urlnopad } from "@scure/base"
 import { verifyAuthenticationResponse, verifyRegistrationResponse } from "@simplewebauthn/server"
 import { cose, decodeClientDataJSON, decodeCredentialPublicKey } from "@simplewebauthn/server/helpers"
 import { Effect, Predicate, Schema } from "effect"
+import { constantTimeEqual } from "../shared/constant-time.ts"
 
 /** A WebAuthn response the wallet does not accept; `reason` is for people and logs (no secret in it). */
 export class PasskeyRefused extends Schema.TaggedError<PasskeyRefused>()("PasskeyRefused", {
@@ -155,6 +156,19 @@ const checkP256CoseKey = (coseKey: Uint8Array<ArrayBuffer>): void => {
   }
 }
 
+/**
+ * An ES256 assertion signature must be strict DER. The library's ASN.1 reader also takes other tags around the same
+ * integers, so one signature would have many spellings; noble's reader takes exactly one.
+ */
+const checkDerSignature = (signature: string): void => {
+  try {
+    const der = base64urlnopad.decode(signature)
+    if (!constantTimeEqual(p256.Signature.fromBytes(der, "der").toBytes("der"), der)) throw new Error("not canonical")
+  } catch {
+    throw new Refusal("signature is not a DER ECDSA signature")
+  }
+}
+
 // ---- registration ----
 
 const register = async (input: PasskeyRegistrationInput): Promise<PasskeyRegistration> => {
@@ -214,6 +228,7 @@ const checkAssertion = async (input: PasskeyAssertionInput): Promise<{ signCount
   const clientDataJson = canonicalBase64url(input.clientDataJson, "clientDataJson")
   const authenticatorData = canonicalBase64url(input.authenticatorData, "authenticatorData")
   const signature = canonicalBase64url(input.signature, "signature")
+  checkDerSignature(signature)
   const userHandle = input.userHandle === undefined ? undefined : canonicalBase64url(input.userHandle, "userHandle")
   const clientData = checkClientData(clientDataJson, {
     type: "webauthn.get",
