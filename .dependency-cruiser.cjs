@@ -11,6 +11,7 @@ const LAYERS = [
   ["ledger", "idempotency", "webhooks"],
   ["platform"],
   ["accounts"],
+  ["wallet-auth"],
   ["customers"],
   ["onboarding"],
   ["quotes"],

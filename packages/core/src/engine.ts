@@ -6,6 +6,7 @@ import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.t
 import { Quotes } from "./quotes/service.ts"
 import { quotePaymentsLayer } from "./transactions/execute.ts"
 import { Transactions } from "./transactions/service.ts"
+import { WalletAuth } from "./wallet-auth/service.ts"
 import { WebhookDispatcher, WebhookSecrets } from "./webhooks/service.ts"
 
 /**
@@ -30,7 +31,8 @@ export const EngineLayer = Layer.mergeAll(
   Accounts.layer,
   PaymentsLayer,
   WebhookDispatcher.layer,
-  WebhookSecrets.layer
+  WebhookSecrets.layer,
+  WalletAuth.layer
 ).pipe(Layer.provideMerge(Customers.layer), Layer.provideMerge(PlatformConfigService.layer))
 
 export type Engine = Layer.Success<typeof EngineLayer>

@@ -172,7 +172,8 @@ const makeEnv = () => {
       send: (channel, to, code) => Effect.sync(() => void script.sent.push({ channel, to, code })),
       get fixedCode() {
         return script.fixedCode
-      }
+      },
+      fixedWalletCode: undefined
     })
   )
   const directory = Layer.succeed(

@@ -12,6 +12,7 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js"
 import * as kit from "@paycore/testkit/wallet-client"
 import { base64urlnopad, createBase58check } from "@scure/base"
 import { Effect, Exit, Result } from "effect"
+import { parseP256PublicKey } from "../src/shared/p256.ts"
 import {
   encryptedSessionSigningKey,
   encryptedWalletCredentials,
@@ -30,7 +31,7 @@ import {
   verifyPasskeyAssertion,
   verifyPasskeyRegistration
 } from "../src/wallet-auth/passkey.ts"
-import { parseP256PublicKey, parseStamp, STAMP_SCHEME, verifyStamp } from "../src/wallet-auth/stamp.ts"
+import { parseStamp, STAMP_SCHEME, verifyStamp } from "../src/wallet-auth/stamp.ts"
 
 const utf8 = new TextEncoder()
 const fromUtf8 = new TextDecoder()

@@ -1,12 +1,18 @@
 import {
+  AccountQuery,
   ApiToken,
   ApiTokenWithSecret,
+  AuthMethod,
+  AuthMethodId,
+  AuthSession,
   BeneficialOwner,
   BeneficialOwnerId,
   BulkImportAccepted,
   BulkImportJob,
+  ChallengeCredentialRequest,
   ContactVerificationConfirmRequest,
   CreateBeneficialOwnerRequest,
+  CreateCredentialRequest,
   CreateCustomerRequest,
   CreateExternalAccountRequest,
   CreateQuoteRequest,
@@ -41,14 +47,19 @@ import {
   MAX_SECRET_OVERLAP_SECONDS,
   PageOf,
   PageQueryFields,
+  PasskeyAuthChallenge,
   PlatformConfig,
   Quote,
   QuoteId,
   ReceiverLookupQuery,
+  RefreshSessionRequest,
   ReplaceDocumentFields,
   SandboxFundRequest,
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
+  SessionId,
+  SignedRetryChallenge,
+  SignedRetryHeaders,
   TokenId,
   Transaction,
   TransactionId,
@@ -63,6 +74,8 @@ import {
   UploadDocumentFields,
   Verification,
   VerificationId,
+  VerifyCredentialRequest,
+  WalletOperationProcessing,
   WebhookId,
   WebhookSecretInfo
 } from "@paycore/core"
@@ -305,6 +318,64 @@ export const AccountsGroup = HttpApiGroup.make("accounts")
     OpenApi.annotations({ title: "Accounts", description: "Internal balances and external payee accounts" })
   )
 
+/** A signed retry's first leg (202) and its still-settling answer (W-35, W-39), next to an action's own success. */
+const signedRetry = [SignedRetryChallenge.pipe(accepted), WalletOperationProcessing] as const
+
+export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
+  .add(HttpApiEndpoint.get("listCredentials", "/auth/credentials", { query: AccountQuery, success: Data(AuthMethod) }))
+  .add(
+    HttpApiEndpoint.post("createCredential", "/auth/credentials", {
+      payload: CreateCredentialRequest,
+      headers: SignedRetryHeaders,
+      success: [AuthMethod.pipe(created), ...signedRetry]
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("challengeCredential", "/auth/credentials/:credentialId/challenge", {
+      params: { credentialId: AuthMethodId },
+      payload: ChallengeCredentialRequest,
+      success: Schema.Union([PasskeyAuthChallenge, AuthMethod])
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("verifyCredential", "/auth/credentials/:credentialId/verify", {
+      params: { credentialId: AuthMethodId },
+      payload: VerifyCredentialRequest,
+      headers: SignedRetryHeaders,
+      // A signed retry's 200 is a session or PROCESSING (W-40): the body's `status` tells them apart.
+      success: [Schema.Union([AuthSession, WalletOperationProcessing]), SignedRetryChallenge.pipe(accepted)]
+    })
+  )
+  .add(
+    HttpApiEndpoint.delete("revokeCredential", "/auth/credentials/:credentialId", {
+      params: { credentialId: AuthMethodId },
+      headers: SignedRetryHeaders,
+      success: [HttpApiSchema.NoContent, ...signedRetry]
+    })
+  )
+  .add(HttpApiEndpoint.get("listSessions", "/auth/sessions", { query: AccountQuery, success: Data(AuthSession) }))
+  .add(
+    HttpApiEndpoint.post("refreshSession", "/auth/sessions/:sessionId/refresh", {
+      params: { sessionId: SessionId },
+      payload: RefreshSessionRequest,
+      headers: SignedRetryHeaders,
+      success: [AuthSession.pipe(created), ...signedRetry]
+    })
+  )
+  .add(
+    HttpApiEndpoint.delete("revokeSession", "/auth/sessions/:sessionId", {
+      params: { sessionId: SessionId },
+      headers: SignedRetryHeaders,
+      success: [HttpApiSchema.NoContent, ...signedRetry]
+    })
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Embedded wallet auth",
+      description: "Credentials, sessions and the signed retry of embedded-wallet actions"
+    })
+  )
+
 export const PaymentsGroup = HttpApiGroup.make("payments")
   .add(HttpApiEndpoint.post("createQuote", "/quotes", { payload: CreateQuoteRequest, success: Quote.pipe(created) }))
   .add(HttpApiEndpoint.get("getQuote", "/quotes/:quoteId", { params: { quoteId: QuoteId }, success: Quote }))
@@ -460,6 +531,7 @@ export const Api = HttpApi.make("paycore")
   .add(CustomersGroup)
   .add(OnboardingGroup)
   .add(AccountsGroup)
+  .add(WalletAuthGroup)
   .add(PaymentsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)

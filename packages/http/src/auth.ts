@@ -35,6 +35,14 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     deleteDocument: write
   },
   accounts: { createExternal: write, deleteExternal: write },
+  walletAuth: {
+    createCredential: write,
+    challengeCredential: write,
+    verifyCredential: write,
+    revokeCredential: write,
+    refreshSession: write,
+    revokeSession: write
+  },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
   sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }

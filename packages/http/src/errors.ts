@@ -1,4 +1,4 @@
-import type { DomainError } from "@paycore/core"
+import { type DomainError, WALLET_UNAUTHORIZED_CODES } from "@paycore/core"
 import type { ErrorResponse } from "./serve.ts"
 
 /**
@@ -6,6 +6,8 @@ import type { ErrorResponse } from "./serve.ts"
  * a rule the request broke. The core never knows about HTTP.
  */
 const refusedStatus: Readonly<Record<string, number>> = {
+  // The signed retry's refusals (W-37, W-38): 401 without the platform's WWW-Authenticate challenge.
+  ...Object.fromEntries(WALLET_UNAUTHORIZED_CODES.map((code) => [code, 401])),
   END_USER_TERMS_NOT_ACCEPTED: 403,
   USER_NOT_READY: 403,
   COUNTERPARTY_NOT_ALLOWED: 403,

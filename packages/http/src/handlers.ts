@@ -13,9 +13,11 @@ import {
   pageRequest,
   Quotes,
   ReplaceDocumentFields,
+  type SignedRetryInput,
   Tokens,
   Transactions,
   UploadDocumentFields,
+  WalletAuth,
   WebhookDispatcher,
   WebhookSecrets,
   WebhookSigner
@@ -46,6 +48,16 @@ const decodeReplaceFields = decodeAll(ReplaceDocumentFields)
 /** A CSV upload's other fields are not looked at. */
 const ignoreFields = () => Result.succeed(undefined)
 
+/** A signed retry's exact body and its two headers (W-37), for the core's one mechanism. */
+const signedRetryInput = (
+  headers: { readonly "service-wallet-signature"?: string; readonly "request-id"?: string },
+  rawBody: string
+): SignedRetryInput => ({
+  rawBody,
+  signature: headers["service-wallet-signature"],
+  requestId: headers["request-id"]
+})
+
 /**
  * Binds every endpoint of `Api` to the core. Services are resolved once here, so a request
  * pays only for its own work. Permissions are checked before a handler runs (auth.ts).
@@ -64,6 +76,7 @@ export const makeHandlers = Effect.gen(function* () {
   const signingSecrets = yield* WebhookSecrets
   const documents = yield* Documents
   const bulkImports = yield* BulkImports
+  const walletAuth = yield* WalletAuth
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
   const scope = yield* Scope.Scope
   const runInBackground = (jobId: string) =>
@@ -135,6 +148,21 @@ export const makeHandlers = Effect.gen(function* () {
       listExternal: ({ query }) => accounts.listExternal(query),
       getExternal: ({ params }) => accounts.getExternal(params.externalAccountId),
       deleteExternal: ({ params }) => accounts.deleteExternal(params.externalAccountId)
+    },
+    walletAuth: {
+      listCredentials: ({ query }) => walletAuth.listCredentials(query.accountId),
+      createCredential: ({ payload, headers, rawBody }) =>
+        walletAuth.createCredential(payload, signedRetryInput(headers, rawBody)),
+      challengeCredential: ({ params, payload }) => walletAuth.challengeCredential(params.credentialId, payload),
+      verifyCredential: ({ params, payload, headers, rawBody }) =>
+        walletAuth.verifyCredential(params.credentialId, payload, signedRetryInput(headers, rawBody)),
+      revokeCredential: ({ params, headers, rawBody }) =>
+        walletAuth.revokeCredential(params.credentialId, signedRetryInput(headers, rawBody)),
+      listSessions: ({ query }) => walletAuth.listSessions(query.accountId),
+      refreshSession: ({ params, payload, headers, rawBody }) =>
+        walletAuth.refreshSession(params.sessionId, payload, signedRetryInput(headers, rawBody)),
+      revokeSession: ({ params, headers, rawBody }) =>
+        walletAuth.revokeSession(params.sessionId, signedRetryInput(headers, rawBody))
     },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),

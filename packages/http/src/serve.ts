@@ -215,8 +215,10 @@ interface CompiledEndpoint {
   readonly decodeHeaders: Decode | undefined
   /** A JSON body's decoder, or `STREAMED` for a multipart body the handler reads itself. */
   readonly decodePayload: Decode | typeof STREAMED | undefined
+  /** What an empty body decodes as: `null` where the payload schema takes null (an optional body), else nothing. */
+  readonly emptyBody: null | undefined
   readonly handler: (request: UntypedRequest) => Effect.Effect<unknown, unknown, unknown>
-  readonly responder: Responder
+  readonly responder: (value: unknown) => Responder
 }
 
 interface StaticRoute {
@@ -270,15 +272,8 @@ const isPlainJson = (ast: SchemaAST.AST): boolean => {
   }
 }
 
-const compileResponder = (
-  info: EndpointInfo,
-  successes: ReadonlyMap<number, readonly [Schema.Top, ...Array<Schema.Top>]>
-): Responder => {
-  const [entry, ...others] = successes
-  if (entry === undefined || others.length > 0 || entry[1].length > 1) {
-    throw new Error(`${info.group}.${info.name}: declare exactly one success schema`)
-  }
-  const [status, [schema]] = entry
+/** How one success schema is answered: its status and serializer. */
+const compileSuccess = (info: EndpointInfo, status: number, schema: Schema.Top): Responder => {
   if (HttpApiSchema.isWithHeaders(schema) || (resolveEncoding(schema.ast)?._tag ?? "Json") !== "Json") {
     throw new Error(`${info.group}.${info.name}: only JSON and no-content responses are supported`)
   }
@@ -286,6 +281,37 @@ const compileResponder = (
   if (isPlainJson(schema.ast)) return { status, serialize: (value) => JSON.stringify(value) }
   const encode = Schema.encodeUnknownSync(schema as unknown as NoServices)
   return { status, serialize: (value) => JSON.stringify(encode(value)) }
+}
+
+/**
+ * How a handler's success is answered. One success schema: always with it. Several (each with its own status, as
+ * a signed retry's 202 and 201): the first whose schema the value is (no-content: `undefined`); the schemas of one
+ * endpoint must not overlap.
+ */
+const compileResponder = (
+  info: EndpointInfo,
+  successes: ReadonlyMap<number, readonly [Schema.Top, ...Array<Schema.Top>]>
+): ((value: unknown) => Responder) => {
+  const entries = [...successes].flatMap(([status, schemas]) => schemas.map((schema) => ({ status, schema })))
+  if (entries.length === 0) throw new Error(`${info.group}.${info.name}: declare a success schema`)
+  if (entries.length === 1) {
+    const only = compileSuccess(info, entries[0]!.status, entries[0]!.schema)
+    return () => only
+  }
+  if (successes.size !== entries.length) {
+    throw new Error(`${info.group}.${info.name}: give each success schema its own status`)
+  }
+  const choices = entries.map(({ status, schema }) => ({
+    responder: compileSuccess(info, status, schema),
+    is: HttpApiSchema.isNoContent(schema.ast)
+      ? (value: unknown) => value === undefined
+      : Schema.is(schema as unknown as Schema.Codec<unknown, unknown, never, never>)
+  }))
+  return (value) => {
+    const match = choices.find((choice) => choice.is(value))
+    if (match === undefined) throw new Error(`${info.group}.${info.name}: the success matches none of its schemas`)
+    return match.responder
+  }
 }
 
 /** The payload of an endpoint whose multipart body is streamed to its handler (`StreamedBody`). */
@@ -309,6 +335,10 @@ const compilePayload = (info: EndpointInfo): Decode | typeof STREAMED | undefine
   const [first, ...rest] = json.schemas
   return decoder(rest.length === 0 ? first : Schema.Union(json.schemas))
 }
+
+/** Whether the endpoint's JSON payload schema takes `null`: its body may be left out (`Schema.NullOr`). */
+const acceptsNull = ({ endpoint }: EndpointInfo): boolean =>
+  endpoint.payload.get("application/json")?.schemas.some((schema) => Schema.is(schema as Schema.Top)(null)) ?? false
 
 const hasBodyMethod = (method: string): boolean => method !== "GET" && method !== "HEAD" && method !== "OPTIONS"
 
@@ -472,6 +502,7 @@ export const makeRequestListener = <
         decodeQuery: endpoint.query && decoder(Schema.toCodecArrayFromSingle(endpoint.query)),
         decodeHeaders: endpoint.headers && decoder(endpoint.headers),
         decodePayload: compilePayload(info),
+        emptyBody: acceptsNull(info) ? null : undefined,
         handler,
         responder: compileResponder(info, successes)
       })
@@ -543,7 +574,7 @@ export const makeRequestListener = <
   const onExit = (res: ServerResponse, route: CompiledEndpoint, exit: Exit.Exit<unknown, unknown>): void => {
     try {
       if (Exit.isSuccess(exit)) {
-        respond(res, route.responder, exit.value)
+        respond(res, route.responder(exit.value), exit.value)
         return
       }
       const failure = Cause.findError(exit.cause)
@@ -583,7 +614,7 @@ export const makeRequestListener = <
         sendError(res, unsupportedMediaType(`JSON (${JSON_TYPE})`, contentType))
         return
       }
-      const json = parseJson(rawBody)
+      const json = rawBody === "" ? route.emptyBody : parseJson(rawBody)
       if (json === MALFORMED) {
         errors.push({ field: "body", constraint: { format: "json" }, message: "Malformed JSON" })
       } else {
@@ -613,7 +644,7 @@ export const makeRequestListener = <
             principal: principal as Principal
           },
           effect as Effect.Effect<unknown, unknown, R>,
-          (value) => renderValue(route.responder, value)
+          (value) => renderValue(route.responder(value), value)
         )
     if (intercepted !== undefined) {
       const fiber = fork(intercepted)

@@ -83,6 +83,15 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "accounts.getExternal": "read",
   "accounts.deleteExternal": "write",
 
+  "walletAuth.listCredentials": "read",
+  "walletAuth.createCredential": "write",
+  "walletAuth.challengeCredential": "write",
+  "walletAuth.verifyCredential": "write",
+  "walletAuth.revokeCredential": "write",
+  "walletAuth.listSessions": "read",
+  "walletAuth.refreshSession": "write",
+  "walletAuth.revokeSession": "write",
+
   "payments.createQuote": "transact",
   "payments.getQuote": "read",
   "payments.executeQuote": "transact",
@@ -475,10 +484,15 @@ onEveryStore("the auth matrix", "auth_matrix", (stores) => {
     const wrongSecret = { clientId: server.admin.clientId, clientSecret: "0".repeat(32) }
     const withKey = (key: string, auth: Credentials) => ({ auth, headers: { "idempotency-key": key } })
 
+    // The matrix's own config update (a sampled body) may have left any currency set: USD back in it.
+    const config = await server.call("GET", "/config")
+    await server.call("PATCH", "/config", {
+      supportedCurrencies: [...new Set(["USD", ...config.json.supportedCurrencies])]
+    })
     const customerKey = `matrix-replay-${randomUUID()}`
     const customer = { customerType: "INDIVIDUAL", fullName: "Replay Target", currencies: ["USD"] }
     const created = await server.call("POST", "/customers", customer, withKey(customerKey, server.admin))
-    expect(created.status).toBe(201)
+    expect(created.status, JSON.stringify(created.json)).toBe(201)
     for (const [auth, status, code] of [
       [viewer, 403, "FORBIDDEN"],
       [wrongSecret, 401, "UNAUTHORIZED"]

@@ -1,6 +1,40 @@
+import { sealOtpBundle, sessionKey } from "@paycore/testkit/wallet-client"
 import { expect } from "vitest"
 import type { IdPool } from "./fuzzer.ts"
 import { addUsPayee, fundAccount, onboardCustomer, quoteBody, type TestServer, uploadDocument } from "./harness.ts"
+
+/**
+ * An embedded wallet (a customer of a USDB platform), its credential and a session signed in with the sandbox OTP
+ * through the client kit: the ids the wallet routes take.
+ */
+const seedWallet = async (server: TestServer) => {
+  const config = await server.call("GET", "/config")
+  const currencies: Array<string> = config.json.supportedCurrencies
+  if (!currencies.includes("USDB")) {
+    await server.call("PATCH", "/config", { supportedCurrencies: [...currencies, "USDB"] })
+  }
+  const customer = await server.call("POST", "/customers", {
+    customerType: "INDIVIDUAL",
+    fullName: "Wendy Wallet",
+    email: `wendy.${Date.now()}@example.com`,
+    currencies: ["USDB"]
+  })
+  const accounts = await server.call("GET", `/customers/internal-accounts?customerId=${customer.json.id}`)
+  const accountId: string = accounts.json.data[0].id
+  const credential = (await server.call("GET", `/auth/credentials?accountId=${accountId}`)).json.data[0]
+  const challenge = await server.call("POST", `/auth/credentials/${credential.id}/challenge`)
+  const key = sessionKey()
+  const body = {
+    type: "EMAIL_OTP",
+    encryptedOtpBundle: await sealOtpBundle(challenge.json.otpEncryptionTargetBundle, "000000", key.publicKey)
+  }
+  const first = await server.call("POST", `/auth/credentials/${credential.id}/verify`, body)
+  const session = await server.call("POST", `/auth/credentials/${credential.id}/verify`, body, {
+    headers: { "service-wallet-signature": key.stamp(first.json.payloadToSign), "request-id": first.json.requestId }
+  })
+  expect(session.status, JSON.stringify(session.json)).toBe(200)
+  return { customer: customer.json, accountId, credential, session: session.json }
+}
 
 /**
  * Customers, accounts, a payee, a quote, a payment, a business with an owner, a document, a delivery, a token:
@@ -39,6 +73,7 @@ export const seedFixtures = async (server: TestServer, pool: IdPool) => {
     }
   })
   const document = await uploadDocument(server, ada.id, "PASSPORT")
+  const wallet = await seedWallet(server)
   const endpoint = await server.call("PATCH", "/config", { webhookEndpoint: "https://platform.example.com/hooks" })
   const delivery = await server.call("POST", "/sandbox/webhooks/test")
   // The only token id in the pool: a `deleteToken` cell that passes the gate deletes it, never a column's token.
@@ -47,7 +82,7 @@ export const seedFixtures = async (server: TestServer, pool: IdPool) => {
     expect(r.status, JSON.stringify(r.json)).toBeLessThan(300)
     pool.harvest(r.json)
   }
-  pool.harvest([ada, document])
+  pool.harvest([ada, document, wallet])
   // Deliveries (the test event's among them) are only listed: the test answer carries no id.
   pool.harvest((await server.call("GET", "/webhooks/deliveries")).json)
   return [ada.id, business.json.id as string] as const

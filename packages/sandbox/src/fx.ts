@@ -20,6 +20,7 @@ export const SANDBOX_RATES_PER_USD: Readonly<Record<string, string>> = {
   JPY: "151.25",
   USDC: "1",
   USDT: "1",
+  USDB: "1",
   // 1 BTC = 100 000 USD
   BTC: "0.00001"
 }

@@ -11,6 +11,7 @@ import { platformRepositories } from "./platform.ts"
 import { quoteRepositories } from "./quotes.ts"
 import { makeTransaction, UndoJournal } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
+import { walletAuthRepositories } from "./wallet-auth.ts"
 import { webhookRepositories } from "./webhooks.ts"
 
 export { ChunkedMap } from "./chunked-map.ts"
@@ -32,6 +33,7 @@ export const makeMemoryStore = Effect.sync(() => {
     ...quoteRepositories(collection, transactionRows),
     transactions,
     ...onboardingRepositories(collection, journal),
+    ...walletAuthRepositories(collection),
     ...ledgerRepositories(journal),
     ...webhookRepositories(collection, journal),
     ...idempotencyRepositories(journal)

@@ -14,6 +14,7 @@ import { sqlClientOf } from "./sql.ts"
 import { makeExecutor } from "./statements.ts"
 import { ignore, makeCurrentTx, type StoreOptions } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
+import { walletAuthRepositories } from "./wallet-auth.ts"
 import { webhookRepositories } from "./webhooks.ts"
 
 /**
@@ -49,6 +50,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       ...quoteRepositories(x),
       ...transactionRepositories(x),
       ...onboardingRepositories(x),
+      ...walletAuthRepositories(x),
       ...ledgerRepositories(x),
       ...webhookRepositories(x),
       ...idempotencyRepositories(x),

@@ -12,6 +12,8 @@ import type {
 } from "@paycore/core"
 import type { Counter, OutboxSubject, Table } from "@paycore/store-tables"
 import * as tables from "@paycore/store-tables"
+import { makeScope } from "../../testkit/src/store-conformance/ids.ts"
+import * as walletRecords from "../../testkit/src/store-conformance/wallet-auth-tests.ts"
 import { rowCodecOf } from "../src/codec.ts"
 import { idOf } from "./helpers.ts"
 import {
@@ -125,6 +127,9 @@ const withoutKey = <T extends object, K extends keyof T>(record: T, key: K): Omi
   return rest
 }
 
+// The wallet tables' records as the Store conformance suite makes them (every optional field, and none).
+const walletScope = makeScope()
+
 /** Records of every table: with every optional field, and without. */
 const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Map<Table<any, any, any>, Array<object>>([
   [tables.tokens, [token(1), token(2, { deletedAt: at })]],
@@ -155,6 +160,13 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.outbox, [outboxRecord(1), withoutKey(outboxRecord(2), "leaseUntil")]],
   [tables.outboxSubjects, [subject]],
   [tables.webhookSecrets, [secret(), secret({ expiresAt: at })]],
+  [tables.walletCredentials, [walletRecords.credentialFull(walletScope), walletRecords.credentialMinimal(walletScope)]],
+  [tables.walletSessions, [walletRecords.sessionMinimal(walletScope)]],
+  [
+    tables.signedRequests,
+    [walletRecords.signedRequestFull(walletScope), walletRecords.signedRequestMinimal(walletScope)]
+  ],
+  [tables.otpChallenges, [walletRecords.otpChallengeMinimal(walletScope)]],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

@@ -28,7 +28,8 @@ describe("migrations", () => {
         "0002_onboarding",
         "0003_system_balance_shards",
         "0004_documents_and_bulk_imports",
-        "0005_webhook_secrets"
+        "0005_webhook_secrets",
+        "0006_wallet_auth"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

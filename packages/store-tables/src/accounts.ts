@@ -19,7 +19,8 @@ export const internalAccounts = table<InternalAccountRecord, InternalAccountFilt
     createdAt: instant("created_at"),
     updatedAt: instant("updated_at"),
     // A platform account has no customer.
-    customerId: optional(text("customer_id"))
+    customerId: optional(text("customer_id")),
+    privateEnabled: optional(boolean("private_enabled"))
   },
   primaryKey: ["id"],
   filters: {

@@ -11,6 +11,7 @@ import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verific
 import { platformConfig, tokens } from "./platform.ts"
 import { quotes } from "./quotes.ts"
 import { transactions } from "./transactions.ts"
+import { otpChallenges, signedRequests, walletCredentials, walletSessions } from "./wallet-auth.ts"
 import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
 
 export * from "./describe.ts"
@@ -29,13 +30,17 @@ export {
   internalAccounts,
   ledgerBalances,
   ledgerTransfers,
+  otpChallenges,
   outbox,
   outboxSubjects,
   platformConfig,
   quotes,
+  signedRequests,
   tokens,
   transactions,
   verifications,
+  walletCredentials,
+  walletSessions,
   webhookSecrets
 }
 
@@ -58,6 +63,10 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   outbox,
   outboxSubjects,
   webhookSecrets,
+  walletCredentials,
+  walletSessions,
+  signedRequests,
+  otpChallenges,
   idempotency,
   counters
 ]

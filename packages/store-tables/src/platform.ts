@@ -52,7 +52,8 @@ export const platformConfig = table<PlatformConfig>()({
     updatedAt: instant("updated_at"),
     webhookEndpoint: optional(text("webhook_endpoint")),
     cardConfigs: optional(json("card_configs")),
-    cardTokenization2faConfig: optional(json("card_tokenization_2fa_config"))
+    cardTokenization2faConfig: optional(json("card_tokenization_2fa_config")),
+    embeddedWalletConfig: optional(json("embedded_wallet_config"))
   },
   storeColumns: { singleton: boolean("singleton") },
   primaryKey: ["singleton"]

@@ -3,6 +3,7 @@
  * ledger arithmetic, outbox numbering and leasing, and transaction rollback. The in-memory store is the
  * reference; an adapter passes when it behaves the same way through the port.
  */
+
 import { describe, layer } from "@effect/vitest"
 import type { Store } from "@paycore/core"
 import type { Duration, Layer } from "effect"
@@ -38,6 +39,14 @@ import {
   tokenTests
 } from "./store-conformance/platform-tests.ts"
 import { storeTransactionTests } from "./store-conformance/transaction-tests.ts"
+import {
+  otpChallengesCase,
+  signedRequestsCase,
+  walletCredentialsCase,
+  walletCredentialTests,
+  walletSessionsCase,
+  walletSessionTests
+} from "./store-conformance/wallet-auth-tests.ts"
 
 // ---------------------------------------------------------------------------------------------
 // The suite
@@ -93,6 +102,10 @@ export const storeConformance = (
       collection(verificationsCase, verificationTests)
       collection(documentsCase, documentTests)
       collection(bulkImportJobsCase, bulkImportJobTests)
+      collection(walletCredentialsCase, walletCredentialTests)
+      collection(walletSessionsCase, walletSessionTests)
+      collection(signedRequestsCase, () => {})
+      collection(otpChallengesCase, () => {})
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

@@ -55,7 +55,11 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       beneficialOwners: yield* everyRow((p) => store.beneficialOwners.list({}, p)),
       verifications: yield* everyRow((p) => store.verifications.list({}, p)),
       documents: yield* everyRow((p) => store.documents.list({ includeDeleted: true }, p)),
-      bulkImportJobs: yield* everyRow((p) => store.bulkImportJobs.list({}, p))
+      bulkImportJobs: yield* everyRow((p) => store.bulkImportJobs.list({}, p)),
+      walletCredentials: yield* everyRow((p) => store.walletCredentials.list({ includeRevoked: true }, p)),
+      walletSessions: yield* everyRow((p) => store.walletSessions.list({}, p)),
+      signedRequests: yield* everyRow((p) => store.signedRequests.list({}, p)),
+      otpChallenges: yield* everyRow((p) => store.otpChallenges.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

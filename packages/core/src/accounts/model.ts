@@ -115,6 +115,8 @@ export const InternalAccountRecord = Schema.Struct({
   currency: CurrencyCode,
   fundingPaymentInstructions: Schema.Array(PaymentInstructions),
   cardCapabilities: CardCapabilities,
+  /** Embedded wallets only (AC-01, W-34): whether the wallet's transfers are private; changed by a signed retry. */
+  privateEnabled: Schema.optionalKey(Schema.Boolean),
   createdAt: DateTimeString,
   updatedAt: DateTimeString
 })

@@ -86,8 +86,15 @@ const ibanFrom = (bytes: Uint8Array): string => {
   return `DE${String(98 - rest).padStart(2, "0")}${bban}`
 }
 
+/** The embedded wallet's currency (upstream: a platform supporting USDB provisions every customer a wallet). */
+export const EMBEDDED_WALLET_CURRENCY = "USDB"
+
 const accountTypeFor = (currency: string): InternalAccountType =>
-  currencyKind(currency) === "CRYPTO" ? "INTERNAL_CRYPTO" : "INTERNAL_FIAT"
+  currency === EMBEDDED_WALLET_CURRENCY
+    ? "EMBEDDED_WALLET"
+    : currencyKind(currency) === "CRYPTO"
+      ? "INTERNAL_CRYPTO"
+      : "INTERNAL_FIAT"
 
 /** Sandbox-looking, deterministic funding instructions of one internal account (none for currencies without a rail). */
 export const fundingInstructionsFor = (
@@ -167,14 +174,16 @@ export const newInternalAccounts = Effect.fnUntraced(function* (
     if (held.has(currency)) continue
     const id = yield* ids.make("InternalAccount")
     const now = yield* nowIso
+    const type = accountTypeFor(currency)
     created.push({
       id,
       customerId: owner.customerId,
-      type: accountTypeFor(currency),
+      type,
       status: "ACTIVE",
       currency,
       fundingPaymentInstructions: fundingInstructionsFor(id, currency, owner.holderName),
       cardCapabilities: { supportsSpendLimits: true, supportsTransactionCountLimit: true },
+      ...(type === "EMBEDDED_WALLET" ? { privateEnabled: false } : {}),
       createdAt: now,
       updatedAt: now
     })

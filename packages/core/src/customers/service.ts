@@ -1,5 +1,5 @@
 import { Context, Effect, Exit, Layer, Result } from "effect"
-import { newInternalAccounts, provisionInternalAccounts } from "../accounts/service.ts"
+import { EMBEDDED_WALLET_CURRENCY, newInternalAccounts, provisionInternalAccounts } from "../accounts/service.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import type { EndUserTerms, PlatformConfig } from "../platform/model.ts"
 import { PlatformConfigService } from "../platform/service.ts"
@@ -12,6 +12,7 @@ import type { Page } from "../shared/paging.ts"
 import { pageRequest } from "../shared/paging.ts"
 import { nowIso } from "../shared/time.ts"
 import { invalidInput } from "../shared/validation.ts"
+import { bootstrapCredential } from "../wallet-auth/credentials.ts"
 import {
   customerDeleted,
   customerNotFound,
@@ -81,8 +82,12 @@ const admit = (
   if (errors.length > 0) return Result.fail(invalidInput(errors))
   const refused = termsError(req.endUserTermsConsent, terms.version)
   if (refused !== undefined) return Result.fail(refused)
+  // Without currencies: USD, and the embedded wallet when the platform supports its currency (upstream provisions
+  // one for every customer of such a platform).
   return Result.succeed(
-    req.currencies === undefined ? ["USD"].filter((c) => supported.includes(c)) : dedupe(req.currencies)
+    req.currencies === undefined
+      ? ["USD", EMBEDDED_WALLET_CURRENCY].filter((c) => supported.includes(c))
+      : dedupe(req.currencies)
   )
 }
 
@@ -127,11 +132,18 @@ export class Customers extends Context.Service<
       const ids = yield* Ids
       const config = yield* PlatformConfigService
 
+      /** The customer's missing internal accounts; a new embedded wallet with its first credential (W-04). */
       const provision = (customer: Customer, currencies: ReadonlyArray<string>) =>
-        provisionInternalAccounts({ customerId: customer.id, holderName: holderName(customer) }, currencies).pipe(
-          Effect.provideService(Store, store),
-          Effect.provideService(Ids, ids)
-        )
+        Effect.gen(function* () {
+          const created = yield* provisionInternalAccounts(
+            { customerId: customer.id, holderName: holderName(customer) },
+            currencies
+          )
+          for (const account of created) {
+            const credential = yield* bootstrapCredential(account, customer)
+            if (credential !== undefined) yield* Effect.orDie(store.walletCredentials.insert(credential))
+          }
+        }).pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
 
       const list = Effect.fn("Customers.list")(function* (query: ListCustomersQuery) {
         const page = pageRequest(query)
@@ -283,7 +295,11 @@ const makeCreation = Effect.fnUntraced(function* () {
     const accounts = yield* newInternalAccounts({ customerId: id, holderName: holderName(customer) }, currencies).pipe(
       Effect.provideService(Ids, ids)
     )
-    return { customer, accounts }
+    // W-04: an embedded wallet starts with an EMAIL_OTP credential tied to the customer's email.
+    const credentials = (yield* Effect.forEach(accounts, (account) => bootstrapCredential(account, customer)).pipe(
+      Effect.provideService(Ids, ids)
+    )).filter((c) => c !== undefined)
+    return { customer, accounts, credentials }
   })
 
   /** An admitted customer, written in its own transaction. */
@@ -294,11 +310,12 @@ const makeCreation = Effect.fnUntraced(function* () {
   ) =>
     store.transaction(
       Effect.gen(function* () {
-        const { customer, accounts } = yield* build(req, currencies, platform)
+        const { customer, accounts, credentials } = yield* build(req, currencies, platform)
         // The insert checks the unique keys (platformCustomerId first, then umaAddress): no lookups before it.
         yield* store.customers.insert(customer).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(customer)))
         // Fresh ids: no key to be taken.
         yield* Effect.orDie(store.internalAccounts.insertMany(accounts))
+        if (credentials.length > 0) yield* Effect.orDie(store.walletCredentials.insertMany(credentials))
         return customer
       })
     )
@@ -326,6 +343,8 @@ const makeCreation = Effect.fnUntraced(function* () {
           const built = yield* Effect.forEach(passed, ({ req, currencies }) => build(req, currencies, platform))
           yield* store.customers.insertMany(built.map((b) => b.customer))
           yield* Effect.orDie(store.internalAccounts.insertMany(built.flatMap((b) => b.accounts)))
+          const credentials = built.flatMap((b) => b.credentials)
+          if (credentials.length > 0) yield* Effect.orDie(store.walletCredentials.insertMany(credentials))
           return built.map((b) => b.customer)
         })
       )

@@ -3,7 +3,7 @@ import { Currency, CurrencyCode } from "../shared/currency.ts"
 import { TokenId } from "../shared/ids.ts"
 import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
-import { boundedString, CountryCode, DateTimeString } from "../shared/schemas.ts"
+import { boundedString, CountryCode, DateTimeString, Email } from "../shared/schemas.ts"
 
 // ---- API tokens ----
 
@@ -104,6 +104,44 @@ export const CardTokenization2faConfig = Schema.Struct({
   )
 })
 
+/** An `https://` origin, or `http://localhost[:port]` (browsers treat localhost as a secure context). */
+const PasskeyOrigin = Schema.String.check(
+  Schema.isMaxLength(255),
+  Schema.isPattern(/^(https:\/\/[a-zA-Z0-9.-]+(:\d{1,5})?|http:\/\/localhost(:\d{1,5})?)$/, {
+    expected: "an https:// origin (scheme, host, optional port), or http://localhost[:port]"
+  })
+)
+
+/**
+ * The platform's embedded wallets (upstream `EmbeddedWalletConfig`): the OTP email's branding and the codes'
+ * length, alphabet and lifetime; plus the passkey relying party (FEATURES "HPKE parameters and passkey relying
+ * party"). Fields left out keep their defaults (6 digits, 300 s, rpId `localhost` on the sandbox).
+ */
+export const EmbeddedWalletConfig = Schema.Struct({
+  appName: Schema.optionalKey(boundedString(255)),
+  otpLength: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 4, maximum: 12 }))),
+  alphanumeric: Schema.optionalKey(Schema.Boolean),
+  expirationSeconds: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 86_400 }))),
+  sendFromEmailAddress: Schema.optionalKey(Email),
+  sendFromEmailSenderName: Schema.optionalKey(boundedString(255)),
+  replyToEmailAddress: Schema.optionalKey(Email),
+  logoUrl: Schema.optionalKey(
+    Schema.String.check(Schema.isMaxLength(512), Schema.isPattern(/^https:\/\/\S+$/, { expected: "an https URL" }))
+  ),
+  /** The WebAuthn relying party id passkeys are registered for (a domain, no scheme or port). */
+  relyingPartyId: Schema.optionalKey(
+    Schema.String.check(
+      Schema.isMaxLength(253),
+      Schema.isPattern(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, {
+        expected: "a domain name in lowercase"
+      })
+    )
+  ),
+  /** Origins a passkey ceremony may come from (`clientDataJSON.origin`). */
+  passkeyAllowedOrigins: Schema.optionalKey(Schema.Array(PasskeyOrigin).check(Schema.isMaxLength(20)))
+})
+export type EmbeddedWalletConfig = typeof EmbeddedWalletConfig.Type
+
 /** Per-currency payment limits (an extension: the spec names the codes, not the thresholds). */
 export const TransactionLimit = Schema.Struct({
   currency: CurrencyCode,
@@ -123,6 +161,7 @@ export const PlatformConfig = Schema.Struct({
   feeConfigs: Schema.Array(FeeConfig),
   cardConfigs: Schema.optionalKey(CardConfigs),
   cardTokenization2faConfig: Schema.optionalKey(CardTokenization2faConfig),
+  embeddedWalletConfig: Schema.optionalKey(EmbeddedWalletConfig),
   transactionLimits: Schema.Array(TransactionLimit),
   createdAt: DateTimeString,
   updatedAt: DateTimeString
@@ -141,6 +180,7 @@ export const UpdateConfigRequest = Schema.Struct({
   feeConfigs: Schema.optionalKey(Schema.Array(FeeConfig)),
   cardConfigs: Schema.optionalKey(CardConfigs),
   cardTokenization2faConfig: Schema.optionalKey(CardTokenization2faConfig),
+  embeddedWalletConfig: Schema.optionalKey(EmbeddedWalletConfig),
   transactionLimits: Schema.optionalKey(Schema.Array(TransactionLimit)),
   skipVerificationPaperwork: Schema.optionalKey(Schema.Boolean)
 })

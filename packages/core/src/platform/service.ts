@@ -426,6 +426,10 @@ export class PlatformConfigService extends Context.Service<
               ...(req.cardTokenization2faConfig === undefined
                 ? {}
                 : { cardTokenization2faConfig: req.cardTokenization2faConfig }),
+              // Fields left out are left unchanged (upstream EmbeddedWalletConfig).
+              ...(req.embeddedWalletConfig === undefined
+                ? {}
+                : { embeddedWalletConfig: { ...current.embeddedWalletConfig, ...req.embeddedWalletConfig } }),
               ...(req.transactionLimits === undefined ? {} : { transactionLimits: req.transactionLimits }),
               ...(req.skipVerificationPaperwork === undefined
                 ? {}

@@ -14,6 +14,16 @@ import type { QuoteRecord, QuoteStatus } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import type { TransactionRecord } from "../transactions/model.ts"
+import type {
+  OtpChallengeFilter,
+  OtpChallengeRecord,
+  SignedRequestFilter,
+  SignedRequestRecord,
+  WalletCredentialFilter,
+  WalletCredentialRecord,
+  WalletSessionFilter,
+  WalletSessionRecord
+} from "../wallet-auth/model.ts"
 import type { OutboxRecord, WebhookSecretRecord } from "../webhooks/model.ts"
 
 /** A second row with the same value of a unique key (`index` names the key). */
@@ -232,6 +242,10 @@ export interface Repositories {
   readonly contactChallenges: ContactChallengeStore
   readonly documents: Collection<DocumentRecord, DocumentFilter>
   readonly bulkImportJobs: Collection<BulkImportJobRecord, BulkImportJobFilter>
+  readonly walletCredentials: Collection<WalletCredentialRecord, WalletCredentialFilter, "slot">
+  readonly walletSessions: Collection<WalletSessionRecord, WalletSessionFilter>
+  readonly signedRequests: Collection<SignedRequestRecord, SignedRequestFilter>
+  readonly otpChallenges: Collection<OtpChallengeRecord, OtpChallengeFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

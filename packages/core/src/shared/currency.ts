@@ -29,6 +29,8 @@ const entries: ReadonlyArray<CurrencyEntry> = [
   { code: "JPY", name: "Japanese Yen", symbol: "¥", decimals: 0, kind: "FIAT" },
   { code: "USDC", name: "USD Coin", symbol: "USDC", decimals: 6, kind: "CRYPTO" },
   { code: "USDT", name: "Tether USD", symbol: "USDT", decimals: 6, kind: "CRYPTO" },
+  // The embedded wallet's currency: a customer holding it holds it in an EMBEDDED_WALLET account.
+  { code: "USDB", name: "USDB", symbol: "USDB", decimals: 6, kind: "CRYPTO" },
   { code: "BTC", name: "Bitcoin", symbol: "₿", decimals: 8, kind: "CRYPTO" }
 ]
 

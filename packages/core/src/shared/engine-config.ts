@@ -17,6 +17,8 @@ export interface EngineSettings {
   readonly idempotencyRetentionHours: number
   /** The current end-user terms. */
   readonly endUserTerms: { readonly version: string; readonly url: string }
+  /** How long an embedded-wallet session signs before the customer signs in again (the sessions guide: 15 min). */
+  readonly walletSessionSeconds: number
 }
 
 export const defaultEngineSettings: EngineSettings = {
@@ -27,7 +29,8 @@ export const defaultEngineSettings: EngineSettings = {
   webhookBaseBackoffSeconds: 5,
   webhookMaxBackoffSeconds: 1800,
   idempotencyRetentionHours: 24,
-  endUserTerms: { version: "2025-10-13", url: "https://paycore.dev/terms/2025-10-13" }
+  endUserTerms: { version: "2025-10-13", url: "https://paycore.dev/terms/2025-10-13" },
+  walletSessionSeconds: 900
 }
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {

@@ -17,7 +17,10 @@ export const idTypes = [
   "Lookup",
   "PlatformConfig",
   "Request",
-  "Journal"
+  "Journal",
+  "AuthMethod",
+  "Session",
+  "DelegatedKey"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -61,6 +64,14 @@ export const DocumentId = makeId("Document")
 export type DocumentId = typeof DocumentId.Type
 export const JobId = makeId("Job")
 export type JobId = typeof JobId.Type
+export const AuthMethodId = makeId("AuthMethod")
+export type AuthMethodId = typeof AuthMethodId.Type
+export const SessionId = makeId("Session")
+export type SessionId = typeof SessionId.Type
+export const RequestId = makeId("Request")
+export type RequestId = typeof RequestId.Type
+export const DelegatedKeyId = makeId("DelegatedKey")
+export type DelegatedKeyId = typeof DelegatedKeyId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -77,6 +88,10 @@ export interface IdOf {
   Verification: VerificationId
   Document: DocumentId
   Job: JobId
+  AuthMethod: AuthMethodId
+  Session: SessionId
+  Request: RequestId
+  DelegatedKey: DelegatedKeyId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))

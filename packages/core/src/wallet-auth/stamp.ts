@@ -2,10 +2,10 @@
  * The `Service-Wallet-Signature` header (FEATURES "Signed-retry stamp", W-37): base64url, without padding, of the
  * JSON `{"publicKey": <compressed P-256 key, hex>, "scheme": "SIGNATURE_SCHEME_TK_API_P256", "signature": <DER
  * ECDSA-SHA256 signature, hex>}` over the exact UTF-8 bytes of a `payloadToSign`. Pure: parsing never throws,
- * verification never fails; the P-256 key helpers here are shared with `hpke.ts`.
+ * verification never fails; keys are read with `shared/p256.ts`.
  */
 import { p256 } from "@noble/curves/nist.js"
-import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js"
+import { hexToBytes } from "@noble/hashes/utils.js"
 import { base64urlnopad } from "@scure/base"
 import { Effect, Predicate } from "effect"
 
@@ -15,29 +15,6 @@ export const STAMP_SCHEME = "SIGNATURE_SCHEME_TK_API_P256"
 export interface Stamp {
   readonly publicKey: string
   readonly signature: Uint8Array
-}
-
-/** A P-256 public key checked to be a point of the curve, in both SEC1 encodings (lowercase hex). */
-export interface P256PublicKey {
-  readonly compressed: string
-  readonly uncompressed: string
-}
-
-const ANY_CASE_KEY = /^(?:0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/
-
-/**
- * Reads a P-256 public key given as compressed (`02`/`03` + 64 hex) or uncompressed (`04` + 128 hex) SEC1 hex, in
- * either case; `undefined` when it is not a point of the curve. Services check a `clientPublicKey` with it before
- * they bind the key into a challenge (an invalid key passed on to `hpke.ts` is a defect).
- */
-export const parseP256PublicKey = (hex: string): P256PublicKey | undefined => {
-  if (!Predicate.isString(hex) || !ANY_CASE_KEY.test(hex)) return undefined
-  try {
-    const point = p256.Point.fromHex(hex.toLowerCase())
-    return { compressed: bytesToHex(point.toBytes(true)), uncompressed: bytesToHex(point.toBytes(false)) }
-  } catch {
-    return undefined
-  }
 }
 
 type VerifyKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>

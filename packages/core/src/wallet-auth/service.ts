@@ -1,0 +1,91 @@
+// The wallet-auth context: embedded-wallet credentials and sessions, and the signed retry every wallet-authorized
+// action goes through. One file per use case: credentials.ts (add, list, revoke, the first credential of a wallet),
+// sign-in.ts (challenges and verification by OTP, OAuth and passkey), sessions.ts (list, refresh, revoke),
+// otp.ts (codes and their HPKE target), signed-retry.ts (the mechanism); the cryptography in stamp.ts, hpke.ts,
+// passkey.ts and oidc.ts.
+import { Context, Effect, Layer } from "effect"
+import { PlatformConfigService } from "../platform/service.ts"
+import type { StoreError } from "../shared/errors.ts"
+import { makeCredentials } from "./credentials.ts"
+import type { WalletAuthError } from "./errors.ts"
+import type {
+  AuthMethod,
+  AuthSession,
+  ChallengeCredentialRequest,
+  CreateCredentialRequest,
+  PasskeyAuthChallenge,
+  RefreshSessionRequest,
+  SignedRetryChallenge,
+  SignedRetryInput,
+  VerifyCredentialRequest,
+  WalletOperationProcessing
+} from "./model.ts"
+import { makeOtp } from "./otp.ts"
+import { makeSessions } from "./sessions.ts"
+import { makeSignIn } from "./sign-in.ts"
+
+/** What a signed-retry action answers: its first leg's 202, a 200 `PROCESSING`, or its result. */
+export type Signed<A> = SignedRetryChallenge | WalletOperationProcessing | A
+
+export class WalletAuth extends Context.Service<
+  WalletAuth,
+  {
+    /** `GET /auth/credentials?accountId=` (W-11): the active credentials; an unknown account has none. */
+    readonly listCredentials: (accountId: string) => Effect.Effect<{ readonly data: Array<AuthMethod> }, StoreError>
+    /** `POST /auth/credentials` (W-05 … W-10): 201, or a signed retry when the wallet has credentials. */
+    readonly createCredential: (
+      req: CreateCredentialRequest,
+      input: SignedRetryInput
+    ) => Effect.Effect<Signed<AuthMethod>, WalletAuthError>
+    /** `POST /auth/credentials/{id}/challenge` (W-12 … W-16). */
+    readonly challengeCredential: (
+      id: string,
+      req: ChallengeCredentialRequest
+    ) => Effect.Effect<AuthMethod | PasskeyAuthChallenge, WalletAuthError>
+    /** `POST /auth/credentials/{id}/verify` (W-17 … W-26): a session (OTP by signed retry). */
+    readonly verifyCredential: (
+      id: string,
+      req: VerifyCredentialRequest,
+      input: SignedRetryInput
+    ) => Effect.Effect<Signed<AuthSession>, WalletAuthError>
+    /** `DELETE /auth/credentials/{id}` (W-27 … W-29): signed retry, then 204. */
+    readonly revokeCredential: (
+      id: string,
+      input: SignedRetryInput
+    ) => Effect.Effect<Signed<undefined>, WalletAuthError>
+    /** `GET /auth/sessions?accountId=` (W-30): the live sessions. */
+    readonly listSessions: (accountId: string) => Effect.Effect<{ readonly data: Array<AuthSession> }, StoreError>
+    /** `POST /auth/sessions/{id}/refresh` (W-31): signed retry by that session, then 201 the new session. */
+    readonly refreshSession: (
+      id: string,
+      req: RefreshSessionRequest,
+      input: SignedRetryInput
+    ) => Effect.Effect<Signed<AuthSession>, WalletAuthError>
+    /** `DELETE /auth/sessions/{id}` (W-32): signed retry, then 204. */
+    readonly revokeSession: (id: string, input: SignedRetryInput) => Effect.Effect<Signed<undefined>, WalletAuthError>
+  }
+>()("paycore/wallet-auth/WalletAuth") {
+  static readonly layer = Layer.effect(
+    WalletAuth,
+    Effect.gen(function* () {
+      const config = yield* PlatformConfigService
+      const otp = yield* makeOtp()
+      const credentials = yield* makeCredentials(otp)
+      const signIn = yield* makeSignIn(otp)
+      const sessions = yield* makeSessions()
+      return WalletAuth.of({
+        listCredentials: credentials.listCredentials,
+        createCredential: (req, input) =>
+          Effect.flatMap(config.get(), (platform) => credentials.createCredential(req, platform, input)),
+        challengeCredential: (id, req) =>
+          Effect.flatMap(config.get(), (platform) => signIn.challengeCredential(id, req, platform)),
+        verifyCredential: (id, req, input) =>
+          Effect.flatMap(config.get(), (platform) => signIn.verifyCredential(id, req, platform, input)),
+        revokeCredential: credentials.revokeCredential,
+        listSessions: sessions.listSessions,
+        refreshSession: sessions.refreshSession,
+        revokeSession: sessions.revokeSession
+      })
+    })
+  )
+}

@@ -1,0 +1,170 @@
+import { p256 } from "@noble/curves/nist.js"
+import { bytesToHex } from "@noble/hashes/utils.js"
+import { Clock, Effect } from "effect"
+import { scanAll } from "../platform/service.ts"
+import { Ids } from "../ports/ids.ts"
+import { Store } from "../ports/store.ts"
+import { EngineConfig } from "../shared/engine-config.ts"
+import { parseP256PublicKey } from "../shared/p256.ts"
+import { isoAfter, isoOf } from "../shared/time.ts"
+import { sessionNotFound, walletUnauthorized } from "./errors.ts"
+import { encryptedSessionSigningKey } from "./hpke.ts"
+import type {
+  AuthSession,
+  RefreshSessionRequest,
+  SignedRetryInput,
+  WalletCredentialRecord,
+  WalletSessionRecord
+} from "./model.ts"
+import { signedRetry } from "./signed-retry.ts"
+
+/**
+ * A P-256 public key (compressed or uncompressed hex, checked on the curve at the edge or by `openOtpBundle`) in the
+ * compressed lowercase form stamps carry.
+ */
+export const compressedKey = (hex: string): string => {
+  const key = parseP256PublicKey(hex)
+  if (key === undefined) throw new Error("compressedKey: not a P-256 point (the caller checks its keys)")
+  return key.compressed
+}
+
+const isLegacyKey = (hex: string): boolean => hex.startsWith("04")
+
+/** The API view of a session; `encryptedSessionSigningKey` only on the answer that created it. */
+export const toAuthSession = (s: WalletSessionRecord, encryptedKey?: string): AuthSession => ({
+  id: s.id,
+  accountId: s.accountId,
+  type: s.type,
+  credentialId: s.credentialId,
+  nickname: s.nickname,
+  createdAt: s.createdAt,
+  updatedAt: s.updatedAt,
+  expiresAt: s.expiresAt,
+  ...(encryptedKey === undefined ? {} : { encryptedSessionSigningKey: encryptedKey })
+})
+
+/** A live session: `ACTIVE` and before `expiresAt` (`EXPIRED` is read, not written). */
+export const isLive = (s: WalletSessionRecord, nowMs: number): boolean =>
+  s.status === "ACTIVE" && nowMs < Date.parse(s.expiresAt)
+
+/**
+ * The key a new session will accept stamps from, and what the client receives (W-16): a compressed
+ * `clientPublicKey` is the session key itself (the client holds its private key); for a legacy uncompressed one the
+ * service makes the session key pair and seals its private key to the client's key with HPKE, once.
+ */
+export const sessionKeyFor = Effect.fnUntraced(function* (clientPublicKey: string) {
+  if (!isLegacyKey(clientPublicKey)) return { publicKey: compressedKey(clientPublicKey), encryptedKey: undefined }
+  const secret = p256.utils.randomSecretKey()
+  const publicKey = bytesToHex(p256.getPublicKey(secret, true))
+  const encryptedKey = yield* encryptedSessionSigningKey(clientPublicKey.toLowerCase(), secret)
+  secret.fill(0)
+  return { publicKey, encryptedKey }
+})
+
+/** A new session of `credential` stamping with `publicKey`; written by the caller's transaction. */
+export const newSession = Effect.fnUntraced(function* (credential: WalletCredentialRecord, publicKey: string) {
+  const ids = yield* Ids
+  const nowMs = yield* Clock.currentTimeMillis
+  const { walletSessionSeconds } = yield* Effect.service(EngineConfig)
+  const session: WalletSessionRecord = {
+    id: yield* ids.make("Session"),
+    accountId: credential.accountId,
+    credentialId: credential.id,
+    type: credential.type,
+    nickname: credential.nickname,
+    publicKey,
+    status: "ACTIVE",
+    createdAt: isoOf(nowMs),
+    updatedAt: isoOf(nowMs),
+    expiresAt: isoAfter(nowMs, walletSessionSeconds)
+  }
+  return session
+})
+
+/** Session use cases of `WalletAuth` (W-30 … W-32). */
+export const makeSessions = Effect.fnUntraced(function* () {
+  const store = yield* Store
+  const ids = yield* Ids
+  const provide = <A, E>(effect: Effect.Effect<A, E, Store | Ids>) =>
+    effect.pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
+
+  /** W-30: the account's live sessions, oldest first (unknown account: none). */
+  const listSessions = Effect.fn("WalletAuth.listSessions")(function* (accountId: string) {
+    const nowMs = yield* Clock.currentTimeMillis
+    const rows = yield* scanAll((page) => store.walletSessions.list({ accountId, status: "ACTIVE" }, page))
+    return { data: rows.filter((s) => isLive(s, nowMs)).map((s) => toAuthSession(s)) }
+  })
+
+  const liveSession = Effect.fnUntraced(function* (id: string) {
+    const session = yield* store.walletSessions.get(id)
+    const nowMs = yield* Clock.currentTimeMillis
+    if (session === undefined || session.status !== "ACTIVE") return yield* sessionNotFound(id)
+    return { session, nowMs }
+  })
+
+  /** W-31: a new session for the same credential, signed by the session being refreshed; expired → 401. */
+  const refreshSession = Effect.fn("WalletAuth.refreshSession")(function* (
+    id: string,
+    req: RefreshSessionRequest,
+    input: SignedRetryInput
+  ) {
+    const { session, nowMs } = yield* liveSession(id)
+    if (!isLive(session, nowMs)) return yield* walletUnauthorized("The session expired: sign in again")
+    return yield* provide(
+      signedRetry(
+        {
+          operation: "REFRESH_SESSION",
+          accountId: session.accountId,
+          subjectId: session.id,
+          begin: Effect.succeed({ signer: { kind: "SESSION", sessionId: session.id } as const }),
+          credentialSet: Effect.succeed([session.credentialId]),
+          apply: () =>
+            Effect.gen(function* () {
+              const current = yield* store.walletSessions.getForUpdate(id)
+              const credential = yield* store.walletCredentials.get(session.credentialId)
+              const now = yield* Clock.currentTimeMillis
+              if (current === undefined || !isLive(current, now) || credential === undefined) {
+                return yield* walletUnauthorized("The session expired: sign in again")
+              }
+              const key = yield* sessionKeyFor(req.clientPublicKey)
+              const next = yield* newSession(credential, key.publicKey)
+              yield* Effect.orDie(
+                store.walletSessions.update({ ...current, status: "REFRESHED", updatedAt: isoOf(now) })
+              )
+              yield* Effect.orDie(store.walletSessions.insert(next))
+              return toAuthSession(next, key.encryptedKey)
+            })
+        },
+        input
+      )
+    )
+  })
+
+  /** W-32: revokes a live session; any live session of the wallet may sign, itself included. */
+  const revokeSession = Effect.fn("WalletAuth.revokeSession")(function* (id: string, input: SignedRetryInput) {
+    const { session, nowMs } = yield* liveSession(id)
+    if (!isLive(session, nowMs)) return yield* sessionNotFound(id)
+    return yield* provide(
+      signedRetry(
+        {
+          operation: "REVOKE_SESSION",
+          accountId: session.accountId,
+          subjectId: session.id,
+          credentialType: session.type,
+          credentialSet: Effect.succeed([session.credentialId]),
+          apply: () =>
+            Effect.gen(function* () {
+              const current = yield* store.walletSessions.getForUpdate(id)
+              if (current === undefined || current.status !== "ACTIVE") return yield* sessionNotFound(id)
+              const now = isoOf(yield* Clock.currentTimeMillis)
+              yield* Effect.orDie(store.walletSessions.update({ ...current, status: "REVOKED", updatedAt: now }))
+              return undefined
+            })
+        },
+        input
+      )
+    )
+  })
+
+  return { listSessions, refreshSession, revokeSession }
+})

@@ -1,0 +1,276 @@
+import { sha256 } from "@noble/hashes/sha2.js"
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
+import { Clock, Effect } from "effect"
+import { scanAll } from "../platform/service.ts"
+import { Ids } from "../ports/ids.ts"
+import { Store } from "../ports/store.ts"
+import type { Conflict, Refused, StoreError } from "../shared/errors.ts"
+import { isoAfter, isoOf } from "../shared/time.ts"
+import {
+  bodyMismatch,
+  credentialSetChanged,
+  requestIdMissing,
+  requestIdRefused,
+  signatureInvalid,
+  signatureMalformed,
+  signatureMissing
+} from "./errors.ts"
+import { signedRequestMachine } from "./machine.ts"
+import type {
+  CredentialType,
+  SignedRequestRecord,
+  SignedRetryChallenge,
+  SignedRetryInput,
+  WalletOperation,
+  WalletOperationProcessing,
+  WalletSessionRecord
+} from "./model.ts"
+import { parseStamp, verifyStamp } from "./stamp.ts"
+
+/** L-08: a first leg's `requestId` can be used for five minutes. */
+export const SIGNED_RETRY_SECONDS = 300
+
+/** Who may stamp a retry (FEATURES "Signed-retry stamp": the key must belong to an active session of the wallet). */
+export type SignerRule =
+  /** A session of a verified, active credential of the wallet (W-08, W-33, W-34, W-42, CU-16). */
+  | { readonly kind: "ANY_SESSION" }
+  /** As `ANY_SESSION`, by a session of another credential than this one (W-28). */
+  | { readonly kind: "OTHER_CREDENTIAL"; readonly credentialId: string }
+  /** That session only, while it lasts (W-31). */
+  | { readonly kind: "SESSION"; readonly sessionId: string }
+  /** The key the client proved it holds in the first leg (W-17: the key sealed with the OTP). */
+  | { readonly kind: "KEY"; readonly publicKey: string }
+
+const ANY_SESSION: SignerRule = { kind: "ANY_SESSION" }
+
+const encodeSigner = (rule: SignerRule): string => {
+  switch (rule.kind) {
+    case "ANY_SESSION":
+      return "ANY_SESSION"
+    case "OTHER_CREDENTIAL":
+      return `OTHER_CREDENTIAL:${rule.credentialId}`
+    case "SESSION":
+      return `SESSION:${rule.sessionId}`
+    case "KEY":
+      return `KEY:${rule.publicKey}`
+  }
+}
+
+const decodeSigner = (text: string): SignerRule => {
+  const at = text.indexOf(":")
+  const kind = at < 0 ? text : text.slice(0, at)
+  const value = text.slice(at + 1)
+  switch (kind) {
+    case "OTHER_CREDENTIAL":
+      return { kind, credentialId: value }
+    case "SESSION":
+      return { kind, sessionId: value }
+    case "KEY":
+      return { kind, publicKey: value }
+    default:
+      return ANY_SESSION
+  }
+}
+
+/** An action's effect that waits on a port (W-39): the retry answers `PROCESSING`; the identical resend settles it. */
+export class Pending {
+  readonly _tag = "Pending"
+  readonly message: string
+  constructor(message: string) {
+    this.message = message
+  }
+}
+
+/** Who stamped an accepted retry. */
+export interface Signer {
+  readonly publicKey: string
+  /** The stamping session (none for a `KEY` rule). */
+  readonly session: WalletSessionRecord | undefined
+}
+
+/**
+ * One wallet-authorized action (W-36), as the signed retry needs it. The caller checks the request (404, 400)
+ * before: a 202 is never issued for a request that would fail.
+ */
+export interface WalletAction<A, E, R, EB = never, RB = never> {
+  readonly operation: WalletOperation
+  readonly accountId: string
+  /** The resource acted on (credential, session, customer, account): a `requestId` issued for another is foreign. */
+  readonly subjectId: string
+  /** Echoed as the 202's `type` on the `/auth/credentials` routes. */
+  readonly credentialType?: CredentialType | undefined
+  /**
+   * Runs at the first leg only, before the 202: checks that need the body's secrets (an OTP) and the signer
+   * rule and operation data to bind. Defaults: `ANY_SESSION`, no parameters.
+   */
+  readonly begin?: Effect.Effect<
+    { readonly signer: SignerRule; readonly parameters?: Readonly<Record<string, string>> },
+    EB,
+    RB
+  >
+  /** The ids of the credentials the action changes: hashed at the first leg, compared again at the retry. */
+  readonly credentialSet: Effect.Effect<ReadonlyArray<string>, StoreError, Store>
+  /**
+   * The effect, run inside the store transaction that consumes the `requestId` (it may run again when the store
+   * retries a transaction: nothing in it may happen only once, such as a message or a port call with effects).
+   */
+  readonly apply: (request: SignedRequestRecord, signer: Signer) => Effect.Effect<A | Pending, E, R>
+}
+
+export type SignedRetryResult<A> = SignedRetryChallenge | WalletOperationProcessing | A
+
+const hex256 = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)))
+
+/** The hash binding a set of credential ids, whatever their order. */
+const credentialSetHash = (ids: ReadonlyArray<string>): string => hex256([...ids].sort().join("\n"))
+
+/**
+ * The one signed-retry mechanism (W-35 … W-41) every wallet-authorized action goes through; handlers never read
+ * the two headers themselves.
+ *
+ * - No headers: the first leg. Stores the `requestId` with the exact `payloadToSign`, the body's hash, the signer
+ *   rule and the hash of the credential set, and answers 202.
+ * - A retry is checked in this order, and a refusal writes nothing: `Request-Id` without a stamp
+ *   (`WALLET_SIGNATURE_MISSING`), a stamp without `Request-Id` (`REQUEST_ID_MISSING`), a stamp that does not parse
+ *   (`_MALFORMED`), an unknown / used / expired / foreign `requestId` (`UNAUTHORIZED`), another body
+ *   (`_BODY_MISMATCH`), a signature that does not verify or a key the rule does not allow (`_INVALID`), a credential
+ *   set that changed (409). The ECDSA check runs before the store transaction (no lock is held meanwhile); the
+ *   transaction locks the row, checks it again, runs the effect and consumes the row, so two racing retries with
+ *   one `requestId` give one effect.
+ */
+export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB = never>(
+  action: WalletAction<A, E, R, EB, RB>,
+  input: SignedRetryInput
+): Effect.fn.Return<SignedRetryResult<A>, E | EB | StoreError | Refused | Conflict, R | RB | Store | Ids> {
+  if (input.signature === undefined && input.requestId === undefined) return yield* firstLeg(action, input)
+  if (input.signature === undefined) return yield* signatureMissing()
+  if (input.requestId === undefined) return yield* requestIdMissing()
+  const stamp = parseStamp(input.signature)
+  if (stamp === undefined) return yield* signatureMalformed()
+  const store = yield* Store
+  const nowMs = yield* Clock.currentTimeMillis
+  const stampSha256 = hex256(input.signature)
+  const usable = (row: SignedRequestRecord | undefined): row is SignedRequestRecord =>
+    row !== undefined &&
+    row.accountId === action.accountId &&
+    row.operation === action.operation &&
+    row.subjectId === action.subjectId &&
+    nowMs <= Date.parse(row.expiresAt) &&
+    (row.status === "PENDING" || (row.status === "PROCESSING" && row.stampSha256 === stampSha256))
+  const row = yield* store.signedRequests.get(input.requestId)
+  if (!usable(row)) return yield* requestIdRefused()
+  if (hex256(input.rawBody) !== row.bodySha256) return yield* bodyMismatch()
+  if (!(yield* verifyStamp(stamp, row.payloadToSign))) return yield* signatureInvalid()
+
+  return yield* store.transaction(
+    Effect.gen(function* () {
+      const locked = yield* store.signedRequests.getForUpdate(row.id)
+      if (!usable(locked)) return yield* requestIdRefused()
+      const signer = yield* allowedSigner(decodeSigner(locked.signer), locked.accountId, stamp.publicKey, nowMs)
+      if (signer === undefined) return yield* signatureInvalid()
+      if (credentialSetHash(yield* action.credentialSet) !== locked.credentialSetSha256) {
+        return yield* credentialSetChanged()
+      }
+      const result = yield* action.apply(locked, signer)
+      const pending = result instanceof Pending
+      // A PROCESSING row resent identically and still pending stays as it is.
+      const event =
+        locked.status === "PENDING" ? (pending ? "ACCEPT_PENDING" : "ACCEPT") : pending ? undefined : "SETTLE"
+      if (event !== undefined) {
+        const move = signedRequestMachine.transitions[locked.status][event]
+        if (move === undefined) return yield* requestIdRefused()
+        yield* Effect.orDie(
+          store.signedRequests.update({
+            ...locked,
+            status: move.to as SignedRequestRecord["status"],
+            ...(pending ? { stampSha256 } : {}),
+            updatedAt: isoOf(nowMs)
+          })
+        )
+      }
+      if (pending) {
+        const processing: WalletOperationProcessing = { status: "PROCESSING", message: result.message }
+        return processing
+      }
+      return result as A
+    })
+  )
+})
+
+/** The first leg: the `requestId` and what it binds, stored; the 202's body. */
+const firstLeg = Effect.fnUntraced(function* <A, E, R, EB, RB>(
+  action: WalletAction<A, E, R, EB, RB>,
+  input: SignedRetryInput
+) {
+  const store = yield* Store
+  const ids = yield* Ids
+  const begun = action.begin === undefined ? { signer: ANY_SESSION } : yield* action.begin
+  const requestId = yield* ids.make("Request")
+  const nowMs = yield* Clock.currentTimeMillis
+  const expiresAt = isoAfter(nowMs, SIGNED_RETRY_SECONDS)
+  const bodySha256 = hex256(input.rawBody)
+  const credentialSetSha256 = credentialSetHash(yield* action.credentialSet)
+  const parameters = begun.parameters ?? {}
+  // Keys in a fixed order, no whitespace: the client signs these bytes as they are.
+  const payloadToSign = JSON.stringify({
+    type: `WALLET_${action.operation}`,
+    requestId,
+    accountId: action.accountId,
+    subjectId: action.subjectId,
+    parameters,
+    bodySha256,
+    credentialSetSha256,
+    expiresAt
+  })
+  const now = isoOf(nowMs)
+  const record: SignedRequestRecord = {
+    id: requestId,
+    accountId: action.accountId,
+    operation: action.operation,
+    subjectId: action.subjectId,
+    status: signedRequestMachine.initial as SignedRequestRecord["status"],
+    payloadToSign,
+    bodySha256,
+    credentialSetSha256,
+    signer: encodeSigner(begun.signer),
+    ...(begun.parameters === undefined ? {} : { bound: begun.parameters }),
+    expiresAt,
+    createdAt: now,
+    updatedAt: now
+  }
+  // A fresh id: no key to be taken.
+  yield* Effect.orDie(store.signedRequests.insert(record))
+  const challenge: SignedRetryChallenge = {
+    ...(action.credentialType === undefined ? {} : { type: action.credentialType }),
+    payloadToSign,
+    requestId,
+    expiresAt
+  }
+  return challenge
+})
+
+/**
+ * The signer a stamp's key stands for under `rule`, or `undefined`: for session rules, an `ACTIVE`, unexpired
+ * session of the wallet with that key, whose credential is active and verified.
+ */
+export const allowedSigner = Effect.fnUntraced(function* (
+  rule: SignerRule,
+  accountId: string,
+  publicKey: string,
+  nowMs: number
+): Effect.fn.Return<Signer | undefined, StoreError, Store> {
+  if (rule.kind === "KEY") return rule.publicKey === publicKey ? { publicKey, session: undefined } : undefined
+  const store = yield* Store
+  const sessions = yield* scanAll((page) => store.walletSessions.list({ accountId, status: "ACTIVE" }, page))
+  const session = sessions.find(
+    (s) =>
+      s.publicKey === publicKey &&
+      nowMs < Date.parse(s.expiresAt) &&
+      (rule.kind !== "SESSION" || s.id === rule.sessionId) &&
+      (rule.kind !== "OTHER_CREDENTIAL" || s.credentialId !== rule.credentialId)
+  )
+  if (session === undefined) return undefined
+  const credential = yield* store.walletCredentials.get(session.credentialId)
+  if (credential === undefined || credential.status !== "ACTIVE" || !credential.verified) return undefined
+  return { publicKey, session }
+})

@@ -1,0 +1,521 @@
+import { Store } from "@paycore/core"
+import { type StoreSnapshot, snapshotStore } from "@paycore/testkit"
+import {
+  oidcIssuer,
+  openSessionSigningKey,
+  type SessionKey,
+  sealOtpBundle,
+  sessionKey,
+  sessionKeyFrom,
+  softwareAuthenticator
+} from "@paycore/testkit/wallet-client"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { type CallResult, consent, expectError, expectInvalid, UUID, useTestServer } from "./harness.ts"
+import { onEveryStore, type StoresUnderTest } from "./stores.ts"
+
+const SANDBOX_OTP = "000000"
+const REQUEST_ID = new RegExp(`^Request:${UUID}$`)
+
+interface Wallet {
+  readonly customerId: string
+  readonly accountId: string
+  readonly email: string
+  /** The EMAIL_OTP credential the wallet starts with (W-04). */
+  readonly emailCredentialId: string
+}
+
+interface Signed {
+  readonly session: { readonly id: string; readonly credentialId: string; readonly expiresAt: string }
+  readonly key: SessionKey
+}
+
+const walletSuite = (stores: () => StoresUnderTest) => {
+  const server = useTestServer(async (s) => {
+    const r = await s.call("PATCH", "/config", { supportedCurrencies: ["USD", "USDC", "USDB"] })
+    expect(r.status).toBe(200)
+  }, stores())
+
+  let seq = 0
+  /** A customer of a USDB platform: an embedded wallet with its first credential. */
+  const newWallet = async (extra: Record<string, unknown> = {}): Promise<Wallet> => {
+    const email = `wallet${++seq}.${Date.now()}@example.com`
+    const c = await server.call("POST", "/customers", {
+      customerType: "INDIVIDUAL",
+      fullName: "Wanda Wallet",
+      email,
+      endUserTermsConsent: consent,
+      ...extra
+    })
+    expect(c.status, JSON.stringify(c.json)).toBe(201)
+    const accounts = await server.call(
+      "GET",
+      `/customers/internal-accounts?customerId=${c.json.id}&type=EMBEDDED_WALLET`
+    )
+    expect(accounts.json.data).toHaveLength(1)
+    const accountId: string = accounts.json.data[0].id
+    const credentials = await server.call("GET", `/auth/credentials?accountId=${accountId}`)
+    expect(credentials.json.data).toHaveLength(1)
+    return { customerId: c.json.id, accountId, email, emailCredentialId: credentials.json.data[0].id }
+  }
+
+  const retry = (r: CallResult, key: SessionKey, requestId = r.json.requestId as string) => ({
+    "service-wallet-signature": key.stamp(r.json.payloadToSign),
+    "request-id": requestId
+  })
+
+  /** Lets a new OTP challenge go out at once (the resend limit, W-15, is tested on its own). */
+  const allowResend = async (credentialId: string) => {
+    const open = await Effect.runPromise(server.store.otpChallenges.get(credentialId))
+    if (open !== undefined) {
+      await Effect.runPromise(server.store.otpChallenges.update({ ...open, issuedAt: "2020-01-01T00:00:00.000Z" }))
+    }
+  }
+
+  /** W-13, W-17, W-18: an OTP sign-in; the retry is stamped by the key sealed with the code. */
+  const otpSignIn = async (credentialId: string, key: SessionKey = sessionKey(), code = SANDBOX_OTP) => {
+    await allowResend(credentialId)
+    const challenge = await server.call("POST", `/auth/credentials/${credentialId}/challenge`)
+    expect(challenge.status, JSON.stringify(challenge.json)).toBe(200)
+    const body = {
+      type: challenge.json.type,
+      encryptedOtpBundle: await sealOtpBundle(challenge.json.otpEncryptionTargetBundle, code, key.publicKey)
+    }
+    const first = await server.call("POST", `/auth/credentials/${credentialId}/verify`, body)
+    return { first, body, key }
+  }
+
+  const signIn = async (credentialId: string, key: SessionKey = sessionKey()): Promise<Signed> => {
+    const { first, body } = await otpSignIn(credentialId, key)
+    expect(first.status, JSON.stringify(first.json)).toBe(202)
+    const done = await server.call("POST", `/auth/credentials/${credentialId}/verify`, body, {
+      headers: retry(first, key)
+    })
+    expect(done.status, JSON.stringify(done.json)).toBe(200)
+    return { session: done.json, key }
+  }
+
+  const snapshot = (): Promise<StoreSnapshot> =>
+    Effect.runPromise(snapshotStore().pipe(Effect.provideService(Store, server.store)))
+
+  /** Ages a signed request past its `expiresAt` (L-08) without waiting five minutes. */
+  const expire = async (requestId: string) => {
+    const row = await Effect.runPromise(server.store.signedRequests.get(requestId))
+    await Effect.runPromise(server.store.signedRequests.update({ ...row!, expiresAt: "2020-01-01T00:00:00.000Z" }))
+  }
+
+  describe("the embedded wallet and its first credential", () => {
+    it("W-04, AC-01, AC-02, W-11: a USDB platform's customer gets an EMBEDDED_WALLET with one EMAIL_OTP credential", async () => {
+      const w = await newWallet()
+      const account = await server.call("GET", `/customers/internal-accounts?customerId=${w.customerId}`)
+      const wallet = account.json.data.find((a: { type: string }) => a.type === "EMBEDDED_WALLET")
+      expect(wallet).toMatchObject({ status: "ACTIVE", privateEnabled: false, balance: { currency: { code: "USDB" } } })
+      const list = await server.call("GET", `/auth/credentials?accountId=${w.accountId}`)
+      expect(list.status).toBe(200)
+      expect(list.json).toEqual({
+        data: [
+          {
+            id: expect.stringMatching(new RegExp(`^AuthMethod:${UUID}$`)),
+            accountId: w.accountId,
+            type: "EMAIL_OTP",
+            nickname: w.email,
+            createdAt: expect.any(String),
+            updatedAt: expect.any(String)
+          }
+        ]
+      })
+    })
+
+    it("W-11: an unknown account has no credentials; a missing or malformed accountId is 400", async () => {
+      const unknown = await server.call(
+        "GET",
+        "/auth/credentials?accountId=InternalAccount:01234567-89ab-7def-8123-456789abcdef"
+      )
+      expect(unknown.json).toEqual({ data: [] })
+      expectInvalid(await server.call("GET", "/auth/credentials"), ["query.accountId"])
+      expectInvalid(await server.call("GET", "/auth/credentials?accountId=Customer:1"), ["query.accountId"])
+    })
+  })
+
+  describe("email OTP sign-in and the signed retry", () => {
+    it("W-13, W-17, W-18, W-25, SB-11, W-30: the sandbox code 000000 in a real HPKE bundle opens a session", async () => {
+      const w = await newWallet()
+      const { session, key } = await signIn(w.emailCredentialId)
+      expect(session).toEqual({
+        id: expect.stringMatching(new RegExp(`^Session:${UUID}$`)),
+        accountId: w.accountId,
+        type: "EMAIL_OTP",
+        credentialId: w.emailCredentialId,
+        nickname: w.email,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+        expiresAt: expect.any(String)
+      })
+      expect(Date.parse(session.expiresAt) - Date.now()).toBeGreaterThan(14 * 60_000)
+      const sessions = await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)
+      expect(sessions.json.data.map((s: { id: string }) => s.id)).toEqual([session.id])
+      expect(key.publicKey).toMatch(/^0[23]/)
+    })
+
+    it("W-35, W-37: the 202 binds a requestId, a 5-minute expiry and an exact payload", async () => {
+      const w = await newWallet()
+      const { first } = await otpSignIn(w.emailCredentialId)
+      expect(first.status).toBe(202)
+      expect(first.json).toEqual({
+        type: "EMAIL_OTP",
+        payloadToSign: expect.any(String),
+        requestId: expect.stringMatching(REQUEST_ID),
+        expiresAt: expect.any(String)
+      })
+      const lifetime = Date.parse(first.json.expiresAt) - Date.now()
+      expect(lifetime).toBeGreaterThan(4 * 60_000)
+      expect(lifetime).toBeLessThanOrEqual(5 * 60_000)
+      const payload = JSON.parse(first.json.payloadToSign)
+      expect(payload).toMatchObject({
+        type: "WALLET_VERIFY_OTP",
+        requestId: first.json.requestId,
+        accountId: w.accountId
+      })
+    })
+
+    it("W-37, W-38: each refusal of the retry has its code and changes nothing", async () => {
+      const w = await newWallet()
+      const { first, body, key } = await otpSignIn(w.emailCredentialId)
+      const path = `/auth/credentials/${w.emailCredentialId}/verify`
+      const good = retry(first, key)
+      const before = await snapshot()
+      const cases: Array<[Record<string, string>, unknown, string]> = [
+        [{ "request-id": good["request-id"] }, body, "WALLET_SIGNATURE_MISSING"],
+        [{ "service-wallet-signature": good["service-wallet-signature"] }, body, "REQUEST_ID_MISSING"],
+        [{ ...good, "service-wallet-signature": "not-a-stamp" }, body, "WALLET_SIGNATURE_MALFORMED"],
+        [
+          { ...good, "service-wallet-signature": Buffer.from("{}").toString("base64url") },
+          body,
+          "WALLET_SIGNATURE_MALFORMED"
+        ],
+        [{ ...good, "request-id": `Request:${crypto.randomUUID()}` }, body, "UNAUTHORIZED"],
+        [good, { ...body, encryptedOtpBundle: `${body.encryptedOtpBundle} ` }, "WALLET_SIGNATURE_BODY_MISMATCH"],
+        // A valid stamp by another key than the one sealed with the code.
+        [
+          { ...good, "service-wallet-signature": sessionKey().stamp(first.json.payloadToSign) },
+          body,
+          "WALLET_SIGNATURE_INVALID"
+        ],
+        // The right key over another payload.
+        [
+          { ...good, "service-wallet-signature": key.stamp(`${first.json.payloadToSign} `) },
+          body,
+          "WALLET_SIGNATURE_INVALID"
+        ]
+      ]
+      for (const [headers, sent, code] of cases) {
+        const r = await server.call("POST", path, sent, { headers })
+        expectError(r, 401, code)
+        expect(r.headers.get("www-authenticate")).toBeNull()
+      }
+      expect(await snapshot()).toEqual(before)
+      // Refusals did not consume the requestId: the good retry still works, once.
+      expect((await server.call("POST", path, body, { headers: good })).status).toBe(200)
+      expectError(await server.call("POST", path, body, { headers: good }), 401, "UNAUTHORIZED")
+    })
+
+    it("W-38, L-08: an expired requestId and one issued for another credential are 401 UNAUTHORIZED", async () => {
+      const w = await newWallet()
+      const other = await newWallet()
+      const a = await otpSignIn(w.emailCredentialId)
+      const b = await otpSignIn(other.emailCredentialId)
+      // Foreign: b's requestId and stamp on a's credential.
+      const foreign = await server.call("POST", `/auth/credentials/${w.emailCredentialId}/verify`, a.body, {
+        headers: retry(b.first, b.key)
+      })
+      expectError(foreign, 401, "UNAUTHORIZED")
+      await expire(a.first.json.requestId)
+      const late = await server.call("POST", `/auth/credentials/${w.emailCredentialId}/verify`, a.body, {
+        headers: retry(a.first, a.key)
+      })
+      expectError(late, 401, "UNAUTHORIZED")
+      const sessions = await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)
+      expect(sessions.json.data).toEqual([])
+    })
+
+    it("W-24: a wrong code is 401 and counted; after five the right code no longer opens the challenge", async () => {
+      const w = await newWallet()
+      const challenge = await server.call("POST", `/auth/credentials/${w.emailCredentialId}/challenge`)
+      const target = challenge.json.otpEncryptionTargetBundle
+      const key = sessionKey()
+      const verify = async (code: string) =>
+        server.call("POST", `/auth/credentials/${w.emailCredentialId}/verify`, {
+          type: "EMAIL_OTP",
+          encryptedOtpBundle: await sealOtpBundle(target, code, key.publicKey)
+        })
+      for (let i = 0; i < 5; i++) expectError(await verify("111111"), 401, "UNAUTHORIZED")
+      expectError(await verify(SANDBOX_OTP), 401, "UNAUTHORIZED")
+      // A bundle sealed to another target does not open.
+      const other = await server.call("POST", `/auth/credentials/${(await newWallet()).emailCredentialId}/challenge`)
+      expectError(
+        await server.call("POST", `/auth/credentials/${w.emailCredentialId}/verify`, {
+          type: "EMAIL_OTP",
+          encryptedOtpBundle: await sealOtpBundle(other.json.otpEncryptionTargetBundle, SANDBOX_OTP, key.publicKey)
+        }),
+        401,
+        "UNAUTHORIZED"
+      )
+    })
+
+    it("W-15, L-14: a second challenge within a minute is 429 with Retry-After", async () => {
+      const w = await newWallet()
+      expect((await server.call("POST", `/auth/credentials/${w.emailCredentialId}/challenge`)).status).toBe(200)
+      const again = await server.call("POST", `/auth/credentials/${w.emailCredentialId}/challenge`)
+      expectError(again, 429, "RATE_LIMITED")
+      const wait = Number(again.headers.get("retry-after"))
+      expect(wait).toBeGreaterThan(0)
+      expect(wait).toBeLessThanOrEqual(60)
+    })
+  })
+
+  describe("sessions", () => {
+    it("W-31: refresh is signed by the session itself and answers 201 with a new session", async () => {
+      const w = await newWallet()
+      const { session, key } = await signIn(w.emailCredentialId)
+      const next = sessionKey()
+      const body = { clientPublicKey: next.publicKey }
+      const path = `/auth/sessions/${session.id}/refresh`
+      const first = await server.call("POST", path, body)
+      expect(first.status).toBe(202)
+      // Another session of the same wallet may not refresh this one.
+      const other = await signIn(w.emailCredentialId)
+      expectError(
+        await server.call("POST", path, body, { headers: retry(first, other.key) }),
+        401,
+        "WALLET_SIGNATURE_INVALID"
+      )
+      const done = await server.call("POST", path, body, { headers: retry(first, key) })
+      expect(done.status, JSON.stringify(done.json)).toBe(201)
+      expect(done.json.id).not.toBe(session.id)
+      const live = (await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)).json.data.map(
+        (s: { id: string }) => s.id
+      )
+      expect(live).toContain(done.json.id)
+      expect(live).not.toContain(session.id)
+    })
+
+    it("W-32: revoke is signed by any live session, itself included; a repeat is 404", async () => {
+      const w = await newWallet()
+      const { session, key } = await signIn(w.emailCredentialId)
+      const path = `/auth/sessions/${session.id}`
+      const first = await server.call("DELETE", path)
+      expect(first.status).toBe(202)
+      const done = await server.call("DELETE", path, undefined, { headers: retry(first, key) })
+      expect(done.status).toBe(204)
+      expect((await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)).json.data).toEqual([])
+      expectError(await server.call("DELETE", path), 404, "REFERENCE_NOT_FOUND")
+      // Its key signs nothing any more.
+      const again = await signIn(w.emailCredentialId)
+      const refresh = await server.call("POST", `/auth/sessions/${again.session.id}/refresh`, {
+        clientPublicKey: sessionKey().publicKey
+      })
+      expectError(
+        await server.call(
+          "POST",
+          `/auth/sessions/${again.session.id}/refresh`,
+          { clientPublicKey: sessionKey().publicKey },
+          {
+            headers: retry(refresh, key)
+          }
+        ),
+        401,
+        "WALLET_SIGNATURE_BODY_MISMATCH"
+      )
+    })
+  })
+
+  describe("adding and revoking credentials", () => {
+    it("W-05, W-08, W-12, W-22, W-23: a passkey is added by a signed retry and signs in with a real assertion", async () => {
+      const w = await newWallet()
+      const { key } = await signIn(w.emailCredentialId)
+      const authenticator = softwareAuthenticator({
+        rpId: "localhost",
+        origin: "http://localhost:5173",
+        format: "packed"
+      })
+      const registrationChallenge = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")
+      const body = {
+        type: "PASSKEY",
+        accountId: w.accountId,
+        nickname: "Laptop",
+        challenge: registrationChallenge,
+        attestation: await authenticator.register(registrationChallenge)
+      }
+      const first = await server.call("POST", "/auth/credentials", body)
+      expect(first.status, JSON.stringify(first.json)).toBe(202)
+      expect(first.json.type).toBe("PASSKEY")
+      const added = await server.call("POST", "/auth/credentials", body, { headers: retry(first, key) })
+      expect(added.status, JSON.stringify(added.json)).toBe(201)
+      expect(added.json).toMatchObject({
+        type: "PASSKEY",
+        nickname: "Laptop",
+        credentialId: authenticator.credentialId
+      })
+      // W-10: the same passkey twice.
+      expectError(await server.call("POST", "/auth/credentials", body), 400, "PASSKEY_CREDENTIAL_ALREADY_EXISTS")
+
+      const client = sessionKey()
+      const challenge = await server.call("POST", `/auth/credentials/${added.json.id}/challenge`, {
+        clientPublicKey: client.publicKey
+      })
+      expect(challenge.status, JSON.stringify(challenge.json)).toBe(200)
+      expect(challenge.json.challenge).toMatch(/^[0-9a-f]{64}$/)
+      const assertion = await authenticator.assert(challenge.json.challenge)
+      const verifyPath = `/auth/credentials/${added.json.id}/verify`
+      expectError(await server.call("POST", verifyPath, { type: "PASSKEY", assertion }), 401, "UNAUTHORIZED")
+      const session = await server.call(
+        "POST",
+        verifyPath,
+        { type: "PASSKEY", assertion },
+        {
+          headers: { "request-id": challenge.json.requestId }
+        }
+      )
+      expect(session.status, JSON.stringify(session.json)).toBe(200)
+      expect(session.json).toMatchObject({ type: "PASSKEY", credentialId: added.json.id })
+      expect(session.json.encryptedSessionSigningKey).toBeUndefined()
+      // The challenge is used: the same assertion again is refused.
+      expectError(
+        await server.call(
+          "POST",
+          verifyPath,
+          { type: "PASSKEY", assertion },
+          {
+            headers: { "request-id": challenge.json.requestId }
+          }
+        ),
+        401,
+        "UNAUTHORIZED"
+      )
+      // The session's key stamps the wallet's actions.
+      const revokeFirst = await server.call("DELETE", `/auth/sessions/${session.json.id}`)
+      const revoked = await server.call("DELETE", `/auth/sessions/${session.json.id}`, undefined, {
+        headers: retry(revokeFirst, client)
+      })
+      expect(revoked.status).toBe(204)
+    })
+
+    it("W-05: a registration with another origin, rpId or challenge, or without user presence, is 400", async () => {
+      const w = await newWallet()
+      await signIn(w.emailCredentialId)
+      const authenticator = softwareAuthenticator({ rpId: "localhost", origin: "http://localhost" })
+      const challenge = Buffer.from("registration-challenge").toString("base64url")
+      for (const overrides of [
+        { origin: "https://evil.example" },
+        { rpId: "evil.example" },
+        { challenge: Buffer.from("other").toString("base64url") },
+        { userPresent: false }
+      ]) {
+        const body = {
+          type: "PASSKEY",
+          accountId: w.accountId,
+          nickname: "Bad",
+          challenge,
+          attestation: await authenticator.register(challenge, overrides)
+        }
+        const r = await server.call("POST", "/auth/credentials", body)
+        expectInvalid(r, ["attestation"])
+      }
+    })
+
+    it("W-06, W-19, W-21, W-16: an OAuth credential from the sandbox issuer signs in; a legacy key gets its session key sealed", async () => {
+      const w = await newWallet()
+      const { key } = await signIn(w.emailCredentialId)
+      const issuer = await oidcIssuer({ iss: "https://accounts.example", aud: "paycore-app" })
+      const sub = `user-${crypto.randomUUID()}`
+      const body = {
+        type: "OAUTH",
+        accountId: w.accountId,
+        oidcToken: issuer.mintUnsigned({ sub, email: "o@example.com" })
+      }
+      const first = await server.call("POST", "/auth/credentials", body)
+      expect(first.status, JSON.stringify(first.json)).toBe(202)
+      const added = await server.call("POST", "/auth/credentials", body, { headers: retry(first, key) })
+      expect(added.status, JSON.stringify(added.json)).toBe(201)
+      expect(added.json).toMatchObject({ type: "OAUTH", nickname: "o@example.com" })
+      expectError(await server.call("POST", `/auth/credentials/${added.json.id}/challenge`), 400, "INVALID_INPUT")
+
+      const legacy = sessionKey({ legacy: true })
+      const verifyPath = `/auth/credentials/${added.json.id}/verify`
+      const nonce = Buffer.from(
+        await crypto.subtle.digest("SHA-256", new TextEncoder().encode(legacy.publicKey))
+      ).toString("hex")
+      // W-21: the nonce binds the token to the key.
+      const noNonce = { type: "OAUTH", oidcToken: issuer.mintUnsigned({ sub }), clientPublicKey: legacy.publicKey }
+      expectError(await server.call("POST", verifyPath, noNonce), 401, "UNAUTHORIZED")
+      // W-20: a token of another subject, or older than 60 s.
+      const otherSub = { ...noNonce, oidcToken: issuer.mintUnsigned({ sub: "someone-else", nonce }) }
+      expectError(await server.call("POST", verifyPath, otherSub), 401, "UNAUTHORIZED")
+      const stale = {
+        ...noNonce,
+        oidcToken: issuer.mintUnsigned({ sub, nonce, iat: Math.floor(Date.now() / 1000) - 70 })
+      }
+      expectError(await server.call("POST", verifyPath, stale), 401, "UNAUTHORIZED")
+      expectInvalid(await server.call("POST", verifyPath, { ...noNonce, oidcToken: "not.a-jwt" }), ["oidcToken"])
+
+      const good = { ...noNonce, oidcToken: issuer.mintUnsigned({ sub, nonce }) }
+      const session = await server.call("POST", verifyPath, good)
+      expect(session.status, JSON.stringify(session.json)).toBe(200)
+      expect(session.json.encryptedSessionSigningKey).toEqual(expect.any(String))
+      const opened = sessionKeyFrom(
+        await openSessionSigningKey(session.json.encryptedSessionSigningKey, legacy.privateKey)
+      )
+      const revokeFirst = await server.call("DELETE", `/auth/sessions/${session.json.id}`)
+      const revoked = await server.call("DELETE", `/auth/sessions/${session.json.id}`, undefined, {
+        headers: retry(revokeFirst, opened)
+      })
+      expect(revoked.status).toBe(204)
+      // The sessions list never shows the sealed key.
+      for (const s of (await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)).json.data) {
+        expect(s.encryptedSessionSigningKey).toBeUndefined()
+      }
+    })
+
+    it("W-07, W-09, W-26, W-27, W-28, W-29: SMS OTP re-added and activated; revocation by another credential only", async () => {
+      const w = await newWallet({ phoneNumber: "+14155550123" })
+      const email = await signIn(w.emailCredentialId)
+      // W-29: the only credential cannot go.
+      expectError(await server.call("DELETE", `/auth/credentials/${w.emailCredentialId}`), 400, "INVALID_INPUT")
+      expectError(
+        await server.call("POST", "/auth/credentials", { type: "EMAIL_OTP", accountId: w.accountId }),
+        400,
+        "EMAIL_OTP_CREDENTIAL_ALREADY_EXISTS"
+      )
+      const body = { type: "SMS_OTP", accountId: w.accountId }
+      const first = await server.call("POST", "/auth/credentials", body)
+      expect(first.status).toBe(202)
+      const added = await server.call("POST", "/auth/credentials", body, { headers: retry(first, email.key) })
+      expect(added.status, JSON.stringify(added.json)).toBe(201)
+      expect(added.json).toMatchObject({
+        type: "SMS_OTP",
+        nickname: "+14155550123",
+        otpEncryptionTargetBundle: expect.any(String)
+      })
+      // Not verified yet: it does not count as a remaining credential.
+      expectError(await server.call("DELETE", `/auth/credentials/${w.emailCredentialId}`), 400, "INVALID_INPUT")
+      const sms = await signIn(added.json.id)
+      const revokePath = `/auth/credentials/${w.emailCredentialId}`
+      const revoke = await server.call("DELETE", revokePath)
+      expect(revoke.status).toBe(202)
+      // W-28: not by a session of the credential being revoked.
+      expectError(
+        await server.call("DELETE", revokePath, undefined, { headers: retry(revoke, email.key) }),
+        401,
+        "WALLET_SIGNATURE_INVALID"
+      )
+      expect((await server.call("DELETE", revokePath, undefined, { headers: retry(revoke, sms.key) })).status).toBe(204)
+      const left = await server.call("GET", `/auth/credentials?accountId=${w.accountId}`)
+      expect(left.json.data.map((c: { type: string }) => c.type)).toEqual(["SMS_OTP"])
+      // Its sessions ended with it.
+      const live = (await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)).json.data
+      expect(live.map((s: { id: string }) => s.id)).toEqual([sms.session.id])
+    })
+  })
+}
+
+onEveryStore("embedded-wallet auth", "wallet_auth_http", walletSuite)
