@@ -16,6 +16,12 @@ import {
   outgoingPaymentMachine,
   outgoingStatus
 } from "../src/transactions/machine.ts"
+import {
+  credentialMachine,
+  delegatedKeyMachine,
+  sessionMachine,
+  signedRequestMachine
+} from "../src/wallet-auth/machine.ts"
 
 /** `state event -> next [emits...]`, written by hand from the spec; every pair not listed is illegal. */
 type Expected = Readonly<Record<string, readonly [string, ReadonlyArray<string>]>>
@@ -49,6 +55,32 @@ const quoteExpected: Expected = {
   "PROCESSING FAIL": ["FAILED", []]
 }
 
+// W-27: a credential is revoked once.
+const credentialExpected: Expected = { "ACTIVE REVOKE": ["REVOKED", []] }
+
+// W-31, W-32: a session ends revoked, refreshed (replaced) or expired.
+const sessionExpected: Expected = {
+  "ACTIVE REVOKE": ["REVOKED", []],
+  "ACTIVE REFRESH": ["REFRESHED", []],
+  "ACTIVE EXPIRE": ["EXPIRED", []]
+}
+
+// W-38, W-39: a requestId is consumed once, possibly after PROCESSING; it expires unused.
+const signedRequestExpected: Expected = {
+  "PENDING ACCEPT": ["CONSUMED", []],
+  "PENDING ACCEPT_PENDING": ["PROCESSING", []],
+  "PENDING EXPIRE": ["EXPIRED", []],
+  "PROCESSING SETTLE": ["CONSUMED", []],
+  "PROCESSING REFUSE": ["FAILED", []],
+  "PROCESSING EXPIRE": ["EXPIRED", []]
+}
+
+// W-44, W-46: PENDING until the third leg; only an ACTIVE key is revoked.
+const delegatedKeyExpected: Expected = {
+  "PENDING ACTIVATE": ["ACTIVE", []],
+  "ACTIVE REVOKE": ["REVOKED", []]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
@@ -72,6 +104,25 @@ const cases: ReadonlyArray<{
     states: ["PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"],
     events: ["EXECUTE", "EXECUTE_SCA", "AUTHORIZE", "COMPLETE", "FAIL", "EXPIRE"],
     expected: quoteExpected
+  },
+  { machine: credentialMachine, states: ["ACTIVE", "REVOKED"], events: ["REVOKE"], expected: credentialExpected },
+  {
+    machine: sessionMachine,
+    states: ["ACTIVE", "REVOKED", "REFRESHED", "EXPIRED"],
+    events: ["REVOKE", "REFRESH", "EXPIRE"],
+    expected: sessionExpected
+  },
+  {
+    machine: signedRequestMachine,
+    states: ["PENDING", "PROCESSING", "CONSUMED", "FAILED", "EXPIRED"],
+    events: ["ACCEPT", "ACCEPT_PENDING", "SETTLE", "REFUSE", "EXPIRE"],
+    expected: signedRequestExpected
+  },
+  {
+    machine: delegatedKeyMachine,
+    states: ["PENDING", "ACTIVE", "REVOKED"],
+    events: ["ACTIVATE", "REVOKE"],
+    expected: delegatedKeyExpected
   }
 ]
 
@@ -81,7 +132,7 @@ describe("state machines", () => {
       it("has exactly the states and events of the spec", () => {
         expect([...machine.states].sort()).toEqual([...states].sort())
         expect([...machine.events].sort()).toEqual([...events].sort())
-        expect(machine.initial).toBe("PENDING")
+        expect(machine.initial).toBe(states[0])
       })
 
       for (const state of states) {

@@ -10,6 +10,7 @@ import {
   softwareAuthenticator
 } from "@paycore/testkit/wallet-client"
 import { Effect } from "effect"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { type CallResult, consent, expectError, expectInvalid, UUID, useTestServer } from "./harness.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
@@ -236,6 +237,49 @@ const walletSuite = (stores: () => StoresUnderTest) => {
       expectError(late, 401, "UNAUTHORIZED")
       const sessions = await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)
       expect(sessions.json.data).toEqual([])
+    })
+
+    it("W-38: retries racing with one requestId give one effect (one 200, the others 401, one session)", async () => {
+      const w = await newWallet()
+      const { first, body, key } = await otpSignIn(w.emailCredentialId)
+      const headers = retry(first, key)
+      const path = `/auth/credentials/${w.emailCredentialId}/verify`
+      const answers = await Promise.all([1, 2, 3, 4].map(() => server.call("POST", path, body, { headers })))
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 401, 401, 401])
+      for (const r of answers.filter((a) => a.status === 401)) expect(r.json.code).toBe("UNAUTHORIZED")
+      const sessions = await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)
+      expect(sessions.json.data).toHaveLength(1)
+    })
+
+    it("W-37: any character changed in the stamp or the body of a retry is refused and changes nothing (property)", async () => {
+      const w = await newWallet()
+      const { session, key } = await signIn(w.emailCredentialId)
+      const body = JSON.stringify({ clientPublicKey: sessionKey().publicKey })
+      const path = `/auth/sessions/${session.id}/refresh`
+      const first = await server.call("POST", path, body)
+      expect(first.status).toBe(202)
+      const headers = retry(first, key)
+      const stamp = headers["service-wallet-signature"]
+      const before = await snapshot()
+      const change = (text: string, at: number, by: number) => {
+        const i = at % text.length
+        const c = text.charCodeAt(i)
+        // Another printable ASCII character at that place.
+        return text.slice(0, i) + String.fromCharCode(32 + ((c - 32 + by) % 95)) + text.slice(i + 1)
+      }
+      await fc.assert(
+        fc.asyncProperty(fc.boolean(), fc.nat(), fc.integer({ min: 1, max: 94 }), async (inStamp, at, by) => {
+          const r = inStamp
+            ? await server.call("POST", path, body, {
+                headers: { ...headers, "service-wallet-signature": change(stamp, at, by) }
+              })
+            : await server.call("POST", path, change(body, at, by), { headers })
+          expect([400, 401]).toContain(r.status)
+        }),
+        { numRuns: 25, seed: 20261125 }
+      )
+      expect(await snapshot()).toEqual(before)
+      expect((await server.call("POST", path, body, { headers })).status).toBe(201)
     })
 
     it("W-24: a wrong code is 401 and counted; after five the right code no longer opens the challenge", async () => {
