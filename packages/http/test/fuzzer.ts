@@ -3,8 +3,10 @@
  * schema-valid request (values drawn from the Schema, ids swapped for ids that exist), then perhaps one mutation
  * that makes it hostile. Everything is drawn from `(seed, case index)`, so a run replays from its seed.
  */
+
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
+import { stampWith } from "@paycore/testkit/wallet-client"
 import { Arbitrary, Effect, Schema } from "effect"
 import { HttpApi } from "effect/http-api"
 import { Api } from "../src/index.ts"
@@ -73,6 +75,8 @@ export interface RouteSpec {
   readonly query: Sampler | undefined
   readonly headers: Sampler | undefined
   readonly body: { readonly kind: "json" | "multipart"; readonly sample: Sampler } | undefined
+  /** The route is a wallet action's signed retry (it declares `Service-Wallet-Signature`). */
+  readonly signedRetry: boolean
 }
 
 export const routeTable = (): ReadonlyArray<RouteSpec> => {
@@ -90,7 +94,11 @@ export const routeTable = (): ReadonlyArray<RouteSpec> => {
         params: samplerOf(endpoint.params),
         query: samplerOf(endpoint.query),
         headers: samplerOf(endpoint.headers),
-        body: body === undefined ? undefined : { kind: json ? "json" : "multipart", sample: samplerOf(body)! }
+        body: body === undefined ? undefined : { kind: json ? "json" : "multipart", sample: samplerOf(body)! },
+        signedRetry: Object.hasOwn(
+          (endpoint.headers as { readonly fields?: object } | undefined)?.fields ?? {},
+          "service-wallet-signature"
+        )
       })
     }
   })
@@ -121,6 +129,11 @@ export class IdPool {
       } else if (Array.isArray(current)) pending.push(...current)
       else if (current !== null && typeof current === "object") pending.push(...Object.values(current))
     }
+  }
+
+  /** The ids of one type seen so far (`Request` ids come from signed retries' first legs). */
+  idsOf(type: string): ReadonlyArray<string> {
+    return this.#byType.get(type) ?? []
   }
 
   /** `value` with id-shaped strings mostly replaced by existing ids of the same type. */
@@ -406,6 +419,32 @@ const queryString = (query: Json): string => {
   return text === "" ? "" : `?${text}`
 }
 
+/** `Service-Wallet-Signature` and `Request-Id` of a made-up second leg (either may be left out). */
+const walletRetryHeaders = (rng: Rng, pool: IdPool): Record<string, string> => {
+  const out: Record<string, string> = {}
+  const known = pool.idsOf("Request")
+  if (rng.chance(0.8)) {
+    out["request-id"] =
+      known.length > 0 && rng.chance(0.6) ? rng.pick(known) : rng.pick([`Request:${fakeUuid(rng)}`, "Request:", "x"])
+  }
+  if (rng.chance(0.8)) {
+    const secret = new Uint8Array(32).map(() => rng.int(256))
+    secret[0] = 1 + rng.int(0x7e) // below the group order, never zero
+    const stamp = stampWith(secret, rng.pick(["{}", "payload", `{"requestId":"${out["request-id"] ?? ""}"}`]))
+    out["service-wallet-signature"] = rng.pick([
+      stamp,
+      stamp.slice(0, rng.int(stamp.length)),
+      `${stamp}A`,
+      Buffer.from(JSON.stringify({ publicKey: "02", scheme: "x", signature: "30" })).toString("base64url"),
+      "not base64url!"
+    ])
+  }
+  return out
+}
+
+const fakeUuid = (rng: Rng): string =>
+  [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => "0123456789abcdef"[rng.int(16)]).join("")).join("-")
+
 /**
  * Case `index` of a run: a schema-valid request for a route drawn from `routes`, then its mutation. `authorization`
  * goes on every case but the raw ones that test the parser before credentials matter.
@@ -436,6 +475,9 @@ export const makeCase = (
     idempotencyKey = `fuzz-${runSeed}-${index}`
     headers["idempotency-key"] = idempotencyKey
   }
+
+  // A signed-retry route half the time gets a second leg's headers: ids that exist or not, stamps that parse or not.
+  if (route.signedRetry && rng.chance(0.5)) Object.assign(headers, walletRetryHeaders(rng, pool))
 
   let odd: string | undefined
   let oddQuery: string | undefined
