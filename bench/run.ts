@@ -2,7 +2,7 @@
  * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
  *
  *   node bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
- *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3] [--only core,postgres,http,csv]
+ *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3] [--only core,postgres,wallet,http,csv]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
@@ -10,6 +10,8 @@
  *    pgbench's TPC-B-like tps on the same server with as many clients; skipped (and said so) without DATABASE_URL.
  * 3. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
  *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
+ * 5. Signed retries per second (a wallet session refresh, both legs) through the core on the memory store, against
+ *    `node:crypto`'s bare ECDSA P-256 verify in the same run (bench/wallet.ts).
  * 4. CSV bulk import rows per second of a 50,000-row file, and the server process's peak RSS, on PostgreSQL (the
  *    server of DATABASE_URL, else PGlite) and on the memory store (bench/csv-import.ts).
  */
@@ -19,6 +21,7 @@ import { numberFlag } from "./figures.ts"
 import { type BenchHttpResult, benchHttp, type RunResult, summarize } from "./http.ts"
 import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
+import { benchWallet, formatWalletBench } from "./wallet.ts"
 
 // `--only a,b` runs just those parts (all of them by default).
 const onlyIndex = process.argv.indexOf("--only")
@@ -27,6 +30,7 @@ const runs = (part: string): boolean => only === undefined || only.has(part)
 
 if (runs("core")) console.log(formatCoreBench(await benchCore({ seconds: numberFlag("seconds") ?? 5 })))
 if (runs("postgres")) console.log(formatPostgresBench(await benchPostgres(postgresFlags())))
+if (runs("wallet")) console.log(formatWalletBench(await benchWallet({ seconds: numberFlag("seconds") ?? 6 })))
 
 /** 3. The HTTP figures: the paycore server against a bare node:http server, alternating rounds. */
 const benchHttpPart = async () => {

@@ -4,6 +4,7 @@ import {
   Idempotency,
   makeWebhookDispatcher,
   type Principal,
+  StampVerifier,
   Store,
   Tokens,
   Transactions,
@@ -15,6 +16,7 @@ import { authorize } from "./auth.ts"
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
 import { type EndpointInfo, makeRequestListener, parseBasicAuth, type RequestListener } from "./serve.ts"
+import { nodeStampVerifier } from "./stamp-verifier.ts"
 
 /**
  * The ports an application provides: a Store, DocumentStore, Rail, FxRates, Directory, Notifier, KycProvider,
@@ -97,10 +99,12 @@ export const makeApp = (options: AppOptions = {}) =>
       )
     }
 
+    const stampVerifier = nodeStampVerifier()
     const listener: RequestListener = makeRequestListener({
       api: Api,
       prefix: `/${API_VERSION}`,
-      services: Context.empty(),
+      // References the handlers read where they run: the stamp check on node:crypto (see stamp-verifier.ts).
+      services: Context.add(Context.empty(), StampVerifier, stampVerifier) as Context.Context<never>,
       handlers: {
         ...handlers,
         platform: {

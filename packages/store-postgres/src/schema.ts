@@ -435,8 +435,10 @@ const walletAuth: Migration = {
       created_at ${INSTANT},
       updated_at ${INSTANT},
       expires_at ${INSTANT},
+      live_key text,
       CONSTRAINT wallet_sessions_pkey PRIMARY KEY (id)
     )`,
+    `CREATE UNIQUE INDEX wallet_sessions_live_key_key ON wallet_sessions (live_key)`,
     `CREATE INDEX wallet_sessions_account_id_idx ON wallet_sessions (account_id, id)`,
     `CREATE INDEX wallet_sessions_credential_id_idx ON wallet_sessions (credential_id, id)`,
 

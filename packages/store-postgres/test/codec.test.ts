@@ -161,7 +161,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.outboxSubjects, [subject]],
   [tables.webhookSecrets, [secret(), secret({ expiresAt: at })]],
   [tables.walletCredentials, [walletRecords.credentialFull(walletScope), walletRecords.credentialMinimal(walletScope)]],
-  [tables.walletSessions, [walletRecords.sessionMinimal(walletScope)]],
+  [tables.walletSessions, [walletRecords.sessionFull(walletScope), walletRecords.sessionMinimal(walletScope)]],
   [
     tables.signedRequests,
     [walletRecords.signedRequestFull(walletScope), walletRecords.signedRequestMinimal(walletScope)]

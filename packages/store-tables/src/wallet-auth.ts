@@ -56,7 +56,7 @@ export const walletCredentials = table<WalletCredentialRecord, WalletCredentialF
 })
 
 /** Wallet sessions (W-02); `EXPIRED` is read from `expires_at`. */
-export const walletSessions = table<WalletSessionRecord, WalletSessionFilter>()({
+export const walletSessions = table<WalletSessionRecord, WalletSessionFilter, "liveKey">()({
   name: "wallet_sessions",
   columns: {
     id: key("id"),
@@ -68,9 +68,11 @@ export const walletSessions = table<WalletSessionRecord, WalletSessionFilter>()(
     status: text("status"),
     createdAt: instant("created_at"),
     updatedAt: instant("updated_at"),
-    expiresAt: instant("expires_at")
+    expiresAt: instant("expires_at"),
+    liveKey: optional(text("live_key"))
   },
   primaryKey: ["id"],
+  unique: { liveKey: { column: "liveKey" } },
   filters: {
     accountId: eq("accountId"),
     credentialId: eq("credentialId"),

@@ -243,7 +243,7 @@ export interface Repositories {
   readonly documents: Collection<DocumentRecord, DocumentFilter>
   readonly bulkImportJobs: Collection<BulkImportJobRecord, BulkImportJobFilter>
   readonly walletCredentials: Collection<WalletCredentialRecord, WalletCredentialFilter, "slot">
-  readonly walletSessions: Collection<WalletSessionRecord, WalletSessionFilter>
+  readonly walletSessions: Collection<WalletSessionRecord, WalletSessionFilter, "liveKey">
   readonly signedRequests: Collection<SignedRequestRecord, SignedRequestFilter>
   readonly otpChallenges: Collection<OtpChallengeRecord, OtpChallengeFilter>
   readonly ledger: LedgerStore

@@ -25,6 +25,7 @@ import type {
 import { verifyOidcToken } from "./oidc.ts"
 import type { makeOtp } from "./otp.ts"
 import { verifyPasskeyRegistration } from "./passkey.ts"
+import { endSession } from "./sessions.ts"
 import { signedRetry } from "./signed-retry.ts"
 
 /** What wallet-auth reads of a customer (the customers context sits above this one). */
@@ -282,7 +283,7 @@ export const makeCredentials = Effect.fnUntraced(function* (otp: Effect.Success<
                 store.walletSessions.list({ credentialId: id, status: "ACTIVE" }, page)
               )
               for (const s of sessions) {
-                yield* Effect.orDie(store.walletSessions.update({ ...s, status: "REVOKED", updatedAt: now }))
+                yield* Effect.orDie(store.walletSessions.update(endSession(s, "REVOKED", now)))
               }
               return undefined
             })

@@ -85,6 +85,13 @@ export const challengeTooSoon = (retryAfterSeconds: number) =>
     retryAfterSeconds
   })
 
+/** A session key stamps for one live session: another wallet's live session holds this one. */
+export const keyInUse = () =>
+  new Conflict({
+    code: "CONFLICT",
+    message: "This public key belongs to a live session of another wallet: use a new key"
+  })
+
 /** The set of credentials an action changes moved between its two legs (CU-18 names its own code). */
 export const credentialSetChanged = () =>
   new Conflict({ code: "CONFLICT", message: "The account's credentials changed since the first request: start again" })

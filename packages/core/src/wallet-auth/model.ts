@@ -226,7 +226,7 @@ export interface WalletCredentialRecord {
   readonly revokedAt?: string | undefined
 }
 
-export type SessionStatus = "ACTIVE" | "REVOKED" | "REFRESHED"
+export type SessionStatus = "ACTIVE" | "REVOKED" | "REFRESHED" | "EXPIRED"
 
 export interface WalletSessionRecord {
   readonly id: SessionId
@@ -236,6 +236,11 @@ export interface WalletSessionRecord {
   readonly nickname: string
   /** The compressed P-256 key (hex) whose stamps this session accepts. */
   readonly publicKey: string
+  /**
+   * `publicKey` while the session is `ACTIVE`, absent once it ends: a unique key, so a stamp's key finds its one
+   * live session in one lookup (a key stamps for one live session at a time).
+   */
+  readonly liveKey?: string | undefined
   readonly status: SessionStatus
   readonly createdAt: string
   readonly updatedAt: string

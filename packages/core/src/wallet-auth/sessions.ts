@@ -7,11 +7,12 @@ import { Store } from "../ports/store.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import { parseP256PublicKey } from "../shared/p256.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
-import { sessionNotFound, walletUnauthorized } from "./errors.ts"
+import { keyInUse, sessionNotFound, walletUnauthorized } from "./errors.ts"
 import { encryptedSessionSigningKey } from "./hpke.ts"
 import type {
   AuthSession,
   RefreshSessionRequest,
+  SessionStatus,
   SignedRetryInput,
   WalletCredentialRecord,
   WalletSessionRecord
@@ -23,6 +24,8 @@ import { signedRetry } from "./signed-retry.ts"
  * compressed lowercase form stamps carry.
  */
 export const compressedKey = (hex: string): string => {
+  // A compressed key is already in that form (its point was checked where it came in).
+  if (!isLegacyKey(hex)) return hex.toLowerCase()
   const key = parseP256PublicKey(hex)
   if (key === undefined) throw new Error("compressedKey: not a P-256 point (the caller checks its keys)")
   return key.compressed
@@ -73,12 +76,37 @@ export const newSession = Effect.fnUntraced(function* (credential: WalletCredent
     type: credential.type,
     nickname: credential.nickname,
     publicKey,
+    liveKey: publicKey,
     status: "ACTIVE",
     createdAt: isoOf(nowMs),
     updatedAt: isoOf(nowMs),
     expiresAt: isoAfter(nowMs, walletSessionSeconds)
   }
   return session
+})
+
+/** `s` ended (`REVOKED`, `REFRESHED`, `EXPIRED`): it no longer holds its key. */
+export const endSession = (s: WalletSessionRecord, status: Exclude<SessionStatus, "ACTIVE">, now: string) => {
+  const { liveKey: _liveKey, ...rest } = s
+  const ended: WalletSessionRecord = { ...rest, status, updatedAt: now }
+  return ended
+}
+
+/**
+ * Writes a new session (in the caller's transaction). Its key stamps for one live session at a time: a live
+ * session of the same wallet holding it is replaced (revoked), an expired one ends; a live session of another
+ * wallet holding it is a 409.
+ */
+export const storeSession = Effect.fnUntraced(function* (session: WalletSessionRecord) {
+  const store = yield* Store
+  const inserted = yield* Effect.exit(store.walletSessions.insert(session))
+  if (inserted._tag === "Success") return
+  const holder = yield* store.walletSessions.findUnique("liveKey", session.publicKey)
+  if (holder === undefined) return yield* Effect.orDie(store.walletSessions.insert(session))
+  const live = isLive(holder, Date.parse(session.createdAt))
+  if (live && holder.accountId !== session.accountId) return yield* keyInUse()
+  yield* Effect.orDie(store.walletSessions.update(endSession(holder, live ? "REVOKED" : "EXPIRED", session.createdAt)))
+  yield* Effect.orDie(store.walletSessions.insert(session))
 })
 
 /** Session use cases of `WalletAuth` (W-30 … W-32). */
@@ -128,10 +156,8 @@ export const makeSessions = Effect.fnUntraced(function* () {
               }
               const key = yield* sessionKeyFor(req.clientPublicKey)
               const next = yield* newSession(credential, key.publicKey)
-              yield* Effect.orDie(
-                store.walletSessions.update({ ...current, status: "REFRESHED", updatedAt: isoOf(now) })
-              )
-              yield* Effect.orDie(store.walletSessions.insert(next))
+              yield* Effect.orDie(store.walletSessions.update(endSession(current, "REFRESHED", isoOf(now))))
+              yield* storeSession(next)
               return toAuthSession(next, key.encryptedKey)
             })
         },
@@ -157,7 +183,7 @@ export const makeSessions = Effect.fnUntraced(function* () {
               const current = yield* store.walletSessions.getForUpdate(id)
               if (current === undefined || current.status !== "ACTIVE") return yield* sessionNotFound(id)
               const now = isoOf(yield* Clock.currentTimeMillis)
-              yield* Effect.orDie(store.walletSessions.update({ ...current, status: "REVOKED", updatedAt: now }))
+              yield* Effect.orDie(store.walletSessions.update(endSession(current, "REVOKED", now)))
               return undefined
             })
         },

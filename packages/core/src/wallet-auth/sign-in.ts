@@ -20,7 +20,7 @@ import type {
 import { nonceFor, verifyOidcToken } from "./oidc.ts"
 import type { makeOtp } from "./otp.ts"
 import { verifyPasskeyAssertion } from "./passkey.ts"
-import { newSession, sessionKeyFor, toAuthSession } from "./sessions.ts"
+import { newSession, sessionKeyFor, storeSession, toAuthSession } from "./sessions.ts"
 import { SIGNED_RETRY_SECONDS, signedRetry } from "./signed-retry.ts"
 
 /** Signing in with a credential: its challenge and its verification (W-12 … W-26). */
@@ -48,7 +48,7 @@ export const makeSignIn = Effect.fnUntraced(function* (otp: Effect.Success<Retur
       if (current === undefined || current.status !== "ACTIVE") return yield* credentialNotFound(credential.id)
       yield* Effect.orDie(store.walletCredentials.update({ ...current, verified: true, updatedAt: session.createdAt }))
     }
-    yield* Effect.orDie(store.walletSessions.insert(session))
+    yield* provide(storeSession(session))
     return toAuthSession(session, key.encryptedKey)
   })
 

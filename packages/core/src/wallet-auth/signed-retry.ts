@@ -1,7 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Effect } from "effect"
-import { scanAll } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import type { Conflict, Refused, StoreError } from "../shared/errors.ts"
@@ -261,15 +260,18 @@ export const allowedSigner = Effect.fnUntraced(function* (
 ): Effect.fn.Return<Signer | undefined, StoreError, Store> {
   if (rule.kind === "KEY") return rule.publicKey === publicKey ? { publicKey, session: undefined } : undefined
   const store = yield* Store
-  const sessions = yield* scanAll((page) => store.walletSessions.list({ accountId, status: "ACTIVE" }, page))
-  const session = sessions.find(
-    (s) =>
-      s.publicKey === publicKey &&
-      nowMs < Date.parse(s.expiresAt) &&
-      (rule.kind !== "SESSION" || s.id === rule.sessionId) &&
-      (rule.kind !== "OTHER_CREDENTIAL" || s.credentialId !== rule.credentialId)
-  )
-  if (session === undefined) return undefined
+  // The key's one live session (see `WalletSessionRecord.liveKey`).
+  const session = yield* store.walletSessions.findUnique("liveKey", publicKey)
+  if (
+    session === undefined ||
+    session.accountId !== accountId ||
+    session.status !== "ACTIVE" ||
+    nowMs >= Date.parse(session.expiresAt) ||
+    (rule.kind === "SESSION" && session.id !== rule.sessionId) ||
+    (rule.kind === "OTHER_CREDENTIAL" && session.credentialId === rule.credentialId)
+  ) {
+    return undefined
+  }
   const credential = yield* store.walletCredentials.get(session.credentialId)
   if (credential === undefined || credential.status !== "ACTIVE" || !credential.verified) return undefined
   return { publicKey, session }

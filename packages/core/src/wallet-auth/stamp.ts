@@ -8,6 +8,7 @@ import { p256 } from "@noble/curves/nist.js"
 import { hexToBytes } from "@noble/hashes/utils.js"
 import { base64urlnopad } from "@scure/base"
 import { Effect, Predicate } from "effect"
+import { StampVerifier } from "../ports/stamp-verifier.ts"
 
 export const STAMP_SCHEME = "SIGNATURE_SCHEME_TK_API_P256"
 
@@ -17,11 +18,26 @@ export interface Stamp {
   readonly signature: Uint8Array
 }
 
-type VerifyKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>
+/** Keys already checked to be points of P-256, least recently used first (a `Map` keeps insertion order). */
+const checkedKeys = new Map<string, true>()
+export const CHECKED_KEY_CACHE_SIZE = 10_000
 
-/** Imported session keys, least recently used first (a `Map` keeps insertion order). */
-const verifyKeys = new Map<string, VerifyKey>()
-export const VERIFY_KEY_CACHE_SIZE = 10_000
+/** Whether `publicKey` (lowercase compressed hex) is a point of P-256; the answer for a key seen before is kept. */
+const isCurvePoint = (publicKey: string): boolean => {
+  if (checkedKeys.delete(publicKey)) {
+    checkedKeys.set(publicKey, true)
+    return true
+  }
+  // Off the curve, noble throws (the caller turns it into a refusal). The check is a square root (about 55 µs):
+  // session keys stamp again and again, so it is done once per key.
+  p256.Point.fromHex(publicKey)
+  if (checkedKeys.size >= CHECKED_KEY_CACHE_SIZE) {
+    const oldest = checkedKeys.keys().next()
+    if (!oldest.done) checkedKeys.delete(oldest.value)
+  }
+  checkedKeys.set(publicKey, true)
+  return true
+}
 
 // A stamp is about 400 characters; anything far longer is refused before decoding.
 const MAX_HEADER_LENGTH = 1_024
@@ -41,9 +57,7 @@ const decodeStamp = (header: string): Stamp | undefined => {
   const { publicKey, scheme, signature } = json as Record<string, unknown>
   if (scheme !== STAMP_SCHEME || !Predicate.isString(publicKey) || !Predicate.isString(signature)) return undefined
   if (!COMPRESSED_KEY.test(publicKey) || !DER_SIGNATURE.test(signature)) return undefined
-  // Off the curve, noble throws. A key already imported for verification is a point: its check (a square root,
-  // about 55 µs) is skipped for the session keys that stamp again and again.
-  if (!verifyKeys.has(publicKey)) p256.Point.fromHex(publicKey)
+  isCurvePoint(publicKey)
   // DER with r and s in [1, n-1] (noble refuses the rest), then the 64-byte r ‖ s form Web Crypto verifies.
   const compact = p256.Signature.fromBytes(hexToBytes(signature), "der").toBytes("compact")
   return { publicKey, signature: compact }
@@ -62,41 +76,12 @@ export const parseStamp = (header: string): Stamp | undefined => {
   }
 }
 
-// ---- verification ----
-
-const ECDSA_P256 = { name: "ECDSA", namedCurve: "P-256" } as const
-const ECDSA_SHA256 = { name: "ECDSA", hash: "SHA-256" } as const
-const utf8 = new TextEncoder()
-
-const cachedVerifyKey = (publicKey: string): VerifyKey | undefined => {
-  const key = verifyKeys.get(publicKey)
-  if (key !== undefined) {
-    verifyKeys.delete(publicKey)
-    verifyKeys.set(publicKey, key)
-  }
-  return key
-}
-
-const importVerifyKey = async (publicKey: string): Promise<VerifyKey> => {
-  // Web Crypto in Node 24 imports the 33-byte compressed SEC1 form directly.
-  const key = await crypto.subtle.importKey("raw", hexToBytes(publicKey), ECDSA_P256, false, ["verify"])
-  if (verifyKeys.size >= VERIFY_KEY_CACHE_SIZE) {
-    const oldest = verifyKeys.keys().next()
-    if (!oldest.done) verifyKeys.delete(oldest.value)
-  }
-  verifyKeys.set(publicKey, key)
-  return key
-}
-
-const verifyAsync = async (stamp: Stamp, payload: string): Promise<boolean> => {
-  const key = cachedVerifyKey(stamp.publicKey) ?? (await importVerifyKey(stamp.publicKey))
-  const signature = new Uint8Array(stamp.signature)
-  return crypto.subtle.verify(ECDSA_SHA256, key, signature, utf8.encode(payload))
-}
-
 /**
- * ECDSA P-256 / SHA-256 check of `stamp` over the exact UTF-8 bytes of `payload` (Web Crypto; the imported key is
- * kept per public key in a bounded LRU). Any failure is `false`, never an error or a defect.
+ * ECDSA P-256 / SHA-256 check of `stamp` over the exact UTF-8 bytes of `payload`, by the `StampVerifier` port (Web
+ * Crypto unless a faster one is provided). Any failure is `false`, never an error or a defect.
  */
 export const verifyStamp = (stamp: Stamp, payload: string): Effect.Effect<boolean> =>
-  Effect.promise(() => verifyAsync(stamp, payload).catch(() => false))
+  Effect.gen(function* () {
+    const verifier = yield* StampVerifier
+    return yield* verifier.verify(stamp.publicKey, stamp.signature, payload)
+  })

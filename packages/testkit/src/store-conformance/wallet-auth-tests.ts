@@ -137,11 +137,18 @@ export const walletCredentialsCase: CollectionCase<WalletCredentialRecord, Walle
   exact: true
 }
 
+/** A live session: it holds its key (fresh per row). */
+export const sessionFull = (s: Scope, id?: string): WalletSessionRecord => {
+  const base = sessionMinimal(s, id)
+  const publicKey = `03${crypto.randomUUID().replaceAll("-", "").repeat(2)}`
+  return { ...base, publicKey, liveKey: publicKey }
+}
+
 export const walletSessionsCase: CollectionCase<WalletSessionRecord, WalletSessionFilter> = {
   name: "walletSessions",
   of: (store) => store.walletSessions,
   newId: () => newId("Session"),
-  full: sessionMinimal,
+  full: sessionFull,
   minimal: sessionMinimal,
   filter: (s) => ({ accountId: walletOf(s) }),
   exact: true
@@ -208,6 +215,24 @@ export const walletCredentialTests = (it: It) => {
 }
 
 export const walletSessionTests = (it: It) => {
+  it.effect("W-37: a live session's key is unique; ended sessions (no liveKey) do not hold it", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const live = sessionFull(s)
+      yield* store.walletSessions.insert(live)
+      const twin = yield* Effect.flip(store.walletSessions.insert({ ...sessionFull(s), liveKey: live.liveKey }))
+      assertUniqueViolation(twin, "liveKey")
+      assert.deepStrictEqual(yield* store.walletSessions.findUnique("liveKey", live.liveKey!), live)
+      const { liveKey: _k, ...ended } = live
+      yield* store.walletSessions.update({ ...ended, status: "REFRESHED" })
+      assert.isUndefined(yield* store.walletSessions.findUnique("liveKey", live.liveKey!))
+      const next = { ...sessionFull(s), publicKey: live.publicKey, liveKey: live.liveKey }
+      yield* store.walletSessions.insert(next)
+      assert.strictEqual((yield* store.walletSessions.findUnique("liveKey", live.liveKey!))?.id, next.id)
+    })
+  )
+
   it.effect("W-30: sessions filter by status and credential", () =>
     Effect.gen(function* () {
       const store = yield* Store
