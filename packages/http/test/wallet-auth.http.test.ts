@@ -317,6 +317,45 @@ const walletSuite = (stores: () => StoresUnderTest) => {
     })
   })
 
+  describe("secrets", () => {
+    it("no stamp, bundle, token, session key or code reaches a log during the wallet flows", async () => {
+      const written: Array<string> = []
+      const capture = (stream: NodeJS.WriteStream) => {
+        const original = stream.write.bind(stream)
+        stream.write = ((chunk: unknown, ...rest: Array<unknown>) => {
+          written.push(String(chunk))
+          return (original as (...args: Array<unknown>) => boolean)(chunk, ...rest)
+        }) as typeof stream.write
+        return () => {
+          stream.write = original as typeof stream.write
+        }
+      }
+      const restore = [capture(process.stdout), capture(process.stderr)]
+      const secrets: Array<string> = []
+      try {
+        const w = await newWallet()
+        const { first, body, key } = await otpSignIn(w.emailCredentialId)
+        const stamp = retry(first, key)["service-wallet-signature"]
+        secrets.push(stamp, body.encryptedOtpBundle, Buffer.from(key.privateKey).toString("hex"))
+        // Refused and accepted retries alike.
+        await server.call("POST", `/auth/credentials/${w.emailCredentialId}/verify`, body, {
+          headers: { "request-id": first.json.requestId, "service-wallet-signature": `${stamp}x` }
+        })
+        await server.call("POST", `/auth/credentials/${w.emailCredentialId}/verify`, body, {
+          headers: retry(first, key)
+        })
+        const issuer = await oidcIssuer({ iss: "https://accounts.example", aud: "paycore-app" })
+        const token = issuer.mintUnsigned({ sub: "logged?" })
+        secrets.push(token)
+        await server.call("POST", "/auth/credentials", { type: "OAUTH", accountId: w.accountId, oidcToken: token })
+      } finally {
+        for (const undo of restore) undo()
+      }
+      const log = written.join("")
+      for (const secret of secrets) expect(log.includes(secret), "a secret was logged").toBe(false)
+    })
+  })
+
   describe("sessions", () => {
     it("W-31: refresh is signed by the session itself and answers 201 with a new session", async () => {
       const w = await newWallet()
