@@ -9,12 +9,21 @@
  *   PAYCORE_WEBHOOK_LEASE_SECONDS=60           after a crash, events being delivered are sent again after this long
  *   PAYCORE_WEBHOOK_PRIVATE_KEY=<64 hex>       the webhook signing key (else one is generated and, with a data
  *                                              folder, kept there)
+ *   PAYCORE_OIDC_ISSUERS="<iss>=<jwks url> …"  check embedded-wallet OAuth tokens' signatures against these issuers'
+ *                                              keys (else the sandbox rule: identity, freshness and nonce only)
  */
 import { randomBytes } from "node:crypto"
 import type { AddressInfo } from "node:net"
 import { NodeRuntime } from "@effect/platform-node"
-import { Ids, Tokens, WebhookSecrets, WebhookSigner } from "@paycore/core"
-import { API_VERSION, createApiServer, fetchWebhookTransportLayer, makeApp } from "@paycore/http"
+import { Ids, OidcKeys, Tokens, WebhookSecrets, WebhookSigner } from "@paycore/core"
+import {
+  API_VERSION,
+  createApiServer,
+  fetchWebhookTransportLayer,
+  makeApp,
+  parseOidcIssuers,
+  remoteOidcKeys
+} from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { chooseStore, keptInDataDir } from "./store.ts"
@@ -52,7 +61,13 @@ const program = Effect.gen(function* () {
   )
   const portsContext = yield* Layer.build(ports)
   const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
-  const { listener, context } = yield* makeApp({ webhookLeaseSeconds }).pipe(Effect.provide(portsContext))
+  const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
+  const { listener, context } = yield* makeApp({ webhookLeaseSeconds }).pipe(
+    Effect.provide(portsContext),
+    Option.isSome(oidcIssuers)
+      ? Effect.provideService(OidcKeys, remoteOidcKeys(parseOidcIssuers(oidcIssuers.value)))
+      : (effect) => effect
+  )
   const tokens = Context.get(context, Tokens)
   const signer = Context.get(portsContext, WebhookSigner)
 

@@ -2,7 +2,9 @@ import {
   BulkImports,
   EngineLayer,
   Idempotency,
+  KeyVault,
   makeWebhookDispatcher,
+  OidcKeys,
   type Principal,
   StampVerifier,
   Store,
@@ -99,12 +101,16 @@ export const makeApp = (options: AppOptions = {}) =>
       )
     }
 
-    const stampVerifier = nodeStampVerifier()
+    // The wallet's ports are references: read where a handler runs. Those given to makeApp's own context are passed
+    // on; stamps are checked with node:crypto (see stamp-verifier.ts).
+    const references = Context.make(StampVerifier, nodeStampVerifier()).pipe(
+      Context.add(OidcKeys, yield* OidcKeys),
+      Context.add(KeyVault, yield* KeyVault)
+    )
     const listener: RequestListener = makeRequestListener({
       api: Api,
       prefix: `/${API_VERSION}`,
-      // References the handlers read where they run: the stamp check on node:crypto (see stamp-verifier.ts).
-      services: Context.add(Context.empty(), StampVerifier, stampVerifier) as Context.Context<never>,
+      services: references as Context.Context<never>,
       handlers: {
         ...handlers,
         platform: {

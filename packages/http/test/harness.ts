@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net"
 import {
   DocumentStore,
   Ids,
+  OidcKeys,
+  type OidcKeysService,
   type Permission,
   Store,
   Tokens,
@@ -70,6 +72,8 @@ export interface TestServerOptions {
   readonly sandbox?: Sandbox.SandboxOptions | undefined
   /** Where uploaded files go (default: a fresh memory DocumentStore), e.g. `documentStoreLayerPglite()`. */
   readonly documentStoreLayer?: Layer.Layer<DocumentStore, unknown> | undefined
+  /** OIDC signing keys the server checks tokens against (default: none, the sandbox rule W-21). */
+  readonly oidcKeys?: OidcKeysService["resolver"]
 }
 
 /**
@@ -91,6 +95,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     Effect.gen(function* () {
       const portsContext = yield* Layer.build(ports)
       const app = yield* makeApp({ workerIntervalMillis: 0, webhookIntervalMillis: 0, onDefect: () => {} }).pipe(
+        Effect.provideService(OidcKeys, { resolver: options.oidcKeys }),
         Effect.provide(portsContext)
       )
       return { portsContext, app }

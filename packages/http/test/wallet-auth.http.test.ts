@@ -382,6 +382,29 @@ const walletSuite = (stores: () => StoresUnderTest) => {
       expect(live).not.toContain(session.id)
     })
 
+    it("W-02, W-31: an expired session leaves the list, cannot be refreshed (401) and its key stamps nothing", async () => {
+      const w = await newWallet()
+      const old = await signIn(w.emailCredentialId)
+      const row = await Effect.runPromise(server.store.walletSessions.get(old.session.id))
+      await Effect.runPromise(server.store.walletSessions.update({ ...row!, expiresAt: "2020-01-01T00:00:00.000Z" }))
+      const fresh = await signIn(w.emailCredentialId)
+      const live = (await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)).json.data
+      expect(live.map((s: { id: string }) => s.id)).toEqual([fresh.session.id])
+      const refresh = await server.call("POST", `/auth/sessions/${old.session.id}/refresh`, {
+        clientPublicKey: sessionKey().publicKey
+      })
+      expectError(refresh, 401, "UNAUTHORIZED")
+      const revoke = await server.call("DELETE", `/auth/sessions/${fresh.session.id}`)
+      expect(revoke.status).toBe(202)
+      expectError(
+        await server.call("DELETE", `/auth/sessions/${fresh.session.id}`, undefined, {
+          headers: retry(revoke, old.key)
+        }),
+        401,
+        "WALLET_SIGNATURE_INVALID"
+      )
+    })
+
     it("W-32: revoke is signed by any live session, itself included; a repeat is 404", async () => {
       const w = await newWallet()
       const { session, key } = await signIn(w.emailCredentialId)
@@ -601,4 +624,78 @@ const walletSuite = (stores: () => StoresUnderTest) => {
   })
 }
 
+/** W-20: with the issuer's keys (a production server), a token's signature is checked on every call. */
+const oidcSuite = (stores: () => StoresUnderTest) => {
+  let issuer: Awaited<ReturnType<typeof oidcIssuer>> | undefined
+  const server = useTestServer(
+    async (s) => {
+      issuer = await oidcIssuer({ iss: "https://accounts.example", aud: "paycore-app" })
+      expect((await s.call("PATCH", "/config", { supportedCurrencies: ["USD", "USDB"] })).status).toBe(200)
+    },
+    { ...stores(), oidcKeys: (header, token) => issuer!.keys(header, token) }
+  )
+
+  it("W-06, W-19, W-20: signed tokens pass; unsigned ones and tokens signed by another key are 401", async () => {
+    const c = await server.call("POST", "/customers", {
+      customerType: "INDIVIDUAL",
+      fullName: "Olive Oidc",
+      email: `olive.${Date.now()}@example.com`,
+      endUserTermsConsent: consent
+    })
+    const accounts = await server.call(
+      "GET",
+      `/customers/internal-accounts?customerId=${c.json.id}&type=EMBEDDED_WALLET`
+    )
+    const accountId: string = accounts.json.data[0].id
+    // A wallet with no credential left? It has its EMAIL_OTP: add OAuth by a signed retry of an OTP session.
+    const [email] = (await server.call("GET", `/auth/credentials?accountId=${accountId}`)).json.data
+    const challenge = await server.call("POST", `/auth/credentials/${email.id}/challenge`)
+    const otpKey = sessionKey()
+    const otpBody = {
+      type: "EMAIL_OTP",
+      encryptedOtpBundle: await sealOtpBundle(challenge.json.otpEncryptionTargetBundle, SANDBOX_OTP, otpKey.publicKey)
+    }
+    const first = await server.call("POST", `/auth/credentials/${email.id}/verify`, otpBody)
+    const headersOf = (r: CallResult, key: SessionKey) => ({
+      "service-wallet-signature": key.stamp(r.json.payloadToSign),
+      "request-id": r.json.requestId as string
+    })
+    expect(
+      (
+        await server.call("POST", `/auth/credentials/${email.id}/verify`, otpBody, {
+          headers: headersOf(first, otpKey)
+        })
+      ).status
+    ).toBe(200)
+
+    const sub = `user-${crypto.randomUUID()}`
+    const forged = await oidcIssuer({ iss: issuer!.iss, aud: issuer!.aud })
+    for (const token of [issuer!.mintUnsigned({ sub }), await forged.mint({ sub })]) {
+      expectError(
+        await server.call("POST", "/auth/credentials", { type: "OAUTH", accountId, oidcToken: token }),
+        401,
+        "UNAUTHORIZED"
+      )
+    }
+    const body = { type: "OAUTH", accountId, oidcToken: await issuer!.mint({ sub, email: "olive@example.com" }) }
+    const add = await server.call("POST", "/auth/credentials", body)
+    expect(add.status).toBe(202)
+    const added = await server.call("POST", "/auth/credentials", body, { headers: headersOf(add, otpKey) })
+    expect(added.status, JSON.stringify(added.json)).toBe(201)
+
+    const key = sessionKey()
+    const nonce = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key.publicKey))).toString(
+      "hex"
+    )
+    const verifyPath = `/auth/credentials/${added.json.id}/verify`
+    const unsigned = { type: "OAUTH", oidcToken: issuer!.mintUnsigned({ sub, nonce }), clientPublicKey: key.publicKey }
+    expectError(await server.call("POST", verifyPath, unsigned), 401, "UNAUTHORIZED")
+    const signedToken = { ...unsigned, oidcToken: await issuer!.mint({ sub, nonce }) }
+    const session = await server.call("POST", verifyPath, signedToken)
+    expect(session.status, JSON.stringify(session.json)).toBe(200)
+    expect(session.json).toMatchObject({ type: "OAUTH", credentialId: added.json.id })
+  })
+}
+
 onEveryStore("embedded-wallet auth", "wallet_auth_http", walletSuite)
+onEveryStore("embedded-wallet OAuth with the issuer's keys", "wallet_oidc_http", oidcSuite)

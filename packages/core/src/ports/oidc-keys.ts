@@ -7,9 +7,10 @@ import type { JWTVerifyGetKey } from "jose"
  * engine runs the sandbox rule (W-21): the signature is not checked, the token's identity, freshness and `nonce`
  * still are. A production server must provide a resolver.
  */
-export const OidcKeys = Context.Reference<{ readonly resolver: JWTVerifyGetKey | undefined }>(
-  "paycore/ports/OidcKeys",
-  {
-    defaultValue: () => ({ resolver: undefined })
-  }
-)
+export interface OidcKeysService {
+  readonly resolver: JWTVerifyGetKey | undefined
+}
+
+export const OidcKeys = Context.Reference<OidcKeysService>("paycore/ports/OidcKeys", {
+  defaultValue: () => ({ resolver: undefined })
+})
