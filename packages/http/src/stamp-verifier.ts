@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto"
-import { type StampVerifierService, VERIFY_KEY_CACHE_SIZE } from "@paycore/core"
+import { Lru, type StampVerifierService, VERIFY_KEY_CACHE_SIZE } from "@paycore/core"
 import { Effect } from "effect"
 
 /** DER prefix of a P-256 SubjectPublicKeyInfo holding a 33-byte compressed point (OpenSSL reads it as is). */
@@ -10,20 +10,12 @@ const SPKI_COMPRESSED_P256 = Buffer.from("3039301306072a8648ce3d020106082a8648ce
  * takes), the key objects kept in a bounded LRU. Same answers as the core's Web Crypto default.
  */
 export const nodeStampVerifier = (): StampVerifierService => {
-  const keys = new Map<string, KeyObject>()
+  const keys = new Lru<string, KeyObject>(VERIFY_KEY_CACHE_SIZE)
   const keyOf = (publicKey: string): KeyObject => {
     const cached = keys.get(publicKey)
-    if (cached !== undefined) {
-      keys.delete(publicKey)
-      keys.set(publicKey, cached)
-      return cached
-    }
+    if (cached !== undefined) return cached
     const der = Buffer.concat([SPKI_COMPRESSED_P256, Buffer.from(publicKey, "hex")])
     const key = createPublicKey({ key: der, format: "der", type: "spki" })
-    if (keys.size >= VERIFY_KEY_CACHE_SIZE) {
-      const oldest = keys.keys().next()
-      if (!oldest.done) keys.delete(oldest.value)
-    }
     keys.set(publicKey, key)
     return key
   }

@@ -1,5 +1,6 @@
 import { hexToBytes } from "@noble/hashes/utils.js"
 import { Context, Effect } from "effect"
+import { Lru } from "../shared/lru.ts"
 
 /**
  * Checks the ECDSA P-256 / SHA-256 signature of a wallet stamp (W-37): `publicKey` lowercase compressed hex (a point
@@ -19,21 +20,13 @@ export const VERIFY_KEY_CACHE_SIZE = 10_000
 
 /** Web Crypto verification, the imported keys kept in a bounded LRU (session keys stamp again and again). */
 export const webCryptoStampVerifier = (): StampVerifierService => {
-  const keys = new Map<string, VerifyKey>()
+  const keys = new Lru<string, VerifyKey>(VERIFY_KEY_CACHE_SIZE)
   const utf8 = new TextEncoder()
   const keyOf = async (publicKey: string): Promise<VerifyKey> => {
     const cached = keys.get(publicKey)
-    if (cached !== undefined) {
-      keys.delete(publicKey)
-      keys.set(publicKey, cached)
-      return cached
-    }
+    if (cached !== undefined) return cached
     // Web Crypto in Node 24 imports the 33-byte compressed SEC1 form directly.
     const key = await crypto.subtle.importKey("raw", hexToBytes(publicKey), ECDSA_P256, false, ["verify"])
-    if (keys.size >= VERIFY_KEY_CACHE_SIZE) {
-      const oldest = keys.keys().next()
-      if (!oldest.done) keys.delete(oldest.value)
-    }
     keys.set(publicKey, key)
     return key
   }

@@ -9,6 +9,7 @@ import { hexToBytes } from "@noble/hashes/utils.js"
 import { base64urlnopad } from "@scure/base"
 import { Effect, Predicate } from "effect"
 import { StampVerifier } from "../ports/stamp-verifier.ts"
+import { Lru } from "../shared/lru.ts"
 
 export const STAMP_SCHEME = "SIGNATURE_SCHEME_TK_API_P256"
 
@@ -19,24 +20,15 @@ export interface Stamp {
 }
 
 /** Keys already checked to be points of P-256, least recently used first (a `Map` keeps insertion order). */
-const checkedKeys = new Map<string, true>()
-export const CHECKED_KEY_CACHE_SIZE = 10_000
+const checkedKeys = new Lru<string, true>(10_000)
 
-/** Whether `publicKey` (lowercase compressed hex) is a point of P-256; the answer for a key seen before is kept. */
-const isCurvePoint = (publicKey: string): boolean => {
-  if (checkedKeys.delete(publicKey)) {
-    checkedKeys.set(publicKey, true)
-    return true
-  }
+/** Throws unless `publicKey` (lowercase compressed hex) is a point of P-256; a key seen before is not checked again. */
+const checkCurvePoint = (publicKey: string): void => {
+  if (checkedKeys.get(publicKey)) return
   // Off the curve, noble throws (the caller turns it into a refusal). The check is a square root (about 55 µs):
   // session keys stamp again and again, so it is done once per key.
   p256.Point.fromHex(publicKey)
-  if (checkedKeys.size >= CHECKED_KEY_CACHE_SIZE) {
-    const oldest = checkedKeys.keys().next()
-    if (!oldest.done) checkedKeys.delete(oldest.value)
-  }
   checkedKeys.set(publicKey, true)
-  return true
 }
 
 // A stamp is about 400 characters; anything far longer is refused before decoding.
@@ -57,7 +49,7 @@ const decodeStamp = (header: string): Stamp | undefined => {
   const { publicKey, scheme, signature } = json as Record<string, unknown>
   if (scheme !== STAMP_SCHEME || !Predicate.isString(publicKey) || !Predicate.isString(signature)) return undefined
   if (!COMPRESSED_KEY.test(publicKey) || !DER_SIGNATURE.test(signature)) return undefined
-  isCurvePoint(publicKey)
+  checkCurvePoint(publicKey)
   // DER with r and s in [1, n-1] (noble refuses the rest), then the 64-byte r ‖ s form Web Crypto verifies.
   const compact = p256.Signature.fromBytes(hexToBytes(signature), "der").toBytes("compact")
   return { publicKey, signature: compact }
