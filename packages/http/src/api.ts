@@ -155,7 +155,10 @@ export const CustomersGroup = HttpApiGroup.make("customers")
     HttpApiEndpoint.patch("update", "/customers/:customerId", {
       params: { customerId: CustomerId },
       payload: UpdateCustomerRequest,
-      success: Customer
+      // CU-14 … CU-18: a change of the email (phone) tied embedded-wallet OTP credentials send codes to is a
+      // signed retry: 202 first, then the same body with Service-Wallet-Signature and Request-Id. Never PROCESSING.
+      headers: SignedRetryHeaders,
+      success: [Customer, SignedRetryChallenge.pipe(accepted)]
     })
   )
   .add(
@@ -380,7 +383,20 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
   .add(HttpApiEndpoint.post("createQuote", "/quotes", { payload: CreateQuoteRequest, success: Quote.pipe(created) }))
   .add(HttpApiEndpoint.get("getQuote", "/quotes/:quoteId", { params: { quoteId: QuoteId }, success: Quote }))
   .add(
-    HttpApiEndpoint.post("executeQuote", "/quotes/:quoteId/execute", { params: { quoteId: QuoteId }, success: Quote })
+    HttpApiEndpoint.post("executeQuote", "/quotes/:quoteId/execute", {
+      params: { quoteId: QuoteId },
+      // required for a quote from an EMBEDDED_WALLET (the wallet's stamp over the quote's payloadToSign, no
+      // Request-Id); ignored for other sources.
+      headers: {
+        "service-wallet-signature": Schema.optionalKey(
+          Schema.String.annotate({
+            description:
+              "Required when the quote's source is an EMBEDDED_WALLET internal account: the stamp over paymentInstructions[].accountOrWalletInfo.payloadToSign by the key of an active session of a verified credential of that wallet. Ignored for other sources."
+          })
+        )
+      },
+      success: Quote
+    })
   )
   .add(
     HttpApiEndpoint.get("listTransactions", "/transactions", {

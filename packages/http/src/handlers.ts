@@ -104,7 +104,8 @@ export const makeHandlers = Effect.gen(function* () {
       list: ({ query }) => customers.list(query),
       endUserTerms: () => config.endUserTerms(),
       get: ({ params }) => customers.get(params.customerId),
-      update: ({ params, payload }) => customers.update(params.customerId, payload),
+      update: ({ params, payload, headers, rawBody }) =>
+        customers.update(params.customerId, payload, signedRetryInput(headers, rawBody)),
       delete: ({ params }) => customers.delete(params.customerId),
       bulkImportCsv: ({ payload }) =>
         readUploadForm(payload, bulkImports, ignoreFields, "required").pipe(
@@ -167,7 +168,7 @@ export const makeHandlers = Effect.gen(function* () {
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),
       getQuote: ({ params }) => quotes.get(params.quoteId),
-      executeQuote: ({ params }) => quotes.execute(params.quoteId),
+      executeQuote: ({ params, headers }) => quotes.execute(params.quoteId, headers["service-wallet-signature"]),
       listTransactions: ({ query }) => transactions.list(query),
       getTransaction: ({ params }) => transactions.get(params.transactionId),
       lookupExternalAccount: ({ params, query }) => quotes.lookupExternalAccount(params.accountId, query),

@@ -1,3 +1,4 @@
+export * from "./failing-store.ts"
 export * from "./ledger-invariants.ts"
 export * from "./store-snapshot.ts"
 export * as walletClient from "./wallet-client/index.ts"

@@ -32,6 +32,44 @@ export const termsVersionNotFound = (given: string, current: string): Refused =>
     details: { termsVersion: given, currentVersion: current }
   })
 
+// ---- contact updates with tied embedded-wallet credentials (CU-14 … CU-18) ----
+
+/**
+ * 409 (CU-18): the new email is where another active `EMAIL_OTP` credential sends its codes
+ * (`EMAIL_OTP_EMAIL_ALREADY_EXISTS`); the new phone number, another `SMS_OTP` credential's (the catalogue has no
+ * SMS code: `CONFLICT`).
+ */
+export const contactTaken = (field: "email" | "phoneNumber"): Conflict =>
+  field === "email"
+    ? new Conflict({
+        code: "EMAIL_OTP_EMAIL_ALREADY_EXISTS",
+        message: "This email address already receives the codes of another EMAIL_OTP credential",
+        details: { field }
+      })
+    : new Conflict({
+        code: "CONFLICT",
+        message: "This phone number already receives the codes of another SMS_OTP credential",
+        details: { field }
+      })
+
+/**
+ * 409 `EMAIL_OTP_CREDENTIAL_SET_CHANGED` (CU-18): the OTP credentials tied to the contact changed after the 202
+ * (or appeared before an update that did not ask for a signature): start again.
+ */
+export const tiedCredentialsChanged = (): Conflict =>
+  new Conflict({
+    code: "EMAIL_OTP_CREDENTIAL_SET_CHANGED",
+    message: "The embedded-wallet credentials tied to this contact changed since the first request: start again"
+  })
+
+/** 424 `EMAIL_OTP_CREDENTIAL_SYNC_FAILED` (CU-17): a tied credential could not be updated, so nothing was. */
+export const tiedCredentialSyncFailed = (): Refused =>
+  new Refused({
+    code: "EMAIL_OTP_CREDENTIAL_SYNC_FAILED",
+    message:
+      "A tied embedded-wallet credential could not be updated; the customer was not changed. The signed retry may be sent again until its requestId expires"
+  })
+
 export type CreateCustomerError = InvalidInput | Refused | Conflict | StoreError
 export type UpdateCustomerError = InvalidInput | NotFound | Refused | Conflict | StoreError
 export type CustomerError = InvalidInput | NotFound | Refused | Conflict | StoreError

@@ -13,11 +13,21 @@ import { pageRequest } from "../shared/paging.ts"
 import { nowIso } from "../shared/time.ts"
 import { invalidInput } from "../shared/validation.ts"
 import { bootstrapCredential } from "../wallet-auth/credentials.ts"
+import type { SignedRetryChallenge, SignedRetryInput } from "../wallet-auth/model.ts"
+import { signedRetry } from "../wallet-auth/signed-retry.ts"
+import {
+  bootstrapWalletCredentials,
+  contactChange,
+  refuseTakenContact,
+  syncTiedCredentials,
+  tiedCredentials
+} from "./contact.ts"
 import {
   customerDeleted,
   customerNotFound,
   platformCustomerIdTaken,
   termsVersionNotFound,
+  tiedCredentialsChanged,
   umaAddressTaken
 } from "./errors.ts"
 import type {
@@ -114,11 +124,16 @@ export class Customers extends Context.Service<
     readonly list: (query: ListCustomersQuery) => Effect.Effect<Page<Customer>, InvalidInput | StoreError>
     /** `GET /customers/{customerId}`: 404 `USER_NOT_FOUND`; a deleted customer is still readable (`isDeleted: true`). */
     readonly get: (id: string) => Effect.Effect<Customer, NotFound | StoreError>
-    /** `PATCH /customers/{customerId}` (200): PATCH semantics; 410 `CUSTOMER_DELETED` once deleted. */
+    /**
+     * `PATCH /customers/{customerId}` (200): PATCH semantics; 410 `CUSTOMER_DELETED` once deleted. Changing an
+     * email or phone number that embedded-wallet OTP credentials are tied to is a signed retry (CU-14 … CU-18):
+     * 202 `SignedRetryChallenge` first, then 200 with `input`'s stamp and `Request-Id`.
+     */
     readonly update: (
       id: string,
-      req: UpdateCustomerRequest
-    ) => Effect.Effect<Customer, InvalidInput | NotFound | Refused | Conflict | StoreError>
+      req: UpdateCustomerRequest,
+      input?: SignedRetryInput
+    ) => Effect.Effect<Customer | SignedRetryChallenge, InvalidInput | NotFound | Refused | Conflict | StoreError>
     /** `DELETE /customers/{customerId}` (200 with the customer): soft delete; again → 410 `CUSTOMER_DELETED`. */
     readonly delete: (id: string) => Effect.Effect<Customer, NotFound | Refused | StoreError>
     /** Whether the customer's end-user terms consent is on file (quotes refuse with END_USER_TERMS_NOT_ACCEPTED). */
@@ -131,6 +146,9 @@ export class Customers extends Context.Service<
       const store = yield* Store
       const ids = yield* Ids
       const config = yield* PlatformConfigService
+
+      const withPorts = <A, E>(effect: Effect.Effect<A, E, Store | Ids>) =>
+        effect.pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
 
       /** The customer's missing internal accounts; a new embedded wallet with its first credential (W-04). */
       const provision = (customer: Customer, currencies: ReadonlyArray<string>) =>
@@ -171,52 +189,69 @@ export class Customers extends Context.Service<
         return customer
       })
 
-      const update = Effect.fn("Customers.update")(function* (id: string, req: UpdateCustomerRequest) {
-        const platform = yield* config.get()
-        const terms = (yield* Effect.service(EngineConfig)).endUserTerms
-        return yield* store.transaction(
+      /** The checks of a PATCH against the customer as it is (404, 410, 400, the terms, a taken platformCustomerId). */
+      const checkUpdate = Effect.fnUntraced(function* (
+        current: Customer | undefined,
+        id: string,
+        req: UpdateCustomerRequest,
+        platform: PlatformConfig,
+        terms: EndUserTerms
+      ) {
+        if (current === undefined) return yield* customerNotFound(id)
+        if (current.isDeleted) return yield* customerDeleted(id)
+        const errors: Array<FieldError> = []
+        if (req.customerType !== current.customerType) {
+          errors.push({
+            field: "customerType",
+            constraint: { enum: [current.customerType] },
+            message: `This customer is ${current.customerType}; customerType cannot change`
+          })
+        }
+        if (req.email !== undefined && req.phoneNumber !== undefined) {
+          const message = "Update email and phoneNumber in separate requests"
+          const constraint = { mutuallyExclusive: ["email", "phoneNumber"] }
+          errors.push({ field: "email", constraint, message }, { field: "phoneNumber", constraint, message })
+        }
+        errors.push(...currencyErrors(req.currencies ?? [], platform.supportedCurrencies))
+        if (errors.length > 0) return yield* invalidInput(errors)
+        const refused = termsError(req.endUserTermsConsent, terms.version)
+        if (refused !== undefined) return yield* refused
+        if (req.platformCustomerId !== undefined && req.platformCustomerId !== current.platformCustomerId) {
+          const owner = yield* store.customers.findUnique("platformCustomerId", req.platformCustomerId)
+          if (owner !== undefined && owner.id !== current.id) {
+            return yield* platformCustomerIdTaken(req.platformCustomerId)
+          }
+        }
+        return current
+      })
+
+      /**
+       * The PATCH written, in the caller's store transaction: the customer re-read under lock and checked again,
+       * its credentials tied to a changing contact changed with it (CU-17; only `signed`: an update that did not
+       * ask for the wallet's signature refuses to move them), new currencies' accounts, and the first credential
+       * of a wallet that had none once an email arrives (W-04).
+       */
+      const writeUpdate = (
+        id: string,
+        req: UpdateCustomerRequest,
+        platform: PlatformConfig,
+        terms: EndUserTerms,
+        signed: boolean
+      ) =>
+        withPorts(
           Effect.gen(function* () {
-            const current = yield* store.customers.getForUpdate(id)
-            if (current === undefined) return yield* customerNotFound(id)
-            if (current.isDeleted) return yield* customerDeleted(id)
-
-            const errors: Array<FieldError> = []
-            if (req.customerType !== current.customerType) {
-              errors.push({
-                field: "customerType",
-                constraint: { enum: [current.customerType] },
-                message: `This customer is ${current.customerType}; customerType cannot change`
-              })
-            }
-            if (req.email !== undefined && req.phoneNumber !== undefined) {
-              const message = "Update email and phoneNumber in separate requests"
-              const constraint = { mutuallyExclusive: ["email", "phoneNumber"] }
-              errors.push({ field: "email", constraint, message }, { field: "phoneNumber", constraint, message })
-            }
-            errors.push(...currencyErrors(req.currencies ?? [], platform.supportedCurrencies))
-            if (errors.length > 0) return yield* invalidInput(errors)
-            const refused = termsError(req.endUserTermsConsent, terms.version)
-            if (refused !== undefined) return yield* refused
-
-            if (req.platformCustomerId !== undefined && req.platformCustomerId !== current.platformCustomerId) {
-              const owner = yield* store.customers.findUnique("platformCustomerId", req.platformCustomerId)
-              if (owner !== undefined && owner.id !== current.id) {
-                return yield* platformCustomerIdTaken(req.platformCustomerId)
-              }
-            }
+            const current = yield* checkUpdate(yield* store.customers.getForUpdate(id), id, req, platform, terms)
+            const change = contactChange(current, req)
+            const tied = change === undefined ? [] : yield* tiedCredentials(current, change)
+            if (tied.length > 0 && !signed) return yield* tiedCredentialsChanged()
+            if (change !== undefined && tied.length > 0) yield* refuseTakenContact(change, tied)
 
             const now = yield* nowIso
             const changes = {
               currencies: req.currencies === undefined ? current.currencies : dedupe(req.currencies),
               contactVerification: {
-                email:
-                  req.email !== undefined && req.email !== current.email
-                    ? "PENDING"
-                    : current.contactVerification.email,
-                phone:
-                  req.phoneNumber !== undefined && req.phoneNumber !== current.phoneNumber
-                    ? "PENDING"
-                    : current.contactVerification.phone
+                email: change?.field === "email" ? "PENDING" : current.contactVerification.email,
+                phone: change?.field === "phoneNumber" ? "PENDING" : current.contactVerification.phone
               },
               updatedAt: now
             } as const
@@ -229,11 +264,60 @@ export class Customers extends Context.Service<
               return yield* Effect.die(new Error("unreachable: customerType mismatch passed validation"))
             }
             yield* store.customers.update(next).pipe(Effect.catchTag("UniqueViolation", uniqueConflict(next)))
+            if (change !== undefined && tied.length > 0) yield* syncTiedCredentials(tied, change, now)
             // New currencies get their internal accounts; accounts of dropped currencies stay.
             yield* provision(next, next.currencies)
+            if (change?.field === "email") yield* bootstrapWalletCredentials(next, change)
             return next
           })
         )
+
+      /**
+       * PATCH semantics. A change of the email (phone number) that OTP credentials of the customer's embedded
+       * wallet are tied to goes through the wallet's signed retry (CU-14 … CU-18): the first call answers 202 and
+       * binds the exact body and the tied credentials; the retry stamped by a session of the wallet writes the
+       * customer and the credentials together.
+       */
+      const update = Effect.fn("Customers.update")(function* (
+        id: string,
+        req: UpdateCustomerRequest,
+        input: SignedRetryInput = { rawBody: "" }
+      ) {
+        const platform = yield* config.get()
+        const terms = (yield* Effect.service(EngineConfig)).endUserTerms
+        const current = yield* checkUpdate(yield* store.customers.get(id), id, req, platform, terms)
+        const change = contactChange(current, req)
+        const tied = change === undefined ? [] : yield* withPorts(tiedCredentials(current, change))
+        if (change === undefined || tied.length === 0) {
+          return yield* store.transaction(writeUpdate(id, req, platform, terms, false))
+        }
+        yield* withPorts(refuseTakenContact(change, tied))
+        const result = yield* withPorts(
+          signedRetry(
+            {
+              operation: "UPDATE_CUSTOMER_CONTACT",
+              // A customer has one embedded wallet (the USDB account): its sessions sign.
+              accountId: tied[0]!.accountId,
+              subjectId: id,
+              begin: Effect.succeed({
+                signer: { kind: "ANY_SESSION" } as const,
+                parameters: { customerId: id, [change.field]: change.to }
+              }),
+              // Re-read at the retry with the customer locked, in the transaction that writes the update.
+              credentialSet: Effect.gen(function* () {
+                const locked = yield* store.customers.getForUpdate(id)
+                if (locked === undefined) return []
+                return (yield* tiedCredentials(locked, change)).map((c) => c.id)
+              }),
+              setChanged: tiedCredentialsChanged(),
+              apply: () => writeUpdate(id, req, platform, terms, true)
+            },
+            input
+          )
+        )
+        // Nothing here waits on a port: a customer update is never PROCESSING.
+        if ("status" in result) return yield* Effect.die(new Error("a customer update cannot be pending"))
+        return result
       })
 
       const remove = Effect.fn("Customers.delete")(function* (id: string) {

@@ -33,7 +33,8 @@ import {
   paymentReference,
   REALTIME_FUNDING_CURRENCIES,
   UMA_RAIL,
-  WALLET_BY_NETWORK
+  WALLET_BY_NETWORK,
+  walletSigningInstructions
 } from "./funding.ts"
 import type { CreateQuoteRequest, Quote, QuoteRecord } from "./model.ts"
 import type { QuotePayments } from "./payments.ts"
@@ -312,6 +313,8 @@ const newQuoteRecord = (request: CreateQuoteRequest, parts: QuoteParts, env: Com
   if (request.description !== undefined) quote.description = request.description
   if (request.remittanceInformation !== undefined) quote.remittanceInformation = request.remittanceInformation
   if (request.purposeOfPayment !== undefined) quote.purposeOfPayment = request.purposeOfPayment
+  const wallet = parts.source.sourceAccount
+  if (wallet?.type === "EMBEDDED_WALLET") quote.paymentInstructions = walletSigningInstructions(quote, wallet.id)
   return {
     id,
     quote,

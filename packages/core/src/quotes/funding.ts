@@ -3,6 +3,7 @@
  * payment instructions (the sandbox's clearing accounts, matched by the transaction's payment reference).
  */
 import type { PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import type { Quote } from "./model.ts"
 
 /** The default payout rail per receiving currency (exchange rates; accounts that list no rail). */
 export const DEFAULT_RAIL: Readonly<Record<string, PaymentRail>> = {
@@ -145,4 +146,51 @@ export const fundingInstructions = (
     default:
       return undefined
   }
+}
+
+// ---- embedded wallets (Q-24, AC-07) ----
+
+/**
+ * What the wallet signs to execute a quote from it: the quote's terms, as JSON with its keys in this order and no
+ * whitespace, built once when the quote is made and kept as it is (the client stamps these bytes; execute verifies
+ * over the stored string, never a re-serialization). A stamp over it authorizes this quote, these amounts and this
+ * destination only; the quote's state machine makes it single-use.
+ */
+export const walletPayloadToSign = (quote: Quote, accountId: string): string => {
+  const destination = quote.destination
+  return JSON.stringify({
+    type: "WALLET_EXECUTE_QUOTE",
+    quoteId: quote.id,
+    accountId,
+    sendingAmount: quote.totalSendingAmount,
+    sendingCurrency: quote.sendingCurrency.code,
+    receivingAmount: quote.totalReceivingAmount,
+    receivingCurrency: quote.receivingCurrency.code,
+    destination: destination.destinationType === "ACCOUNT" ? destination.accountId : destination.umaAddress,
+    paymentRail: destination.paymentRail,
+    expiresAt: quote.expiresAt
+  })
+}
+
+/** AC-07: a quote from an embedded wallet carries what to sign in its payment instructions. */
+export const walletSigningInstructions = (quote: Quote, accountId: string): ReadonlyArray<PaymentInstructions> => [
+  {
+    instructionsNotes:
+      "Stamp payloadToSign byte for byte with a session key of the wallet; send the stamp in the Service-Wallet-Signature header of POST /quotes/{quoteId}/execute",
+    accountOrWalletInfo: { accountType: "EMBEDDED_WALLET", payloadToSign: walletPayloadToSign(quote, accountId) }
+  }
+]
+
+/**
+ * The wallet signature a quote's execution needs (Q-24): its source wallet and the `payloadToSign` of its
+ * instructions; `undefined` for a quote from anything else (they carry no such instruction: no store read).
+ */
+export const walletSigningOf = (quote: Quote): { readonly accountId: string; readonly payload: string } | undefined => {
+  if (quote.source.sourceType !== "ACCOUNT") return undefined
+  for (const instruction of quote.paymentInstructions) {
+    const info = instruction.accountOrWalletInfo
+    if (info.accountType === "EMBEDDED_WALLET")
+      return { accountId: quote.source.accountId, payload: info.payloadToSign }
+  }
+  return undefined
 }

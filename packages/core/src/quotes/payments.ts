@@ -41,7 +41,14 @@ export class QuotePayments extends Context.Service<
       config: PlatformConfig | undefined,
       clock: Clock.Clock
     ) => Steps<Quote, ExecuteError | UniqueViolation>
-    /** Executes a stored quote (`POST /quotes/{quoteId}/execute`); returns it as it then is. */
-    readonly execute: (quoteId: string, clock: Clock.Clock) => Effect.Effect<Quote, ExecuteError>
+    /**
+     * Executes a stored quote (`POST /quotes/{quoteId}/execute`); returns it as it then is. A quote from an
+     * embedded wallet needs `walletSignature`, the wallet's stamp over its `payloadToSign` (Q-24).
+     */
+    readonly execute: (
+      quoteId: string,
+      clock: Clock.Clock,
+      walletSignature?: string | undefined
+    ) => Effect.Effect<Quote, ExecuteError>
   }
 >()("paycore/quotes/QuotePayments") {}

@@ -31,8 +31,12 @@ export class Quotes extends Context.Service<
     readonly create: (request: CreateQuoteRequest, options?: CreateOptions) => Effect.Effect<Quote, QuotesError>
     /** `GET /quotes/{quoteId}` (404 `QUOTE_NOT_FOUND`). */
     readonly get: (id: string) => Effect.Effect<Quote, NotFound | StoreError>
-    /** `POST /quotes/{quoteId}/execute`: the quote in PROCESSING (or further, when it settled at once). */
-    readonly execute: (id: string) => Effect.Effect<Quote, QuotesError>
+    /**
+     * `POST /quotes/{quoteId}/execute`: the quote in PROCESSING (or further, when it settled at once). A quote from
+     * an embedded wallet needs `walletSignature` (the `Service-Wallet-Signature` header, Q-24); other quotes
+     * ignore it.
+     */
+    readonly execute: (id: string, walletSignature?: string | undefined) => Effect.Effect<Quote, QuotesError>
     /** `GET /exchange-rates`: rates from the cache (refreshed after `fxCacheSeconds`), fees included. */
     readonly exchangeRates: (query: ExchangeRatesQuery) => Effect.Effect<ReadonlyArray<ExchangeRate>, QuotesError>
     /** `GET /receiver/external-account/{accountId}`. */
@@ -65,7 +69,8 @@ export class Quotes extends Context.Service<
         // The two hot commands of the payment path: `command`, not `Effect.fn` (see shared/tracing.ts).
         create: (request, options = {}) =>
           command("Quotes.create", (env) => createQuote(creation, request, env, options)),
-        execute: (id) => command("Quotes.execute", (env) => payments.execute(id, env.clock)),
+        execute: (id, walletSignature) =>
+          command("Quotes.execute", (env) => payments.execute(id, env.clock, walletSignature)),
         get,
         exchangeRates: Effect.fn("Quotes.exchangeRates")(function* (query: ExchangeRatesQuery) {
           return yield* exchangeRates(store, rates, query)

@@ -19,7 +19,7 @@ import {
   transactionSizeLimitExceeded
 } from "../quotes/errors.ts"
 import { isQuoteDueToExpire } from "../quotes/expiry.ts"
-import { paymentReference } from "../quotes/funding.ts"
+import { paymentReference, walletSigningOf } from "../quotes/funding.ts"
 import { quoteMachine } from "../quotes/machine.ts"
 import type { Quote, QuoteRecord } from "../quotes/model.ts"
 import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/payments.ts"
@@ -28,6 +28,7 @@ import { allows } from "../shared/machine.ts"
 import { amountOf } from "../shared/money.ts"
 import { addSeconds, utcDay } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
+import { verifyWalletStamp } from "../wallet-auth/signed-retry.ts"
 import { emitSteps } from "../webhooks/service.ts"
 import { isInternalTransfer, paymentLegs } from "./legs.ts"
 import { outgoingPaymentMachine } from "./machine.ts"
@@ -46,6 +47,8 @@ import { type PayoutRead, payoutOfSteps, SUBMIT_GRACE_SECONDS, submitSteps } fro
 export interface ExecuteOptions {
   /** A deposit for a quote funded by payment instructions arrived (sandbox send). */
   readonly viaDeposit?: boolean
+  /** The `Service-Wallet-Signature` of the request: a quote from an embedded wallet needs it (Q-24). */
+  readonly walletSignature?: string | undefined
 }
 
 /** What `reserveSteps` left: the quote and its transaction, both moved on. */
@@ -233,7 +236,7 @@ export function* submitReservedSteps(
 const executeInStore = Effect.fnUntraced(function* (
   ports: PaymentPorts,
   quoteId: string,
-  viaDeposit: boolean,
+  options: ExecuteOptions,
   clock: Clock.Clock
 ) {
   const { store } = ports
@@ -248,8 +251,16 @@ const executeInStore = Effect.fnUntraced(function* (
   const status = quote.quote.status
   if (status === "EXPIRED") return yield* Effect.fail(quoteExpired(quoteId, quote.quote.expiresAt))
   if (!allows(quoteMachine, status, "EXECUTE")) return yield* Effect.fail(quoteAlreadyExecuted(quoteId, status))
-  if (quote.quote.source.sourceType === "REALTIME_FUNDING" && !viaDeposit) {
+  if (quote.quote.source.sourceType === "REALTIME_FUNDING" && options.viaDeposit !== true) {
     return yield* Effect.fail(quoteNotExecutable(quoteId))
+  }
+  // Q-24: the wallet's stamp over the quote's terms, before anything is written (a refusal moves nothing; the
+  // quote stays PENDING). Only a quote from an embedded wallet carries the payload: others read nothing more.
+  const signing = walletSigningOf(quote.quote)
+  if (signing !== undefined) {
+    yield* verifyWalletStamp(signing.accountId, options.walletSignature, signing.payload).pipe(
+      Effect.provideService(Store, store)
+    )
   }
   if (record === undefined) return yield* Effect.die(new Error(`quote ${quoteId} has no transaction`))
   const now = nowOf(clock)
@@ -278,8 +289,7 @@ export const executeQuote = Effect.fnUntraced(function* (
   clock: Clock.Clock,
   options: ExecuteOptions = {}
 ): Effect.fn.Return<Reserved, ExecuteError | UniqueViolation> {
-  const viaDeposit = options.viaDeposit === true
-  const outcome = yield* ports.store.transaction(executeInStore(ports, quoteId, viaDeposit, clock))
+  const outcome = yield* ports.store.transaction(executeInStore(ports, quoteId, options, clock))
   if (typeof outcome === "string") return yield* Effect.fail(quoteExpired(quoteId, outcome))
   return yield* submitReservedSteps(ports, outcome, clock)
 }, dieOnUnique)
@@ -324,7 +334,8 @@ export const quotePaymentsLayer: Layer.Layer<QuotePayments, never, Store | Ids |
     const ports: PaymentPorts = { store: yield* Store, ids: yield* Ids, rail: yield* Rail }
     return QuotePayments.of({
       place: (quote, terms, execute, config, clock) => placeQuoteSteps(ports, quote, terms, execute, config, clock),
-      execute: (quoteId, clock) => Effect.map(executeQuote(ports, quoteId, clock), (executed) => executed.quote.quote)
+      execute: (quoteId, clock, walletSignature) =>
+        Effect.map(executeQuote(ports, quoteId, clock, { walletSignature }), (executed) => executed.quote.quote)
     })
   })
 )

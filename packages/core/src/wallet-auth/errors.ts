@@ -14,8 +14,9 @@ export const WALLET_UNAUTHORIZED_CODES = [
 
 const refused = (code: (typeof WALLET_UNAUTHORIZED_CODES)[number], message: string) => new Refused({ code, message })
 
-export const signatureMissing = () =>
-  refused("WALLET_SIGNATURE_MISSING", "This wallet action needs a Service-Wallet-Signature header with its Request-Id")
+export const signatureMissing = (
+  message = "This wallet action needs a Service-Wallet-Signature header with its Request-Id"
+) => refused("WALLET_SIGNATURE_MISSING", message)
 export const requestIdMissing = () =>
   refused("REQUEST_ID_MISSING", "A signed retry needs the Request-Id header of its first answer")
 export const signatureMalformed = () =>

@@ -109,6 +109,8 @@ export interface WalletAction<A, E, R, EB = never, RB = never> {
   >
   /** The ids of the credentials the action changes: hashed at the first leg, compared again at the retry. */
   readonly credentialSet: Effect.Effect<ReadonlyArray<string>, StoreError, Store>
+  /** The refusal when `credentialSet` changed between the legs (default: 409 `CONFLICT`; CU-18 names its own). */
+  readonly setChanged?: Conflict | undefined
   /**
    * The effect, run inside the store transaction that consumes the `requestId` (it may run again when the store
    * retries a transaction: nothing in it may happen only once, such as a message or a port call with effects).
@@ -133,7 +135,7 @@ const credentialSetHash = (ids: ReadonlyArray<string>): string => hex256([...ids
  *   (`WALLET_SIGNATURE_MISSING`), a stamp without `Request-Id` (`REQUEST_ID_MISSING`), a stamp that does not parse
  *   (`_MALFORMED`), an unknown / used / expired / foreign `requestId` (`UNAUTHORIZED`), another body
  *   (`_BODY_MISMATCH`), a signature that does not verify or a key the rule does not allow (`_INVALID`), a credential
- *   set that changed (409). The ECDSA check runs before the store transaction (no lock is held meanwhile); the
+ *   set that changed (409, `setChanged`). The ECDSA check runs before the store transaction (no lock is held meanwhile); the
  *   transaction locks the row, checks it again, runs the effect and consumes the row, so two racing retries with
  *   one `requestId` give one effect.
  */
@@ -168,7 +170,7 @@ export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB 
       const signer = yield* allowedSigner(decodeSigner(locked.signer), locked.accountId, stamp.publicKey, nowMs)
       if (signer === undefined) return yield* signatureInvalid()
       if (credentialSetHash(yield* action.credentialSet) !== locked.credentialSetSha256) {
-        return yield* credentialSetChanged()
+        return yield* action.setChanged ?? credentialSetChanged()
       }
       const result = yield* action.apply(locked, signer)
       const pending = result instanceof Pending
@@ -275,4 +277,30 @@ export const allowedSigner = Effect.fnUntraced(function* (
   const credential = yield* store.walletCredentials.get(session.credentialId)
   if (credential === undefined || credential.status !== "ACTIVE" || !credential.verified) return undefined
   return { publicKey, session }
+})
+
+/**
+ * A wallet authorization in one request (Q-24: a quote's execution): `header` must be a stamp over the exact
+ * `payload` by the key of an `ACTIVE`, unexpired session of an active, verified credential of the wallet
+ * `accountId` (the `ANY_SESSION` rule of the signed retry). No `Request-Id` and no stored request: the caller's own
+ * state machine makes the authorization single-use (a quote executes once). Refusals, each 401: no header
+ * (`WALLET_SIGNATURE_MISSING`), a header that does not parse (`_MALFORMED`), a signature that does not verify over
+ * `payload` or a key that is not such a session's (`_INVALID`). Reads the store (inside the caller's transaction);
+ * writes nothing.
+ */
+export const verifyWalletStamp = Effect.fnUntraced(function* (
+  accountId: string,
+  header: string | undefined,
+  payload: string
+): Effect.fn.Return<Signer, Refused | StoreError, Store> {
+  if (header === undefined) {
+    return yield* signatureMissing("This action needs a Service-Wallet-Signature over its payloadToSign")
+  }
+  const stamp = parseStamp(header)
+  if (stamp === undefined) return yield* signatureMalformed()
+  if (!(yield* verifyStamp(stamp, payload))) return yield* signatureInvalid()
+  const nowMs = yield* Clock.currentTimeMillis
+  const signer = yield* allowedSigner(ANY_SESSION, accountId, stamp.publicKey, nowMs)
+  if (signer === undefined) return yield* signatureInvalid()
+  return signer
 })
