@@ -49,6 +49,7 @@ export {
   PlatformConfigService,
   Tokens
 } from "./platform/service.ts"
+export * from "./ports/card-funding-sources.ts"
 export * from "./ports/directory.ts"
 export * from "./ports/document-store.ts"
 export * from "./ports/fx.ts"
@@ -128,6 +129,7 @@ export { MAX_REFUND_ATTEMPTS } from "./transactions/refunds.ts"
 export { Transactions, type TransactionsError } from "./transactions/service.ts"
 export { MAX_POLL_ATTEMPTS, type ProcessDueReport, RETURN_WATCH_SECONDS } from "./transactions/settlement.ts"
 export { MAX_SUBMIT_ATTEMPTS, SUBMIT_GRACE_SECONDS } from "./transactions/submission.ts"
+export { signWithDelegatedKey, toDelegatedKey } from "./wallet-auth/delegated-keys.ts"
 export { WALLET_UNAUTHORIZED_CODES, type WalletAuthError } from "./wallet-auth/errors.ts"
 export * from "./wallet-auth/machine.ts"
 export * from "./wallet-auth/model.ts"

@@ -14,12 +14,15 @@ import {
   CreateBeneficialOwnerRequest,
   CreateCredentialRequest,
   CreateCustomerRequest,
+  CreateDelegatedKeyRequest,
   CreateExternalAccountRequest,
   CreateQuoteRequest,
   CreateTokenRequest,
   CreateVerificationRequest,
   Customer,
   CustomerId,
+  DelegatedKey,
+  DelegatedKeyId,
   DiscoveriesQuery,
   Document,
   DocumentId,
@@ -38,6 +41,7 @@ import {
   KycLinkRequest,
   ListBeneficialOwnersQuery,
   ListCustomersQuery,
+  ListDelegatedKeysQuery,
   ListDocumentsQuery,
   ListExternalAccountsQuery,
   ListInternalAccountsQuery,
@@ -372,10 +376,37 @@ export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
       success: [HttpApiSchema.NoContent, ...signedRetry]
     })
   )
+  .add(
+    HttpApiEndpoint.post("createDelegatedKey", "/auth/delegated-keys", {
+      payload: CreateDelegatedKeyRequest,
+      headers: SignedRetryHeaders,
+      // Three legs, one body (W-42): 202, 202, then 201 the ACTIVE key.
+      success: [DelegatedKey.pipe(created), ...signedRetry]
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("listDelegatedKeys", "/auth/delegated-keys", {
+      query: ListDelegatedKeysQuery,
+      success: Data(DelegatedKey)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getDelegatedKey", "/auth/delegated-keys/:id", {
+      params: { id: DelegatedKeyId },
+      success: DelegatedKey
+    })
+  )
+  .add(
+    HttpApiEndpoint.delete("revokeDelegatedKey", "/auth/delegated-keys/:id", {
+      params: { id: DelegatedKeyId },
+      // W-46: Basic auth only, no signed retry.
+      success: HttpApiSchema.NoContent
+    })
+  )
   .annotateMerge(
     OpenApi.annotations({
       title: "Embedded wallet auth",
-      description: "Credentials, sessions and the signed retry of embedded-wallet actions"
+      description: "Credentials, sessions, delegated keys and the signed retry of embedded-wallet actions"
     })
   )
 

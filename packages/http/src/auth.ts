@@ -41,7 +41,9 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     verifyCredential: write,
     revokeCredential: write,
     refreshSession: write,
-    revokeSession: write
+    revokeSession: write,
+    createDelegatedKey: write,
+    revokeDelegatedKey: write
   },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
   sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox },

@@ -163,7 +163,12 @@ export const makeHandlers = Effect.gen(function* () {
       refreshSession: ({ params, payload, headers, rawBody }) =>
         walletAuth.refreshSession(params.sessionId, payload, signedRetryInput(headers, rawBody)),
       revokeSession: ({ params, headers, rawBody }) =>
-        walletAuth.revokeSession(params.sessionId, signedRetryInput(headers, rawBody))
+        walletAuth.revokeSession(params.sessionId, signedRetryInput(headers, rawBody)),
+      createDelegatedKey: ({ payload, headers, rawBody }) =>
+        walletAuth.createDelegatedKey(payload, signedRetryInput(headers, rawBody)),
+      listDelegatedKeys: ({ query }) => walletAuth.listDelegatedKeys(query),
+      getDelegatedKey: ({ params }) => walletAuth.getDelegatedKey(params.id),
+      revokeDelegatedKey: ({ params }) => walletAuth.revokeDelegatedKey(params.id)
     },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),

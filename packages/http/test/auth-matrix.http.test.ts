@@ -91,6 +91,10 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "walletAuth.listSessions": "read",
   "walletAuth.refreshSession": "write",
   "walletAuth.revokeSession": "write",
+  "walletAuth.createDelegatedKey": "write",
+  "walletAuth.listDelegatedKeys": "read",
+  "walletAuth.getDelegatedKey": "read",
+  "walletAuth.revokeDelegatedKey": "write",
 
   "payments.createQuote": "transact",
   "payments.getQuote": "read",

@@ -74,6 +74,8 @@ export interface TestServerOptions {
   readonly documentStoreLayer?: Layer.Layer<DocumentStore, unknown> | undefined
   /** OIDC signing keys the server checks tokens against (default: none, the sandbox rule W-21). */
   readonly oidcKeys?: OidcKeysService["resolver"]
+  /** More ports, provided beside the others (e.g. `cardFundingSourcesRegistry().layer` from `@paycore/testkit`). */
+  readonly extraLayer?: Layer.Layer<never> | undefined
 }
 
 /**
@@ -88,7 +90,8 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     Ids.layer,
     Sandbox.layer({ ...options.sandbox, speedUp: 1e9 }),
     webhooks.layer,
-    WebhookSigner.layerGenerated
+    WebhookSigner.layerGenerated,
+    options.extraLayer ?? Layer.empty
   )
   const scope = Effect.runSync(Scope.make())
   const { portsContext, app } = await Effect.runPromise(

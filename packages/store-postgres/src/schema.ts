@@ -476,6 +476,29 @@ const walletAuth: Migration = {
   )
 }
 
+/** Issue 13: delegated keys of card funding sources (W-42 … W-47); `active_slot` holds one ACTIVE key each (L-11). */
+const delegatedKeys: Migration = {
+  up: statements(
+    `CREATE TABLE wallet_delegated_keys (
+      id ${ID},
+      card_id ${ID},
+      funding_source_id ${ID},
+      account_id ${ID},
+      public_key text NOT NULL,
+      private_key_sealed text NOT NULL,
+      nickname text NOT NULL,
+      status text NOT NULL,
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      active_slot text,
+      CONSTRAINT wallet_delegated_keys_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE UNIQUE INDEX wallet_delegated_keys_active_slot_key ON wallet_delegated_keys (active_slot)`,
+    `CREATE INDEX wallet_delegated_keys_account_id_idx ON wallet_delegated_keys (account_id, id)`,
+    `CREATE INDEX wallet_delegated_keys_funding_source_id_idx ON wallet_delegated_keys (funding_source_id, id)`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -483,7 +506,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0003_system_balance_shards": systemBalanceShards,
   "0004_documents_and_bulk_imports": documentsAndImports,
   "0005_webhook_secrets": webhookSecrets,
-  "0006_wallet_auth": walletAuth
+  "0006_wallet_auth": walletAuth,
+  "0007_delegated_keys": delegatedKeys
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -167,6 +167,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     [walletRecords.signedRequestFull(walletScope), walletRecords.signedRequestMinimal(walletScope)]
   ],
   [tables.otpChallenges, [walletRecords.otpChallengeMinimal(walletScope)]],
+  [tables.delegatedKeys, [walletRecords.delegatedKeyFull(walletScope), walletRecords.delegatedKeyMinimal(walletScope)]],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

@@ -11,7 +11,7 @@ import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verific
 import { platformConfig, tokens } from "./platform.ts"
 import { quotes } from "./quotes.ts"
 import { transactions } from "./transactions.ts"
-import { otpChallenges, signedRequests, walletCredentials, walletSessions } from "./wallet-auth.ts"
+import { delegatedKeys, otpChallenges, signedRequests, walletCredentials, walletSessions } from "./wallet-auth.ts"
 import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
 
 export * from "./describe.ts"
@@ -24,6 +24,7 @@ export {
   contactChallenges,
   counters,
   customers,
+  delegatedKeys,
   documents,
   externalAccounts,
   idempotency,
@@ -67,6 +68,7 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   walletSessions,
   signedRequests,
   otpChallenges,
+  delegatedKeys,
   idempotency,
   counters
 ]

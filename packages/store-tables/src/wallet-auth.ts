@@ -1,4 +1,6 @@
 import type {
+  DelegatedKeyFilter,
+  DelegatedKeyRecord,
   OtpChallengeFilter,
   OtpChallengeRecord,
   SignedRequestFilter,
@@ -118,4 +120,31 @@ export const otpChallenges = table<OtpChallengeRecord, OtpChallengeFilter>()({
   },
   primaryKey: ["id"],
   filters: { accountId: eq("accountId") }
+})
+
+/**
+ * Delegated keys (W-42 … W-47): the private key only sealed by the KeyVault. `active_slot` (the funding source, while
+ * `ACTIVE`) is unique: the store keeps one `ACTIVE` key per card funding source (W-45, L-11).
+ */
+export const delegatedKeys = table<DelegatedKeyRecord, DelegatedKeyFilter, "activeSlot">()({
+  name: "wallet_delegated_keys",
+  columns: {
+    id: key("id"),
+    cardId: key("card_id"),
+    fundingSourceId: key("funding_source_id"),
+    accountId: key("account_id"),
+    publicKey: text("public_key"),
+    privateKeySealed: text("private_key_sealed"),
+    nickname: text("nickname"),
+    status: text("status"),
+    createdAt: instant("created_at"),
+    updatedAt: instant("updated_at"),
+    activeSlot: optional(text("active_slot"))
+  },
+  primaryKey: ["id"],
+  unique: { activeSlot: { column: "activeSlot" } },
+  filters: {
+    accountId: eq("accountId"),
+    fundingSourceId: eq("fundingSourceId")
+  }
 })

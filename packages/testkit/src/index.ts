@@ -1,3 +1,4 @@
+export * from "./card-funding-sources.ts"
 export * from "./failing-store.ts"
 export * from "./ledger-invariants.ts"
 export * from "./store-snapshot.ts"

@@ -40,6 +40,8 @@ import {
 } from "./store-conformance/platform-tests.ts"
 import { storeTransactionTests } from "./store-conformance/transaction-tests.ts"
 import {
+  delegatedKeysCase,
+  delegatedKeyTests,
   otpChallengesCase,
   signedRequestsCase,
   walletCredentialsCase,
@@ -106,6 +108,7 @@ export const storeConformance = (
       collection(walletSessionsCase, walletSessionTests)
       collection(signedRequestsCase, () => {})
       collection(otpChallengesCase, () => {})
+      collection(delegatedKeysCase, delegatedKeyTests)
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

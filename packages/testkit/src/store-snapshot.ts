@@ -59,7 +59,8 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       walletCredentials: yield* everyRow((p) => store.walletCredentials.list({ includeRevoked: true }, p)),
       walletSessions: yield* everyRow((p) => store.walletSessions.list({}, p)),
       signedRequests: yield* everyRow((p) => store.signedRequests.list({}, p)),
-      otpChallenges: yield* everyRow((p) => store.otpChallenges.list({}, p))
+      otpChallenges: yield* everyRow((p) => store.otpChallenges.list({}, p)),
+      delegatedKeys: yield* everyRow((p) => store.delegatedKeys.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

@@ -15,6 +15,8 @@ import type { StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import type { TransactionRecord } from "../transactions/model.ts"
 import type {
+  DelegatedKeyFilter,
+  DelegatedKeyRecord,
   OtpChallengeFilter,
   OtpChallengeRecord,
   SignedRequestFilter,
@@ -246,6 +248,8 @@ export interface Repositories {
   readonly walletSessions: Collection<WalletSessionRecord, WalletSessionFilter, "liveKey">
   readonly signedRequests: Collection<SignedRequestRecord, SignedRequestFilter>
   readonly otpChallenges: Collection<OtpChallengeRecord, OtpChallengeFilter>
+  /** `activeSlot` (the funding source of an `ACTIVE` key) is unique: one `ACTIVE` key per funding source (L-11). */
+  readonly delegatedKeys: Collection<DelegatedKeyRecord, DelegatedKeyFilter, "activeSlot">
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

@@ -97,4 +97,30 @@ export const keyInUse = () =>
 export const credentialSetChanged = () =>
   new Conflict({ code: "CONFLICT", message: "The account's credentials changed since the first request: start again" })
 
+// ---- delegated keys ----
+
+export const delegatedKeyNotFound = (id: string) =>
+  new NotFound({ code: "REFERENCE_NOT_FOUND", message: `Delegated key ${id} was not found` })
+
+/** W-45: an unknown card, or one the embedded wallet does not fund. */
+export const fundingSourceNotFound = (cardId: string, accountId: string) =>
+  new NotFound({
+    code: "REFERENCE_NOT_FOUND",
+    message: `Card ${cardId} has no funding source backed by the embedded wallet ${accountId}`
+  })
+
+/** W-45, L-11 (design open question 8: the generic code). */
+export const activeKeyExists = (fundingSourceId: string) =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `Funding source ${fundingSourceId} already has an ACTIVE delegated key: revoke it before creating another`
+  })
+
+/** W-46 (revoking), W-44 and W-47 (signing): only an `ACTIVE` key. */
+export const delegatedKeyNotActive = (id: string, status: string) =>
+  new Refused({ code: "INVALID_INPUT", message: `Delegated key ${id} is ${status}, not ACTIVE` })
+
+export const delegatedKeyFilterMissing = () =>
+  InvalidInput.one("accountId", { required: true }, "Provide accountId, fundingSourceId or both")
+
 export type WalletAuthError = InvalidInput | Refused | NotFound | Conflict | LimitExceeded | StoreError

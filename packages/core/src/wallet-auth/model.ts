@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AuthMethodId, InternalAccountId, SessionId } from "../shared/ids.ts"
+import { AuthMethodId, DelegatedKeyId, InternalAccountId, SessionId } from "../shared/ids.ts"
 import { parseP256PublicKey } from "../shared/p256.ts"
 import { boundedString, DateTimeString } from "../shared/schemas.ts"
 
@@ -108,6 +108,28 @@ export const PasskeyAuthChallenge = Schema.Struct({
 })
 export type PasskeyAuthChallenge = typeof PasskeyAuthChallenge.Type
 
+/** W-43, W-44, W-46. */
+export const DelegatedKeyStatus = Schema.Literals(["PENDING", "ACTIVE", "REVOKED"])
+export type DelegatedKeyStatus = typeof DelegatedKeyStatus.Type
+
+/**
+ * W-43: a key the service holds to sign for a card's embedded-wallet funding source (W-47). Its private key is
+ * never shown; `publicKey` identifies it.
+ */
+export const DelegatedKey = Schema.Struct({
+  id: DelegatedKeyId,
+  cardId: Schema.String,
+  fundingSourceId: Schema.String,
+  accountId: InternalAccountId,
+  /** Compressed P-256 public key (hex). */
+  publicKey: Schema.String,
+  nickname: Schema.String,
+  status: DelegatedKeyStatus,
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type DelegatedKey = typeof DelegatedKey.Type
+
 // ---- requests ----
 
 export const AccountQuery = Schema.Struct({ accountId: InternalAccountId })
@@ -173,6 +195,21 @@ export type VerifyCredentialRequest = typeof VerifyCredentialRequest.Type
 /** W-31: the same key on both legs. */
 export const RefreshSessionRequest = Schema.Struct({ clientPublicKey: ClientPublicKey })
 export type RefreshSessionRequest = typeof RefreshSessionRequest.Type
+
+/** W-42: the same body on all three legs; L-20: `nickname` 1-256. */
+export const CreateDelegatedKeyRequest = Schema.Struct({
+  cardId: boundedString(255),
+  internalAccountId: InternalAccountId,
+  nickname: boundedString(256)
+})
+export type CreateDelegatedKeyRequest = typeof CreateDelegatedKeyRequest.Type
+
+/** `GET /auth/delegated-keys`: at least one of the two (the service says so with a 400). */
+export const ListDelegatedKeysQuery = Schema.Struct({
+  accountId: Schema.optionalKey(InternalAccountId),
+  fundingSourceId: Schema.optionalKey(boundedString(255))
+})
+export type ListDelegatedKeysQuery = typeof ListDelegatedKeysQuery.Type
 
 /** The two headers of a signed retry's second leg (W-37); absent on the first. */
 export const SignedRetryHeaders = {
@@ -290,6 +327,31 @@ export interface OtpChallengeRecord {
   readonly attempts: number
   readonly issuedAt: string
   readonly expiresAt: string
+}
+
+/**
+ * A delegated key (W-42 … W-47). The private key is kept only sealed by the `KeyVault` (its context: the key's
+ * id); it is in no API shape and never logged.
+ */
+export interface DelegatedKeyRecord {
+  readonly id: DelegatedKeyId
+  readonly cardId: string
+  readonly fundingSourceId: string
+  readonly accountId: InternalAccountId
+  /** Compressed P-256 public key (hex). */
+  readonly publicKey: string
+  readonly privateKeySealed: string
+  readonly nickname: string
+  readonly status: DelegatedKeyStatus
+  /** The funding source while `ACTIVE`, absent otherwise: unique, so one `ACTIVE` key per funding source (L-11). */
+  readonly activeSlot?: string | undefined
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+export interface DelegatedKeyFilter {
+  readonly accountId?: string | undefined
+  readonly fundingSourceId?: string | undefined
 }
 
 export interface WalletCredentialFilter {

@@ -1,18 +1,23 @@
 // The wallet-auth context: embedded-wallet credentials and sessions, and the signed retry every wallet-authorized
 // action goes through. One file per use case: credentials.ts (add, list, revoke, the first credential of a wallet),
 // sign-in.ts (challenges and verification by OTP, OAuth and passkey), sessions.ts (list, refresh, revoke),
+// delegated-keys.ts (the keys cards sign with: create in three legs, list, get, revoke, sign),
 // otp.ts (codes and their HPKE target), signed-retry.ts (the mechanism); the cryptography in stamp.ts, hpke.ts,
 // passkey.ts and oidc.ts.
 import { Context, Effect, Layer } from "effect"
 import { PlatformConfigService } from "../platform/service.ts"
-import type { StoreError } from "../shared/errors.ts"
+import type { NotFound, Refused, StoreError } from "../shared/errors.ts"
 import { makeCredentials } from "./credentials.ts"
+import { makeDelegatedKeys } from "./delegated-keys.ts"
 import type { WalletAuthError } from "./errors.ts"
 import type {
   AuthMethod,
   AuthSession,
   ChallengeCredentialRequest,
   CreateCredentialRequest,
+  CreateDelegatedKeyRequest,
+  DelegatedKey,
+  ListDelegatedKeysQuery,
   PasskeyAuthChallenge,
   RefreshSessionRequest,
   SignedRetryChallenge,
@@ -63,6 +68,30 @@ export class WalletAuth extends Context.Service<
     ) => Effect.Effect<Signed<AuthSession>, WalletAuthError>
     /** `DELETE /auth/sessions/{id}` (W-32): signed retry, then 204. */
     readonly revokeSession: (id: string, input: SignedRetryInput) => Effect.Effect<Signed<undefined>, WalletAuthError>
+    /**
+     * `POST /auth/delegated-keys` (W-42 … W-45): the same body on three legs; 202, 202 (the key made, `PENDING`),
+     * then 201 the key `ACTIVE`. 404 card, funding source or wallet; 409 an `ACTIVE` key holds the funding source.
+     */
+    readonly createDelegatedKey: (
+      req: CreateDelegatedKeyRequest,
+      input: SignedRetryInput
+    ) => Effect.Effect<Signed<DelegatedKey>, WalletAuthError>
+    /** `GET /auth/delegated-keys?accountId=&fundingSourceId=`: every status; 400 without a filter. */
+    readonly listDelegatedKeys: (
+      query: ListDelegatedKeysQuery
+    ) => Effect.Effect<{ readonly data: Array<DelegatedKey> }, WalletAuthError>
+    /** `GET /auth/delegated-keys/{id}`. */
+    readonly getDelegatedKey: (id: string) => Effect.Effect<DelegatedKey, NotFound | StoreError>
+    /** `DELETE /auth/delegated-keys/{id}` (W-46): no signed retry; 400 unless `ACTIVE`. */
+    readonly revokeDelegatedKey: (id: string) => Effect.Effect<void, WalletAuthError>
+    /**
+     * W-47: a DER (hex) ECDSA P-256 / SHA-256 signature of `payload` by an `ACTIVE` delegated key; not an HTTP
+     * route (the cards context calls it). 404 unknown key; refused unless `ACTIVE`.
+     */
+    readonly signWithDelegatedKey: (
+      keyId: string,
+      payload: string | Uint8Array
+    ) => Effect.Effect<string, NotFound | Refused | StoreError>
   }
 >()("paycore/wallet-auth/WalletAuth") {
   static readonly layer = Layer.effect(
@@ -73,6 +102,7 @@ export class WalletAuth extends Context.Service<
       const credentials = yield* makeCredentials(otp)
       const signIn = yield* makeSignIn(otp)
       const sessions = yield* makeSessions()
+      const delegatedKeys = yield* makeDelegatedKeys()
       return WalletAuth.of({
         listCredentials: credentials.listCredentials,
         createCredential: (req, input) =>
@@ -84,7 +114,8 @@ export class WalletAuth extends Context.Service<
         revokeCredential: credentials.revokeCredential,
         listSessions: sessions.listSessions,
         refreshSession: sessions.refreshSession,
-        revokeSession: sessions.revokeSession
+        revokeSession: sessions.revokeSession,
+        ...delegatedKeys
       })
     })
   )

@@ -143,7 +143,7 @@ export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB 
   action: WalletAction<A, E, R, EB, RB>,
   input: SignedRetryInput
 ): Effect.fn.Return<SignedRetryResult<A>, E | EB | StoreError | Refused | Conflict, R | RB | Store | Ids> {
-  if (input.signature === undefined && input.requestId === undefined) return yield* firstLeg(action, input)
+  if (input.signature === undefined && input.requestId === undefined) return yield* issueChallenge(action, input)
   if (input.signature === undefined) return yield* signatureMissing()
   if (input.requestId === undefined) return yield* requestIdMissing()
   const stamp = parseStamp(input.signature)
@@ -198,8 +198,12 @@ export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB 
   )
 })
 
-/** The first leg: the `requestId` and what it binds, stored; the 202's body. */
-const firstLeg = Effect.fnUntraced(function* <A, E, R, EB, RB>(
+/**
+ * The first leg: the `requestId` and what it binds, stored; the 202's body. An action with several signed legs
+ * (W-42: a delegated key) calls it from `apply` to issue the next leg's challenge in the transaction that consumes
+ * the current one.
+ */
+export const issueChallenge = Effect.fnUntraced(function* <A, E, R, EB, RB>(
   action: WalletAction<A, E, R, EB, RB>,
   input: SignedRetryInput
 ) {

@@ -1,5 +1,7 @@
 import { assert } from "@effect/vitest"
 import {
+  type DelegatedKeyFilter,
+  type DelegatedKeyRecord,
   type InternalAccountId,
   type OtpChallengeFilter,
   type OtpChallengeRecord,
@@ -125,6 +127,36 @@ export const otpChallengeMinimal = (s: Scope, id: string = newId("AuthMethod")):
   }
 }
 
+/** A `PENDING` key: no slot. */
+export const delegatedKeyMinimal = (s: Scope, id: string = newId("DelegatedKey")): DelegatedKeyRecord => {
+  const createdAt = s.next()
+  return {
+    id: id as DelegatedKeyRecord["id"],
+    cardId: `Card:${s.tag}`,
+    fundingSourceId: `CardFundingSource:${s.tag}`,
+    accountId: walletOf(s),
+    publicKey: `02${"ef".repeat(32)}`,
+    privateKeySealed: "v1.iv.sealed",
+    nickname: `Card key ✓ ${s.tag}`,
+    status: "PENDING",
+    createdAt,
+    updatedAt: createdAt
+  }
+}
+
+/** An `ACTIVE` key holding its own funding source's slot (fresh per row). */
+export const delegatedKeyFull = (s: Scope, id: string = newId("DelegatedKey")): DelegatedKeyRecord => {
+  const minimal = delegatedKeyMinimal(s, id)
+  const fundingSourceId = `CardFundingSource:${id}`
+  return {
+    ...minimal,
+    fundingSourceId,
+    status: "ACTIVE",
+    activeSlot: fundingSourceId,
+    updatedAt: plusSeconds(minimal.createdAt, 1)
+  }
+}
+
 // ---- the collection cases ----
 
 export const walletCredentialsCase: CollectionCase<WalletCredentialRecord, WalletCredentialFilter> = {
@@ -170,6 +202,16 @@ export const otpChallengesCase: CollectionCase<OtpChallengeRecord, OtpChallengeF
   newId: () => newId("AuthMethod"),
   full: otpChallengeMinimal,
   minimal: otpChallengeMinimal,
+  filter: (s) => ({ accountId: walletOf(s) }),
+  exact: true
+}
+
+export const delegatedKeysCase: CollectionCase<DelegatedKeyRecord, DelegatedKeyFilter> = {
+  name: "delegatedKeys",
+  of: (store) => store.delegatedKeys,
+  newId: () => newId("DelegatedKey"),
+  full: delegatedKeyFull,
+  minimal: delegatedKeyMinimal,
   filter: (s) => ({ accountId: walletOf(s) }),
   exact: true
 }
@@ -245,6 +287,59 @@ export const walletSessionTests = (it: It) => {
       yield* expectList(list, { accountId: walletOf(s), status: "ACTIVE" }, [a, c])
       yield* expectList(list, { credentialId: a.credentialId }, [a, b])
       yield* expectList(list, { credentialId: a.credentialId, status: "ACTIVE" }, [a])
+    })
+  )
+}
+
+export const delegatedKeyTests = (it: It) => {
+  it.effect(
+    "W-45, L-11: one ACTIVE key per funding source (the unique activeSlot); PENDING and REVOKED keys hold none",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const s = makeScope()
+        const fundingSourceId = `CardFundingSource:${newId("DelegatedKey")}`
+        const pending = (): DelegatedKeyRecord => ({ ...delegatedKeyMinimal(s), fundingSourceId })
+        const a = pending()
+        const b = pending()
+        // Many PENDING keys for one funding source (W-44: an abandoned one blocks nothing).
+        for (const row of [a, b]) yield* store.delegatedKeys.insert(row)
+        const activeA: DelegatedKeyRecord = { ...a, status: "ACTIVE", activeSlot: fundingSourceId }
+        yield* store.delegatedKeys.update(activeA)
+        const second = yield* Effect.flip(
+          store.delegatedKeys.update({ ...b, status: "ACTIVE", activeSlot: fundingSourceId })
+        )
+        assertUniqueViolation(second, "activeSlot")
+        assert.deepStrictEqual(yield* store.delegatedKeys.get(b.id), b)
+        const inserted = yield* Effect.flip(
+          store.delegatedKeys.insert({ ...pending(), status: "ACTIVE", activeSlot: fundingSourceId })
+        )
+        assertUniqueViolation(inserted, "activeSlot")
+        assert.deepStrictEqual(yield* store.delegatedKeys.findUnique("activeSlot", fundingSourceId), activeA)
+        // Revoking frees the slot for another key.
+        yield* store.delegatedKeys.update({ ...a, status: "REVOKED" })
+        assert.strictEqual(yield* store.delegatedKeys.findUnique("activeSlot", fundingSourceId), undefined)
+        const activeB: DelegatedKeyRecord = { ...b, status: "ACTIVE", activeSlot: fundingSourceId }
+        yield* store.delegatedKeys.update(activeB)
+        assert.deepStrictEqual(yield* store.delegatedKeys.findUnique("activeSlot", fundingSourceId), activeB)
+      })
+  )
+
+  it.effect("list filters: by account, by funding source, by both; every status", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const other = makeScope()
+      const a = delegatedKeyMinimal(s)
+      const b = delegatedKeyFull(s)
+      const c: DelegatedKeyRecord = { ...delegatedKeyMinimal(s), status: "REVOKED" }
+      const d: DelegatedKeyRecord = { ...delegatedKeyMinimal(other), fundingSourceId: a.fundingSourceId }
+      for (const row of [a, b, c, d]) yield* store.delegatedKeys.insert(row)
+      const list = store.delegatedKeys.list
+      yield* expectList(list, { accountId: walletOf(s) }, [a, b, c])
+      yield* expectList(list, { fundingSourceId: a.fundingSourceId }, [a, c, d])
+      yield* expectList(list, { accountId: walletOf(s), fundingSourceId: a.fundingSourceId }, [a, c])
+      yield* expectList(list, { fundingSourceId: b.fundingSourceId }, [b])
     })
   )
 }
