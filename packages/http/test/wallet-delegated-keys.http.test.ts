@@ -256,11 +256,17 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
   })
 
   describe("one ACTIVE key per funding source", () => {
-    it("W-45, L-11: a second key while one is ACTIVE is 409 CONFLICT at its first leg; after revoking, a new one is made", async () => {
+    it("W-45, L-11: a second key while one is ACTIVE is 409 CONFLICT at its first or second leg; after revoking, a new one is made", async () => {
       const w = await newWallet()
       const card = newCard(w)
+      const late = await server.call("POST", PATH, card.body)
+      expect(late.status).toBe(202)
       const key = await activeKey(w, card.body)
       expectError(await server.call("POST", PATH, card.body), 409, "CONFLICT")
+      // A flow begun before the key became ACTIVE is refused at its next leg, and makes no key.
+      const before = await snapshot()
+      expectError(await server.call("POST", PATH, card.body, { headers: stamped(late, w.key) }), 409, "CONFLICT")
+      expect(await snapshot()).toEqual(before)
       // Another card's funding source of the same wallet is free.
       const other = newCard(w, "Second card")
       expect((await activeKey(w, other.body)).status).toBe("ACTIVE")

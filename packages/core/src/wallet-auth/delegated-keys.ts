@@ -68,7 +68,7 @@ export const signWithDelegatedKey = Effect.fn("WalletAuth.signWithDelegatedKey")
   }
 })
 
-/** The leg a consumed `requestId` was issued for: the second leg's challenge binds the key it activates. */
+/** The bound parameter that tells a third leg from a second: the second leg's challenge binds the key it made. */
 const DELEGATED_KEY = "delegatedKeyId"
 
 /**
