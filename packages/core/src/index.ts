@@ -61,6 +61,7 @@ export * from "./ports/oidc-keys.ts"
 export * from "./ports/rail.ts"
 export * from "./ports/stamp-verifier.ts"
 export * from "./ports/store.ts"
+export * from "./ports/wallet-vault.ts"
 export * from "./ports/webhook-transport.ts"
 export type { CreateOptions } from "./quotes/create.ts"
 export {

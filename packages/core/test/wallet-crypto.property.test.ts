@@ -9,7 +9,7 @@ import { base64urlnopad } from "@scure/base"
 import { Effect, Result } from "effect"
 import fc from "fast-check"
 import { expect } from "vitest"
-import { generateTargetKeyPair, openOtpBundle, otpEncryptionTargetBundle } from "../src/wallet-auth/hpke.ts"
+import { generateTargetKeyPair, openOtpBundle, otpEncryptionTargetBundle } from "../src/shared/hpke.ts"
 import { verifyPasskeyAssertion, verifyPasskeyRegistration } from "../src/wallet-auth/passkey.ts"
 import { parseStamp, verifyStamp } from "../src/wallet-auth/stamp.ts"
 

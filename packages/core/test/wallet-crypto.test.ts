@@ -12,7 +12,6 @@ import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js"
 import * as kit from "@paycore/testkit/wallet-client"
 import { base64urlnopad, createBase58check } from "@scure/base"
 import { Effect, Exit, Result } from "effect"
-import { parseP256PublicKey } from "../src/shared/p256.ts"
 import {
   encryptedSessionSigningKey,
   encryptedWalletCredentials,
@@ -23,7 +22,8 @@ import {
   otpEncryptionTargetBundle,
   readTargetBundle,
   sealTo
-} from "../src/wallet-auth/hpke.ts"
+} from "../src/shared/hpke.ts"
+import { parseP256PublicKey } from "../src/shared/p256.ts"
 import { checkOidcClaims, nonceFor, type OidcRefused, verifyOidcToken } from "../src/wallet-auth/oidc.ts"
 import {
   originAllowed,

@@ -5,10 +5,10 @@ import { scanAll } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
+import { encryptedSessionSigningKey } from "../shared/hpke.ts"
 import { parseP256PublicKey } from "../shared/p256.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import { keyInUse, sessionNotFound, walletUnauthorized } from "./errors.ts"
-import { encryptedSessionSigningKey } from "./hpke.ts"
 import type {
   AuthSession,
   RefreshSessionRequest,

@@ -11,7 +11,7 @@ import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js"
 import { createBase58check } from "@scure/base"
 import { Effect, Predicate } from "effect"
-import { parseP256PublicKey } from "../shared/p256.ts"
+import { parseP256PublicKey } from "./p256.ts"
 
 /** The HPKE `info` of every wallet use, as a string (immutable); its UTF-8 bytes go to the suite. */
 export const HPKE_INFO = "turnkey_hpke"
