@@ -14,7 +14,7 @@
 import { createPrivateKey, createPublicKey, createSign, generateKeyPairSync, sign, verify } from "node:crypto"
 import { hexToBytes } from "@noble/hashes/utils.js"
 import type { SignedRetryChallenge } from "@paycore/core"
-import { Customers, Ids, PlatformConfigService, StampVerifier, Store, WalletAuth } from "@paycore/core"
+import { Accounts, Customers, Ids, PlatformConfigService, StampVerifier, Store, WalletAuth } from "@paycore/core"
 import { nodeStampVerifier } from "@paycore/http"
 import { layer as sandbox } from "@paycore/sandbox"
 import { layer as memoryStore } from "@paycore/store-memory"
@@ -80,6 +80,7 @@ const nodeVerifies = (ms: number): number => {
 
 export const benchWallet = async (options: { readonly seconds: number }): Promise<WalletBenchResult> => {
   const layer = Layer.mergeAll(Customers.layer, WalletAuth.layer).pipe(
+    Layer.provideMerge(Accounts.layer),
     Layer.provideMerge(PlatformConfigService.layer),
     Layer.provideMerge(Layer.mergeAll(memoryStore, Ids.layer, sandbox()))
   )

@@ -28,11 +28,15 @@ export const EngineLayer = Layer.mergeAll(
   Onboarding.layer,
   Documents.layer,
   BulkImports.layer,
-  Accounts.layer,
   PaymentsLayer,
   WebhookDispatcher.layer,
   WebhookSecrets.layer,
   WalletAuth.layer
-).pipe(Layer.provideMerge(Customers.layer), Layer.provideMerge(PlatformConfigService.layer))
+).pipe(
+  Layer.provideMerge(Customers.layer),
+  // Below WalletAuth: a wallet's privacy update answers the account as Accounts shows it.
+  Layer.provideMerge(Accounts.layer),
+  Layer.provideMerge(PlatformConfigService.layer)
+)
 
 export type Engine = Layer.Success<typeof EngineLayer>

@@ -35,7 +35,10 @@ import {
   IdempotencyKeyHeader,
   Institution,
   InternalAccount,
+  InternalAccountExportRequest,
+  InternalAccountExportResponse,
   InternalAccountId,
+  InternalAccountUpdateRequest,
   JobId,
   KycLink,
   KycLinkRequest,
@@ -403,10 +406,32 @@ export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
       success: HttpApiSchema.NoContent
     })
   )
+  .add(
+    HttpApiEndpoint.post("exportWallet", "/internal-accounts/:accountId/export", {
+      params: { accountId: InternalAccountId },
+      payload: InternalAccountExportRequest,
+      headers: SignedRetryHeaders,
+      // 200 is the sealed mnemonic or PROCESSING (W-40): the body's `status` tells them apart.
+      success: [
+        Schema.Union([InternalAccountExportResponse, WalletOperationProcessing]),
+        SignedRetryChallenge.pipe(accepted)
+      ]
+    })
+  )
+  .add(
+    HttpApiEndpoint.patch("updateInternalAccount", "/internal-accounts/:accountId", {
+      params: { accountId: InternalAccountId },
+      payload: InternalAccountUpdateRequest,
+      headers: SignedRetryHeaders,
+      success: [Schema.Union([InternalAccount, WalletOperationProcessing]), SignedRetryChallenge.pipe(accepted)]
+    })
+  )
   .annotateMerge(
     OpenApi.annotations({
       title: "Embedded wallet auth",
-      description: "Credentials, sessions, delegated keys and the signed retry of embedded-wallet actions"
+      description:
+        "Credentials, sessions, delegated keys, the embedded wallet's export and privacy, and the signed retry of " +
+        "wallet actions"
     })
   )
 

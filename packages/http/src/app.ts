@@ -10,6 +10,7 @@ import {
   Store,
   Tokens,
   Transactions,
+  WalletVault,
   WebhookDispatcher
 } from "@paycore/core"
 import { Cause, Context, Effect, Layer, Schedule } from "effect"
@@ -105,7 +106,8 @@ export const makeApp = (options: AppOptions = {}) =>
     // on; stamps are checked with node:crypto (see stamp-verifier.ts).
     const references = Context.make(StampVerifier, nodeStampVerifier()).pipe(
       Context.add(OidcKeys, yield* OidcKeys),
-      Context.add(KeyVault, yield* KeyVault)
+      Context.add(KeyVault, yield* KeyVault),
+      Context.add(WalletVault, yield* WalletVault)
     )
     const listener: RequestListener = makeRequestListener({
       api: Api,

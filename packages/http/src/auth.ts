@@ -43,7 +43,9 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     refreshSession: write,
     revokeSession: write,
     createDelegatedKey: write,
-    revokeDelegatedKey: write
+    revokeDelegatedKey: write,
+    exportWallet: write,
+    updateInternalAccount: write
   },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
   sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox },

@@ -168,7 +168,11 @@ export const makeHandlers = Effect.gen(function* () {
         walletAuth.createDelegatedKey(payload, signedRetryInput(headers, rawBody)),
       listDelegatedKeys: ({ query }) => walletAuth.listDelegatedKeys(query),
       getDelegatedKey: ({ params }) => walletAuth.getDelegatedKey(params.id),
-      revokeDelegatedKey: ({ params }) => walletAuth.revokeDelegatedKey(params.id)
+      revokeDelegatedKey: ({ params }) => walletAuth.revokeDelegatedKey(params.id),
+      exportWallet: ({ params, payload, headers, rawBody }) =>
+        walletAuth.exportWallet(params.accountId, payload, signedRetryInput(headers, rawBody)),
+      updateInternalAccount: ({ params, payload, headers, rawBody }) =>
+        walletAuth.updateInternalAccount(params.accountId, payload, signedRetryInput(headers, rawBody))
     },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),

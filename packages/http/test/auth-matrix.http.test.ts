@@ -95,6 +95,8 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "walletAuth.listDelegatedKeys": "read",
   "walletAuth.getDelegatedKey": "read",
   "walletAuth.revokeDelegatedKey": "write",
+  "walletAuth.exportWallet": "write",
+  "walletAuth.updateInternalAccount": "write",
 
   "payments.createQuote": "transact",
   "payments.getQuote": "read",

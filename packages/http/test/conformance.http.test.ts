@@ -6,6 +6,8 @@
  */
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { type DeferredVault, deferredVault } from "@paycore/testkit"
+import { sessionKey } from "@paycore/testkit/wallet-client"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { Api, openApiDocument } from "../src/index.ts"
@@ -35,6 +37,7 @@ import {
 } from "./harness.ts"
 import { onEveryStore } from "./stores.ts"
 import { type Difference, differences, operationAliases, refusedRequestValues } from "./upstream-differences.ts"
+import { ensureUsdb, retry, walletKit } from "./wallet-kit.ts"
 
 const checked = (report: Report) => {
   expect(report.kind).toBe("checked")
@@ -190,6 +193,8 @@ describe("upstream request variant names", () => {
 interface Fixture {
   readonly customer: { readonly id: string; readonly accounts: Readonly<Record<string, string>> }
   readonly payee: string
+  /** The server's WalletVault: not done with an export while armed (`defer`). */
+  readonly vault: DeferredVault
 }
 
 const euCustomer = async (server: TestServer, overrides: Record<string, unknown> = {}) => {
@@ -286,7 +291,19 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     })
     expect(r.status).toBe(404)
   },
-  "internal-account-path": (server, { customer }) => server.call("GET", `/internal-account?customerId=${customer.id}`)
+  "internal-account-path": (server, { customer }) => server.call("GET", `/internal-account?customerId=${customer.id}`),
+  "wallet-operation-processing": async (server, { vault }) => {
+    await ensureUsdb(server)
+    const kit = walletKit(server)
+    const wallet = await kit.newWallet()
+    const { key } = await kit.signIn(wallet.emailCredentialId)
+    const path = `/internal-accounts/${wallet.accountId}/export`
+    const body = { clientPublicKey: sessionKey({ legacy: true }).publicKey }
+    const first = await server.call("POST", path, body)
+    vault.defer(1)
+    const processing = await server.call("POST", path, body, { headers: retry(first, key) })
+    expect(processing.json.status).toBe("PROCESSING")
+  }
 }
 
 it("every listed difference and operation alias has a request here that meets it", () => {
@@ -297,15 +314,17 @@ it("every listed difference and operation alias has a request here that meets it
 
 onEveryStore("listed upstream differences", "conformance_http", (stores) => {
   let fixture: Fixture
+  const vault = deferredVault(0)
   const server = useTestServer(
     async (s) => {
       const customer = await onboardCustomer(s, { currencies: ["USD", "MXN", "EUR"] })
       await fundAccount(s, customer.accounts.USD!, 50_000)
-      fixture = { customer, payee: await addUsPayee(s, customer.id) }
+      fixture = { customer, payee: await addUsPayee(s, customer.id), vault }
       await addMxPayee(s, customer.id)
     },
     {
       ...stores(),
+      extraLayer: vault.layer,
       sandbox: {
         screenDocument: ({ size }) => (size === 13 ? { _tag: "Rejected", reason: "GLARE" } : { _tag: "Accepted" })
       }

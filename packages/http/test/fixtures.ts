@@ -1,18 +1,14 @@
-import { sealOtpBundle, sessionKey } from "@paycore/testkit/wallet-client"
 import { expect } from "vitest"
 import type { IdPool } from "./fuzzer.ts"
 import { addUsPayee, fundAccount, onboardCustomer, quoteBody, type TestServer, uploadDocument } from "./harness.ts"
+import { ensureUsdb, walletKit } from "./wallet-kit.ts"
 
 /**
  * An embedded wallet (a customer of a USDB platform), its credential and a session signed in with the sandbox OTP
  * through the client kit: the ids the wallet routes take.
  */
 const seedWallet = async (server: TestServer) => {
-  const config = await server.call("GET", "/config")
-  const currencies: Array<string> = config.json.supportedCurrencies
-  if (!currencies.includes("USDB")) {
-    await server.call("PATCH", "/config", { supportedCurrencies: [...currencies, "USDB"] })
-  }
+  await ensureUsdb(server)
   const customer = await server.call("POST", "/customers", {
     customerType: "INDIVIDUAL",
     fullName: "Wendy Wallet",
@@ -22,18 +18,8 @@ const seedWallet = async (server: TestServer) => {
   const accounts = await server.call("GET", `/customers/internal-accounts?customerId=${customer.json.id}`)
   const accountId: string = accounts.json.data[0].id
   const credential = (await server.call("GET", `/auth/credentials?accountId=${accountId}`)).json.data[0]
-  const challenge = await server.call("POST", `/auth/credentials/${credential.id}/challenge`)
-  const key = sessionKey()
-  const body = {
-    type: "EMAIL_OTP",
-    encryptedOtpBundle: await sealOtpBundle(challenge.json.otpEncryptionTargetBundle, "000000", key.publicKey)
-  }
-  const first = await server.call("POST", `/auth/credentials/${credential.id}/verify`, body)
-  const session = await server.call("POST", `/auth/credentials/${credential.id}/verify`, body, {
-    headers: { "service-wallet-signature": key.stamp(first.json.payloadToSign), "request-id": first.json.requestId }
-  })
-  expect(session.status, JSON.stringify(session.json)).toBe(200)
-  return { customer: customer.json, accountId, credential, session: session.json }
+  const { session } = await walletKit(server).signIn(credential.id)
+  return { customer: customer.json, accountId, credential, session }
 }
 
 /**

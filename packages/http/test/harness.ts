@@ -74,7 +74,10 @@ export interface TestServerOptions {
   readonly documentStoreLayer?: Layer.Layer<DocumentStore, unknown> | undefined
   /** OIDC signing keys the server checks tokens against (default: none, the sandbox rule W-21). */
   readonly oidcKeys?: OidcKeysService["resolver"]
-  /** More ports, provided beside the others (e.g. `cardFundingSourcesRegistry().layer` from `@paycore/testkit`). */
+  /**
+   * More ports, provided beside the others (e.g. `cardFundingSourcesRegistry().layer` or `deferredVault(n).layer`
+   * from `@paycore/testkit`).
+   */
   readonly extraLayer?: Layer.Layer<never> | undefined
 }
 

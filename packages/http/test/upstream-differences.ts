@@ -134,6 +134,17 @@ export const differences: ReadonlyArray<Difference> = [
       "The upstream's provider enum is its vendor (SUMSUB). The spec returns a provider without naming values " +
       "(Endpoints › Customers and onboarding: kyc-link); ours is the KYC port's own name, SANDBOX here."
   },
+  {
+    id: "wallet-operation-processing",
+    operations: ["POST /internal-accounts/{id}/export"],
+    statuses: [200],
+    at: ["/id", "/encryptedWalletCredentials"],
+    why:
+      "A signed retry may answer 200 {status: PROCESSING, message} while the operation settles, and for export a " +
+      "200 is also the success, told apart by the body's status (Authentication › Signed-retry pattern, 4; " +
+      "Resources: WalletOperationProcessing). The upstream documents only the credentials under 200, so the " +
+      "PROCESSING body lacks their id and encryptedWalletCredentials."
+  },
 
   // ---- error codes outside the upstream's catalogue for the operation ----
   {

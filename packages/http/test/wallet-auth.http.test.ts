@@ -1,5 +1,3 @@
-import { Store } from "@paycore/core"
-import { type StoreSnapshot, snapshotStore } from "@paycore/testkit"
 import {
   oidcIssuer,
   openSessionSigningKey,
@@ -14,96 +12,16 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { type CallResult, consent, expectError, expectInvalid, UUID, useTestServer } from "./harness.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
+import { retry, SANDBOX_OTP, walletKit } from "./wallet-kit.ts"
 
-const SANDBOX_OTP = "000000"
 const REQUEST_ID = new RegExp(`^Request:${UUID}$`)
-
-interface Wallet {
-  readonly customerId: string
-  readonly accountId: string
-  readonly email: string
-  /** The EMAIL_OTP credential the wallet starts with (W-04). */
-  readonly emailCredentialId: string
-}
-
-interface Signed {
-  readonly session: { readonly id: string; readonly credentialId: string; readonly expiresAt: string }
-  readonly key: SessionKey
-}
 
 const walletSuite = (stores: () => StoresUnderTest) => {
   const server = useTestServer(async (s) => {
     const r = await s.call("PATCH", "/config", { supportedCurrencies: ["USD", "USDC", "USDB"] })
     expect(r.status).toBe(200)
   }, stores())
-
-  let seq = 0
-  /** A customer of a USDB platform: an embedded wallet with its first credential. */
-  const newWallet = async (extra: Record<string, unknown> = {}): Promise<Wallet> => {
-    const email = `wallet${++seq}.${Date.now()}@example.com`
-    const c = await server.call("POST", "/customers", {
-      customerType: "INDIVIDUAL",
-      fullName: "Wanda Wallet",
-      email,
-      endUserTermsConsent: consent,
-      ...extra
-    })
-    expect(c.status, JSON.stringify(c.json)).toBe(201)
-    const accounts = await server.call(
-      "GET",
-      `/customers/internal-accounts?customerId=${c.json.id}&type=EMBEDDED_WALLET`
-    )
-    expect(accounts.json.data).toHaveLength(1)
-    const accountId: string = accounts.json.data[0].id
-    const credentials = await server.call("GET", `/auth/credentials?accountId=${accountId}`)
-    expect(credentials.json.data).toHaveLength(1)
-    return { customerId: c.json.id, accountId, email, emailCredentialId: credentials.json.data[0].id }
-  }
-
-  const retry = (r: CallResult, key: SessionKey, requestId = r.json.requestId as string) => ({
-    "service-wallet-signature": key.stamp(r.json.payloadToSign),
-    "request-id": requestId
-  })
-
-  /** Lets a new OTP challenge go out at once (the resend limit, W-15, is tested on its own). */
-  const allowResend = async (credentialId: string) => {
-    const open = await Effect.runPromise(server.store.otpChallenges.get(credentialId))
-    if (open !== undefined) {
-      await Effect.runPromise(server.store.otpChallenges.update({ ...open, issuedAt: "2020-01-01T00:00:00.000Z" }))
-    }
-  }
-
-  /** W-13, W-17, W-18: an OTP sign-in; the retry is stamped by the key sealed with the code. */
-  const otpSignIn = async (credentialId: string, key: SessionKey = sessionKey(), code = SANDBOX_OTP) => {
-    await allowResend(credentialId)
-    const challenge = await server.call("POST", `/auth/credentials/${credentialId}/challenge`)
-    expect(challenge.status, JSON.stringify(challenge.json)).toBe(200)
-    const body = {
-      type: challenge.json.type,
-      encryptedOtpBundle: await sealOtpBundle(challenge.json.otpEncryptionTargetBundle, code, key.publicKey)
-    }
-    const first = await server.call("POST", `/auth/credentials/${credentialId}/verify`, body)
-    return { first, body, key }
-  }
-
-  const signIn = async (credentialId: string, key: SessionKey = sessionKey()): Promise<Signed> => {
-    const { first, body } = await otpSignIn(credentialId, key)
-    expect(first.status, JSON.stringify(first.json)).toBe(202)
-    const done = await server.call("POST", `/auth/credentials/${credentialId}/verify`, body, {
-      headers: retry(first, key)
-    })
-    expect(done.status, JSON.stringify(done.json)).toBe(200)
-    return { session: done.json, key }
-  }
-
-  const snapshot = (): Promise<StoreSnapshot> =>
-    Effect.runPromise(snapshotStore().pipe(Effect.provideService(Store, server.store)))
-
-  /** Ages a signed request past its `expiresAt` (L-08) without waiting five minutes. */
-  const expire = async (requestId: string) => {
-    const row = await Effect.runPromise(server.store.signedRequests.get(requestId))
-    await Effect.runPromise(server.store.signedRequests.update({ ...row!, expiresAt: "2020-01-01T00:00:00.000Z" }))
-  }
+  const { newWallet, otpSignIn, signIn, snapshot, expire } = walletKit(server)
 
   describe("the embedded wallet and its first credential", () => {
     it("W-04, AC-01, AC-02, W-11: a USDB platform's customer gets an EMBEDDED_WALLET with one EMAIL_OTP credential", async () => {

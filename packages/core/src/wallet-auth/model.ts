@@ -1,3 +1,5 @@
+import { p256 } from "@noble/curves/nist.js"
+import { bytesToHex } from "@noble/hashes/utils.js"
 import { Schema } from "effect"
 import { AuthMethodId, DelegatedKeyId, InternalAccountId, SessionId } from "../shared/ids.ts"
 import { parseP256PublicKey } from "../shared/p256.ts"
@@ -30,22 +32,37 @@ export const WalletOperation = Schema.Literals([
 ])
 export type WalletOperation = typeof WalletOperation.Type
 
-/** The key is a point of P-256 (a key the service seals to or binds must be one). */
-const onCurve = Schema.makeFilter((hex: string) => parseP256PublicKey(hex) !== undefined, {
-  expected: "a point of the P-256 curve"
-})
+const P256_HEX = /^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/
+
+/**
+ * Points of the curve (1·G, 2·G, 3·G) in both encodings. Random hex is almost never a point (an uncompressed one
+ * practically never), so values drawn from these Schemas (the HTTP fuzzer's) also take one of these.
+ */
+const samplePoints = [1n, 2n, 3n].map((k) => p256.Point.BASE.multiply(k))
+const compressedSamples = samplePoints.map((point) => bytesToHex(point.toBytes(true)))
+const uncompressedSamples = samplePoints.map((point) => bytesToHex(point.toBytes(false)))
+
+/**
+ * The key is a point of P-256 (a key the service seals to or binds must be one). Only a key written as one is
+ * looked at: another string is the pattern's error alone, so a field gets one error.
+ */
+const onCurve = (samples: ReadonlyArray<string>) =>
+  Schema.makeFilter((hex: string) => !P256_HEX.test(hex) || parseP256PublicKey(hex) !== undefined, {
+    expected: "a point of the P-256 curve",
+    arbitraryConstraint: { patterns: [{ source: `^(${samples.join("|")})$`, flags: "" }] }
+  })
 
 /** A P-256 public key in hex: compressed (`02`/`03` + 64 hex) or the legacy uncompressed form (`04` + 128 hex). W-16. */
 export const ClientPublicKey = Schema.String.check(
-  Schema.isPattern(/^(0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$/, {
+  Schema.isPattern(P256_HEX, {
     expected: "a P-256 public key in hex: 02/03 + 64 hex digits (compressed) or 04 + 128 (uncompressed)"
   }),
-  onCurve
+  onCurve([...compressedSamples, ...uncompressedSamples])
 )
 /** An uncompressed P-256 public key in hex (`04` + 128 hex): the keys the service encrypts to (W-33). */
 export const UncompressedPublicKey = Schema.String.check(
   Schema.isPattern(/^04[0-9a-fA-F]{128}$/, { expected: "an uncompressed P-256 public key in hex (04 + 128 digits)" }),
-  onCurve
+  onCurve(uncompressedSamples)
 )
 
 // ---- resources ----
@@ -210,6 +227,28 @@ export const ListDelegatedKeysQuery = Schema.Struct({
   fundingSourceId: Schema.optionalKey(boundedString(255))
 })
 export type ListDelegatedKeysQuery = typeof ListDelegatedKeysQuery.Type
+
+/** W-33: the key the export is sealed to, the same on both legs (upstream `InternalAccountExportRequest`). */
+export const InternalAccountExportRequest = Schema.Struct({
+  /** A fresh uncompressed P-256 key per export; the client discards its private key once it has opened the answer. */
+  clientPublicKey: UncompressedPublicKey
+})
+export type InternalAccountExportRequest = typeof InternalAccountExportRequest.Type
+
+/** W-33: the wallet's mnemonic, HPKE-sealed to the request's key; never stored (W-41). */
+export const InternalAccountExportResponse = Schema.Struct({
+  id: InternalAccountId,
+  /** JSON string `{version, data, dataSignature, enclaveQuorumPublic}`; `data` is hex of `{encappedPublic, ciphertext}`. */
+  encryptedWalletCredentials: Schema.String
+})
+export type InternalAccountExportResponse = typeof InternalAccountExportResponse.Type
+
+/** W-34, AC-01: `PATCH /internal-accounts/{id}`, the same body on both legs (its one field, so it is required). */
+export const InternalAccountUpdateRequest = Schema.Struct({
+  /** Whether the embedded wallet's privacy is on. */
+  privateEnabled: Schema.Boolean
+})
+export type InternalAccountUpdateRequest = typeof InternalAccountUpdateRequest.Type
 
 /** The two headers of a signed retry's second leg (W-37); absent on the first. */
 export const SignedRetryHeaders = {

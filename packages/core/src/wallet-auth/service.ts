@@ -2,14 +2,16 @@
 // action goes through. One file per use case: credentials.ts (add, list, revoke, the first credential of a wallet),
 // sign-in.ts (challenges and verification by OTP, OAuth and passkey), sessions.ts (list, refresh, revoke),
 // delegated-keys.ts (the keys cards sign with: create in three legs, list, get, revoke, sign),
-// otp.ts (codes and their HPKE target), signed-retry.ts (the mechanism); the cryptography in stamp.ts, hpke.ts,
-// passkey.ts and oidc.ts.
+// otp.ts (codes and their HPKE target), export.ts (the wallet's export and privacy), signed-retry.ts (the
+// mechanism); the cryptography in stamp.ts, passkey.ts, oidc.ts and shared/hpke.ts.
 import { Context, Effect, Layer } from "effect"
+import type { InternalAccount } from "../accounts/model.ts"
 import { PlatformConfigService } from "../platform/service.ts"
 import type { NotFound, Refused, StoreError } from "../shared/errors.ts"
 import { makeCredentials } from "./credentials.ts"
 import { makeDelegatedKeys } from "./delegated-keys.ts"
 import type { WalletAuthError } from "./errors.ts"
+import { makeExport } from "./export.ts"
 import type {
   AuthMethod,
   AuthSession,
@@ -17,6 +19,9 @@ import type {
   CreateCredentialRequest,
   CreateDelegatedKeyRequest,
   DelegatedKey,
+  InternalAccountExportRequest,
+  InternalAccountExportResponse,
+  InternalAccountUpdateRequest,
   ListDelegatedKeysQuery,
   PasskeyAuthChallenge,
   RefreshSessionRequest,
@@ -92,6 +97,21 @@ export class WalletAuth extends Context.Service<
       keyId: string,
       payload: string | Uint8Array
     ) => Effect.Effect<string, NotFound | Refused | StoreError>
+    /**
+     * `POST /internal-accounts/{id}/export` (W-33, W-39 … W-41): signed retry, then 200 the mnemonic sealed to the
+     * request's key, or 200 `PROCESSING` while the vault is not done; never stored.
+     */
+    readonly exportWallet: (
+      accountId: string,
+      req: InternalAccountExportRequest,
+      input: SignedRetryInput
+    ) => Effect.Effect<Signed<InternalAccountExportResponse>, WalletAuthError>
+    /** `PATCH /internal-accounts/{id}` (W-34, AC-01): the wallet's privacy, by signed retry; 200 the account. */
+    readonly updateInternalAccount: (
+      accountId: string,
+      req: InternalAccountUpdateRequest,
+      input: SignedRetryInput
+    ) => Effect.Effect<Signed<InternalAccount>, WalletAuthError>
   }
 >()("paycore/wallet-auth/WalletAuth") {
   static readonly layer = Layer.effect(
@@ -103,6 +123,7 @@ export class WalletAuth extends Context.Service<
       const signIn = yield* makeSignIn(otp)
       const sessions = yield* makeSessions()
       const delegatedKeys = yield* makeDelegatedKeys()
+      const wallet = yield* makeExport()
       return WalletAuth.of({
         listCredentials: credentials.listCredentials,
         createCredential: (req, input) =>
@@ -115,7 +136,9 @@ export class WalletAuth extends Context.Service<
         listSessions: sessions.listSessions,
         refreshSession: sessions.refreshSession,
         revokeSession: sessions.revokeSession,
-        ...delegatedKeys
+        ...delegatedKeys,
+        exportWallet: wallet.exportWallet,
+        updateInternalAccount: wallet.updateInternalAccount
       })
     })
   )

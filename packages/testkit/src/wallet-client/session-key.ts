@@ -17,7 +17,15 @@ export interface SessionKey {
   /** The 32-byte P-256 scalar; never leaves the client. */
   readonly privateKey: Uint8Array
   /** The exact `Service-Wallet-Signature` header value for `payloadToSign`. */
-  stamp(payloadToSign: string): string
+  stamp(payloadToSign: string, options?: StampOptions): string
+}
+
+export interface StampOptions {
+  /**
+   * Mix fresh randomness into the signature's nonce (RFC 6979 with extra entropy), as Web Crypto signers do: each
+   * stamp of one payload by one key then differs. Without it, signatures are deterministic (RFC 6979).
+   */
+  readonly hedged?: boolean
 }
 
 export interface SessionKeyOptions {
@@ -26,8 +34,11 @@ export interface SessionKeyOptions {
 }
 
 /** The stamp of `payloadToSign` by `privateKey` (a DER signature over its UTF-8 bytes, SHA-256 prehash). */
-export const stampWith = (privateKey: Uint8Array, payloadToSign: string): string => {
-  const signature = p256.sign(utf8.encode(payloadToSign), privateKey, { format: "der" })
+export const stampWith = (privateKey: Uint8Array, payloadToSign: string, options: StampOptions = {}): string => {
+  const signature = p256.sign(utf8.encode(payloadToSign), privateKey, {
+    format: "der",
+    extraEntropy: options.hedged === true
+  })
   const stamp = JSON.stringify({
     publicKey: bytesToHex(p256.getPublicKey(privateKey, true)),
     scheme: STAMP_SCHEME,
@@ -40,7 +51,7 @@ export const stampWith = (privateKey: Uint8Array, payloadToSign: string): string
 export const sessionKeyFrom = (privateKey: Uint8Array, options: SessionKeyOptions = {}): SessionKey => ({
   publicKey: bytesToHex(p256.getPublicKey(privateKey, options.legacy !== true)),
   privateKey,
-  stamp: (payloadToSign) => stampWith(privateKey, payloadToSign)
+  stamp: (payloadToSign, stampOptions) => stampWith(privateKey, payloadToSign, stampOptions)
 })
 
 /** A fresh P-256 session key. */
