@@ -11,11 +11,25 @@
  *                                              folder, kept there)
  *   PAYCORE_OIDC_ISSUERS="<iss>=<jwks url> …"  check embedded-wallet OAuth tokens' signatures against these issuers'
  *                                              keys (else the sandbox rule: identity, freshness and nonce only)
+ *   PAYCORE_WALLET_KEK=<64 hex>                the embedded wallets' key-encryption key: the KeyVault's and the
+ *                                              WalletVault's keys are derived from it (else one is generated and,
+ *                                              with a data folder, kept there). Wallet mnemonics follow from it:
+ *                                              set it on a server, and never change it
  */
-import { randomBytes } from "node:crypto"
+import { hkdfSync, randomBytes } from "node:crypto"
 import type { AddressInfo } from "node:net"
 import { NodeRuntime } from "@effect/platform-node"
-import { Ids, OidcKeys, Tokens, WebhookSecrets, WebhookSigner } from "@paycore/core"
+import {
+  Ids,
+  KeyVault,
+  keyVaultFromKey,
+  OidcKeys,
+  Tokens,
+  WalletVault,
+  WebhookSecrets,
+  WebhookSigner,
+  walletVaultFromKey
+} from "@paycore/core"
 import {
   API_VERSION,
   createApiServer,
@@ -30,15 +44,33 @@ import { chooseStore, keptInDataDir } from "./store.ts"
 
 const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
 
+/**
+ * The wallet vaults under one key-encryption key (64 hex): a key of its own for each (HKDF-SHA256), so the AES-GCM
+ * key that seals OTP targets is never the HMAC key wallet mnemonics are derived with.
+ */
+const walletVaults = (kekHex: string) => {
+  if (!/^[0-9a-fA-F]{64}$/.test(kekHex)) throw new Error("PAYCORE_WALLET_KEK must be 64 hex characters (32 bytes)")
+  const kek = Buffer.from(kekHex, "hex")
+  const subkey = (info: string) => new Uint8Array(hkdfSync("sha256", kek, new Uint8Array(0), info, 32))
+  return Layer.mergeAll(
+    Layer.succeed(KeyVault, keyVaultFromKey(subkey("paycore/KeyVault"))),
+    Layer.succeed(WalletVault, walletVaultFromKey(subkey("paycore/WalletVault")))
+  )
+}
+
 const program = Effect.gen(function* () {
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(8080))
   const speedUp = yield* Config.Number("PAYCORE_SANDBOX_SPEEDUP").pipe(Config.withDefault(3600))
   const configured = yield* Config.option(Config.Redacted("PAYCORE_SANDBOX_CREDENTIALS"))
   const configuredKey = yield* Config.option(Config.Redacted("PAYCORE_WEBHOOK_PRIVATE_KEY"))
+  const configuredKek = yield* Config.option(Config.Redacted("PAYCORE_WALLET_KEK"))
   const store = yield* chooseStore
   const webhookKey = Option.isSome(configuredKey)
     ? Redacted.value(configuredKey.value)
     : keptInDataDir(store.dataDir, "webhook-private-key", () => randomBytes(32).toString("hex"))
+  const walletKek = Option.isSome(configuredKek)
+    ? Redacted.value(configuredKek.value)
+    : keptInDataDir(store.dataDir, "wallet-kek", () => randomBytes(32).toString("hex"))
   const given = Option.isSome(configured)
     ? Option.some(Redacted.value(configured.value))
     : store.dataDir === undefined
@@ -57,7 +89,9 @@ const program = Effect.gen(function* () {
     Ids.layer,
     Sandbox.layer({ speedUp }),
     fetchWebhookTransportLayer(),
-    WebhookSigner.layerFromHex(webhookKey)
+    WebhookSigner.layerFromHex(webhookKey),
+    // The wallet's references: makeApp passes those of its context on to the handlers.
+    walletVaults(walletKek)
   )
   const portsContext = yield* Layer.build(ports)
   const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
