@@ -45,6 +45,13 @@ export interface AppOptions {
 const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic with the token's client id and secret")
 
 /**
+ * Endpoints whose answers are never stored, an `Idempotency-Key` notwithstanding (the key is not looked at): an
+ * export's answer is the wallet's sealed mnemonic, and the spec keeps it nowhere (W-41); a lost answer means a new
+ * export, the used `Request-Id` of its signed retry is refused (401).
+ */
+const NEVER_STORED: ReadonlySet<string> = new Set(["walletAuth.exportWallet"])
+
+/**
  * The engine served over HTTP: builds every service from the ports, binds the handlers, and
  * (unless disabled) forks the background worker (settlement, expiry, abandoned bulk imports) and webhook
  * dispatcher into the scope. Bulk imports run in the scope too.
@@ -85,6 +92,7 @@ export const makeApp = (options: AppOptions = {}) =>
     // store transaction as the command's writes and replayed for the same request.
     const intercept = (
       request: {
+        readonly info: EndpointInfo
         readonly method: string
         readonly url: string
         readonly headers: Record<string, unknown>
@@ -95,6 +103,7 @@ export const makeApp = (options: AppOptions = {}) =>
     ) => {
       const key = request.headers["idempotency-key"]
       if (request.method === "GET" || typeof key !== "string") return undefined
+      if (NEVER_STORED.has(`${request.info.group}.${request.info.name}`)) return undefined
       const fingerprint = Idempotency.fingerprint(request.method, request.url, request.rawBody)
       return Idempotency.run("platform", key, fingerprint, effect, render).pipe(
         Effect.map((r) => (r.replayed ? { ...r, headers: { "idempotent-replayed": "true" } } : r)),

@@ -124,6 +124,22 @@ const exportSuite = (stores: () => StoresUnderTest) => {
       expect(await snapshot()).toEqual(after)
     })
 
+    it("W-41, C-09: an Idempotency-Key keeps no export answer: the repeat is the used requestId's 401, not a replay", async () => {
+      const { wallet, key } = await signedInWallet()
+      const target = exportKey()
+      const body = { clientPublicKey: target.publicKey }
+      const first = await server.call("POST", exportPath(wallet.accountId), body)
+      const idempotencyKey = `export-${crypto.randomUUID()}`
+      const headers = { ...retry(first, key), "idempotency-key": idempotencyKey }
+      const done = await server.call("POST", exportPath(wallet.accountId), body, { headers })
+      expect(done.status).toBe(200)
+      expect(done.headers.get("idempotent-replayed")).toBeNull()
+      expect(await Effect.runPromise(server.store.idempotency.get(`platform:${idempotencyKey}`))).toBeUndefined()
+      const again = await server.call("POST", exportPath(wallet.accountId), body, { headers })
+      expectError(again, 401, "UNAUTHORIZED")
+      expect(again.headers.get("idempotent-replayed")).toBeNull()
+    })
+
     it("W-33, W-37: a retry with another clientPublicKey is 401 WALLET_SIGNATURE_BODY_MISMATCH and changes nothing", async () => {
       const { wallet, key } = await signedInWallet()
       const bound = exportKey()
