@@ -45,11 +45,14 @@ export interface AppOptions {
 const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic with the token's client id and secret")
 
 /**
- * Endpoints whose answers are never stored, an `Idempotency-Key` notwithstanding (the key is not looked at): an
- * export's answer is the wallet's sealed mnemonic, and the spec keeps it nowhere (W-41); a lost answer means a new
- * export, the used `Request-Id` of its signed retry is refused (401).
+ * A signed retry's second leg (it carries `Service-Wallet-Signature` or `Request-Id`) is not made idempotent by an
+ * `Idempotency-Key`: its `Request-Id` already is its single-use key (W-38), and its answers must not be stored: a
+ * replayed 202 would hide the retry from the service, a stored `PROCESSING` would stop the identical resend from
+ * settling (W-39), and an export's answer is the wallet's sealed mnemonic, kept nowhere (W-41). First legs are made
+ * idempotent as any request (a replay hands back the same challenge).
  */
-const NEVER_STORED: ReadonlySet<string> = new Set(["walletAuth.exportWallet"])
+const isSecondLeg = (headers: Record<string, unknown>): boolean =>
+  headers["service-wallet-signature"] !== undefined || headers["request-id"] !== undefined
 
 /**
  * The engine served over HTTP: builds every service from the ports, binds the handlers, and
@@ -103,7 +106,7 @@ export const makeApp = (options: AppOptions = {}) =>
     ) => {
       const key = request.headers["idempotency-key"]
       if (request.method === "GET" || typeof key !== "string") return undefined
-      if (NEVER_STORED.has(`${request.info.group}.${request.info.name}`)) return undefined
+      if (isSecondLeg(request.headers)) return undefined
       const fingerprint = Idempotency.fingerprint(request.method, request.url, request.rawBody)
       return Idempotency.run("platform", key, fingerprint, effect, render).pipe(
         Effect.map((r) => (r.replayed ? { ...r, headers: { "idempotent-replayed": "true" } } : r)),

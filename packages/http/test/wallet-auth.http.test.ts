@@ -157,6 +157,32 @@ const walletSuite = (stores: () => StoresUnderTest) => {
       expect(sessions.json.data).toEqual([])
     })
 
+    it("C-09, W-38, W-39: an Idempotency-Key replays a first leg's 202 but never stands in for the signed retry", async () => {
+      const w = await newWallet()
+      const challenge = await server.call("POST", `/auth/credentials/${w.emailCredentialId}/challenge`)
+      const key = sessionKey()
+      const body = {
+        type: "EMAIL_OTP",
+        encryptedOtpBundle: await sealOtpBundle(challenge.json.otpEncryptionTargetBundle, SANDBOX_OTP, key.publicKey)
+      }
+      const path = `/auth/credentials/${w.emailCredentialId}/verify`
+      const idempotency = { "idempotency-key": `wallet-${crypto.randomUUID()}` }
+      const first = await server.call("POST", path, body, { headers: idempotency })
+      expect(first.status).toBe(202)
+      const again = await server.call("POST", path, body, { headers: idempotency })
+      expect(again.json.requestId).toBe(first.json.requestId)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      const done = await server.call("POST", path, body, { headers: { ...idempotency, ...retry(first, key) } })
+      expect(done.status, JSON.stringify(done.json)).toBe(200)
+      expect(done.json.id).toMatch(/^Session:/)
+      // The used requestId stays used: the key does not replay the session.
+      expectError(
+        await server.call("POST", path, body, { headers: { ...idempotency, ...retry(first, key) } }),
+        401,
+        "UNAUTHORIZED"
+      )
+    })
+
     it("W-38: retries racing with one requestId give one effect (one 200, the others 401, one session)", async () => {
       const w = await newWallet()
       const { first, body, key } = await otpSignIn(w.emailCredentialId)
