@@ -6,14 +6,13 @@
  */
 import { createPublicKey, verify } from "node:crypto"
 import { Store, signWithDelegatedKey } from "@paycore/core"
-import { cardFundingSourcesRegistry, type StoreSnapshot, snapshotStore } from "@paycore/testkit"
-import { type SessionKey, sealOtpBundle, sessionKey } from "@paycore/testkit/wallet-client"
+import { cardFundingSourcesRegistry } from "@paycore/testkit"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { type CallResult, consent, expectError, expectInvalid, UUID, useTestServer } from "./harness.ts"
+import { type CallResult, expectError, expectInvalid, UUID, useTestServer } from "./harness.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
+import { expectChallenge, retry, type SignedInWallet, walletKit } from "./wallet-kit.ts"
 
-const SANDBOX_OTP = "000000"
 const PATH = "/auth/delegated-keys"
 const UNKNOWN_WALLET = "InternalAccount:01234567-89ab-7def-8123-456789abcdef"
 const UNKNOWN_KEY = "DelegatedKey:01234567-89ab-7def-8123-456789abcdef"
@@ -26,12 +25,6 @@ const verifies = (publicKey: string, payload: string, signature: string): boolea
   return verify("sha256", Buffer.from(payload), { key, dsaEncoding: "der" }, Buffer.from(signature, "hex"))
 }
 
-interface Wallet {
-  readonly customerId: string
-  readonly accountId: string
-  readonly key: SessionKey
-}
-
 const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
   const cards = cardFundingSourcesRegistry()
   const server = useTestServer(
@@ -42,62 +35,28 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
     { ...stores(), extraLayer: cards.layer }
   )
 
-  let seq = 0
-  /** An embedded wallet (W-04) and a session of its EMAIL_OTP credential signed in with the sandbox code. */
-  const newWallet = async (): Promise<Wallet> => {
-    const c = await server.call("POST", "/customers", {
-      customerType: "INDIVIDUAL",
-      fullName: "Delia Delegate",
-      email: `delegate${++seq}.${Date.now()}@example.com`,
-      currencies: ["USD", "USDB"],
-      endUserTermsConsent: consent
-    })
-    expect(c.status, JSON.stringify(c.json)).toBe(201)
-    const accounts = await server.call(
-      "GET",
-      `/customers/internal-accounts?customerId=${c.json.id}&type=EMBEDDED_WALLET`
-    )
-    const accountId: string = accounts.json.data[0].id
-    const credentialId: string = (await server.call("GET", `/auth/credentials?accountId=${accountId}`)).json.data[0].id
-    const key = sessionKey()
-    const challenge = await server.call("POST", `/auth/credentials/${credentialId}/challenge`)
-    const body = {
-      type: "EMAIL_OTP",
-      encryptedOtpBundle: await sealOtpBundle(challenge.json.otpEncryptionTargetBundle, SANDBOX_OTP, key.publicKey)
-    }
-    const first = await server.call("POST", `/auth/credentials/${credentialId}/verify`, body)
-    const session = await server.call("POST", `/auth/credentials/${credentialId}/verify`, body, {
-      headers: stamped(first, key)
-    })
-    expect(session.status, JSON.stringify(session.json)).toBe(200)
-    return { customerId: c.json.id, accountId, key }
-  }
+  const { signedInWallet, signedCall, snapshot } = walletKit(server)
 
-  /** The headers of a signed retry of the 202 `answer`. */
-  const stamped = (answer: CallResult, key: SessionKey) => ({
-    "service-wallet-signature": key.stamp(answer.json.payloadToSign),
-    "request-id": answer.json.requestId as string
-  })
+  /** An embedded wallet (W-04) with a USD account beside it, signed in with the sandbox code. */
+  const newWallet = () => signedInWallet({ fullName: "Delia Delegate", currencies: ["USD", "USDB"] })
 
   /** A card funded by the wallet, and the create body for it. */
-  const newCard = (w: Wallet, nickname = "Card payments key") => {
+  const newCard = (w: SignedInWallet, nickname = "Card payments key") => {
     const source = cards.register({ internalAccountId: w.accountId })
     return { ...source, body: { cardId: source.cardId, internalAccountId: w.accountId, nickname } }
   }
 
   /** Legs 1 and 2 (W-42): the second 202, its key stored PENDING. */
-  const pendingKey = async (w: Wallet, body: object) => {
-    const first = await server.call("POST", PATH, body)
-    expect(first.status, JSON.stringify(first.json)).toBe(202)
-    const second = await server.call("POST", PATH, body, { headers: stamped(first, w.key) })
+  const pendingKey = async (w: SignedInWallet, body: object) => {
+    const { first, done: second } = await signedCall("POST", PATH, body, w.key)
     expect(second.status, JSON.stringify(second.json)).toBe(202)
     return { first, second, keyId: JSON.parse(second.json.payloadToSign).parameters.delegatedKeyId as string }
   }
 
   /** The three legs (W-42): the 201 key. */
-  const activeKey = async (w: Wallet, body: object) => {
+  const activeKey = async (w: SignedInWallet, body: object) => {
     const { second } = await pendingKey(w, body)
-    const done = await server.call("POST", PATH, body, { headers: stamped(second, w.key) })
+    const done = await server.call("POST", PATH, body, { headers: retry(second, w.key) })
     expect(done.status, JSON.stringify(done.json)).toBe(201)
     return done.json
   }
@@ -107,21 +66,12 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
       Effect.exit(signWithDelegatedKey(keyId, payload).pipe(Effect.provideService(Store, server.store)))
     )
 
-  const snapshot = (): Promise<StoreSnapshot> =>
-    Effect.runPromise(snapshotStore().pipe(Effect.provideService(Store, server.store)))
-
   describe("creation in three legs", () => {
     it("W-42, W-43, W-47: one body on three legs: 202, 202 binding the new key, then 201 the ACTIVE key, which signs", async () => {
       const w = await newWallet()
       const card = newCard(w)
       const first = await server.call("POST", PATH, card.body)
-      expect(first.status).toBe(202)
-      expect(first.json).toEqual({
-        payloadToSign: expect.any(String),
-        requestId: expect.stringMatching(new RegExp(`^Request:${UUID}$`)),
-        expiresAt: expect.any(String)
-      })
-      expect(JSON.parse(first.json.payloadToSign)).toMatchObject({
+      expect(expectChallenge(first)).toMatchObject({
         type: "WALLET_CREATE_DELEGATED_KEY",
         requestId: first.json.requestId,
         accountId: w.accountId,
@@ -130,7 +80,7 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
       // The first leg makes nothing.
       expect((await server.call("GET", `${PATH}?accountId=${w.accountId}`)).json).toEqual({ data: [] })
 
-      const second = await server.call("POST", PATH, card.body, { headers: stamped(first, w.key) })
+      const second = await server.call("POST", PATH, card.body, { headers: retry(first, w.key) })
       expect(second.status, JSON.stringify(second.json)).toBe(202)
       expect(second.json.requestId).not.toBe(first.json.requestId)
       const bound = JSON.parse(second.json.payloadToSign).parameters
@@ -143,7 +93,7 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
       const pending = await server.call("GET", `${PATH}/${bound.delegatedKeyId}`)
       expect(pending.json).toMatchObject({ status: "PENDING", publicKey: bound.publicKey })
 
-      const done = await server.call("POST", PATH, card.body, { headers: stamped(second, w.key) })
+      const done = await server.call("POST", PATH, card.body, { headers: retry(second, w.key) })
       expect(done.status, JSON.stringify(done.json)).toBe(201)
       expect(done.json).toEqual({
         id: bound.delegatedKeyId,
@@ -159,11 +109,7 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
       expect(await server.call("GET", `${PATH}/${done.json.id}`)).toMatchObject({ status: 200, json: done.json })
       // Each requestId is used once (W-38).
       for (const answer of [first, second]) {
-        expectError(
-          await server.call("POST", PATH, card.body, { headers: stamped(answer, w.key) }),
-          401,
-          "UNAUTHORIZED"
-        )
+        expectError(await server.call("POST", PATH, card.body, { headers: retry(answer, w.key) }), 401, "UNAUTHORIZED")
       }
 
       // W-47: the service signs raw payloads with it; the private key is in no answer.
@@ -180,40 +126,35 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
       const w = await newWallet()
       const other = await newWallet()
       const card = newCard(w)
+      /** A stamp by a session of another wallet, and another body under this wallet's stamp: refused. */
+      const refusals = async (answer: CallResult) => {
+        expectError(
+          await server.call("POST", PATH, card.body, { headers: retry(answer, other.key) }),
+          401,
+          "WALLET_SIGNATURE_INVALID"
+        )
+        expectError(
+          await server.call("POST", PATH, { ...card.body, nickname: "Another" }, { headers: retry(answer, w.key) }),
+          401,
+          "WALLET_SIGNATURE_BODY_MISMATCH"
+        )
+      }
       const first = await server.call("POST", PATH, card.body)
       const before = await snapshot()
       // A session of another wallet, another body, no stamp: refused, nothing made.
-      expectError(
-        await server.call("POST", PATH, card.body, { headers: stamped(first, other.key) }),
-        401,
-        "WALLET_SIGNATURE_INVALID"
-      )
-      expectError(
-        await server.call("POST", PATH, { ...card.body, nickname: "Another" }, { headers: stamped(first, w.key) }),
-        401,
-        "WALLET_SIGNATURE_BODY_MISMATCH"
-      )
+      await refusals(first)
       expectError(
         await server.call("POST", PATH, card.body, { headers: { "request-id": first.json.requestId } }),
         401,
         "WALLET_SIGNATURE_MISSING"
       )
       expect(await snapshot()).toEqual(before)
-      const second = await server.call("POST", PATH, card.body, { headers: stamped(first, w.key) })
+      const second = await server.call("POST", PATH, card.body, { headers: retry(first, w.key) })
       expect(second.status).toBe(202)
       // Leg 1's requestId is spent; leg 3 with another body or by another wallet is refused too.
-      expectError(await server.call("POST", PATH, card.body, { headers: stamped(first, w.key) }), 401, "UNAUTHORIZED")
-      expectError(
-        await server.call("POST", PATH, card.body, { headers: stamped(second, other.key) }),
-        401,
-        "WALLET_SIGNATURE_INVALID"
-      )
-      expectError(
-        await server.call("POST", PATH, { ...card.body, nickname: "Another" }, { headers: stamped(second, w.key) }),
-        401,
-        "WALLET_SIGNATURE_BODY_MISMATCH"
-      )
-      const done = await server.call("POST", PATH, card.body, { headers: stamped(second, w.key) })
+      expectError(await server.call("POST", PATH, card.body, { headers: retry(first, w.key) }), 401, "UNAUTHORIZED")
+      await refusals(second)
+      const done = await server.call("POST", PATH, card.body, { headers: retry(second, w.key) })
       expect(done.status).toBe(201)
     })
 
@@ -265,7 +206,7 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
       expectError(await server.call("POST", PATH, card.body), 409, "CONFLICT")
       // A flow begun before the key became ACTIVE is refused at its next leg, and makes no key.
       const before = await snapshot()
-      expectError(await server.call("POST", PATH, card.body, { headers: stamped(late, w.key) }), 409, "CONFLICT")
+      expectError(await server.call("POST", PATH, card.body, { headers: retry(late, w.key) }), 409, "CONFLICT")
       expect(await snapshot()).toEqual(before)
       // Another card's funding source of the same wallet is free.
       const other = newCard(w, "Second card")
@@ -295,7 +236,7 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
       ])
       const before = await snapshot()
       expectError(
-        await server.call("POST", PATH, card.body, { headers: stamped(abandoned.second, w.key) }),
+        await server.call("POST", PATH, card.body, { headers: retry(abandoned.second, w.key) }),
         409,
         "CONFLICT"
       )
@@ -310,8 +251,8 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
         const a = await pendingKey(w, card.body)
         const b = await pendingKey(w, card.body)
         const answers = await Promise.all([
-          server.call("POST", PATH, card.body, { headers: stamped(a.second, w.key) }),
-          server.call("POST", PATH, card.body, { headers: stamped(b.second, w.key) })
+          server.call("POST", PATH, card.body, { headers: retry(a.second, w.key) }),
+          server.call("POST", PATH, card.body, { headers: retry(b.second, w.key) })
         ])
         expect(answers.map((r) => r.status).sort()).toEqual([201, 409])
         expectError(answers.find((r) => r.status === 409)!, 409, "CONFLICT")

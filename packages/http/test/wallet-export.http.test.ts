@@ -9,12 +9,11 @@ import { validateMnemonic } from "@scure/bip39"
 import { wordlist } from "@scure/bip39/wordlists/english.js"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { type CallResult, expectError, expectInvalid, UUID, useTestServer } from "./harness.ts"
+import { type CallResult, expectError, expectInvalid, useTestServer } from "./harness.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
-import { ensureUsdb, retry, walletKit } from "./wallet-kit.ts"
+import { ensureUsdb, expectChallenge, retry, walletKit } from "./wallet-kit.ts"
 
 const UNKNOWN_ACCOUNT = "InternalAccount:01234567-89ab-7def-8123-456789abcdef"
-const REQUEST_ID = new RegExp(`^Request:${UUID}$`)
 
 const exportPath = (accountId: string) => `/internal-accounts/${accountId}/export`
 const accountPath = (accountId: string) => `/internal-accounts/${accountId}`
@@ -30,30 +29,19 @@ const exportSuite = (stores: () => StoresUnderTest) => {
   // Not done with an export while armed (`vault.defer(n)`); otherwise the in-process vault.
   const vault = deferredVault(0)
   const server = useTestServer(ensureUsdb, { ...stores(), extraLayer: vault.layer })
-  const { newWallet, signIn, snapshot, expire } = walletKit(server)
-
-  /** A wallet with a live session (the signer of its exports and privacy updates). */
-  const signedInWallet = async () => {
-    const wallet = await newWallet()
-    return { wallet, ...(await signIn(wallet.emailCredentialId)) }
-  }
+  // A signed-in wallet's session is the signer of its exports and privacy updates.
+  const { newWallet, signIn, signedInWallet, signedCall, snapshot, expire } = walletKit(server)
 
   const signedRequest = (requestId: string) => Effect.runPromise(server.store.signedRequests.get(requestId))
 
   describe("export", () => {
     it("W-33, W-35, W-36: a signed retry answers the wallet's mnemonic sealed to the bound key: 12 BIP-39 words", async () => {
-      const { wallet, key } = await signedInWallet()
+      const { key, ...wallet } = await signedInWallet()
       const target = exportKey()
       const body = { clientPublicKey: target.publicKey }
       const first = await server.call("POST", exportPath(wallet.accountId), body)
-      expect(first.status, JSON.stringify(first.json)).toBe(202)
-      expect(first.json).toEqual({
-        payloadToSign: expect.any(String),
-        requestId: expect.stringMatching(REQUEST_ID),
-        expiresAt: expect.any(String)
-      })
       // The payload names the action, the wallet and the key the credentials will be sealed to.
-      expect(JSON.parse(first.json.payloadToSign)).toMatchObject({
+      expect(expectChallenge(first)).toMatchObject({
         type: "WALLET_EXPORT_WALLET",
         requestId: first.json.requestId,
         accountId: wallet.accountId,
@@ -78,20 +66,16 @@ const exportSuite = (stores: () => StoresUnderTest) => {
 
       // The same wallet always exports the same mnemonic, sealed afresh each time; another wallet has its own.
       const again = exportKey()
-      const second = await server.call("POST", exportPath(wallet.accountId), { clientPublicKey: again.publicKey })
-      const secondDone = await server.call(
+      const { done: secondDone } = await signedCall(
         "POST",
         exportPath(wallet.accountId),
         { clientPublicKey: again.publicKey },
-        { headers: retry(second, key) }
+        key
       )
       expect(secondDone.status).toBe(200)
       expect(await opened(secondDone, again.privateKey)).toBe(mnemonic)
       const other = await signedInWallet()
-      const otherFirst = await server.call("POST", exportPath(other.wallet.accountId), body)
-      const otherDone = await server.call("POST", exportPath(other.wallet.accountId), body, {
-        headers: retry(otherFirst, other.key)
-      })
+      const { done: otherDone } = await signedCall("POST", exportPath(other.accountId), body, other.key)
       expect(otherDone.status).toBe(200)
       const otherMnemonic = await opened(otherDone, target.privateKey)
       expect(validateMnemonic(otherMnemonic, wordlist)).toBe(true)
@@ -99,7 +83,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
     })
 
     it("W-38, W-41: the answer is never stored, and the used requestId is 401 UNAUTHORIZED", async () => {
-      const { wallet, key } = await signedInWallet()
+      const { key, ...wallet } = await signedInWallet()
       const target = exportKey()
       const body = { clientPublicKey: target.publicKey }
       const first = await server.call("POST", exportPath(wallet.accountId), body)
@@ -125,7 +109,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
     })
 
     it("W-41, C-09: an Idempotency-Key keeps no export answer: the repeat is the used requestId's 401, not a replay", async () => {
-      const { wallet, key } = await signedInWallet()
+      const { key, ...wallet } = await signedInWallet()
       const target = exportKey()
       const body = { clientPublicKey: target.publicKey }
       const first = await server.call("POST", exportPath(wallet.accountId), body)
@@ -141,7 +125,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
     })
 
     it("W-33, W-37: a retry with another clientPublicKey is 401 WALLET_SIGNATURE_BODY_MISMATCH and changes nothing", async () => {
-      const { wallet, key } = await signedInWallet()
+      const { key, ...wallet } = await signedInWallet()
       const bound = exportKey()
       const first = await server.call("POST", exportPath(wallet.accountId), { clientPublicKey: bound.publicKey })
       const headers = retry(first, key)
@@ -175,7 +159,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
     })
 
     it("W-33, W-38: only a live session of this wallet signs its export; another action's requestId is foreign", async () => {
-      const { wallet, key } = await signedInWallet()
+      const { key, ...wallet } = await signedInWallet()
       const other = await signedInWallet()
       const body = { clientPublicKey: exportKey().publicKey }
       const first = await server.call("POST", exportPath(wallet.accountId), body)
@@ -199,7 +183,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
       )
       expectError(privacy, 401, "UNAUTHORIZED")
       expectError(
-        await server.call("POST", exportPath(other.wallet.accountId), body, { headers: retry(first, key) }),
+        await server.call("POST", exportPath(other.accountId), body, { headers: retry(first, key) }),
         401,
         "UNAUTHORIZED"
       )
@@ -207,7 +191,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
     })
 
     it("W-33: 404 for an unknown account; 400 for an account that is not an embedded wallet or a key that is not an uncompressed P-256 point", async () => {
-      const { wallet } = await signedInWallet()
+      const wallet = await signedInWallet()
       const before = await snapshot()
       const good = { clientPublicKey: exportKey().publicKey }
       expectError(await server.call("POST", exportPath(UNKNOWN_ACCOUNT), good), 404, "REFERENCE_NOT_FOUND")
@@ -228,7 +212,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
 
   describe("200 PROCESSING: a vault that is not done yet", () => {
     it("W-39, W-40, W-41: PROCESSING, the identical resend PROCESSING again, then the credentials, then 401; another stamp is 401", async () => {
-      const { wallet, key } = await signedInWallet()
+      const { key, ...wallet } = await signedInWallet()
       const second = await signIn(wallet.emailCredentialId)
       const target = exportKey()
       const body = { clientPublicKey: target.publicKey }
@@ -280,7 +264,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
     })
 
     it("W-41, L-08: a PROCESSING export whose requestId lapsed is 401; a new export gets the credentials", async () => {
-      const { wallet, key } = await signedInWallet()
+      const { key, ...wallet } = await signedInWallet()
       const target = exportKey()
       const body = { clientPublicKey: target.publicKey }
       const path = exportPath(wallet.accountId)
@@ -290,9 +274,8 @@ const exportSuite = (stores: () => StoresUnderTest) => {
       expect((await server.call("POST", path, body, { headers })).json.status).toBe("PROCESSING")
       await expire(first.json.requestId)
       expectError(await server.call("POST", path, body, { headers }), 401, "UNAUTHORIZED")
-      const again = await server.call("POST", path, body)
+      const { first: again, done } = await signedCall("POST", path, body, key)
       expect(again.json.requestId).not.toBe(first.json.requestId)
-      const done = await server.call("POST", path, body, { headers: retry(again, key) })
       expect(done.status).toBe(200)
       expect(validateMnemonic(await opened(done, target.privateKey), wordlist)).toBe(true)
     })
@@ -300,7 +283,7 @@ const exportSuite = (stores: () => StoresUnderTest) => {
 
   describe("privacy", () => {
     it("W-34, AC-01, W-35: PATCH {privateEnabled} by a signed retry: 202, then 200 the internal account with it", async () => {
-      const { wallet, key } = await signedInWallet()
+      const { key, ...wallet } = await signedInWallet()
       const path = accountPath(wallet.accountId)
       const listed = async () => {
         const r = await server.call("GET", `/customers/internal-accounts?customerId=${wallet.customerId}`)
@@ -340,15 +323,14 @@ const exportSuite = (stores: () => StoresUnderTest) => {
       )
 
       // And off again.
-      const off = await server.call("PATCH", path, { privateEnabled: false })
-      const offDone = await server.call("PATCH", path, { privateEnabled: false }, { headers: retry(off, key) })
+      const { done: offDone } = await signedCall("PATCH", path, { privateEnabled: false }, key)
       expect(offDone.status).toBe(200)
       expect(offDone.json.privateEnabled).toBe(false)
       expect((await listed()).privateEnabled).toBe(false)
     })
 
     it("W-34: 400 for an account that is not an embedded wallet or a body without privateEnabled; 404 unknown; nothing changes", async () => {
-      const { wallet } = await signedInWallet()
+      const wallet = await signedInWallet()
       const before = await snapshot()
       expectError(
         await server.call("PATCH", accountPath(UNKNOWN_ACCOUNT), { privateEnabled: true }),

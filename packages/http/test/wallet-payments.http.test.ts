@@ -1,33 +1,19 @@
 import { Store } from "@paycore/core"
 import * as MemoryStore from "@paycore/store-memory"
-import { failingCredentialUpdates, ledgerViolations, type StoreSnapshot, snapshotStore } from "@paycore/testkit"
-import { type SessionKey, sealOtpBundle, sessionKey } from "@paycore/testkit/wallet-client"
+import { failingCredentialUpdates, ledgerViolations } from "@paycore/testkit"
+import { sessionKey } from "@paycore/testkit/wallet-client"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { addUsPayee, type CallResult, consent, expectError, quoteBody, UUID, useTestServer } from "./harness.ts"
+import { addUsPayee, type CallResult, consent, expectError, fundAccount, quoteBody, useTestServer } from "./harness.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
+import { expectChallenge, freshEmail, retry, type SignedIn, type Wallet, walletKit } from "./wallet-kit.ts"
 
 /*
  * The embedded wallet's signature on the customer's contact update (CU-14 … CU-18, W-04) and on a quote's
  * execution (Q-24, AC-07, Q-06), through the client kit, on every store.
  */
 
-const SANDBOX_OTP = "000000"
-const REQUEST_ID = new RegExp(`^Request:${UUID}$`)
 const LONG_AGO = "2020-01-01T00:00:00.000Z"
-
-interface Wallet {
-  readonly customerId: string
-  readonly accountId: string
-  readonly email: string
-  /** The EMAIL_OTP credential the wallet starts with (W-04). */
-  readonly emailCredentialId: string
-}
-
-interface Signed {
-  readonly session: { readonly id: string; readonly credentialId: string }
-  readonly key: SessionKey
-}
 
 const suite = (stores: () => StoresUnderTest) => {
   // Every store is wrapped: `faulty.fault.on` makes `walletCredentials.update` fail (CU-17).
@@ -40,80 +26,18 @@ const suite = (stores: () => StoresUnderTest) => {
     },
     { ...base, storeLayer: faulty.layer }
   )
-
-  let seq = 0
-  const freshEmail = () => `contact${++seq}.${Date.now()}@example.com`
-
-  /** A customer of a USDB platform: an embedded wallet with its first credential. */
-  const newWallet = async (extra: Record<string, unknown> = {}): Promise<Wallet> => {
-    const email = freshEmail()
-    const c = await server.call("POST", "/customers", {
-      customerType: "INDIVIDUAL",
-      fullName: "Wanda Wallet",
-      email,
-      endUserTermsConsent: consent,
-      ...extra
-    })
-    expect(c.status, JSON.stringify(c.json)).toBe(201)
-    const accountId = await walletOf(c.json.id)
-    const credentials = await server.call("GET", `/auth/credentials?accountId=${accountId}`)
-    expect(credentials.json.data).toHaveLength(1)
-    return { customerId: c.json.id, accountId, email, emailCredentialId: credentials.json.data[0].id }
-  }
-
-  const walletOf = async (customerId: string): Promise<string> => {
-    const accounts = await server.call(
-      "GET",
-      `/customers/internal-accounts?customerId=${customerId}&type=EMBEDDED_WALLET`
-    )
-    expect(accounts.json.data).toHaveLength(1)
-    return accounts.json.data[0].id
-  }
-
-  const retry = (r: CallResult, key: SessionKey, requestId = r.json.requestId as string) => ({
-    "service-wallet-signature": key.stamp(r.json.payloadToSign),
-    "request-id": requestId
-  })
-
-  /** W-13, W-17: an OTP sign-in with the sandbox code, the retry stamped by the key sealed with it. */
-  const signIn = async (credentialId: string, key: SessionKey = sessionKey()): Promise<Signed> => {
-    const open = await Effect.runPromise(server.store.otpChallenges.get(credentialId))
-    if (open !== undefined) {
-      // The resend limit (W-15) is tested elsewhere.
-      await Effect.runPromise(server.store.otpChallenges.update({ ...open, issuedAt: LONG_AGO }))
-    }
-    const challenge = await server.call("POST", `/auth/credentials/${credentialId}/challenge`)
-    expect(challenge.status, JSON.stringify(challenge.json)).toBe(200)
-    const body = {
-      type: challenge.json.type,
-      encryptedOtpBundle: await sealOtpBundle(challenge.json.otpEncryptionTargetBundle, SANDBOX_OTP, key.publicKey)
-    }
-    const path = `/auth/credentials/${credentialId}/verify`
-    const first = await server.call("POST", path, body)
-    expect(first.status, JSON.stringify(first.json)).toBe(202)
-    const done = await server.call("POST", path, body, { headers: retry(first, key) })
-    expect(done.status, JSON.stringify(done.json)).toBe(200)
-    return { session: done.json, key }
-  }
-
-  const snapshot = (): Promise<StoreSnapshot> =>
-    Effect.runPromise(snapshotStore().pipe(Effect.provideService(Store, server.store)))
-
-  const credentialsOf = async (accountId: string) =>
-    (await server.call("GET", `/auth/credentials?accountId=${accountId}`)).json.data as Array<{
-      id: string
-      type: string
-      nickname: string
-    }>
+  const { walletAccount, credentialsOf, newWallet, signIn, signedCall, snapshot } = walletKit(server)
 
   const storedCredential = (id: string) => Effect.runPromise(server.store.walletCredentials.get(id))
 
   /** W-07, W-08: an SMS_OTP credential added by a signed retry, then signed in (verified). */
-  const addSmsCredential = async (w: Wallet, by: Signed): Promise<{ id: string; signed: Signed }> => {
-    const body = { type: "SMS_OTP", accountId: w.accountId }
-    const first = await server.call("POST", "/auth/credentials", body)
-    expect(first.status, JSON.stringify(first.json)).toBe(202)
-    const added = await server.call("POST", "/auth/credentials", body, { headers: retry(first, by.key) })
+  const addSmsCredential = async (w: Wallet, by: SignedIn): Promise<{ id: string; signed: SignedIn }> => {
+    const { done: added } = await signedCall(
+      "POST",
+      "/auth/credentials",
+      { type: "SMS_OTP", accountId: w.accountId },
+      by.key
+    )
     expect(added.status, JSON.stringify(added.json)).toBe(201)
     return { id: added.json.id, signed: await signIn(added.json.id) }
   }
@@ -126,13 +50,7 @@ const suite = (stores: () => StoresUnderTest) => {
         customerType: "INDIVIDUAL",
         email: newEmail
       })
-      expect(first.status, JSON.stringify(first.json)).toBe(202)
-      expect(first.json).toEqual({
-        payloadToSign: expect.any(String),
-        requestId: expect.stringMatching(REQUEST_ID),
-        expiresAt: expect.any(String)
-      })
-      expect(JSON.parse(first.json.payloadToSign)).toEqual({
+      expect(expectChallenge(first)).toEqual({
         type: "WALLET_UPDATE_CUSTOMER_CONTACT",
         requestId: first.json.requestId,
         accountId: w.accountId,
@@ -154,9 +72,7 @@ const suite = (stores: () => StoresUnderTest) => {
       // Other fields ride along: the whole body is bound.
       const body = { customerType: "INDIVIDUAL", email: newEmail, fullName: "Wanda Renamed" }
       const path = `/customers/${w.customerId}`
-      const first = await server.call("PATCH", path, body)
-      expect(first.status).toBe(202)
-      const done = await server.call("PATCH", path, body, { headers: retry(first, signed.key) })
+      const { first, done } = await signedCall("PATCH", path, body, signed.key)
       expect(done.status, JSON.stringify(done.json)).toBe(200)
       expect(done.json).toMatchObject({
         id: w.customerId,
@@ -268,15 +184,9 @@ const suite = (stores: () => StoresUnderTest) => {
 
       // W-27, W-28: revoked by the SMS credential's session, then re-added (W-07) with the same address.
       const revokePath = `/auth/credentials/${w.emailCredentialId}`
-      const revoke = await server.call("DELETE", revokePath)
-      expect(revoke.status).toBe(202)
-      expect(
-        (await server.call("DELETE", revokePath, undefined, { headers: retry(revoke, sms.signed.key) })).status
-      ).toBe(204)
+      expect((await signedCall("DELETE", revokePath, undefined, sms.signed.key)).done.status).toBe(204)
       const readd = { type: "EMAIL_OTP", accountId: w.accountId }
-      const addFirst = await server.call("POST", "/auth/credentials", readd)
-      expect(addFirst.status).toBe(202)
-      const added = await server.call("POST", "/auth/credentials", readd, { headers: retry(addFirst, sms.signed.key) })
+      const { done: added } = await signedCall("POST", "/auth/credentials", readd, sms.signed.key)
       expect(added.status, JSON.stringify(added.json)).toBe(201)
 
       const before = await snapshot()
@@ -287,9 +197,7 @@ const suite = (stores: () => StoresUnderTest) => {
       )
       expect(await snapshot()).toEqual(before)
       // A new first leg binds the new set.
-      const again = await server.call("PATCH", path, body)
-      expect(again.status).toBe(202)
-      expect((await server.call("PATCH", path, body, { headers: retry(again, sms.signed.key) })).status).toBe(200)
+      expect((await signedCall("PATCH", path, body, sms.signed.key)).done.status).toBe(200)
       const byId = new Map((await credentialsOf(w.accountId)).map((c) => [c.id, c.nickname]))
       expect(byId.get(added.json.id)).toBe(body.email)
     })
@@ -353,7 +261,7 @@ const suite = (stores: () => StoresUnderTest) => {
     it("W-04, CU-18: an email given later opens the wallet's first EMAIL_OTP credential, unless another uses it", async () => {
       const c = await server.call("POST", "/customers", { customerType: "INDIVIDUAL", fullName: "Late Email" })
       expect(c.status).toBe(201)
-      const accountId = await walletOf(c.json.id)
+      const accountId = (await walletAccount(c.json.id)).id
       expect(await credentialsOf(accountId)).toEqual([])
       const taken = await newWallet()
       const path = `/customers/${c.json.id}`
@@ -380,19 +288,14 @@ const suite = (stores: () => StoresUnderTest) => {
     /** A funded wallet, a USD payee of its customer, and a PENDING quote from the wallet to it. */
     const walletQuote = async () => {
       const w = await newWallet()
-      const funded = await server.call("POST", `/sandbox/internal-accounts/${w.accountId}/fund`, { amount: FUNDED })
-      expect(funded.status, JSON.stringify(funded.json)).toBe(200)
+      await fundAccount(server, w.accountId, FUNDED)
       const payee = await addUsPayee(server, w.customerId)
       const quote = await server.call("POST", "/quotes", quoteBody(w.accountId, payee, SENT))
       expect(quote.status, JSON.stringify(quote.json)).toBe(201)
       return { w, payee, quote: quote.json }
     }
 
-    const walletBalance = async (w: Wallet): Promise<number> => {
-      const r = await server.call("GET", `/customers/internal-accounts?customerId=${w.customerId}&type=EMBEDDED_WALLET`)
-      expect(r.status).toBe(200)
-      return r.json.data[0].balance.amount
-    }
+    const walletBalance = async (w: Wallet): Promise<number> => (await walletAccount(w.customerId)).balance.amount
 
     const violations = () =>
       Effect.runPromise(ledgerViolations.pipe(Effect.provideService(Store, server.store), Effect.orDie))
@@ -511,7 +414,7 @@ const suite = (stores: () => StoresUnderTest) => {
         endUserTermsConsent: consent
       })
       const usd = (await server.call("GET", `/customers/internal-accounts?customerId=${c.json.id}`)).json.data[0].id
-      expect((await server.call("POST", `/sandbox/internal-accounts/${usd}/fund`, { amount: 10_000 })).status).toBe(200)
+      await fundAccount(server, usd, 10_000)
       const payee = await addUsPayee(server, c.json.id)
       const quote = await server.call("POST", "/quotes", quoteBody(usd, payee, 1000))
       expect(quote.json.paymentInstructions).toEqual([])
