@@ -21,12 +21,7 @@ describe("the StampVerifier on node:crypto", () => {
             [payload, true],
             [payload + extra, false]
           ] as const) {
-            const answers = await Effect.runPromise(
-              Effect.all([
-                node.verify(stamp.publicKey, stamp.signature, text),
-                web.verify(stamp.publicKey, stamp.signature, text)
-              ])
-            )
+            const answers = await Effect.runPromise(Effect.all([node.verify(stamp, text), web.verify(stamp, text)]))
             expect(answers).toEqual([expected, expected])
           }
         }
@@ -35,7 +30,7 @@ describe("the StampVerifier on node:crypto", () => {
     )
     // Another key's signature, and a signature of the wrong length, are false (never a throw).
     const other = parseStamp(sessionKey().stamp("x"))!
-    expect(await Effect.runPromise(node.verify(key.publicKey.toLowerCase(), other.signature, "x"))).toBe(false)
-    expect(await Effect.runPromise(node.verify(other.publicKey, new Uint8Array(3), "x"))).toBe(false)
+    expect(await Effect.runPromise(node.verify({ ...other, publicKey: key.publicKey.toLowerCase() }, "x"))).toBe(false)
+    expect(await Effect.runPromise(node.verify({ ...other, der: new Uint8Array(3) }, "x"))).toBe(false)
   })
 })

@@ -1,15 +1,15 @@
 import { hexToBytes } from "@noble/hashes/utils.js"
 import { Context, Effect } from "effect"
 import { Lru } from "../shared/lru.ts"
+import type { Stamp } from "../wallet-auth/model.ts"
 
 /**
- * Checks the ECDSA P-256 / SHA-256 signature of a wallet stamp (W-37): `publicKey` lowercase compressed hex (a point
- * of the curve: `parseStamp` checked it), `signature` 64 bytes `r ‖ s`, over the UTF-8 bytes of `payload`. Any
- * failure is `false`. The default is Web Crypto (every runtime); on Node, `@paycore/http` provides `node:crypto`'s
+ * Checks the ECDSA P-256 / SHA-256 signature of a parsed wallet stamp (W-37; its key is a point of the curve and its
+ * signature strict DER: `parseStamp` checked them) over the UTF-8 bytes of `payload`. Any failure is `false`. The default is Web Crypto (every runtime); on Node, `@paycore/http` provides `node:crypto`'s
  * synchronous verify, which skips the thread-pool round trip of `crypto.subtle` (about twice as fast in a signed retry).
  */
 export interface StampVerifierService {
-  readonly verify: (publicKey: string, signature: Uint8Array, payload: string) => Effect.Effect<boolean>
+  readonly verify: (stamp: Stamp, payload: string) => Effect.Effect<boolean>
 }
 
 type VerifyKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>
@@ -31,13 +31,13 @@ export const webCryptoStampVerifier = (): StampVerifierService => {
     return key
   }
   return {
-    verify: (publicKey, signature, payload) =>
+    verify: (stamp, payload) =>
       Effect.promise(async () => {
         try {
           return await crypto.subtle.verify(
             ECDSA_SHA256,
-            await keyOf(publicKey),
-            new Uint8Array(signature),
+            await keyOf(stamp.publicKey),
+            new Uint8Array(stamp.signature),
             utf8.encode(payload)
           )
         } catch {

@@ -65,6 +65,16 @@ export const UncompressedPublicKey = Schema.String.check(
   onCurve(uncompressedSamples)
 )
 
+/**
+ * A parsed `Service-Wallet-Signature` (wallet-auth/stamp.ts): who signed (`publicKey`, lowercase compressed hex) and
+ * the signature, as 64 bytes `r ‖ s` (Web Crypto's form) and as the strict DER it was sent in (`node:crypto`'s).
+ */
+export interface Stamp {
+  readonly publicKey: string
+  readonly signature: Uint8Array
+  readonly der: Uint8Array
+}
+
 // ---- resources ----
 
 /** W-01: a way to sign in to one embedded wallet. */

@@ -150,14 +150,17 @@ export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB 
   if (stamp === undefined) return yield* signatureMalformed()
   const store = yield* Store
   const nowMs = yield* Clock.currentTimeMillis
-  const stampSha256 = hex256(input.signature)
+  // Only a PROCESSING row compares it (W-39): hashed on demand.
+  const signature = input.signature
+  let stampHash: string | undefined
+  const stampSha256 = () => (stampHash ??= hex256(signature))
   const usable = (row: SignedRequestRecord | undefined): row is SignedRequestRecord =>
     row !== undefined &&
     row.accountId === action.accountId &&
     row.operation === action.operation &&
     row.subjectId === action.subjectId &&
     nowMs <= Date.parse(row.expiresAt) &&
-    (row.status === "PENDING" || (row.status === "PROCESSING" && row.stampSha256 === stampSha256))
+    (row.status === "PENDING" || (row.status === "PROCESSING" && row.stampSha256 === stampSha256()))
   const row = yield* store.signedRequests.get(input.requestId)
   if (!usable(row)) return yield* requestIdRefused()
   if (hex256(input.rawBody) !== row.bodySha256) return yield* bodyMismatch()
@@ -184,7 +187,7 @@ export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB 
           store.signedRequests.update({
             ...locked,
             status: move.to as SignedRequestRecord["status"],
-            ...(pending ? { stampSha256 } : {}),
+            ...(pending ? { stampSha256: stampSha256() } : {}),
             updatedAt: isoOf(nowMs)
           })
         )

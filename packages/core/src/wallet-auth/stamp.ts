@@ -10,14 +10,11 @@ import { base64urlnopad } from "@scure/base"
 import { Effect, Predicate } from "effect"
 import { StampVerifier } from "../ports/stamp-verifier.ts"
 import { Lru } from "../shared/lru.ts"
+import type { Stamp } from "./model.ts"
 
 export const STAMP_SCHEME = "SIGNATURE_SCHEME_TK_API_P256"
 
-/** A parsed stamp: who signed (`publicKey`, lowercase compressed hex) and the signature as 64 bytes `r ‖ s`. */
-export interface Stamp {
-  readonly publicKey: string
-  readonly signature: Uint8Array
-}
+export type { Stamp } from "./model.ts"
 
 /** Keys already checked to be points of P-256, least recently used first (a `Map` keeps insertion order). */
 const checkedKeys = new Lru<string, true>(10_000)
@@ -51,8 +48,9 @@ const decodeStamp = (header: string): Stamp | undefined => {
   if (!COMPRESSED_KEY.test(publicKey) || !DER_SIGNATURE.test(signature)) return undefined
   checkCurvePoint(publicKey)
   // DER with r and s in [1, n-1] (noble refuses the rest), then the 64-byte r ‖ s form Web Crypto verifies.
-  const compact = p256.Signature.fromBytes(hexToBytes(signature), "der").toBytes("compact")
-  return { publicKey, signature: compact }
+  const der = hexToBytes(signature)
+  const compact = p256.Signature.fromBytes(der, "der").toBytes("compact")
+  return { publicKey, signature: compact, der }
 }
 
 /**
@@ -75,5 +73,5 @@ export const parseStamp = (header: string): Stamp | undefined => {
 export const verifyStamp = (stamp: Stamp, payload: string): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     const verifier = yield* StampVerifier
-    return yield* verifier.verify(stamp.publicKey, stamp.signature, payload)
+    return yield* verifier.verify(stamp, payload)
   })
