@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { OwnershipVerification } from "./accounts/ownership.ts"
 import { Accounts } from "./accounts/service.ts"
 import { Customers } from "./customers/service.ts"
 import { BulkImports, Documents, Onboarding } from "./onboarding/service.ts"
@@ -31,7 +32,8 @@ export const EngineLayer = Layer.mergeAll(
   PaymentsLayer,
   WebhookDispatcher.layer,
   WebhookSecrets.layer,
-  WalletAuth.layer
+  WalletAuth.layer,
+  OwnershipVerification.layer
 ).pipe(
   Layer.provideMerge(Customers.layer),
   // Below WalletAuth: a wallet's privacy update answers the account as Accounts shows it.

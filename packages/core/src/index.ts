@@ -1,5 +1,8 @@
 export { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./accounts/errors.ts"
+export * from "./accounts/machine.ts"
 export * from "./accounts/model.ts"
+export { OwnershipVerification } from "./accounts/ownership.ts"
+export { initialExternalStatus, ownershipMessage, ownershipRefusal } from "./accounts/ownership-rules.ts"
 export {
   Accounts,
   accountIdentity,
@@ -8,6 +11,7 @@ export {
   variantCurrencies,
   variantRails
 } from "./accounts/service.ts"
+export { verifyWalletSignature } from "./accounts/wallet-signatures.ts"
 export {
   customerDeleted,
   platformCustomerIdTaken,
@@ -56,6 +60,7 @@ export * from "./ports/fx.ts"
 export * from "./ports/ids.ts"
 export * from "./ports/key-vault.ts"
 export * from "./ports/kyc.ts"
+export * from "./ports/liveness.ts"
 export * from "./ports/notifier.ts"
 export * from "./ports/oidc-keys.ts"
 export * from "./ports/rail.ts"

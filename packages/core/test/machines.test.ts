@@ -1,5 +1,6 @@
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
+import { externalAccountMachine } from "../src/accounts/machine.ts"
 import { expirableQuoteStates } from "../src/quotes/expiry.ts"
 import { quoteMachine } from "../src/quotes/machine.ts"
 import {
@@ -81,6 +82,18 @@ const delegatedKeyExpected: Expected = {
   "ACTIVE REVOKE": ["REVOKED", []]
 }
 
+// AC-25, AC-29, AC-30: a challenge keeps a pending account pending and brings an UNVERIFIED one back (with its
+// event); the outcome makes it ACTIVE or UNVERIFIED (with its event); any live account can be deleted.
+const externalAccountExpected: Expected = {
+  "ACTIVE DELETE": ["INACTIVE", []],
+  "PENDING_OWNERSHIP_VERIFICATION CHALLENGE": ["PENDING_OWNERSHIP_VERIFICATION", []],
+  "PENDING_OWNERSHIP_VERIFICATION VERIFICATION_PASSED": ["ACTIVE", ["EXTERNAL_ACCOUNT.STATUS_UPDATED"]],
+  "PENDING_OWNERSHIP_VERIFICATION VERIFICATION_FAILED": ["UNVERIFIED", ["EXTERNAL_ACCOUNT.STATUS_UPDATED"]],
+  "PENDING_OWNERSHIP_VERIFICATION DELETE": ["INACTIVE", []],
+  "UNVERIFIED CHALLENGE": ["PENDING_OWNERSHIP_VERIFICATION", ["EXTERNAL_ACCOUNT.STATUS_UPDATED"]],
+  "UNVERIFIED DELETE": ["INACTIVE", []]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
@@ -123,6 +136,12 @@ const cases: ReadonlyArray<{
     states: ["PENDING", "ACTIVE", "REVOKED"],
     events: ["ACTIVATE", "REVOKE"],
     expected: delegatedKeyExpected
+  },
+  {
+    machine: externalAccountMachine,
+    states: ["ACTIVE", "PENDING_OWNERSHIP_VERIFICATION", "UNVERIFIED", "INACTIVE"],
+    events: ["CHALLENGE", "VERIFICATION_PASSED", "VERIFICATION_FAILED", "DELETE"],
+    expected: externalAccountExpected
   }
 ]
 

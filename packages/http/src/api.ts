@@ -52,6 +52,9 @@ import {
   ListTransactionsQuery,
   ListVerificationsQuery,
   MAX_SECRET_OVERLAP_SECONDS,
+  OwnershipChallenge,
+  OwnershipChallengeRequest,
+  OwnershipVerifyRequest,
   PageOf,
   PageQueryFields,
   PasskeyAuthChallenge,
@@ -62,6 +65,7 @@ import {
   RefreshSessionRequest,
   ReplaceDocumentFields,
   SandboxFundRequest,
+  SandboxLivenessRequest,
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
   SessionId,
@@ -324,6 +328,20 @@ export const AccountsGroup = HttpApiGroup.make("accounts")
       success: HttpApiSchema.NoContent
     })
   )
+  .add(
+    HttpApiEndpoint.post("challengeOwnership", "/customers/external-accounts/:externalAccountId/challenge", {
+      params: { externalAccountId: ExternalAccountId },
+      payload: OwnershipChallengeRequest,
+      success: OwnershipChallenge.pipe(created)
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("verifyOwnership", "/customers/external-accounts/:externalAccountId/verify", {
+      params: { externalAccountId: ExternalAccountId },
+      payload: OwnershipVerifyRequest,
+      success: ExternalAccount
+    })
+  )
   .annotateMerge(
     OpenApi.annotations({ title: "Accounts", description: "Internal balances and external payee accounts" })
   )
@@ -518,6 +536,13 @@ export const SandboxGroup = HttpApiGroup.make("sandbox")
     })
   )
   .add(HttpApiEndpoint.post("testWebhook", "/sandbox/webhooks/test", { success: TestDelivery }))
+  .add(
+    HttpApiEndpoint.post("settleLiveness", "/sandbox/external-accounts/:externalAccountId/liveness", {
+      params: { externalAccountId: ExternalAccountId },
+      payload: SandboxLivenessRequest,
+      success: ExternalAccount
+    })
+  )
   .annotateMerge(OpenApi.annotations({ title: "Sandbox", description: "Test helpers; refuse production tokens" }))
 
 export const WebhookDelivery = Schema.Struct({

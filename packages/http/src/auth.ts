@@ -34,7 +34,7 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     replaceDocument: write,
     deleteDocument: write
   },
-  accounts: { createExternal: write, deleteExternal: write },
+  accounts: { createExternal: write, deleteExternal: write, challengeOwnership: write, verifyOwnership: write },
   walletAuth: {
     createCredential: write,
     challengeCredential: write,
@@ -48,7 +48,7 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     updateInternalAccount: write
   },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
-  sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox },
+  sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox, settleLiveness: sandbox },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }
 

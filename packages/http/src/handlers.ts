@@ -8,6 +8,7 @@ import {
   InvalidInput,
   Onboarding,
   type OutboxRecord,
+  OwnershipVerification,
   PlatformConfigService,
   type Principal,
   pageRequest,
@@ -77,6 +78,7 @@ export const makeHandlers = Effect.gen(function* () {
   const documents = yield* Documents
   const bulkImports = yield* BulkImports
   const walletAuth = yield* WalletAuth
+  const ownership = yield* OwnershipVerification
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
   const scope = yield* Scope.Scope
   const runInBackground = (jobId: string) =>
@@ -148,7 +150,9 @@ export const makeHandlers = Effect.gen(function* () {
       createExternal: ({ payload }) => accounts.createExternal(payload),
       listExternal: ({ query }) => accounts.listExternal(query),
       getExternal: ({ params }) => accounts.getExternal(params.externalAccountId),
-      deleteExternal: ({ params }) => accounts.deleteExternal(params.externalAccountId)
+      deleteExternal: ({ params }) => accounts.deleteExternal(params.externalAccountId),
+      challengeOwnership: ({ params, payload }) => ownership.challenge(params.externalAccountId, payload),
+      verifyOwnership: ({ params, payload }) => ownership.verify(params.externalAccountId, payload)
     },
     walletAuth: {
       listCredentials: ({ query }) => walletAuth.listCredentials(query.accountId),
@@ -190,7 +194,8 @@ export const makeHandlers = Effect.gen(function* () {
         Effect.flatMap(transactions.fundSandbox(params.accountId, payload.amount), (id) => accounts.getInternal(id)),
       send: ({ payload }) => transactions.sandboxSend(payload),
       umaReceive: ({ payload }) => transactions.sandboxUmaReceive(payload),
-      testWebhook: () => webhooks.sendTest()
+      testWebhook: () => webhooks.sendTest(),
+      settleLiveness: ({ params, payload }) => ownership.settleLiveness(params.externalAccountId, payload)
     },
     webhooks: {
       publicKey: () => Effect.succeed({ publicKey: signer.publicKeyPem }),

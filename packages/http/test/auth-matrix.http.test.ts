@@ -82,6 +82,8 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "accounts.listExternal": "read",
   "accounts.getExternal": "read",
   "accounts.deleteExternal": "write",
+  "accounts.challengeOwnership": "write",
+  "accounts.verifyOwnership": "write",
 
   "walletAuth.listCredentials": "read",
   "walletAuth.createCredential": "write",
@@ -112,6 +114,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "sandbox.send": "sandbox",
   "sandbox.umaReceive": "sandbox",
   "sandbox.testWebhook": "sandbox",
+  "sandbox.settleLiveness": "sandbox",
 
   "webhooks.publicKey": "read",
   "webhooks.listDeliveries": "read",

@@ -152,6 +152,8 @@ export const differences: ReadonlyArray<Difference> = [
     operations: [
       "GET /customers/external-accounts/{externalAccountId}",
       "DELETE /customers/external-accounts/{externalAccountId}",
+      "POST /customers/external-accounts/{externalAccountId}/challenge",
+      "POST /customers/external-accounts/{externalAccountId}/verify",
       "GET /receiver/external-account/{accountId}",
       "POST /sandbox/internal-accounts/{accountId}/fund",
       "POST /quotes",

@@ -499,6 +499,27 @@ const delegatedKeys: Migration = {
   )
 }
 
+/** Issue 14: ownership challenges of self-custody wallets (AC-26 … AC-28), one per external account. */
+const ownershipVerification: Migration = {
+  up: statements(
+    `CREATE TABLE ownership_challenges (
+      id ${ID},
+      customer_id ${ID},
+      method text NOT NULL,
+      status text NOT NULL,
+      nonce text NOT NULL,
+      expires_at ${INSTANT},
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      message_to_sign text,
+      verification_link text,
+      token text,
+      CONSTRAINT ownership_challenges_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE INDEX ownership_challenges_customer_id_idx ON ownership_challenges (customer_id, id)`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -507,7 +528,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0004_documents_and_bulk_imports": documentsAndImports,
   "0005_webhook_secrets": webhookSecrets,
   "0006_wallet_auth": walletAuth,
-  "0007_delegated_keys": delegatedKeys
+  "0007_delegated_keys": delegatedKeys,
+  "0008_ownership_verification": ownershipVerification
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -13,6 +13,7 @@ import type {
 import type { Counter, OutboxSubject, Table } from "@paycore/store-tables"
 import * as tables from "@paycore/store-tables"
 import { makeScope } from "../../testkit/src/store-conformance/ids.ts"
+import { ownershipChallengeFull, ownershipChallengeMinimal } from "../../testkit/src/store-conformance/records.ts"
 import * as walletRecords from "../../testkit/src/store-conformance/wallet-auth-tests.ts"
 import { rowCodecOf } from "../src/codec.ts"
 import { idOf } from "./helpers.ts"
@@ -137,6 +138,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.customers, [individual(1), bareIndividual(2), business(3), business(4, { isDeleted: true })]],
   [tables.internalAccounts, [internalAccount(1), withoutKey(internalAccount(2), "customerId")]],
   [tables.externalAccounts, [externalAccount(1)]],
+  [tables.ownershipChallenges, [ownershipChallengeFull(walletScope), ownershipChallengeMinimal(walletScope)]],
   [tables.quotes, [quote(1)]],
   [
     tables.transactions,

@@ -2,7 +2,9 @@ import type {
   ExternalAccount,
   ExternalAccountFilter,
   InternalAccountFilter,
-  InternalAccountRecord
+  InternalAccountRecord,
+  OwnershipChallengeFilter,
+  OwnershipChallengeRecord
 } from "@paycore/core"
 import { boolean, eq, instant, json, key, notEq, optional, table, text, textArray } from "./describe.ts"
 
@@ -52,4 +54,27 @@ export const externalAccounts = table<ExternalAccount, ExternalAccountFilter>()(
     customerId: eq("customerId"),
     currency: eq("currency")
   }
+})
+
+/**
+ * Ownership challenges of self-custody wallets (AC-26 … AC-28): one row per external account (`id` is the account's),
+ * replaced by each new challenge; `OPEN` until a signature or a liveness verdict uses it.
+ */
+export const ownershipChallenges = table<OwnershipChallengeRecord, OwnershipChallengeFilter>()({
+  name: "ownership_challenges",
+  columns: {
+    id: key("id"),
+    customerId: key("customer_id"),
+    method: text("method"),
+    status: text("status"),
+    nonce: text("nonce"),
+    expiresAt: instant("expires_at"),
+    createdAt: instant("created_at"),
+    updatedAt: instant("updated_at"),
+    messageToSign: optional(text("message_to_sign")),
+    verificationLink: optional(text("verification_link")),
+    token: optional(text("token"))
+  },
+  primaryKey: ["id"],
+  filters: { customerId: eq("customerId") }
 })

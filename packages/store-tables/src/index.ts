@@ -2,7 +2,7 @@
  * The Store's records as tables, one description per stored resource (see describe.ts), grouped by the context that
  * owns them. Adding a resource: its description here, its migration in store-postgres's schema.ts.
  */
-import { externalAccounts, internalAccounts } from "./accounts.ts"
+import { externalAccounts, internalAccounts, ownershipChallenges } from "./accounts.ts"
 import { customers } from "./customers.ts"
 import type { Table } from "./describe.ts"
 import { counters, idempotency } from "./idempotency.ts"
@@ -34,6 +34,7 @@ export {
   otpChallenges,
   outbox,
   outboxSubjects,
+  ownershipChallenges,
   platformConfig,
   quotes,
   signedRequests,
@@ -52,6 +53,7 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   customers,
   internalAccounts,
   externalAccounts,
+  ownershipChallenges,
   quotes,
   transactions,
   beneficialOwners,

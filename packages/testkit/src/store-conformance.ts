@@ -16,6 +16,7 @@ import {
   documentsCase,
   externalAccountsCase,
   internalAccountsCase,
+  ownershipChallengesCase,
   quotesCase,
   tokensCase,
   transactionsCase,
@@ -98,6 +99,7 @@ export const storeConformance = (
       collection(customersCase, customerTests)
       collection(internalAccountsCase, internalAccountTests)
       collection(externalAccountsCase, externalAccountTests)
+      collection(ownershipChallengesCase, () => {})
       collection(quotesCase, quoteTests)
       collection(transactionsCase, transactionTests)
       collection(beneficialOwnersCase, beneficialOwnerTests)

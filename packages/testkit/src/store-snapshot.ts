@@ -50,6 +50,7 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       customers: yield* everyRow((p) => store.customers.list({ includeDeleted: true }, p)),
       internalAccounts: yield* everyRow((p) => store.internalAccounts.list({}, p)),
       externalAccounts: yield* everyRow((p) => store.externalAccounts.list({}, p)),
+      ownershipChallenges: yield* everyRow((p) => store.ownershipChallenges.list({}, p)),
       quotes: yield* everyRow((p) => store.quotes.list({}, p)),
       transactions: yield* everyRow((p) => store.transactions.list({}, p)),
       beneficialOwners: yield* everyRow((p) => store.beneficialOwners.list({}, p)),

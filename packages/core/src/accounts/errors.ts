@@ -1,4 +1,4 @@
-import { Conflict, type InvalidInput, NotFound, type StoreError } from "../shared/errors.ts"
+import { Conflict, InvalidInput, NotFound, Refused, type StoreError } from "../shared/errors.ts"
 
 /** 404 `NOT_FOUND` for an internal account (the spec has no dedicated code). */
 export const internalAccountNotFound = (id: string): NotFound =>
@@ -25,3 +25,46 @@ export const duplicateExternalAccount = (existingId: string): Conflict =>
 
 export type InternalAccountError = InvalidInput | NotFound | StoreError
 export type ExternalAccountError = InvalidInput | NotFound | Conflict | StoreError
+
+// ---- ownership verification (AC-24 … AC-30) ----
+
+/** 409 `CONFLICT`: the account is not one whose ownership can be verified now (AC-26). */
+export const ownershipNotApplicable = (id: string, why: string): Conflict =>
+  new Conflict({ code: "CONFLICT", message: `External account ${id}: ${why}`, details: { externalAccountId: id } })
+
+/** 409 `CONFLICT`: `/verify` without an open WALLET_SIGNATURE challenge (AC-27), or a liveness verdict without one. */
+export const noOpenChallenge = (id: string, method: "WALLET_SIGNATURE" | "LIVENESS"): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `External account ${id} has no open ${method} challenge; start one with POST /customers/external-accounts/${id}/challenge`,
+    details: { externalAccountId: id, method }
+  })
+
+/** 400 `INVALID_INPUT` on `signature`: the signature does not prove the wallet's key, or came late (AC-27, AC-30). */
+export const ownershipSignatureRejected = (id: string, reason: "SIGNATURE_INVALID" | "CHALLENGE_EXPIRED") =>
+  InvalidInput.one(
+    "signature",
+    { reason },
+    reason === "CHALLENGE_EXPIRED"
+      ? `The challenge of external account ${id} expired; the account is UNVERIFIED, start a new challenge`
+      : `The signature does not prove control of the wallet of external account ${id}; the account is UNVERIFIED, start a new challenge`
+  )
+
+/**
+ * 400 `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED` (AC-24): a payment at or above the Travel Rule threshold to a wallet
+ * whose ownership is not verified yet.
+ */
+export const ownershipVerificationRequired = (
+  id: string,
+  status: string,
+  amount: number,
+  currency: string,
+  threshold: number
+): Refused =>
+  new Refused({
+    code: "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED",
+    message:
+      `External account ${id} is ${status}: a payment of ${amount} ${currency} (smallest unit) reaches the threshold ` +
+      `of ${threshold} above which the wallet's ownership must be verified first`,
+    details: { status, amount, currency, threshold }
+  })

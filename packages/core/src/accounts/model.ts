@@ -297,3 +297,64 @@ export const ListExternalAccountsQuery = Schema.Struct({
   ...PageQueryFields
 })
 export type ListExternalAccountsQuery = typeof ListExternalAccountsQuery.Type
+
+// ---- ownership verification of self-custody wallets (AC-24 … AC-30) ----
+
+export const OwnershipVerificationMethod = Schema.Literals(["WALLET_SIGNATURE", "LIVENESS"])
+export type OwnershipVerificationMethod = typeof OwnershipVerificationMethod.Type
+
+/** `POST /customers/external-accounts/{id}/challenge` (AC-26). */
+export const OwnershipChallengeRequest = Schema.Struct({ method: OwnershipVerificationMethod })
+export type OwnershipChallengeRequest = typeof OwnershipChallengeRequest.Type
+
+export const WalletSignatureChallenge = Schema.Struct({
+  method: Schema.Literal("WALLET_SIGNATURE"),
+  /** The exact text the wallet signs: it names the account, the address, a nonce and `expiresAt`. */
+  messageToSign: Schema.String,
+  expiresAt: DateTimeString
+})
+export const LivenessChallenge = Schema.Struct({
+  method: Schema.Literal("LIVENESS"),
+  verificationLink: Schema.String,
+  token: Schema.optionalKey(Schema.String),
+  expiresAt: DateTimeString
+})
+export const OwnershipChallenge = Schema.Union([WalletSignatureChallenge, LivenessChallenge])
+export type OwnershipChallenge = typeof OwnershipChallenge.Type
+
+/** `POST /customers/external-accounts/{id}/verify` (AC-27). `signatureScheme` matters to Bitcoin keys only. */
+export const OwnershipVerifyRequest = Schema.Struct({
+  signature: boundedString(1024),
+  signatureScheme: Schema.optionalKey(Schema.Literals(["bip137", "electrum"]))
+})
+export type OwnershipVerifyRequest = typeof OwnershipVerifyRequest.Type
+
+/** `POST /sandbox/external-accounts/{id}/liveness`: the sandbox liveness provider's verdict (AC-28). */
+export const SandboxLivenessRequest = Schema.Struct({ result: Schema.Literals(["PASSED", "FAILED"]) })
+export type SandboxLivenessRequest = typeof SandboxLivenessRequest.Type
+
+/**
+ * The open (or last) ownership challenge of an external account: one per account, so `id` is the account's id and
+ * a new challenge replaces the previous one (AC-26). `OPEN` until used: a signature or a liveness verdict makes it
+ * `PASSED` or `FAILED`, and a used challenge cannot be used again.
+ */
+export const OwnershipChallengeRecord = Schema.Struct({
+  id: ExternalAccountId,
+  customerId: CustomerId,
+  method: OwnershipVerificationMethod,
+  status: Schema.Literals(["OPEN", "PASSED", "FAILED"]),
+  nonce: Schema.String,
+  /** WALLET_SIGNATURE: the message as issued. */
+  messageToSign: Schema.optionalKey(Schema.String),
+  /** LIVENESS: the provider's hosted link and SDK token. */
+  verificationLink: Schema.optionalKey(Schema.String),
+  token: Schema.optionalKey(Schema.String),
+  expiresAt: DateTimeString,
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type OwnershipChallengeRecord = typeof OwnershipChallengeRecord.Type
+
+export interface OwnershipChallengeFilter {
+  readonly customerId?: string | undefined
+}

@@ -7,8 +7,10 @@ import { Directory } from "../ports/directory.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import { currencyKind } from "../shared/currency.ts"
+import { EngineConfig } from "../shared/engine-config.ts"
 import type { Conflict, FieldError, InvalidInput, NotFound, StoreError } from "../shared/errors.ts"
 import type { CustomerId } from "../shared/ids.ts"
+import { allows } from "../shared/machine.ts"
 import { amountOf } from "../shared/money.ts"
 import { type Page, pageRequest } from "../shared/paging.ts"
 import { nowIso } from "../shared/time.ts"
@@ -19,6 +21,7 @@ import {
   externalAccountNotFound,
   internalAccountNotFound
 } from "./errors.ts"
+import { externalAccountMachine } from "./machine.ts"
 import type {
   AccountInfo,
   AccountOrWalletInfo,
@@ -32,6 +35,7 @@ import type {
   PaymentInstructions,
   PaymentRail
 } from "./model.ts"
+import { initialExternalStatus } from "./ownership-rules.ts"
 
 // ---- internal accounts: provisioning ----
 
@@ -273,7 +277,7 @@ export const accountIdentity = (info: AccountInfo): string => {
 const bankNameOf = (info: AccountInfo): string | undefined => ("bankName" in info ? info.bankName : undefined)
 
 /** An external account as answered: its `accountInfo` carries the rails it is paid on (the upstream's shape). */
-const answered = (account: ExternalAccount): ExternalAccount => ({
+export const answered = (account: ExternalAccount): ExternalAccount => ({
   ...account,
   accountInfo: { ...account.accountInfo, paymentRails: account.paymentRails }
 })
@@ -390,6 +394,8 @@ export class Accounts extends Context.Service<
             )
             if (duplicate !== undefined) return yield* duplicateExternalAccount(duplicate.id)
             const now = yield* nowIso
+            const ownershipType = req.ownershipType ?? "FIRST_PARTY"
+            const { travelRule } = yield* EngineConfig
             const isDefault = req.defaultUmaDepositAccount ?? false
             if (isDefault) {
               // At most one default UMA deposit account per customer: the new one takes over.
@@ -404,10 +410,10 @@ export class Accounts extends Context.Service<
             const account: ExternalAccount = {
               id: yield* ids.make("ExternalAccount"),
               customerId: req.customerId,
-              status: "ACTIVE",
+              status: initialExternalStatus(info, ownershipType, customer.region, travelRule),
               currency: req.currency,
               ...(req.platformAccountId === undefined ? {} : { platformAccountId: req.platformAccountId }),
-              ownershipType: req.ownershipType ?? "FIRST_PARTY",
+              ownershipType,
               defaultUmaDepositAccount: isDefault,
               paymentRails: variantRails[info.accountType],
               accountInfo: info,
@@ -441,7 +447,9 @@ export class Accounts extends Context.Service<
         yield* store.transaction(
           Effect.gen(function* () {
             const account = yield* store.externalAccounts.getForUpdate(id)
-            if (account === undefined || account.status === "INACTIVE") return yield* externalAccountNotFound(id)
+            if (account === undefined || !allows(externalAccountMachine, account.status, "DELETE")) {
+              return yield* externalAccountNotFound(id)
+            }
             const now = yield* nowIso
             yield* Effect.orDie(
               store.externalAccounts.update({

@@ -1,5 +1,10 @@
 import { Context, Effect } from "effect"
-import type { ExternalAccount, InternalAccountRecord } from "../accounts/model.ts"
+import type {
+  ExternalAccount,
+  InternalAccountRecord,
+  OwnershipChallengeFilter,
+  OwnershipChallengeRecord
+} from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type {
@@ -237,6 +242,8 @@ export interface Repositories {
   readonly customers: Collection<Customer, CustomerFilter, "platformCustomerId" | "umaAddress">
   readonly internalAccounts: Collection<InternalAccountRecord, InternalAccountFilter>
   readonly externalAccounts: Collection<ExternalAccount, ExternalAccountFilter>
+  /** One ownership challenge per external account (its id): the open one, or the last one used (AC-26). */
+  readonly ownershipChallenges: Collection<OwnershipChallengeRecord, OwnershipChallengeFilter>
   readonly quotes: QuoteCollection
   readonly transactions: TransactionCollection
   readonly beneficialOwners: Collection<BeneficialOwner, BeneficialOwnerFilter>

@@ -5,7 +5,8 @@
  */
 import { Effect, Result } from "effect"
 import type { Mutable } from "effect/Types"
-import type { InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import type { ExternalAccount, InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import { ownershipRefusal } from "../accounts/ownership-rules.ts"
 import type { Customer } from "../customers/model.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory } from "../ports/directory.ts"
@@ -153,6 +154,8 @@ interface ResolvedDestination {
   readonly receivingCode: string
   readonly rail: PaymentRail
   readonly receiverLimits: { readonly min: number; readonly max: number } | undefined
+  /** The external account paid, if one is (its ownership may need verifying first: AC-24). */
+  readonly payee?: ExternalAccount
 }
 
 /**
@@ -192,7 +195,7 @@ function* resolveDestination(
         )
       )
     }
-    return { receivingCode: target.currency, rail: wanted, receiverLimits: undefined }
+    return { receivingCode: target.currency, rail: wanted, receiverLimits: undefined, payee: target }
   }
   const receiver = yield* directory.umaReceiver(destination.umaAddress)
   if (receiver === undefined || receiver.currencies.length === 0) {
@@ -364,6 +367,15 @@ export const createQuote = Effect.fnUntraced(
     )
     const outOfRange = receiverLimitRefusal(pricing, destination)
     if (outOfRange !== undefined) return yield* Effect.fail(outOfRange)
+    if (destination.payee !== undefined) {
+      const unverified = ownershipRefusal(
+        destination.payee,
+        pricing.totalReceivingAmount,
+        receivingCode,
+        env.settings.travelRule
+      )
+      if (unverified !== undefined) return yield* Effect.fail(unverified)
+    }
     const id = yield* ports.ids.make("Quote")
     const transactionId = yield* ports.ids.make("Transaction")
     const instructions = paymentInstructionsFor(request.source, sendingCode, transactionId)

@@ -19,7 +19,63 @@ export interface EngineSettings {
   readonly endUserTerms: { readonly version: string; readonly url: string }
   /** How long an embedded-wallet session signs before the customer signs in again (the sessions guide: 15 min). */
   readonly walletSessionSeconds: number
+  /**
+   * Ownership verification of self-custody wallets (Travel Rule; AC-24, AC-25, docs/ownership-verification.md).
+   * The upstream names no setting for it, so it is the engine's.
+   */
+  readonly travelRule: TravelRuleSettings
 }
+
+/** Where the Travel Rule asks for proof that a customer owns the self-custody wallet it pays, and from what amount. */
+export interface TravelRuleSettings {
+  /**
+   * Customer regions (ISO 3166-1 alpha-2) where it applies: a `FIRST_PARTY` self-custody wallet of such a customer
+   * starts `PENDING_OWNERSHIP_VERIFICATION`. Empty: never.
+   */
+  readonly regions: ReadonlyArray<string>
+  /**
+   * Per currency, in its smallest unit: a payment of at least this amount to an account whose ownership is not
+   * verified is refused (400 `EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED`); below it the account is usable. A currency
+   * not listed has no threshold: every amount is allowed.
+   */
+  readonly thresholds: Readonly<Record<string, number>>
+  /** How long an ownership challenge (message to sign, or liveness link) stays open. */
+  readonly challengeSeconds: number
+}
+
+/** The EEA (EU 27, Iceland, Liechtenstein, Norway): where Regulation (EU) 2023/1113 applies. */
+export const EEA_REGIONS: ReadonlyArray<string> = [
+  "AT",
+  "BE",
+  "BG",
+  "CY",
+  "CZ",
+  "DE",
+  "DK",
+  "EE",
+  "ES",
+  "FI",
+  "FR",
+  "GR",
+  "HR",
+  "HU",
+  "IE",
+  "IS",
+  "IT",
+  "LI",
+  "LT",
+  "LU",
+  "LV",
+  "MT",
+  "NL",
+  "NO",
+  "PL",
+  "PT",
+  "RO",
+  "SE",
+  "SI",
+  "SK"
+]
 
 export const defaultEngineSettings: EngineSettings = {
   quoteLifetimeSeconds: 300,
@@ -30,7 +86,14 @@ export const defaultEngineSettings: EngineSettings = {
   webhookMaxBackoffSeconds: 1800,
   idempotencyRetentionHours: 24,
   endUserTerms: { version: "2025-10-13", url: "https://paycore.dev/terms/2025-10-13" },
-  walletSessionSeconds: 900
+  walletSessionSeconds: 900,
+  // EUR 1 000 is the regulation's figure for transfers with self-hosted wallets; 1 000 dollar stablecoins (6
+  // decimals) are worth a little less, so the threshold errs on the strict side.
+  travelRule: {
+    regions: EEA_REGIONS,
+    thresholds: { USDC: 1_000_000_000, USDT: 1_000_000_000 },
+    challengeSeconds: 900
+  }
 }
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {

@@ -13,6 +13,8 @@ import {
   type ExternalAccountFilter,
   type InternalAccountFilter,
   type InternalAccountRecord,
+  type OwnershipChallengeFilter,
+  type OwnershipChallengeRecord,
   type QuoteFilter,
   type QuoteRecord,
   Store,
@@ -39,6 +41,8 @@ import {
   internalMinimal,
   ownerFull,
   ownerMinimal,
+  ownershipChallengeFull,
+  ownershipChallengeMinimal,
   quoteFull,
   quoteMinimal,
   tokenFull,
@@ -276,6 +280,16 @@ export const externalAccountsCase: CollectionCase<ExternalAccount, ExternalAccou
   newId: () => newId("ExternalAccount"),
   full: externalFull,
   minimal: externalMinimal,
+  filter: (s) => ({ customerId: s.customerId }),
+  exact: true
+}
+
+export const ownershipChallengesCase: CollectionCase<OwnershipChallengeRecord, OwnershipChallengeFilter> = {
+  name: "ownershipChallenges",
+  of: (store) => store.ownershipChallenges,
+  newId: () => newId("ExternalAccount"),
+  full: ownershipChallengeFull,
+  minimal: ownershipChallengeMinimal,
   filter: (s) => ({ customerId: s.customerId }),
   exact: true
 }

@@ -14,6 +14,7 @@ import {
   type LedgerTransfer,
   type NewOutboxRecord,
   type OutboxRecord,
+  type OwnershipChallengeRecord,
   type PlatformConfig,
   type QuoteRecord,
   type QuoteStatus,
@@ -209,6 +210,38 @@ export const externalMinimal = (s: Scope, id: string = newId("ExternalAccount"))
     },
     createdAt,
     updatedAt: createdAt
+  }
+}
+
+/** An open WALLET_SIGNATURE challenge (the account's id is the row's). */
+export const ownershipChallengeMinimal = (
+  s: Scope,
+  id: string = newId("ExternalAccount")
+): OwnershipChallengeRecord => {
+  const createdAt = s.next()
+  return {
+    id: id as OwnershipChallengeRecord["id"],
+    customerId: s.customerId,
+    method: "WALLET_SIGNATURE",
+    status: "OPEN",
+    nonce: "0123456789abcdef0123456789abcdef",
+    expiresAt: plusSeconds(createdAt, 900),
+    createdAt,
+    updatedAt: createdAt
+  }
+}
+
+/** A used LIVENESS challenge with its link and token, and a message (every optional column filled). */
+export const ownershipChallengeFull = (s: Scope, id?: string): OwnershipChallengeRecord => {
+  const base = ownershipChallengeMinimal(s, id)
+  return {
+    ...base,
+    method: "LIVENESS",
+    status: "FAILED",
+    messageToSign: `paycore wallet ownership verification\nAccount: ${base.id}\nNonce: ${base.nonce} ✓`,
+    verificationLink: `https://sandbox.paycore.dev/liveness/${base.nonce}`,
+    token: `lvt_${s.tag}`,
+    updatedAt: plusSeconds(base.createdAt, 1)
   }
 }
 
