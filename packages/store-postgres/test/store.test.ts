@@ -30,7 +30,8 @@ describe("migrations", () => {
         "0004_documents_and_bulk_imports",
         "0005_webhook_secrets",
         "0006_wallet_auth",
-        "0007_delegated_keys"
+        "0007_delegated_keys",
+        "0009_sca"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -1,4 +1,5 @@
 import { Clock, Context, Effect } from "effect"
+import { EEA_REGIONS } from "./regions.ts"
 
 /** Knobs an embedding application sets once; defaults suit the sandbox server. */
 export interface EngineSettings {
@@ -19,6 +20,11 @@ export interface EngineSettings {
   readonly endUserTerms: { readonly version: string; readonly url: string }
   /** How long an embedded-wallet session signs before the customer signs in again (the sessions guide: 15 min). */
   readonly walletSessionSeconds: number
+  /**
+   * The customer regions (ISO 3166-1 alpha-2) subject to Strong Customer Authentication (S-01): default the EEA,
+   * where PSD2 applies; `[]` switches SCA off. A customer without a region is never subject.
+   */
+  readonly scaRegions: ReadonlyArray<string>
 }
 
 export const defaultEngineSettings: EngineSettings = {
@@ -30,7 +36,8 @@ export const defaultEngineSettings: EngineSettings = {
   webhookMaxBackoffSeconds: 1800,
   idempotencyRetentionHours: 24,
   endUserTerms: { version: "2025-10-13", url: "https://paycore.dev/terms/2025-10-13" },
-  walletSessionSeconds: 900
+  walletSessionSeconds: 900,
+  scaRegions: EEA_REGIONS
 }
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {
