@@ -13,6 +13,7 @@ import {
   pageRequest,
   Quotes,
   ReplaceDocumentFields,
+  Sca,
   type SignedRetryInput,
   Tokens,
   Transactions,
@@ -77,6 +78,7 @@ export const makeHandlers = Effect.gen(function* () {
   const documents = yield* Documents
   const bulkImports = yield* BulkImports
   const walletAuth = yield* WalletAuth
+  const sca = yield* Sca
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
   const scope = yield* Scope.Scope
   const runInBackground = (jobId: string) =>
@@ -173,6 +175,11 @@ export const makeHandlers = Effect.gen(function* () {
         walletAuth.exportWallet(params.accountId, payload, signedRetryInput(headers, rawBody)),
       updateInternalAccount: ({ params, payload, headers, rawBody }) =>
         walletAuth.updateInternalAccount(params.accountId, payload, signedRetryInput(headers, rawBody))
+    },
+    sca: {
+      listFactors: ({ query }) => sca.listFactors(query.customerId),
+      startLogin: ({ query, payload }) => sca.startLogin(query.customerId, payload),
+      completeLogin: ({ query, payload }) => sca.completeLogin(query.customerId, payload)
     },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),
