@@ -1,6 +1,5 @@
 import { Conflict, InvalidInput, LimitExceeded, Refused } from "../shared/errors.ts"
-import type { ScaFactor } from "./model.ts"
-import type { LockDetails } from "./security.ts"
+import type { LockDetails, ScaFactor } from "./model.ts"
 
 /** 409 `CONFLICT` (S-01): the customer's region is not subject to SCA; every SCA endpoint answers this. */
 export const scaNotRequired = (customerId: string): Conflict =>

@@ -151,5 +151,13 @@ export interface ScaSecurityRecord {
   readonly updatedAt: string
 }
 
+/** What a 423 `ACCOUNT_LOCKED` says (upstream `Error423.details`). */
+export interface LockDetails {
+  readonly suspended: boolean
+  /** When the customer may try again; absent while suspended. */
+  readonly lockedUntil?: string | undefined
+  readonly failedAttempts: number
+}
+
 /** No list filters: the row is read by its customer id. */
 export type ScaSecurityFilter = {}

@@ -1,5 +1,5 @@
 import { isoAfter, isoOf } from "../shared/time.ts"
-import type { ScaSecurityRecord } from "./model.ts"
+import type { LockDetails, ScaSecurityRecord } from "./model.ts"
 
 // The lock ladder (C-41, S-10): one count of consecutive failed SCA proofs per customer, fed by every proof-taking
 // call. A success sets it back to 0 (PSD2 RTS Art. 4(3)(b) counts consecutive failures). Pure: the caller reads and
@@ -16,14 +16,6 @@ export const LOCK_LADDER: ReadonlyArray<readonly [failures: number, seconds: num
 ]
 /** The failure count that suspends: only a completed password reset lifts it. */
 export const SUSPEND_AFTER = 9
-
-/** What a 423 `ACCOUNT_LOCKED` says (upstream `Error423.details`). */
-export interface LockDetails {
-  readonly suspended: boolean
-  /** When the customer may try again; absent while suspended. */
-  readonly lockedUntil?: string | undefined
-  readonly failedAttempts: number
-}
 
 /** A customer with no failure yet. */
 export const openSecurity = (customerId: string, now: string): ScaSecurityRecord => ({
