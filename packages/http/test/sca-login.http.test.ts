@@ -210,6 +210,16 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
     expect((await security(id))?.lockedUntil).toBeUndefined()
   })
 
+  it("C-41: six concurrent wrong codes are counted one after the other: four 400, then the lock, then 423 uncounted", async () => {
+    const id = await customerIn(server, "DE")
+    const started = await start(server, id)
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => complete(server, id, { challengeId: started.json.challengeId, code: "000000" }))
+    )
+    expect(results.map((r) => r.status).sort()).toEqual([400, 400, 400, 400, 423, 423])
+    expect((await security(id))?.failedAttempts).toBe(5)
+  })
+
   it("S-14: a factor not enrolled yet (TOTP, PASSKEY) is 400 on start and complete; a missing proof field is 400", async () => {
     const id = await customerIn(server, "DE")
     for (const factor of ["TOTP", "PASSKEY"]) {

@@ -200,9 +200,11 @@ export const makeSessions = Effect.fnUntraced(function* () {
     // and answers the failure as a value.
     const outcome: Outcome<ScaLoginComplete> = yield* store.transaction(
       Effect.gen(function* () {
-        yield* subjectCustomer(yield* store.customers.get(customerId), customerId)
+        // The customer's row is the lock of its proofs: concurrent completes count their failures one after the
+        // other (the security row may not exist yet, so it cannot be the lock).
+        yield* subjectCustomer(yield* store.customers.getForUpdate(customerId), customerId)
         const nowMs = yield* Clock.currentTimeMillis
-        const security = yield* store.scaSecurity.getForUpdate(customerId)
+        const security = yield* store.scaSecurity.get(customerId)
         yield* refuseWhileLocked(security, nowMs)
         if (req.factor !== "SMS_OTP") return { error: factorNotUsable(req.factor, "it is not enrolled") }
         if (req.challengeId === undefined) return { error: proofMissing("challengeId", req.factor) }
