@@ -13,7 +13,7 @@ const LAYERS = [
   ["accounts"],
   ["wallet-auth"],
   ["customers"],
-  ["onboarding"],
+  ["onboarding", "sca"],
   ["quotes"],
   ["transactions"]
 ]

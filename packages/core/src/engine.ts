@@ -5,6 +5,7 @@ import { Customers } from "./customers/service.ts"
 import { BulkImports, Documents, Onboarding } from "./onboarding/service.ts"
 import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
 import { Quotes } from "./quotes/service.ts"
+import { Sca } from "./sca/service.ts"
 import { quotePaymentsLayer } from "./transactions/execute.ts"
 import { Transactions } from "./transactions/service.ts"
 import { WalletAuth } from "./wallet-auth/service.ts"
@@ -33,7 +34,8 @@ export const EngineLayer = Layer.mergeAll(
   WebhookDispatcher.layer,
   WebhookSecrets.layer,
   WalletAuth.layer,
-  OwnershipVerification.layer
+  OwnershipVerification.layer,
+  Sca.layer
 ).pipe(
   Layer.provideMerge(Customers.layer),
   // Below WalletAuth: a wallet's privacy update answers the account as Accounts shows it.

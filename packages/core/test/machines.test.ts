@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest"
 import { externalAccountMachine } from "../src/accounts/machine.ts"
 import { expirableQuoteStates } from "../src/quotes/expiry.ts"
 import { quoteMachine } from "../src/quotes/machine.ts"
+import { scaChallengeMachine, scaSessionMachine } from "../src/sca/machine.ts"
 import {
   allows,
   IllegalTransition,
@@ -94,6 +95,20 @@ const externalAccountExpected: Expected = {
   "UNVERIFIED DELETE": ["INACTIVE", []]
 }
 
+// S-02, S-11, S-14: a challenge is passed once, or expires, is superseded by a new start, or cancelled with its quote.
+const scaChallengeExpected: Expected = {
+  "OPEN PASS": ["PASSED", []],
+  "OPEN EXPIRE": ["EXPIRED", []],
+  "OPEN SUPERSEDE": ["SUPERSEDED", []],
+  "OPEN CANCEL": ["CANCELLED", []]
+}
+
+// S-13, L-09: an SCA session lapses after 180 days or is revoked by a password reset.
+const scaSessionExpected: Expected = {
+  "ACTIVE EXPIRE": ["EXPIRED", []],
+  "ACTIVE REVOKE": ["REVOKED", []]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
@@ -142,6 +157,18 @@ const cases: ReadonlyArray<{
     states: ["ACTIVE", "PENDING_OWNERSHIP_VERIFICATION", "UNVERIFIED", "INACTIVE"],
     events: ["CHALLENGE", "VERIFICATION_PASSED", "VERIFICATION_FAILED", "DELETE"],
     expected: externalAccountExpected
+  },
+  {
+    machine: scaChallengeMachine,
+    states: ["OPEN", "PASSED", "EXPIRED", "SUPERSEDED", "CANCELLED"],
+    events: ["PASS", "EXPIRE", "SUPERSEDE", "CANCEL"],
+    expected: scaChallengeExpected
+  },
+  {
+    machine: scaSessionMachine,
+    states: ["ACTIVE", "EXPIRED", "REVOKED"],
+    events: ["EXPIRE", "REVOKE"],
+    expected: scaSessionExpected
   }
 ]
 

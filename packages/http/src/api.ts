@@ -68,6 +68,12 @@ import {
   SandboxLivenessRequest,
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
+  ScaCustomerQuery,
+  ScaFactorList,
+  ScaLoginComplete,
+  ScaLoginCompleteRequest,
+  ScaLoginStart,
+  ScaLoginStartRequest,
   SessionId,
   SignedRetryChallenge,
   SignedRetryHeaders,
@@ -453,6 +459,31 @@ export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
     })
   )
 
+export const ScaGroup = HttpApiGroup.make("sca")
+  .add(HttpApiEndpoint.get("listFactors", "/sca/factors", { query: ScaCustomerQuery, success: ScaFactorList }))
+  .add(
+    HttpApiEndpoint.post("startLogin", "/sca/login/start", {
+      query: ScaCustomerQuery,
+      payload: ScaLoginStartRequest,
+      success: ScaLoginStart
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("completeLogin", "/sca/login/complete", {
+      query: ScaCustomerQuery,
+      payload: ScaLoginCompleteRequest,
+      success: ScaLoginComplete
+    })
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Strong Customer Authentication",
+      description:
+        "SCA for customers of the SCA regions (default the EEA): the factors, and the SMS login that opens the " +
+        "180-day session money movement requires"
+    })
+  )
+
 export const PaymentsGroup = HttpApiGroup.make("payments")
   .add(HttpApiEndpoint.post("createQuote", "/quotes", { payload: CreateQuoteRequest, success: Quote.pipe(created) }))
   .add(HttpApiEndpoint.get("getQuote", "/quotes/:quoteId", { params: { quoteId: QuoteId }, success: Quote }))
@@ -629,6 +660,7 @@ export const Api = HttpApi.make("paycore")
   .add(OnboardingGroup)
   .add(AccountsGroup)
   .add(WalletAuthGroup)
+  .add(ScaGroup)
   .add(PaymentsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)

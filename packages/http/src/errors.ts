@@ -10,6 +10,9 @@ const refusedStatus: Readonly<Record<string, number>> = {
   ...Object.fromEntries(WALLET_UNAUTHORIZED_CODES.map((code) => [code, 401])),
   END_USER_TERMS_NOT_ACCEPTED: 403,
   USER_NOT_READY: 403,
+  // SCA (C-38, C-41): no live SCA login session; too many failed proofs (details: lockedUntil, failedAttempts).
+  SCA_SESSION_REQUIRED: 409,
+  ACCOUNT_LOCKED: 423,
   COUNTERPARTY_NOT_ALLOWED: 403,
   CUSTOMER_DELETED: 410,
   UNSUPPORTED_UMA_VERSION: 412,

@@ -14,6 +14,7 @@ import {
   pageRequest,
   Quotes,
   ReplaceDocumentFields,
+  Sca,
   type SignedRetryInput,
   Tokens,
   Transactions,
@@ -79,6 +80,7 @@ export const makeHandlers = Effect.gen(function* () {
   const bulkImports = yield* BulkImports
   const walletAuth = yield* WalletAuth
   const ownership = yield* OwnershipVerification
+  const sca = yield* Sca
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
   const scope = yield* Scope.Scope
   const runInBackground = (jobId: string) =>
@@ -177,6 +179,11 @@ export const makeHandlers = Effect.gen(function* () {
         walletAuth.exportWallet(params.accountId, payload, signedRetryInput(headers, rawBody)),
       updateInternalAccount: ({ params, payload, headers, rawBody }) =>
         walletAuth.updateInternalAccount(params.accountId, payload, signedRetryInput(headers, rawBody))
+    },
+    sca: {
+      listFactors: ({ query }) => sca.listFactors(query.customerId),
+      startLogin: ({ query, payload }) => sca.startLogin(query.customerId, payload),
+      completeLogin: ({ query, payload }) => sca.completeLogin(query.customerId, payload)
     },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),

@@ -100,6 +100,10 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "walletAuth.exportWallet": "write",
   "walletAuth.updateInternalAccount": "write",
 
+  "sca.listFactors": "read",
+  "sca.startLogin": "write",
+  "sca.completeLogin": "write",
+
   "payments.createQuote": "transact",
   "payments.getQuote": "read",
   "payments.executeQuote": "transact",

@@ -212,6 +212,14 @@ const euCustomer = async (server: TestServer, overrides: Record<string, unknown>
   return r.json.id as string
 }
 
+/** An EEA customer whose phone is verified: subject to SCA, with SMS_OTP usable. */
+const euCustomerWithVerifiedPhone = async (server: TestServer) => {
+  const id = await euCustomer(server)
+  expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
+  expect((await server.call("POST", `/customers/${id}/verify-phone/confirm`, { code: "123456" })).status).toBe(200)
+  return id
+}
+
 const kycLink = (server: TestServer, customerId: string, key: string, redirectUri = "https://app.example.com/done") =>
   server.call("POST", `/customers/${customerId}/kyc-link`, { redirectUri }, { headers: { "idempotency-key": key } })
 
@@ -269,6 +277,21 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     const id = await euCustomer(server)
     expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
     expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(429)
+  },
+  "sca-login-code-rate-limit": async (server) => {
+    const id = await euCustomerWithVerifiedPhone(server)
+    const path = `/sca/login/start?customerId=${id}`
+    expect((await server.call("POST", path, { factor: "SMS_OTP" })).status).toBe(200)
+    expect((await server.call("POST", path, { factor: "SMS_OTP" })).status).toBe(429)
+  },
+  "sca-login-start-locked": async (server) => {
+    const id = await euCustomerWithVerifiedPhone(server)
+    const started = await server.call("POST", `/sca/login/start?customerId=${id}`, { factor: "SMS_OTP" })
+    const wrong = { factor: "SMS_OTP", endUserIpAddress: "203.0.113.42", challengeId: started.json.challengeId }
+    for (let i = 0; i < 5; i++) {
+      await server.call("POST", `/sca/login/complete?customerId=${id}`, { ...wrong, code: "000000" })
+    }
+    expect((await server.call("POST", `/sca/login/start?customerId=${id}`, { factor: "SMS_OTP" })).status).toBe(423)
   },
   "contact-code-needs-the-contact": async (server) => {
     const id = await euCustomer(server, { phoneNumber: undefined })

@@ -264,6 +264,27 @@ export const differences: ReadonlyArray<Difference> = [
       "limit); the upstream lists no 429 on these."
   },
   {
+    id: "sca-login-code-rate-limit",
+    operations: ["POST /sca/login/start"],
+    statuses: [429],
+    at: ["status"],
+    values: ["RATE_LIMITED"],
+    why:
+      "A second SCA login code within 60 s is refused 429 RATE_LIMITED with Retry-After (Errors: 429, challenge " +
+      "re-issue rate limit; FEATURES L-14); the upstream lists no 429 on the login start."
+  },
+  {
+    id: "sca-login-start-locked",
+    operations: ["POST /sca/login/start"],
+    statuses: [423],
+    at: ["status"],
+    values: ["ACCOUNT_LOCKED"],
+    why:
+      "A customer locked after too many failed SCA proofs gets 423 ACCOUNT_LOCKED on the login start too (Errors: " +
+      "423; FEATURES C-41), so a locked customer is sent no new code; the upstream lists 423 on the complete call " +
+      "only."
+  },
+  {
     id: "contact-code-needs-the-contact",
     operations: ["POST /customers/{customerId}/verify-email", "POST /customers/{customerId}/verify-phone"],
     statuses: [400],

@@ -8,6 +8,7 @@ import {
   type DocumentScreening,
   type DocumentType,
   decideKyc,
+  EEA_REGIONS,
   type IndividualCustomer,
   identityDocumentOf,
   individualPacketErrors,
@@ -28,39 +29,8 @@ export const KYC_MAGIC = { MANUAL_REVIEW: "001", REJECTED: "002", RESOLVE_ERRORS
 export const kycSuffix = (value: string | undefined): string | undefined =>
   value === undefined ? undefined : value.trim().slice(-3)
 
-/** The EEA: customers whose `region` is one of these must verify email and phone before KYC (by default). */
-export const EEA_REGIONS: ReadonlyArray<string> = [
-  "AT",
-  "BE",
-  "BG",
-  "CY",
-  "CZ",
-  "DE",
-  "DK",
-  "EE",
-  "ES",
-  "FI",
-  "FR",
-  "GR",
-  "HR",
-  "HU",
-  "IE",
-  "IS",
-  "IT",
-  "LI",
-  "LT",
-  "LU",
-  "LV",
-  "MT",
-  "NL",
-  "NO",
-  "PL",
-  "PT",
-  "RO",
-  "SE",
-  "SI",
-  "SK"
-]
+/** The EEA (core `shared/regions.ts`, also the default SCA regions): by default these must verify email and phone before KYC. */
+export { EEA_REGIONS }
 
 export interface SandboxKycOptions {
   /**

@@ -9,6 +9,7 @@ import { ledgerRepositories } from "./ledger.ts"
 import { onboardingRepositories } from "./onboarding.ts"
 import { platformRepositories } from "./platform.ts"
 import { quoteRepositories } from "./quotes.ts"
+import { scaRepositories } from "./sca.ts"
 import { makeTransaction, UndoJournal } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
 import { walletAuthRepositories } from "./wallet-auth.ts"
@@ -34,6 +35,7 @@ export const makeMemoryStore = Effect.sync(() => {
     transactions,
     ...onboardingRepositories(collection, journal),
     ...walletAuthRepositories(collection),
+    ...scaRepositories(collection),
     ...ledgerRepositories(journal),
     ...webhookRepositories(collection, journal),
     ...idempotencyRepositories(journal)

@@ -9,6 +9,7 @@ import { ledgerRepositories } from "./ledger.ts"
 import { onboardingRepositories } from "./onboarding.ts"
 import { platformRepositories } from "./platform.ts"
 import { quoteRepositories } from "./quotes.ts"
+import { scaRepositories } from "./sca.ts"
 import { type Database, migrate } from "./schema.ts"
 import { sqlClientOf } from "./sql.ts"
 import { makeExecutor } from "./statements.ts"
@@ -51,6 +52,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       ...transactionRepositories(x),
       ...onboardingRepositories(x),
       ...walletAuthRepositories(x),
+      ...scaRepositories(x),
       ...ledgerRepositories(x),
       ...webhookRepositories(x),
       ...idempotencyRepositories(x),

@@ -14,6 +14,7 @@ import type { Counter, OutboxSubject, Table } from "@paycore/store-tables"
 import * as tables from "@paycore/store-tables"
 import { makeScope } from "../../testkit/src/store-conformance/ids.ts"
 import { ownershipChallengeFull, ownershipChallengeMinimal } from "../../testkit/src/store-conformance/records.ts"
+import * as scaRecords from "../../testkit/src/store-conformance/sca-tests.ts"
 import * as walletRecords from "../../testkit/src/store-conformance/wallet-auth-tests.ts"
 import { rowCodecOf } from "../src/codec.ts"
 import { idOf } from "./helpers.ts"
@@ -170,6 +171,9 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   ],
   [tables.otpChallenges, [walletRecords.otpChallengeMinimal(walletScope)]],
   [tables.delegatedKeys, [walletRecords.delegatedKeyFull(walletScope), walletRecords.delegatedKeyMinimal(walletScope)]],
+  [tables.scaChallenges, [scaRecords.scaChallengeFull(walletScope), scaRecords.scaChallengeMinimal(walletScope)]],
+  [tables.scaSessions, [scaRecords.scaSessionFull(walletScope), scaRecords.scaSessionMinimal(walletScope)]],
+  [tables.scaSecurity, [scaRecords.scaSecurityFull(walletScope), scaRecords.scaSecurityMinimal(walletScope)]],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

@@ -31,7 +31,8 @@ describe("migrations", () => {
         "0005_webhook_secrets",
         "0006_wallet_auth",
         "0007_delegated_keys",
-        "0008_ownership_verification"
+        "0008_ownership_verification",
+        "0009_sca"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -10,6 +10,7 @@ import { ledgerBalances, ledgerTransfers } from "./ledger.ts"
 import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verifications } from "./onboarding.ts"
 import { platformConfig, tokens } from "./platform.ts"
 import { quotes } from "./quotes.ts"
+import { scaChallenges, scaSecurity, scaSessions } from "./sca.ts"
 import { transactions } from "./transactions.ts"
 import { delegatedKeys, otpChallenges, signedRequests, walletCredentials, walletSessions } from "./wallet-auth.ts"
 import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
@@ -37,6 +38,9 @@ export {
   ownershipChallenges,
   platformConfig,
   quotes,
+  scaChallenges,
+  scaSecurity,
+  scaSessions,
   signedRequests,
   tokens,
   transactions,
@@ -71,6 +75,9 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   signedRequests,
   otpChallenges,
   delegatedKeys,
+  scaChallenges,
+  scaSessions,
+  scaSecurity,
   idempotency,
   counters
 ]

@@ -39,6 +39,13 @@ import {
   internalAccountTests,
   tokenTests
 } from "./store-conformance/platform-tests.ts"
+import {
+  scaChallengesCase,
+  scaChallengeTests,
+  scaSecurityCase,
+  scaSessionsCase,
+  scaSessionTests
+} from "./store-conformance/sca-tests.ts"
 import { storeTransactionTests } from "./store-conformance/transaction-tests.ts"
 import {
   delegatedKeysCase,
@@ -111,6 +118,9 @@ export const storeConformance = (
       collection(signedRequestsCase, () => {})
       collection(otpChallengesCase, () => {})
       collection(delegatedKeysCase, delegatedKeyTests)
+      collection(scaChallengesCase, scaChallengeTests)
+      collection(scaSessionsCase, scaSessionTests)
+      collection(scaSecurityCase, () => {})
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

@@ -61,7 +61,10 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       walletSessions: yield* everyRow((p) => store.walletSessions.list({}, p)),
       signedRequests: yield* everyRow((p) => store.signedRequests.list({}, p)),
       otpChallenges: yield* everyRow((p) => store.otpChallenges.list({}, p)),
-      delegatedKeys: yield* everyRow((p) => store.delegatedKeys.list({}, p))
+      delegatedKeys: yield* everyRow((p) => store.delegatedKeys.list({}, p)),
+      scaChallenges: yield* everyRow((p) => store.scaChallenges.list({}, p)),
+      scaSessions: yield* everyRow((p) => store.scaSessions.list({ includeRevoked: true }, p)),
+      scaSecurity: yield* everyRow((p) => store.scaSecurity.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

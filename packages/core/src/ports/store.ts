@@ -16,6 +16,14 @@ import type {
 } from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
 import type { QuoteRecord, QuoteStatus } from "../quotes/model.ts"
+import type {
+  ScaChallengeFilter,
+  ScaChallengeRecord,
+  ScaSecurityFilter,
+  ScaSecurityRecord,
+  ScaSessionFilter,
+  ScaSessionRecord
+} from "../sca/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import type { TransactionRecord } from "../transactions/model.ts"
@@ -257,6 +265,11 @@ export interface Repositories {
   readonly otpChallenges: Collection<OtpChallengeRecord, OtpChallengeFilter>
   /** `activeSlot` (the funding source of an `ACTIVE` key) is unique: one `ACTIVE` key per funding source (L-11). */
   readonly delegatedKeys: Collection<DelegatedKeyRecord, DelegatedKeyFilter, "activeSlot">
+  /** `openSlot` is held while a challenge is `OPEN`: one open challenge per login, quote step or trust operation. */
+  readonly scaChallenges: Collection<ScaChallengeRecord, ScaChallengeFilter, "openSlot">
+  readonly scaSessions: Collection<ScaSessionRecord, ScaSessionFilter>
+  /** One row per customer that failed an SCA proof (its id is the customer's). */
+  readonly scaSecurity: Collection<ScaSecurityRecord, ScaSecurityFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

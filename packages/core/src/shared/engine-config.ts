@@ -1,4 +1,5 @@
 import { Clock, Context, Effect } from "effect"
+import { EEA_REGIONS } from "./regions.ts"
 
 /** Knobs an embedding application sets once; defaults suit the sandbox server. */
 export interface EngineSettings {
@@ -24,6 +25,11 @@ export interface EngineSettings {
    * The upstream names no setting for it, so it is the engine's.
    */
   readonly travelRule: TravelRuleSettings
+  /**
+   * The customer regions (ISO 3166-1 alpha-2) subject to Strong Customer Authentication (S-01): default the EEA,
+   * where PSD2 applies; `[]` switches SCA off. A customer without a region is never subject.
+   */
+  readonly scaRegions: ReadonlyArray<string>
 }
 
 /** Where the Travel Rule asks for proof that a customer owns the self-custody wallet it pays, and from what amount. */
@@ -43,40 +49,6 @@ export interface TravelRuleSettings {
   readonly challengeSeconds: number
 }
 
-/** The EEA (EU 27, Iceland, Liechtenstein, Norway): where Regulation (EU) 2023/1113 applies. */
-export const EEA_REGIONS: ReadonlyArray<string> = [
-  "AT",
-  "BE",
-  "BG",
-  "CY",
-  "CZ",
-  "DE",
-  "DK",
-  "EE",
-  "ES",
-  "FI",
-  "FR",
-  "GR",
-  "HR",
-  "HU",
-  "IE",
-  "IS",
-  "IT",
-  "LI",
-  "LT",
-  "LU",
-  "LV",
-  "MT",
-  "NL",
-  "NO",
-  "PL",
-  "PT",
-  "RO",
-  "SE",
-  "SI",
-  "SK"
-]
-
 export const defaultEngineSettings: EngineSettings = {
   quoteLifetimeSeconds: 300,
   fxCacheSeconds: 300,
@@ -93,7 +65,8 @@ export const defaultEngineSettings: EngineSettings = {
     regions: EEA_REGIONS,
     thresholds: { USDC: 1_000_000_000, USDT: 1_000_000_000 },
     challengeSeconds: 900
-  }
+  },
+  scaRegions: EEA_REGIONS
 }
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {

@@ -20,7 +20,9 @@ export const idTypes = [
   "Journal",
   "AuthMethod",
   "Session",
-  "DelegatedKey"
+  "DelegatedKey",
+  "ScaChallenge",
+  "ScaSession"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -72,6 +74,10 @@ export const RequestId = makeId("Request")
 export type RequestId = typeof RequestId.Type
 export const DelegatedKeyId = makeId("DelegatedKey")
 export type DelegatedKeyId = typeof DelegatedKeyId.Type
+export const ScaChallengeId = makeId("ScaChallenge")
+export type ScaChallengeId = typeof ScaChallengeId.Type
+export const ScaSessionId = makeId("ScaSession")
+export type ScaSessionId = typeof ScaSessionId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -92,6 +98,8 @@ export interface IdOf {
   Session: SessionId
   Request: RequestId
   DelegatedKey: DelegatedKeyId
+  ScaChallenge: ScaChallengeId
+  ScaSession: ScaSessionId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))

@@ -1,0 +1,65 @@
+import { Conflict, InvalidInput, LimitExceeded, Refused } from "../shared/errors.ts"
+import type { LockDetails, ScaFactor } from "./model.ts"
+
+/** 409 `CONFLICT` (S-01): the customer's region is not subject to SCA; every SCA endpoint answers this. */
+export const scaNotRequired = (customerId: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `Strong Customer Authentication is not required for customer ${customerId} (its region is not subject)`
+  })
+
+/**
+ * 423 `ACCOUNT_LOCKED` (C-41, S-10): too many consecutive failed proofs; `details` as upstream's `Error423`
+ * (`lockedUntil` null while suspended). Nothing is counted while locked.
+ */
+export const accountLocked = (lock: LockDetails): Refused =>
+  new Refused({
+    code: "ACCOUNT_LOCKED",
+    message: lock.suspended
+      ? "SCA is suspended after too many failed attempts; a password reset lifts it"
+      : `SCA is locked after too many failed attempts; retry after ${lock.lockedUntil}`,
+    details: { suspended: lock.suspended, lockedUntil: lock.lockedUntil ?? null, failedAttempts: lock.failedAttempts }
+  })
+
+/** 409 `SCA_SESSION_REQUIRED` (S-09, C-38): no live SCA login session; log the customer in again, then retry. */
+export const scaSessionRequired = (customerId: string): Refused =>
+  new Refused({
+    code: "SCA_SESSION_REQUIRED",
+    message: `Customer ${customerId} has no live SCA session; complete POST /sca/login/start and /sca/login/complete`
+  })
+
+/** 429 `RATE_LIMITED` (L-14): a code was sent for this login a moment ago. */
+export const scaCodeTooSoon = (retryAfterSeconds: number): LimitExceeded =>
+  new LimitExceeded({
+    code: "RATE_LIMITED",
+    message: `An SCA code was sent recently; request another in ${retryAfterSeconds} s`,
+    retryAfterSeconds
+  })
+
+/** 400 on `factor`: the factor cannot be used by this customer (not enrolled, no verified phone). */
+export const factorNotUsable = (factor: ScaFactor, why: string): InvalidInput =>
+  InvalidInput.one("factor", { usable: true }, `The ${factor} factor cannot be used: ${why}`)
+
+/** 400 on `factor`: the complete call names another factor than the login was started with. */
+export const factorMismatch = (started: ScaFactor): InvalidInput =>
+  InvalidInput.one("factor", { enum: [started] }, `The login was started with ${started}`)
+
+/** 400 on `challengeId`: no open login challenge has this id (none started, already used, or superseded). */
+export const noOpenChallenge = (): InvalidInput =>
+  InvalidInput.one("challengeId", { open: true }, "No open SCA login challenge has this id; start a login")
+
+/** 400 on a required proof field that is missing. */
+export const proofMissing = (field: "challengeId" | "code", factor: ScaFactor): InvalidInput =>
+  InvalidInput.one(field, { required: true }, `${field} is required to complete an ${factor} login`)
+
+/** 400 on `code` (counted): the code is wrong; `attemptsLeftBeforeLock` tells the client how close the lock is. */
+export const wrongScaCode = (attemptsLeftBeforeLock: number): InvalidInput =>
+  InvalidInput.one(
+    "code",
+    { valid: true, attemptsLeftBeforeLock },
+    `The SCA code is not correct; ${attemptsLeftBeforeLock} attempt(s) left before the account is locked`
+  )
+
+/** 400 on `code` (counted): the challenge expired; start a new login. */
+export const scaCodeExpired = (): InvalidInput =>
+  InvalidInput.one("code", { expired: true }, "The SCA code has expired; start a new login")

@@ -1,0 +1,163 @@
+import { Schema } from "effect"
+import { CustomerId, ScaChallengeId, type ScaSessionId } from "../shared/ids.ts"
+import { boundedString, DateTimeString } from "../shared/schemas.ts"
+
+// ---- vocabulary ----
+
+/** The SCA factors (S-02): `SMS_OTP` needs no enrolment (the customer's verified phone), the others do. */
+export const ScaFactor = Schema.Literals(["SMS_OTP", "TOTP", "PASSKEY"])
+export type ScaFactor = typeof ScaFactor.Type
+
+/** What a challenge proves: a login, a quote's step, or a trust / untrust of a beneficiary. */
+export const ScaChallengeKind = Schema.Literals(["LOGIN", "QUOTE", "TRUST", "UNTRUST"])
+export type ScaChallengeKind = typeof ScaChallengeKind.Type
+
+/** The step a quote's challenge authorizes (omitted for login, trust and single-step flows). */
+export const ScaPurpose = Schema.Literals(["CURRENCY_CONVERSION", "PAYOUT", "TRANSFER"])
+export type ScaPurpose = typeof ScaPurpose.Type
+
+/** sca/machine.ts's `ScaChallenge`. */
+export const ScaChallengeStatus = Schema.Literals(["OPEN", "PASSED", "EXPIRED", "SUPERSEDED", "CANCELLED"])
+export type ScaChallengeStatus = typeof ScaChallengeStatus.Type
+
+/** sca/machine.ts's `ScaSession`; `EXPIRED` is read from `expiresAt`, never written. */
+export const ScaSessionStatus = Schema.Literals(["ACTIVE", "EXPIRED", "REVOKED"])
+export type ScaSessionStatus = typeof ScaSessionStatus.Type
+
+// ---- requests and responses ----
+
+/** Every `/sca/*` route names its customer in the query (upstream: `customerId*`). */
+export const ScaCustomerQuery = Schema.Struct({ customerId: CustomerId })
+export type ScaCustomerQuery = typeof ScaCustomerQuery.Type
+
+/** `POST /sca/login/start` (S-14). */
+export const ScaLoginStartRequest = Schema.Struct({ factor: ScaFactor })
+export type ScaLoginStartRequest = typeof ScaLoginStartRequest.Type
+
+/** The factor-specific material of a started login: `challengeId` and `expiresAt` for `SMS_OTP`. */
+export const ScaLoginStart = Schema.Struct({
+  factor: ScaFactor,
+  challengeId: Schema.optionalKey(ScaChallengeId),
+  expiresAt: Schema.optionalKey(DateTimeString)
+})
+export type ScaLoginStart = typeof ScaLoginStart.Type
+
+/** A one-time code as a customer types it (the sandbox's is `123456`). */
+const ScaCode = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
+
+/**
+ * `POST /sca/login/complete` (S-12): the proof of the started factor. `code` (and the start's `challengeId`) for
+ * `SMS_OTP`; `passkeyAssertion` + `origin` are read once passkeys are built (a later slice).
+ */
+export const ScaLoginCompleteRequest = Schema.Struct({
+  factor: ScaFactor,
+  endUserIpAddress: Schema.String.check(Schema.isMinLength(3), Schema.isMaxLength(45)),
+  challengeId: Schema.optionalKey(ScaChallengeId),
+  code: Schema.optionalKey(ScaCode),
+  passkeyAssertion: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  origin: Schema.optionalKey(boundedString(2048))
+})
+export type ScaLoginCompleteRequest = typeof ScaLoginCompleteRequest.Type
+
+/** S-13, L-09: the session lasts 180 days from the login. */
+export const ScaLoginComplete = Schema.Struct({
+  status: Schema.Literal("SUCCESS"),
+  sessionExpiresAt: DateTimeString
+})
+export type ScaLoginComplete = typeof ScaLoginComplete.Type
+
+/** One usable factor; `credentialId` only for a `PASSKEY`. */
+export const ScaFactorView = Schema.Struct({
+  factor: ScaFactor,
+  credentialId: Schema.optionalKey(Schema.String),
+  name: Schema.optionalKey(Schema.String)
+})
+export type ScaFactorView = typeof ScaFactorView.Type
+
+/** `GET /sca/factors`. */
+export const ScaFactorList = Schema.Struct({ factors: Schema.Array(ScaFactorView) })
+export type ScaFactorList = typeof ScaFactorList.Type
+
+// ---- stored records ----
+
+/**
+ * One SCA challenge (S-02): a login, a quote's step, a trust or an untrust. The code is stored only as
+ * SHA-256(id ‖ code). `openSlot` (`<kind>|<subject or customer>`) is held only while `OPEN`: the store keeps one open
+ * challenge per login, quote step or trust operation.
+ */
+export interface ScaChallengeRecord {
+  readonly id: ScaChallengeId
+  readonly customerId: string
+  readonly kind: ScaChallengeKind
+  /** The quote or external account the challenge is about (none for a login). */
+  readonly subjectId?: string | undefined
+  /** 1..n: the step of a quote that needs several challenges. */
+  readonly step: number
+  readonly purpose?: ScaPurpose | undefined
+  readonly factor: ScaFactor
+  readonly availableFactors: ReadonlyArray<ScaFactor>
+  readonly status: ScaChallengeStatus
+  readonly codeSha256?: string | undefined
+  /** A passkey challenge's dynamic-linking hash (64 hex). */
+  readonly passkeyChallenge?: string | undefined
+  /** What a per-transaction code is linked to (`{amount, currency, payee}`). */
+  readonly linked?: Readonly<Record<string, unknown>> | undefined
+  /** Wrong proofs against this challenge. */
+  readonly attempts: number
+  /** Codes sent for it (the first and every resend). */
+  readonly sends: number
+  readonly lastSentAt?: string | undefined
+  readonly lastFailedAt?: string | undefined
+  readonly createdAt: string
+  readonly expiresAt: string
+  /** When it left `OPEN`. */
+  readonly settledAt?: string | undefined
+  readonly openSlot?: string | undefined
+}
+
+export interface ScaChallengeFilter {
+  readonly customerId?: string | undefined
+}
+
+/** An SCA login session (S-12, S-13): live while not revoked and `expiresAt` is ahead. */
+export interface ScaSessionRecord {
+  readonly id: ScaSessionId
+  readonly customerId: string
+  readonly factor: ScaFactor
+  readonly endUserIp: string
+  readonly challengeId: string
+  readonly createdAt: string
+  readonly expiresAt: string
+  readonly revokedAt?: string | undefined
+}
+
+export interface ScaSessionFilter {
+  readonly customerId?: string | undefined
+  /** Sessions whose `expiresAt` is strictly after this instant. */
+  readonly expiresAfter?: string | undefined
+  /** false leaves out revoked sessions. */
+  readonly includeRevoked?: boolean | undefined
+}
+
+/**
+ * A customer's failed-proof count and lock (C-41, sca/security.ts); `id` is the customer's id. No row means no
+ * failure yet.
+ */
+export interface ScaSecurityRecord {
+  readonly id: string
+  readonly failedAttempts: number
+  readonly lockedUntil?: string | undefined
+  readonly suspended: boolean
+  readonly updatedAt: string
+}
+
+/** What a 423 `ACCOUNT_LOCKED` says (upstream `Error423.details`). */
+export interface LockDetails {
+  readonly suspended: boolean
+  /** When the customer may try again; absent while suspended. */
+  readonly lockedUntil?: string | undefined
+  readonly failedAttempts: number
+}
+
+/** No list filters: the row is read by its customer id. */
+export type ScaSecurityFilter = {}

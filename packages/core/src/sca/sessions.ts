@@ -1,0 +1,262 @@
+import { sha256 } from "@noble/hashes/sha2.js"
+import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
+import { Clock, Effect, Redacted, Result } from "effect"
+import type { Customer } from "../customers/model.ts"
+import { liveCustomer } from "../customers/service.ts"
+import { Ids } from "../ports/ids.ts"
+import { KycProvider } from "../ports/kyc.ts"
+import { Notifier } from "../ports/notifier.ts"
+import { Store } from "../ports/store.ts"
+import { constantTimeEqual } from "../shared/constant-time.ts"
+import { EngineConfig } from "../shared/engine-config.ts"
+import type { InvalidInput, Refused } from "../shared/errors.ts"
+import { transition } from "../shared/machine.ts"
+import { isoAfter, isoOf } from "../shared/time.ts"
+import {
+  accountLocked,
+  factorMismatch,
+  factorNotUsable,
+  noOpenChallenge,
+  proofMissing,
+  scaCodeExpired,
+  scaCodeTooSoon,
+  scaNotRequired,
+  scaSessionRequired,
+  wrongScaCode
+} from "./errors.ts"
+import { scaChallengeMachine } from "./machine.ts"
+import type {
+  ScaChallengeRecord,
+  ScaFactorList,
+  ScaLoginComplete,
+  ScaLoginCompleteRequest,
+  ScaLoginStart,
+  ScaLoginStartRequest,
+  ScaSecurityRecord,
+  ScaSessionRecord
+} from "./model.ts"
+import { isScaSubject } from "./regions.ts"
+import { afterFailure, afterSuccess, attemptsLeftBeforeLock, lockAt, openSecurity } from "./security.ts"
+
+// The SCA login (S-12 … S-15): an SMS code to the customer's verified phone, then a 180-day session that money
+// movement checks (`requireScaSession`, S-09). TOTP and PASSKEY logins come with their factors (a later slice).
+
+/** How long a login code can be used (upstream examples: 5 min). */
+export const SCA_CHALLENGE_SECONDS = 300
+/** S-13, L-09: the SCA session lasts 180 days from the login, not sliding. */
+export const SCA_SESSION_SECONDS = 180 * 86_400
+/** L-14: the shortest wait between two login codes of one customer (429 `RATE_LIMITED` with `Retry-After`). */
+export const SCA_CODE_RESEND_SECONDS = 60
+
+/** SHA-256 of the code bound to its challenge: the store never sees a code. */
+const codeHash = (challengeId: string, code: string): Uint8Array => sha256(utf8ToBytes(`${challengeId}:${code}`))
+
+/** The `openSlot` of a customer's login challenge: one open at a time (a new start supersedes it). */
+const loginSlot = (customerId: string) => `LOGIN|${customerId}`
+
+type Outcome<A> = { readonly ok: A } | { readonly error: InvalidInput | Refused }
+
+/**
+ * The customer, when it is subject to SCA: 404 `USER_NOT_FOUND`, 410 `CUSTOMER_DELETED`, then 409 `CONFLICT` for a
+ * customer outside the SCA regions (S-01). The first checks of every SCA route, in the plan's order.
+ */
+export const subjectCustomer = Effect.fnUntraced(function* (customer: Customer | undefined, customerId: string) {
+  const live = yield* liveCustomer(customer, customerId)
+  const settings = yield* EngineConfig
+  if (!isScaSubject(live, settings)) return yield* scaNotRequired(customerId)
+  return live
+})
+
+/**
+ * The customer's live SCA session (not revoked, `expiresAt` ahead), or 409 `SCA_SESSION_REQUIRED` (S-09, C-38).
+ * Money movement and factor changes of a subject customer call it first (later slices); inside the caller's
+ * transaction when it has one.
+ */
+export const requireScaSession = Effect.fnUntraced(function* (customerId: string) {
+  const store = yield* Store
+  const nowMs = yield* Clock.currentTimeMillis
+  const page = yield* store.scaSessions.list(
+    { customerId, expiresAfter: isoOf(nowMs), includeRevoked: false },
+    { limit: 1, sortOrder: "desc" }
+  )
+  const session = page.data[0]
+  if (session === undefined) return yield* scaSessionRequired(customerId)
+  return session
+})
+
+/** The login use cases of `Sca`, over the ports of the layer that builds them. */
+export const makeSessions = Effect.fnUntraced(function* () {
+  const store = yield* Store
+  const ids = yield* Ids
+  const notifier = yield* Notifier
+  const kyc = yield* KycProvider
+
+  /**
+   * The number SMS codes go to, when SMS_OTP is usable: the customer's phone, verified or not required to be by
+   * the KYC provider (upstream: every subject customer verified it at creation).
+   */
+  const smsNumber = (customer: Customer): string | undefined => {
+    if (customer.phoneNumber === undefined) return undefined
+    const verified = customer.contactVerification.phone === "VERIFIED" || !kyc.contactVerification(customer).phone
+    return verified ? customer.phoneNumber : undefined
+  }
+
+  const smsUnusable = (customer: Customer) =>
+    factorNotUsable(
+      "SMS_OTP",
+      customer.phoneNumber === undefined ? "the customer has no phone number" : "the phone number is not verified"
+    )
+
+  /** 423 while the customer's proofs are locked (C-41); nothing is counted. */
+  const refuseWhileLocked = (security: ScaSecurityRecord | undefined, nowMs: number) => {
+    const lock = lockAt(security, nowMs)
+    return lock === undefined ? Effect.void : Effect.fail(accountLocked(lock))
+  }
+
+  const newCode = Effect.map(ids.randomHex(4), (hex) => String(Number.parseInt(hex, 16) % 1_000_000).padStart(6, "0"))
+
+  /** The challenge after a move of its machine, out of its open slot once it leaves `OPEN`. */
+  const settled = (
+    challenge: ScaChallengeRecord,
+    event: "PASS" | "EXPIRE" | "SUPERSEDE",
+    nowMs: number
+  ): ScaChallengeRecord => {
+    const move = transition(scaChallengeMachine, challenge.status, event)
+    // Every caller settles an OPEN challenge it holds locked: another state here is a bug, not a client's doing.
+    if (Result.isFailure(move)) throw move.failure
+    return { ...challenge, status: move.success.to, settledAt: isoOf(nowMs), openSlot: undefined }
+  }
+
+  /** A failed proof counted into the customer's ladder (C-41); the error to answer: 423 once it locks. */
+  const countFailure = Effect.fnUntraced(function* (
+    customerId: string,
+    security: ScaSecurityRecord | undefined,
+    nowMs: number,
+    refusal: (left: number) => InvalidInput
+  ) {
+    const next = afterFailure(security ?? openSecurity(customerId, isoOf(nowMs)), nowMs)
+    if (security === undefined) yield* Effect.orDie(store.scaSecurity.insert(next))
+    else yield* Effect.orDie(store.scaSecurity.update(next))
+    const lock = lockAt(next, nowMs)
+    return lock === undefined ? refusal(attemptsLeftBeforeLock(next)) : accountLocked(lock)
+  })
+
+  const listFactors = Effect.fn("Sca.listFactors")(function* (customerId: string) {
+    const customer = yield* subjectCustomer(yield* store.customers.get(customerId), customerId)
+    const list: ScaFactorList = { factors: smsNumber(customer) === undefined ? [] : [{ factor: "SMS_OTP" }] }
+    return list
+  })
+
+  const startLogin = Effect.fn("Sca.startLogin")(function* (customerId: string, req: ScaLoginStartRequest) {
+    const started = yield* store.transaction(
+      Effect.gen(function* () {
+        const customer = yield* subjectCustomer(yield* store.customers.getForUpdate(customerId), customerId)
+        const nowMs = yield* Clock.currentTimeMillis
+        yield* refuseWhileLocked(yield* store.scaSecurity.get(customerId), nowMs)
+        if (req.factor !== "SMS_OTP") return yield* factorNotUsable(req.factor, "it is not enrolled")
+        const to = smsNumber(customer)
+        if (to === undefined) return yield* smsUnusable(customer)
+        const open = yield* store.scaChallenges.findUnique("openSlot", loginSlot(customerId))
+        if (open !== undefined) {
+          const waitMs = Date.parse(open.lastSentAt ?? open.createdAt) + SCA_CODE_RESEND_SECONDS * 1000 - nowMs
+          if (waitMs > 0) return yield* scaCodeTooSoon(Math.ceil(waitMs / 1000))
+          const event = nowMs >= Date.parse(open.expiresAt) ? "EXPIRE" : "SUPERSEDE"
+          yield* Effect.orDie(store.scaChallenges.update(settled(open, event, nowMs)))
+        }
+        const id = yield* ids.make("ScaChallenge")
+        const code = notifier.fixedCode ?? (yield* newCode)
+        const challenge: ScaChallengeRecord = {
+          id,
+          customerId,
+          kind: "LOGIN",
+          step: 1,
+          factor: "SMS_OTP",
+          availableFactors: ["SMS_OTP"],
+          status: "OPEN",
+          codeSha256: bytesToHex(codeHash(id, code)),
+          attempts: 0,
+          sends: 1,
+          lastSentAt: isoOf(nowMs),
+          createdAt: isoOf(nowMs),
+          expiresAt: isoAfter(nowMs, SCA_CHALLENGE_SECONDS),
+          openSlot: loginSlot(customerId)
+        }
+        yield* Effect.orDie(store.scaChallenges.insert(challenge))
+        return { challenge, to, code: Redacted.make(code) }
+      })
+    )
+    // Sent once the challenge is stored (a store transaction may run again; a message must go once).
+    yield* notifier.send("SMS", started.to, started.code)
+    const answer: ScaLoginStart = {
+      factor: started.challenge.factor,
+      challengeId: started.challenge.id,
+      expiresAt: started.challenge.expiresAt
+    }
+    return answer
+  })
+
+  const completeLogin = Effect.fn("Sca.completeLogin")(function* (customerId: string, req: ScaLoginCompleteRequest) {
+    // A wrong or late code is a failure the caller sees, but it must be counted: the transaction commits the count
+    // and answers the failure as a value.
+    const outcome: Outcome<ScaLoginComplete> = yield* store.transaction(
+      Effect.gen(function* () {
+        // The customer's row is the lock of its proofs: concurrent completes count their failures one after the
+        // other (the security row may not exist yet, so it cannot be the lock).
+        yield* subjectCustomer(yield* store.customers.getForUpdate(customerId), customerId)
+        const nowMs = yield* Clock.currentTimeMillis
+        const security = yield* store.scaSecurity.get(customerId)
+        yield* refuseWhileLocked(security, nowMs)
+        if (req.factor !== "SMS_OTP") return { error: factorNotUsable(req.factor, "it is not enrolled") }
+        if (req.challengeId === undefined) return { error: proofMissing("challengeId", req.factor) }
+        if (req.code === undefined) return { error: proofMissing("code", req.factor) }
+        const challenge = yield* store.scaChallenges.getForUpdate(req.challengeId)
+        if (
+          challenge === undefined ||
+          challenge.customerId !== customerId ||
+          challenge.kind !== "LOGIN" ||
+          challenge.status !== "OPEN"
+        ) {
+          return { error: noOpenChallenge() }
+        }
+        if (challenge.factor !== req.factor) return { error: factorMismatch(challenge.factor) }
+        if (nowMs >= Date.parse(challenge.expiresAt)) {
+          yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "EXPIRE", nowMs)))
+          return { error: yield* countFailure(customerId, security, nowMs, scaCodeExpired) }
+        }
+        const good =
+          challenge.codeSha256 !== undefined &&
+          constantTimeEqual(codeHash(challenge.id, req.code), hexToBytes(challenge.codeSha256))
+        if (!good) {
+          yield* Effect.orDie(
+            store.scaChallenges.update({ ...challenge, attempts: challenge.attempts + 1, lastFailedAt: isoOf(nowMs) })
+          )
+          return { error: yield* countFailure(customerId, security, nowMs, wrongScaCode) }
+        }
+        yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "PASS", nowMs)))
+        if (security !== undefined && security.failedAttempts > 0) {
+          yield* Effect.orDie(store.scaSecurity.update(afterSuccess(security, nowMs)))
+        }
+        const session: ScaSessionRecord = {
+          id: yield* ids.make("ScaSession"),
+          customerId,
+          factor: challenge.factor,
+          endUserIp: req.endUserIpAddress,
+          challengeId: challenge.id,
+          createdAt: isoOf(nowMs),
+          expiresAt: isoAfter(nowMs, SCA_SESSION_SECONDS)
+        }
+        yield* Effect.orDie(store.scaSessions.insert(session))
+        return { ok: { status: "SUCCESS" as const, sessionExpiresAt: session.expiresAt } }
+      })
+    )
+    if ("error" in outcome) return yield* outcome.error
+    return outcome.ok
+  })
+
+  const requireSession = Effect.fn("Sca.requireSession")(function* (customerId: string) {
+    yield* subjectCustomer(yield* store.customers.get(customerId), customerId)
+    return yield* Effect.provideService(requireScaSession(customerId), Store, store)
+  })
+
+  return { listFactors, startLogin, completeLogin, requireSession }
+})

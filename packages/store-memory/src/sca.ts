@@ -1,0 +1,12 @@
+import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
+import type { Collections } from "./collection.ts"
+
+/** SCA challenges, login sessions and each customer's failed-proof count and lock. */
+export const scaRepositories = (
+  collection: Collections
+): Pick<Repositories, "scaChallenges" | "scaSessions" | "scaSecurity"> => ({
+  scaChallenges: collection({ table: tables.scaChallenges }),
+  scaSessions: collection({ table: tables.scaSessions }),
+  scaSecurity: collection({ table: tables.scaSecurity })
+})

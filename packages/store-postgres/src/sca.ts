@@ -1,0 +1,11 @@
+import type { Repositories } from "@paycore/core"
+import * as tables from "@paycore/store-tables"
+import { makeCollection } from "./collection.ts"
+import type { Executor } from "./statements.ts"
+
+/** SCA challenges, login sessions and each customer's failed-proof count and lock. */
+export const scaRepositories = (x: Executor): Pick<Repositories, "scaChallenges" | "scaSessions" | "scaSecurity"> => ({
+  scaChallenges: makeCollection(x, tables.scaChallenges),
+  scaSessions: makeCollection(x, tables.scaSessions),
+  scaSecurity: makeCollection(x, tables.scaSecurity)
+})

@@ -1,0 +1,89 @@
+import type {
+  ScaChallengeFilter,
+  ScaChallengeRecord,
+  ScaSecurityFilter,
+  ScaSecurityRecord,
+  ScaSessionFilter,
+  ScaSessionRecord
+} from "@paycore/core"
+import {
+  after,
+  bigint,
+  boolean,
+  eq,
+  includesDeleted,
+  instant,
+  json,
+  key,
+  optional,
+  table,
+  text,
+  textArray
+} from "./describe.ts"
+
+/**
+ * SCA challenges (S-02): the code only as its SHA-256. `open_slot` (`<kind>|<subject or customer>`) is held only while
+ * `OPEN`: one open challenge per login, quote step or trust operation.
+ */
+export const scaChallenges = table<ScaChallengeRecord, ScaChallengeFilter, "openSlot">()({
+  name: "sca_challenges",
+  columns: {
+    id: key("id"),
+    customerId: key("customer_id"),
+    kind: text("kind"),
+    subjectId: optional(key("subject_id")),
+    step: bigint("step"),
+    purpose: optional(text("purpose")),
+    factor: text("factor"),
+    availableFactors: textArray("available_factors"),
+    status: text("status"),
+    codeSha256: optional(text("code_sha256")),
+    passkeyChallenge: optional(text("passkey_challenge")),
+    linked: optional(json("linked")),
+    attempts: bigint("attempts"),
+    sends: bigint("sends"),
+    lastSentAt: optional(instant("last_sent_at")),
+    lastFailedAt: optional(instant("last_failed_at")),
+    createdAt: instant("created_at"),
+    expiresAt: instant("expires_at"),
+    settledAt: optional(instant("settled_at")),
+    openSlot: optional(text("open_slot"))
+  },
+  primaryKey: ["id"],
+  unique: { openSlot: { column: "openSlot" } },
+  filters: { customerId: eq("customerId") }
+})
+
+/** SCA login sessions (S-12, S-13): live while not revoked and `expires_at` is ahead. */
+export const scaSessions = table<ScaSessionRecord, ScaSessionFilter>()({
+  name: "sca_sessions",
+  columns: {
+    id: key("id"),
+    customerId: key("customer_id"),
+    factor: text("factor"),
+    endUserIp: text("end_user_ip"),
+    challengeId: key("challenge_id"),
+    createdAt: instant("created_at"),
+    expiresAt: instant("expires_at"),
+    revokedAt: optional(instant("revoked_at"))
+  },
+  primaryKey: ["id"],
+  filters: {
+    customerId: eq("customerId"),
+    expiresAfter: after("expiresAt"),
+    includeRevoked: includesDeleted("revokedAt")
+  }
+})
+
+/** A customer's consecutive failed SCA proofs and lock (C-41); the row's id is the customer's. */
+export const scaSecurity = table<ScaSecurityRecord, ScaSecurityFilter>()({
+  name: "sca_security",
+  columns: {
+    id: key("id"),
+    failedAttempts: bigint("failed_attempts"),
+    lockedUntil: optional(instant("locked_until")),
+    suspended: boolean("suspended"),
+    updatedAt: instant("updated_at")
+  },
+  primaryKey: ["id"]
+})

@@ -1,0 +1,168 @@
+import { assert } from "@effect/vitest"
+import {
+  type ScaChallengeFilter,
+  type ScaChallengeRecord,
+  type ScaSecurityFilter,
+  type ScaSecurityRecord,
+  type ScaSessionFilter,
+  type ScaSessionRecord,
+  Store
+} from "@paycore/core"
+import { Effect } from "effect"
+import { assertUniqueViolation, expectList } from "./assertions.ts"
+import type { CollectionCase } from "./collections.ts"
+import { type It, makeScope, newId, plusSeconds, type Scope } from "./ids.ts"
+
+// ---- records ----
+
+/** A passed login challenge: no open slot, no optional field. */
+export const scaChallengeMinimal = (s: Scope, id: string = newId("ScaChallenge")): ScaChallengeRecord => {
+  const createdAt = s.next()
+  return {
+    id: id as ScaChallengeRecord["id"],
+    customerId: s.customerId,
+    kind: "LOGIN",
+    step: 1,
+    factor: "SMS_OTP",
+    availableFactors: [],
+    status: "PASSED",
+    attempts: 0,
+    sends: 0,
+    createdAt,
+    expiresAt: plusSeconds(createdAt, 300)
+  }
+}
+
+/** An open quote challenge with every optional field (it holds its own open slot). */
+export const scaChallengeFull = (s: Scope, id: string = newId("ScaChallenge")): ScaChallengeRecord => {
+  const minimal = scaChallengeMinimal(s, id)
+  const quoteId = newId("Quote")
+  return {
+    ...minimal,
+    kind: "QUOTE",
+    subjectId: quoteId,
+    step: 2,
+    purpose: "CURRENCY_CONVERSION",
+    factor: "PASSKEY",
+    availableFactors: ["SMS_OTP", "PASSKEY"],
+    status: "OPEN",
+    codeSha256: "ab".repeat(32),
+    passkeyChallenge: "cd".repeat(32),
+    linked: { amount: 1250, currency: "EUR", payee: "…9f3a ✓" },
+    attempts: 2,
+    sends: 5,
+    lastSentAt: plusSeconds(minimal.createdAt, 60),
+    lastFailedAt: plusSeconds(minimal.createdAt, 61),
+    settledAt: plusSeconds(minimal.createdAt, 62),
+    openSlot: `QUOTE|${quoteId}|2`
+  }
+}
+
+export const scaSessionMinimal = (s: Scope, id: string = newId("ScaSession")): ScaSessionRecord => {
+  const createdAt = s.next()
+  return {
+    id: id as ScaSessionRecord["id"],
+    customerId: s.customerId,
+    factor: "SMS_OTP",
+    endUserIp: "203.0.113.42",
+    challengeId: newId("ScaChallenge"),
+    createdAt,
+    expiresAt: plusSeconds(createdAt, 180 * 86_400)
+  }
+}
+
+export const scaSessionFull = (s: Scope, id?: string): ScaSessionRecord => {
+  const minimal = scaSessionMinimal(s, id)
+  return { ...minimal, endUserIp: "2001:db8::1", revokedAt: plusSeconds(minimal.createdAt, 5) }
+}
+
+export const scaSecurityMinimal = (s: Scope, id: string = newId("Customer")): ScaSecurityRecord => ({
+  id,
+  failedAttempts: 0,
+  suspended: false,
+  updatedAt: s.next()
+})
+
+export const scaSecurityFull = (s: Scope, id?: string): ScaSecurityRecord => {
+  const minimal = scaSecurityMinimal(s, id)
+  return { ...minimal, failedAttempts: 5, lockedUntil: plusSeconds(minimal.updatedAt, 900) }
+}
+
+// ---- the collection cases ----
+
+export const scaChallengesCase: CollectionCase<ScaChallengeRecord, ScaChallengeFilter> = {
+  name: "scaChallenges",
+  of: (store) => store.scaChallenges,
+  newId: () => newId("ScaChallenge"),
+  full: scaChallengeFull,
+  minimal: scaChallengeMinimal,
+  filter: (s) => ({ customerId: s.customerId }),
+  exact: true
+}
+
+export const scaSessionsCase: CollectionCase<ScaSessionRecord, ScaSessionFilter> = {
+  name: "scaSessions",
+  of: (store) => store.scaSessions,
+  newId: () => newId("ScaSession"),
+  full: scaSessionFull,
+  minimal: scaSessionMinimal,
+  filter: (s) => ({ customerId: s.customerId, includeRevoked: true }),
+  exact: true
+}
+
+export const scaSecurityCase: CollectionCase<ScaSecurityRecord, ScaSecurityFilter> = {
+  name: "scaSecurity",
+  of: (store) => store.scaSecurity,
+  newId: () => newId("Customer"),
+  full: scaSecurityFull,
+  minimal: scaSecurityMinimal,
+  filter: () => ({}),
+  exact: false
+}
+
+// ---- what SCA relies on beyond a collection ----
+
+export const scaChallengeTests = (it: It) => {
+  it.effect("S-14: one OPEN challenge per slot (openSlot is unique); settled ones (no slot) do not hold it", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const slot = `LOGIN|${s.customerId}`
+      const open: ScaChallengeRecord = { ...scaChallengeMinimal(s), status: "OPEN", openSlot: slot }
+      yield* store.scaChallenges.insert(open)
+      const second = yield* Effect.flip(store.scaChallenges.insert({ ...open, id: newId("ScaChallenge") }))
+      assertUniqueViolation(second, "openSlot")
+      assert.deepStrictEqual(yield* store.scaChallenges.findUnique("openSlot", slot), open)
+      // Superseding frees the slot for the next login's challenge.
+      const { openSlot: _slot, ...rest } = open
+      const superseded: ScaChallengeRecord = { ...rest, status: "SUPERSEDED", settledAt: s.next() }
+      yield* store.scaChallenges.update(superseded)
+      assert.isUndefined(yield* store.scaChallenges.findUnique("openSlot", slot))
+      const next: ScaChallengeRecord = { ...open, id: newId("ScaChallenge") }
+      yield* store.scaChallenges.insert(next)
+      assert.strictEqual((yield* store.scaChallenges.findUnique("openSlot", slot))?.id, next.id)
+      yield* expectList(store.scaChallenges.list, { customerId: s.customerId }, [superseded, next])
+    })
+  )
+}
+
+export const scaSessionTests = (it: It) => {
+  it.effect("S-09, S-13: live sessions are those not revoked whose expiresAt is after the instant asked", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const early = scaSessionMinimal(s)
+      const late: ScaSessionRecord = { ...scaSessionMinimal(s), expiresAt: plusSeconds(early.expiresAt, 86_400) }
+      const revoked = scaSessionFull(s)
+      for (const row of [early, late, revoked]) yield* store.scaSessions.insert(row)
+      const list = store.scaSessions.list
+      yield* expectList(list, { customerId: s.customerId, includeRevoked: false }, [early, late])
+      yield* expectList(list, { customerId: s.customerId, includeRevoked: true }, [early, late, revoked])
+      // Strictly after: a session whose expiresAt is the instant asked has lapsed.
+      yield* expectList(list, { customerId: s.customerId, expiresAfter: early.expiresAt, includeRevoked: false }, [
+        late
+      ])
+      yield* expectList(list, { customerId: s.customerId, expiresAfter: late.expiresAt, includeRevoked: true }, [])
+    })
+  )
+}
