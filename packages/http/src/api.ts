@@ -62,6 +62,8 @@ import {
   Quote,
   QuoteId,
   ReceiverLookupQuery,
+  RecordSecurityEventRequest,
+  RecordSecurityEventResponse,
   RefreshSessionRequest,
   ReplaceDocumentFields,
   SandboxFundRequest,
@@ -473,6 +475,13 @@ export const ScaGroup = HttpApiGroup.make("sca")
       query: ScaCustomerQuery,
       payload: ScaLoginCompleteRequest,
       success: ScaLoginComplete
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("recordSecurityEvent", "/sca/record-event", {
+      query: ScaCustomerQuery,
+      payload: RecordSecurityEventRequest,
+      success: RecordSecurityEventResponse
     })
   )
   .annotateMerge(

@@ -183,7 +183,8 @@ export const makeHandlers = Effect.gen(function* () {
     sca: {
       listFactors: ({ query }) => sca.listFactors(query.customerId),
       startLogin: ({ query, payload }) => sca.startLogin(query.customerId, payload),
-      completeLogin: ({ query, payload }) => sca.completeLogin(query.customerId, payload)
+      completeLogin: ({ query, payload }) => sca.completeLogin(query.customerId, payload),
+      recordSecurityEvent: ({ query, payload }) => sca.recordSecurityEvent(query.customerId, payload)
     },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),

@@ -103,6 +103,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "sca.listFactors": "read",
   "sca.startLogin": "write",
   "sca.completeLogin": "write",
+  "sca.recordSecurityEvent": "write",
 
   "payments.createQuote": "transact",
   "payments.getQuote": "read",

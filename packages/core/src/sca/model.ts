@@ -78,6 +78,30 @@ export type ScaFactorView = typeof ScaFactorView.Type
 export const ScaFactorList = Schema.Struct({ factors: Schema.Array(ScaFactorView) })
 export type ScaFactorList = typeof ScaFactorList.Type
 
+/**
+ * A client-side security event (upstream `RecordSecurityEventRequest`): `FAILED_LOGIN_ATTEMPT` counts a failure of
+ * the integrator's own login into the customer's lock ladder; `RESET_PASSWORD_COMPLETED` lifts the lock and any
+ * suspension, sets the count to 0 and revokes the customer's SCA sessions.
+ */
+export const ScaSecurityEventType = Schema.Literals(["RESET_PASSWORD_COMPLETED", "FAILED_LOGIN_ATTEMPT"])
+export type ScaSecurityEventType = typeof ScaSecurityEventType.Type
+
+/** `POST /sca/record-event` (S-10). */
+export const RecordSecurityEventRequest = Schema.Struct({ eventType: ScaSecurityEventType })
+export type RecordSecurityEventRequest = typeof RecordSecurityEventRequest.Type
+
+/**
+ * The customer's lock after the event (upstream `RecordSecurityEventResponse`): `lockedUntil` is null when not
+ * locked or when suspended (no automatic end).
+ */
+export const RecordSecurityEventResponse = Schema.Struct({
+  eventType: ScaSecurityEventType,
+  suspended: Schema.Boolean,
+  lockedUntil: Schema.NullOr(DateTimeString),
+  failedAttempts: Schema.Int
+})
+export type RecordSecurityEventResponse = typeof RecordSecurityEventResponse.Type
+
 // ---- stored records ----
 
 /**

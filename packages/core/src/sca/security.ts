@@ -54,6 +54,15 @@ export const afterSuccess = (security: ScaSecurityRecord, nowMs: number): ScaSec
   return { ...rest, failedAttempts: 0, suspended: false, updatedAt: isoOf(nowMs) }
 }
 
+/**
+ * The row after a completed password reset (`RESET_PASSWORD_COMPLETED`): count 0, no lock, and the suspension
+ * lifted; the only way out of a suspension.
+ */
+export const afterPasswordReset = (security: ScaSecurityRecord, nowMs: number): ScaSecurityRecord => {
+  const { lockedUntil: _, ...rest } = security
+  return { ...rest, failedAttempts: 0, suspended: false, updatedAt: isoOf(nowMs) }
+}
+
 /** Proofs left before the next failure locks (0 when the next one does). */
 export const attemptsLeftBeforeLock = (security: ScaSecurityRecord): number => {
   const next = LOCK_LADDER.find(([failures]) => failures > security.failedAttempts)?.[0] ?? SUSPEND_AFTER

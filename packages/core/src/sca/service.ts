@@ -1,6 +1,8 @@
 import { Context, Effect, Layer } from "effect"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type {
+  RecordSecurityEventRequest,
+  RecordSecurityEventResponse,
   ScaFactorList,
   ScaLoginComplete,
   ScaLoginCompleteRequest,
@@ -8,11 +10,12 @@ import type {
   ScaLoginStartRequest,
   ScaSessionRecord
 } from "./model.ts"
+import { makeSecurityEvents } from "./security-events.ts"
 import { makeSessions } from "./sessions.ts"
 
 // The `Sca` service: Strong Customer Authentication for customers of the SCA regions (S-01 … S-15), one use case
 // per file: the login and its session (sessions.ts), the lock ladder (security.ts, pure), who is subject
-// (regions.ts). Factors, quote authorization and trust come in later slices (docs/design/sca.md, section 4).
+// (regions.ts), the security events the integrator records (security-events.ts). Factors, quote authorization and trust come in later slices (docs/design/sca.md, section 4).
 
 export {
   requireScaSession,
@@ -45,6 +48,16 @@ export class Sca extends Context.Service<
       customerId: string,
       req: ScaLoginCompleteRequest
     ) => Effect.Effect<ScaLoginComplete, ScaError>
+    /**
+     * `POST /sca/record-event` (S-10, C-41): `FAILED_LOGIN_ATTEMPT` counts a failure into the lock ladder (200 with
+     * the resulting lock; while already locked it is counted and answers 423 `ACCOUNT_LOCKED`);
+     * `RESET_PASSWORD_COMPLETED` lifts a lock or suspension, sets the count to 0 and revokes every SCA session.
+     * 404, 410, 409 `CONFLICT` when not subject (S-01).
+     */
+    readonly recordSecurityEvent: (
+      customerId: string,
+      req: RecordSecurityEventRequest
+    ) => Effect.Effect<RecordSecurityEventResponse, ScaError>
     /** The live session of a subject customer, or 409 `SCA_SESSION_REQUIRED` (S-09). */
     readonly requireSession: (customerId: string) => Effect.Effect<ScaSessionRecord, ScaError>
   }
@@ -52,7 +65,7 @@ export class Sca extends Context.Service<
   static readonly layer = Layer.effect(
     Sca,
     Effect.gen(function* () {
-      return Sca.of({ ...(yield* makeSessions()) })
+      return Sca.of({ ...(yield* makeSessions()), ...(yield* makeSecurityEvents()) })
     })
   )
 }
