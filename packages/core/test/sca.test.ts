@@ -17,7 +17,14 @@ import { Notifier } from "../src/ports/notifier.ts"
 import { Store } from "../src/ports/store.ts"
 import type { ScaSecurityRecord } from "../src/sca/model.ts"
 import { isScaSubject } from "../src/sca/regions.ts"
-import { afterFailure, afterSuccess, attemptsLeftBeforeLock, lockAt, openSecurity } from "../src/sca/security.ts"
+import {
+  afterFailure,
+  afterPasswordReset,
+  afterSuccess,
+  attemptsLeftBeforeLock,
+  lockAt,
+  openSecurity
+} from "../src/sca/security.ts"
 import {
   requireScaSession,
   SCA_CHALLENGE_SECONDS,
@@ -87,6 +94,17 @@ describe("C-41, S-10: the lock ladder", () => {
       [0, 1, 2, 3, 4, 5, 6, 7, 8].map((n) => attemptsLeftBeforeLock(fail(n))),
       [4, 3, 2, 1, 0, 0, 0, 0, 0]
     )
+  })
+
+  it("a password reset is the way out of a suspension: count 0, no lock, not suspended", () => {
+    for (const failures of [3, 5, 9, 12]) {
+      const reset = afterPasswordReset(fail(failures), T0 + 1)
+      assert.deepStrictEqual(
+        [reset.failedAttempts, reset.lockedUntil, reset.suspended, reset.updatedAt],
+        [0, undefined, false, new Date(T0 + 1).toISOString()]
+      )
+      assert.isUndefined(lockAt(reset, T0 + 1))
+    }
   })
 })
 
@@ -219,6 +237,71 @@ describe("the SCA login on a TestClock", () => {
       assert.strictEqual((yield* store.scaSecurity.get(customer.id))?.failedAttempts, 0)
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect(
+    "S-10, C-41, S-09: record-event on a TestClock: failures climb the ladder (423 while locked, counted), the suspension has no end, a password reset lifts it and revokes the session",
+    () => {
+      const { layer } = makeLayer()
+      return Effect.gen(function* () {
+        yield* TestClock.setTime(T0)
+        const sca = yield* Sca
+        const customer = yield* (yield* Customers).create(european)
+        const started = yield* sca.startLogin(customer.id, { factor: "SMS_OTP" })
+        yield* sca.completeLogin(customer.id, {
+          factor: "SMS_OTP",
+          endUserIpAddress: IP,
+          challengeId: started.challengeId!,
+          code: "123456"
+        })
+        const failed = () => sca.recordSecurityEvent(customer.id, { eventType: "FAILED_LOGIN_ATTEMPT" })
+        for (let i = 1; i <= 4; i++) yield* failed()
+        const fifth = yield* failed()
+        const at = (ms: number) => new Date(ms).toISOString()
+        assert.deepStrictEqual(fifth, {
+          eventType: "FAILED_LOGIN_ATTEMPT",
+          suspended: false,
+          lockedUntil: at(T0 + 15 * MINUTE_MS),
+          failedAttempts: 5
+        })
+        // The last millisecond of the lock: counted (the 6th rung, 30 min from now) and refused.
+        yield* TestClock.setTime(T0 + 15 * MINUTE_MS - 1)
+        const sixth = yield* Effect.flip(failed())
+        assert.deepStrictEqual(
+          [sixth._tag, "details" in sixth ? sixth.details : undefined],
+          ["Refused", { suspended: false, lockedUntil: at(T0 + 45 * MINUTE_MS - 1), failedAttempts: 6 }]
+        )
+        // At lockedUntil the lock has passed: 200, the 7th rung.
+        yield* TestClock.setTime(T0 + 45 * MINUTE_MS - 1)
+        assert.strictEqual((yield* failed()).lockedUntil, at(T0 + 105 * MINUTE_MS - 1))
+        yield* TestClock.setTime(T0 + 105 * MINUTE_MS - 1)
+        assert.strictEqual((yield* failed()).lockedUntil, at(T0 + (105 + 24 * 60) * MINUTE_MS - 1))
+        yield* TestClock.setTime(T0 + (105 + 24 * 60) * MINUTE_MS - 1)
+        assert.deepStrictEqual(yield* failed(), {
+          eventType: "FAILED_LOGIN_ATTEMPT",
+          suspended: true,
+          lockedUntil: null,
+          failedAttempts: 9
+        })
+        // Thirty days on: still suspended (no automatic end), and the session is untouched by the lock.
+        yield* TestClock.adjust(30 * 24 * 60 * MINUTE_MS)
+        const still = yield* Effect.flip(sca.startLogin(customer.id, { factor: "SMS_OTP" }))
+        assert.strictEqual("code" in still ? still.code : still._tag, "ACCOUNT_LOCKED")
+        assert.strictEqual((yield* requireScaSession(customer.id)).customerId, customer.id)
+
+        const reset = yield* sca.recordSecurityEvent(customer.id, { eventType: "RESET_PASSWORD_COMPLETED" })
+        assert.deepStrictEqual(reset, {
+          eventType: "RESET_PASSWORD_COMPLETED",
+          suspended: false,
+          lockedUntil: null,
+          failedAttempts: 0
+        })
+        const revoked = yield* Effect.flip(requireScaSession(customer.id))
+        assert.strictEqual("code" in revoked ? revoked.code : revoked._tag, "SCA_SESSION_REQUIRED")
+        const again = yield* sca.startLogin(customer.id, { factor: "SMS_OTP" })
+        assert.strictEqual(again.factor, "SMS_OTP")
+      }).pipe(Effect.provide(layer))
+    }
+  )
 
   it.effect("S-01: with scaRegions [] a European customer is not subject (409 CONFLICT)", () => {
     const { layer } = makeLayer()

@@ -15,7 +15,8 @@ import { makeSessions } from "./sessions.ts"
 
 // The `Sca` service: Strong Customer Authentication for customers of the SCA regions (S-01 … S-15), one use case
 // per file: the login and its session (sessions.ts), the lock ladder (security.ts, pure), who is subject
-// (regions.ts), the security events the integrator records (security-events.ts). Factors, quote authorization and trust come in later slices (docs/design/sca.md, section 4).
+// (regions.ts), the security events the integrator records (security-events.ts). Factors, quote authorization and
+// trust come in later slices (docs/design/sca.md, section 4).
 
 export {
   requireScaSession,
