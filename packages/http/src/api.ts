@@ -71,6 +71,8 @@ import {
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
   ScaCustomerQuery,
+  ScaFactorCredentialParams,
+  ScaFactorEnrollRequest,
   ScaFactorList,
   ScaLoginComplete,
   ScaLoginCompleteRequest,
@@ -80,6 +82,9 @@ import {
   SignedRetryChallenge,
   SignedRetryHeaders,
   TokenId,
+  TotpEnrollmentConfirmRequest,
+  TotpEnrollmentConfirmResponse,
+  TotpEnrollmentStart,
   Transaction,
   TransactionId,
   TransferInRequest,
@@ -464,6 +469,27 @@ export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
 export const ScaGroup = HttpApiGroup.make("sca")
   .add(HttpApiEndpoint.get("listFactors", "/sca/factors", { query: ScaCustomerQuery, success: ScaFactorList }))
   .add(
+    HttpApiEndpoint.post("startFactorEnrollment", "/sca/factors", {
+      query: ScaCustomerQuery,
+      payload: ScaFactorEnrollRequest,
+      success: TotpEnrollmentStart
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("confirmFactorEnrollment", "/sca/factors/confirm", {
+      query: ScaCustomerQuery,
+      payload: TotpEnrollmentConfirmRequest,
+      success: TotpEnrollmentConfirmResponse
+    })
+  )
+  .add(
+    HttpApiEndpoint.delete("deleteFactor", "/sca/factors/:credentialId", {
+      params: ScaFactorCredentialParams.fields,
+      query: ScaCustomerQuery,
+      success: HttpApiSchema.NoContent
+    })
+  )
+  .add(
     HttpApiEndpoint.post("startLogin", "/sca/login/start", {
       query: ScaCustomerQuery,
       payload: ScaLoginStartRequest,
@@ -488,8 +514,8 @@ export const ScaGroup = HttpApiGroup.make("sca")
     OpenApi.annotations({
       title: "Strong Customer Authentication",
       description:
-        "SCA for customers of the SCA regions (default the EEA): the factors, and the SMS login that opens the " +
-        "180-day session money movement requires"
+        "SCA for customers of the SCA regions (default the EEA): the factors (SMS, TOTP), and the login that " +
+        "opens the 180-day session money movement requires"
     })
   )
 

@@ -47,7 +47,14 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     exportWallet: write,
     updateInternalAccount: write
   },
-  sca: { startLogin: write, completeLogin: write, recordSecurityEvent: write },
+  sca: {
+    startLogin: write,
+    completeLogin: write,
+    recordSecurityEvent: write,
+    startFactorEnrollment: write,
+    confirmFactorEnrollment: write,
+    deleteFactor: write
+  },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
   sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox, settleLiveness: sandbox },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }

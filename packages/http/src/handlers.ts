@@ -182,6 +182,9 @@ export const makeHandlers = Effect.gen(function* () {
     },
     sca: {
       listFactors: ({ query }) => sca.listFactors(query.customerId),
+      startFactorEnrollment: ({ query, payload }) => sca.startFactorEnrollment(query.customerId, payload),
+      confirmFactorEnrollment: ({ query, payload }) => sca.confirmFactorEnrollment(query.customerId, payload),
+      deleteFactor: ({ params, query }) => sca.deleteFactor(query.customerId, params.credentialId),
       startLogin: ({ query, payload }) => sca.startLogin(query.customerId, payload),
       completeLogin: ({ query, payload }) => sca.completeLogin(query.customerId, payload),
       recordSecurityEvent: ({ query, payload }) => sca.recordSecurityEvent(query.customerId, payload)

@@ -104,6 +104,9 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "sca.startLogin": "write",
   "sca.completeLogin": "write",
   "sca.recordSecurityEvent": "write",
+  "sca.startFactorEnrollment": "write",
+  "sca.confirmFactorEnrollment": "write",
+  "sca.deleteFactor": "write",
 
   "payments.createQuote": "transact",
   "payments.getQuote": "read",

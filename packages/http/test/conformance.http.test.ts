@@ -293,6 +293,23 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     }
     expect((await server.call("POST", `/sca/login/start?customerId=${id}`, { factor: "SMS_OTP" })).status).toBe(423)
   },
+  "sca-factor-enrolment-locked": async (server) => {
+    const id = await euCustomerWithVerifiedPhone(server)
+    const login = async (code: string) => {
+      const started = await server.call("POST", `/sca/login/start?customerId=${id}`, { factor: "SMS_OTP" })
+      const proof = { factor: "SMS_OTP", endUserIpAddress: "203.0.113.42", challengeId: started.json.challengeId }
+      return server.call("POST", `/sca/login/complete?customerId=${id}`, { ...proof, code })
+    }
+    expect((await login("123456")).status).toBe(200)
+    const started = await server.call("POST", `/sca/login/start?customerId=${id}`, { factor: "SMS_OTP" })
+    const wrong = { factor: "SMS_OTP", endUserIpAddress: "203.0.113.42", challengeId: started.json.challengeId }
+    for (let i = 0; i < 5; i++) {
+      await server.call("POST", `/sca/login/complete?customerId=${id}`, { ...wrong, code: "000000" })
+    }
+    expect((await server.call("POST", `/sca/factors?customerId=${id}`, { type: "TOTP" })).status).toBe(423)
+    const confirm = { type: "TOTP", secret: "0".repeat(40), code: "123456" }
+    expect((await server.call("POST", `/sca/factors/confirm?customerId=${id}`, confirm)).status).toBe(423)
+  },
   "contact-code-needs-the-contact": async (server) => {
     const id = await euCustomer(server, { phoneNumber: undefined })
     expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(400)

@@ -285,6 +285,17 @@ export const differences: ReadonlyArray<Difference> = [
       "only."
   },
   {
+    id: "sca-factor-enrolment-locked",
+    operations: ["POST /sca/factors", "POST /sca/factors/confirm"],
+    statuses: [423],
+    at: ["status"],
+    values: ["ACCOUNT_LOCKED"],
+    why:
+      "A customer locked after too many failed SCA proofs gets 423 ACCOUNT_LOCKED when it starts or confirms a " +
+      "factor enrolment (Errors: 423; FEATURES C-41): the confirm takes a proof, and a locked customer may not " +
+      "swap its factors; the upstream lists 423 on the login complete only."
+  },
+  {
     id: "contact-code-needs-the-contact",
     operations: ["POST /customers/{customerId}/verify-email", "POST /customers/{customerId}/verify-phone"],
     statuses: [400],

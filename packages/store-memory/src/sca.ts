@@ -2,11 +2,12 @@ import type { Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import type { Collections } from "./collection.ts"
 
-/** SCA challenges, login sessions and each customer's failed-proof count and lock. */
+/** SCA challenges, login sessions, each customer's failed-proof count and lock, and enrolled factors. */
 export const scaRepositories = (
   collection: Collections
-): Pick<Repositories, "scaChallenges" | "scaSessions" | "scaSecurity"> => ({
+): Pick<Repositories, "scaChallenges" | "scaSessions" | "scaSecurity" | "scaFactors"> => ({
   scaChallenges: collection({ table: tables.scaChallenges }),
   scaSessions: collection({ table: tables.scaSessions }),
-  scaSecurity: collection({ table: tables.scaSecurity })
+  scaSecurity: collection({ table: tables.scaSecurity }),
+  scaFactors: collection({ table: tables.scaFactors })
 })

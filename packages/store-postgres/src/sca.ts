@@ -3,9 +3,12 @@ import * as tables from "@paycore/store-tables"
 import { makeCollection } from "./collection.ts"
 import type { Executor } from "./statements.ts"
 
-/** SCA challenges, login sessions and each customer's failed-proof count and lock. */
-export const scaRepositories = (x: Executor): Pick<Repositories, "scaChallenges" | "scaSessions" | "scaSecurity"> => ({
+/** SCA challenges, login sessions, each customer's failed-proof count and lock, and enrolled factors. */
+export const scaRepositories = (
+  x: Executor
+): Pick<Repositories, "scaChallenges" | "scaSessions" | "scaSecurity" | "scaFactors"> => ({
   scaChallenges: makeCollection(x, tables.scaChallenges),
   scaSessions: makeCollection(x, tables.scaSessions),
-  scaSecurity: makeCollection(x, tables.scaSecurity)
+  scaSecurity: makeCollection(x, tables.scaSecurity),
+  scaFactors: makeCollection(x, tables.scaFactors)
 })

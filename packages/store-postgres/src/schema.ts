@@ -576,6 +576,40 @@ const sca: Migration = {
   )
 }
 
+/**
+ * Issue 14, TOTP slice: SCA factors. `slot` holds one ACTIVE factor, `pending_slot` one PENDING enrolment, of each
+ * kind per customer; the TOTP secret only sealed, recovery codes only hashed. The passkey and reset columns are
+ * filled by later slices.
+ */
+const scaFactors: Migration = {
+  up: statements(
+    `CREATE TABLE sca_factors (
+      id ${ID},
+      customer_id ${ID},
+      factor text NOT NULL,
+      status text NOT NULL,
+      name text,
+      credential_id text COLLATE "C",
+      public_key text,
+      sign_count bigint,
+      totp_secret_sealed text,
+      totp_last_step bigint,
+      recovery_code_hashes text[],
+      phone text,
+      enrol_challenge text,
+      enrol_expires_at ${OPTIONAL_INSTANT},
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      slot text,
+      pending_slot text,
+      CONSTRAINT sca_factors_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE UNIQUE INDEX sca_factors_slot_key ON sca_factors (slot)`,
+    `CREATE UNIQUE INDEX sca_factors_pending_slot_key ON sca_factors (pending_slot)`,
+    `CREATE INDEX sca_factors_customer_id_idx ON sca_factors (customer_id, id)`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -586,7 +620,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0006_wallet_auth": walletAuth,
   "0007_delegated_keys": delegatedKeys,
   "0008_ownership_verification": ownershipVerification,
-  "0009_sca": sca
+  "0009_sca": sca,
+  "0010_sca_factors": scaFactors
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

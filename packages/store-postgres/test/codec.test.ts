@@ -174,6 +174,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.scaChallenges, [scaRecords.scaChallengeFull(walletScope), scaRecords.scaChallengeMinimal(walletScope)]],
   [tables.scaSessions, [scaRecords.scaSessionFull(walletScope), scaRecords.scaSessionMinimal(walletScope)]],
   [tables.scaSecurity, [scaRecords.scaSecurityFull(walletScope), scaRecords.scaSecurityMinimal(walletScope)]],
+  [tables.scaFactors, [scaRecords.scaFactorFull(walletScope), scaRecords.scaFactorMinimal(walletScope)]],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

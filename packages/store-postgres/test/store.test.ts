@@ -32,7 +32,8 @@ describe("migrations", () => {
         "0006_wallet_auth",
         "0007_delegated_keys",
         "0008_ownership_verification",
-        "0009_sca"
+        "0009_sca",
+        "0010_sca_factors"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

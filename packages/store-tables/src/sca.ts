@@ -1,6 +1,8 @@
 import type {
   ScaChallengeFilter,
   ScaChallengeRecord,
+  ScaFactorFilter,
+  ScaFactorRecord,
   ScaSecurityFilter,
   ScaSecurityRecord,
   ScaSessionFilter,
@@ -86,4 +88,36 @@ export const scaSecurity = table<ScaSecurityRecord, ScaSecurityFilter>()({
     updatedAt: instant("updated_at")
   },
   primaryKey: ["id"]
+})
+
+/**
+ * SCA factors (S-02): a TOTP secret only sealed by the KeyVault, the last accepted time step (replay guard), recovery
+ * codes only as SHA-256. `slot` is held while `ACTIVE`, `pending_slot` while `PENDING` (`<customer>|<factor>`): one
+ * active and one pending factor of each kind per customer.
+ */
+export const scaFactors = table<ScaFactorRecord, ScaFactorFilter, "slot" | "pendingSlot">()({
+  name: "sca_factors",
+  columns: {
+    id: key("id"),
+    customerId: key("customer_id"),
+    factor: text("factor"),
+    status: text("status"),
+    name: optional(text("name")),
+    credentialId: optional(key("credential_id")),
+    publicKey: optional(text("public_key")),
+    signCount: optional(bigint("sign_count")),
+    totpSecretSealed: optional(text("totp_secret_sealed")),
+    totpLastStep: optional(bigint("totp_last_step")),
+    recoveryCodeHashes: optional(textArray("recovery_code_hashes")),
+    phone: optional(text("phone")),
+    enrolChallenge: optional(text("enrol_challenge")),
+    enrolExpiresAt: optional(instant("enrol_expires_at")),
+    createdAt: instant("created_at"),
+    updatedAt: instant("updated_at"),
+    slot: optional(text("slot")),
+    pendingSlot: optional(text("pending_slot"))
+  },
+  primaryKey: ["id"],
+  unique: { slot: { column: "slot" }, pendingSlot: { column: "pendingSlot" } },
+  filters: { customerId: eq("customerId"), status: eq("status") }
 })

@@ -42,6 +42,8 @@ import {
 import {
   scaChallengesCase,
   scaChallengeTests,
+  scaFactorsCase,
+  scaFactorTests,
   scaSecurityCase,
   scaSessionsCase,
   scaSessionTests
@@ -121,6 +123,7 @@ export const storeConformance = (
       collection(scaChallengesCase, scaChallengeTests)
       collection(scaSessionsCase, scaSessionTests)
       collection(scaSecurityCase, () => {})
+      collection(scaFactorsCase, scaFactorTests)
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

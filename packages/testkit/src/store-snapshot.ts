@@ -64,7 +64,8 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       delegatedKeys: yield* everyRow((p) => store.delegatedKeys.list({}, p)),
       scaChallenges: yield* everyRow((p) => store.scaChallenges.list({}, p)),
       scaSessions: yield* everyRow((p) => store.scaSessions.list({ includeRevoked: true }, p)),
-      scaSecurity: yield* everyRow((p) => store.scaSecurity.list({}, p))
+      scaSecurity: yield* everyRow((p) => store.scaSecurity.list({}, p)),
+      scaFactors: yield* everyRow((p) => store.scaFactors.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

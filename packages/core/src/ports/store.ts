@@ -19,6 +19,8 @@ import type { QuoteRecord, QuoteStatus } from "../quotes/model.ts"
 import type {
   ScaChallengeFilter,
   ScaChallengeRecord,
+  ScaFactorFilter,
+  ScaFactorRecord,
   ScaSecurityFilter,
   ScaSecurityRecord,
   ScaSessionFilter,
@@ -270,6 +272,8 @@ export interface Repositories {
   readonly scaSessions: Collection<ScaSessionRecord, ScaSessionFilter>
   /** One row per customer that failed an SCA proof (its id is the customer's). */
   readonly scaSecurity: Collection<ScaSecurityRecord, ScaSecurityFilter>
+  /** `slot` is held while a factor is `ACTIVE`, `pendingSlot` while `PENDING`: one of each per customer and factor. */
+  readonly scaFactors: Collection<ScaFactorRecord, ScaFactorFilter, "slot" | "pendingSlot">
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

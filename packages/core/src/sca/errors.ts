@@ -1,4 +1,4 @@
-import { Conflict, InvalidInput, LimitExceeded, Refused } from "../shared/errors.ts"
+import { Conflict, InvalidInput, LimitExceeded, NotFound, Refused } from "../shared/errors.ts"
 import type { LockDetails, ScaFactor } from "./model.ts"
 
 /** 409 `CONFLICT` (S-01): the customer's region is not subject to SCA; every SCA endpoint answers this. */
@@ -63,3 +63,23 @@ export const wrongScaCode = (attemptsLeftBeforeLock: number): InvalidInput =>
 /** 400 on `code` (counted): the challenge expired; start a new login. */
 export const scaCodeExpired = (): InvalidInput =>
   InvalidInput.one("code", { expired: true }, "The SCA code has expired; start a new login")
+
+/** 400 on `code` (not counted): this TOTP code's time step was already used; wait for the next code (S-14). */
+export const totpCodeReused = (): InvalidInput =>
+  InvalidInput.one("code", { reused: true }, "This TOTP code was already used; wait for the next one")
+
+/** 400 on `secret` (not counted): no pending TOTP enrolment of this customer has this secret. */
+export const noPendingEnrolment = (): InvalidInput =>
+  InvalidInput.one(
+    "secret",
+    { pending: true },
+    "No pending TOTP enrolment of this customer has this secret; start one with POST /sca/factors"
+  )
+
+/** 400 on `code` (counted): the enrolment was started more than 600 s ago; start a new one. */
+export const enrolmentExpired = (): InvalidInput =>
+  InvalidInput.one("code", { expired: true }, "The TOTP enrolment has expired; start a new one with POST /sca/factors")
+
+/** 404 `REFERENCE_NOT_FOUND`: the customer has no enrolled factor with this credential id. */
+export const scaFactorNotFound = (credentialId: string): NotFound =>
+  new NotFound({ code: "REFERENCE_NOT_FOUND", message: `No enrolled SCA factor has credential id ${credentialId}` })

@@ -44,3 +44,28 @@ export const scaSessionMachine = defineMachine({
     REVOKED: {}
   }
 })
+
+/**
+ * An enrolled SCA factor (TOTP today; PASSKEY in a later slice). `POST /sca/factors` stores it `PENDING` (600 s to
+ * confirm; a new start `RESTART`s the pending one, a late confirm finds it `EXPIRE`d); the confirm moves it `ACTIVE`
+ * and `REPLACE`s an active factor of the same kind; `DELETE /sca/factors/{credentialId}` removes it.
+ */
+export const scaFactorMachine = defineMachine({
+  name: "ScaFactor",
+  states: ["PENDING", "ACTIVE", "REMOVED"],
+  events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE"],
+  initial: "PENDING",
+  terminal: ["REMOVED"],
+  transitions: {
+    PENDING: {
+      CONFIRM: { to: "ACTIVE", emits: [] },
+      EXPIRE: { to: "REMOVED", emits: [] },
+      RESTART: { to: "REMOVED", emits: [] }
+    },
+    ACTIVE: {
+      DELETE: { to: "REMOVED", emits: [] },
+      REPLACE: { to: "REMOVED", emits: [] }
+    },
+    REMOVED: {}
+  }
+})

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { CustomerId, ScaChallengeId, type ScaSessionId } from "../shared/ids.ts"
+import { CustomerId, ScaChallengeId, type ScaFactorId, type ScaSessionId } from "../shared/ids.ts"
 import { boundedString, DateTimeString } from "../shared/schemas.ts"
 
 // ---- vocabulary ----
@@ -24,6 +24,10 @@ export type ScaChallengeStatus = typeof ScaChallengeStatus.Type
 export const ScaSessionStatus = Schema.Literals(["ACTIVE", "EXPIRED", "REVOKED"])
 export type ScaSessionStatus = typeof ScaSessionStatus.Type
 
+/** sca/machine.ts's `ScaFactor`. */
+export const ScaFactorStatus = Schema.Literals(["PENDING", "ACTIVE", "REMOVED"])
+export type ScaFactorStatus = typeof ScaFactorStatus.Type
+
 // ---- requests and responses ----
 
 /** Every `/sca/*` route names its customer in the query (upstream: `customerId*`). */
@@ -42,7 +46,7 @@ export const ScaLoginStart = Schema.Struct({
 })
 export type ScaLoginStart = typeof ScaLoginStart.Type
 
-/** A one-time code as a customer types it (the sandbox's is `123456`). */
+/** A one-time code as a customer types it (the sandbox's is `123456`), or a TOTP recovery code. */
 const ScaCode = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
 
 /**
@@ -101,6 +105,45 @@ export const RecordSecurityEventResponse = Schema.Struct({
   failedAttempts: Schema.Int
 })
 export type RecordSecurityEventResponse = typeof RecordSecurityEventResponse.Type
+
+/**
+ * `POST /sca/factors` (upstream `ScaFactorEnrollRequestOneOf`): the factor to enrol. Only `TOTP` today; `PASSKEY`
+ * joins with its slice, and `SMS_OTP` is never enrolled (the customer's verified phone).
+ */
+export const ScaFactorEnrollRequest = Schema.Struct({ type: Schema.Literal("TOTP") })
+export type ScaFactorEnrollRequest = typeof ScaFactorEnrollRequest.Type
+
+/**
+ * The TOTP shared secret (upstream `TotpEnrollmentStart`), shown once: `secret` is the raw key as text (its UTF-8
+ * bytes are the HMAC key), `secretBase32Encoded` the same bytes in base32 for manual entry, `totpUri` the
+ * `otpauth://` provisioning URI (SHA-1, 6 digits, 30 s).
+ */
+export const TotpEnrollmentStart = Schema.Struct({
+  type: Schema.Literal("TOTP"),
+  secret: Schema.String,
+  secretBase32Encoded: Schema.String,
+  totpUri: Schema.String
+})
+export type TotpEnrollmentStart = typeof TotpEnrollmentStart.Type
+
+/** `POST /sca/factors/confirm` (upstream `TotpEnrollmentConfirmRequest`): the start's secret and a current code. */
+export const TotpEnrollmentConfirmRequest = Schema.Struct({
+  type: Schema.Literal("TOTP"),
+  secret: boundedString(256),
+  code: ScaCode
+})
+export type TotpEnrollmentConfirmRequest = typeof TotpEnrollmentConfirmRequest.Type
+
+/** The TOTP factor is enrolled: ten single-use recovery codes, shown once (upstream `TotpEnrollmentConfirmResponse`). */
+export const TotpEnrollmentConfirmResponse = Schema.Struct({
+  type: Schema.Literal("TOTP"),
+  recoveryCodes: Schema.Array(Schema.String)
+})
+export type TotpEnrollmentConfirmResponse = typeof TotpEnrollmentConfirmResponse.Type
+
+/** `DELETE /sca/factors/{credentialId}`: a factor's `credentialId` as `GET /sca/factors` lists it. */
+export const ScaFactorCredentialParams = Schema.Struct({ credentialId: boundedString(1024) })
+export type ScaFactorCredentialParams = typeof ScaFactorCredentialParams.Type
 
 // ---- stored records ----
 
@@ -161,6 +204,45 @@ export interface ScaSessionFilter {
   readonly expiresAfter?: string | undefined
   /** false leaves out revoked sessions. */
   readonly includeRevoked?: boolean | undefined
+}
+
+/**
+ * An enrolled (or pending) SCA factor of a customer. A TOTP factor keeps its secret only sealed by the `KeyVault`
+ * (context `sca-totp:<customerId>`), the last time step a code was accepted for (a code is good once), and its
+ * recovery codes as SHA-256(id ‖ code), each removed once used. `slot` (`<customer>|<factor>`) is held while
+ * `ACTIVE`, `pendingSlot` while `PENDING`: one of each per customer and factor. The passkey and reset columns are
+ * filled by later slices.
+ */
+export interface ScaFactorRecord {
+  readonly id: ScaFactorId
+  readonly customerId: string
+  readonly factor: ScaFactor
+  readonly status: ScaFactorStatus
+  readonly name?: string | undefined
+  /** A passkey's WebAuthn credential id (base64url). */
+  readonly credentialId?: string | undefined
+  /** A passkey's COSE public key (base64url). */
+  readonly publicKey?: string | undefined
+  readonly signCount?: number | undefined
+  readonly totpSecretSealed?: string | undefined
+  /** The RFC 6238 time step of the last accepted code: a code of this step or an earlier one is refused. */
+  readonly totpLastStep?: number | undefined
+  readonly recoveryCodeHashes?: ReadonlyArray<string> | undefined
+  /** The SMS number set by a factor reset (the customer record is untouched). */
+  readonly phone?: string | undefined
+  /** A passkey enrolment's WebAuthn challenge. */
+  readonly enrolChallenge?: string | undefined
+  /** When a `PENDING` enrolment lapses. */
+  readonly enrolExpiresAt?: string | undefined
+  readonly createdAt: string
+  readonly updatedAt: string
+  readonly slot?: string | undefined
+  readonly pendingSlot?: string | undefined
+}
+
+export interface ScaFactorFilter {
+  readonly customerId?: string | undefined
+  readonly status?: ScaFactorStatus | undefined
 }
 
 /**

@@ -1,30 +1,38 @@
 import { Context, Effect, Layer } from "effect"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import { makeFactors } from "./factors.ts"
 import type {
   RecordSecurityEventRequest,
   RecordSecurityEventResponse,
+  ScaFactorEnrollRequest,
   ScaFactorList,
   ScaLoginComplete,
   ScaLoginCompleteRequest,
   ScaLoginStart,
   ScaLoginStartRequest,
-  ScaSessionRecord
+  ScaSessionRecord,
+  TotpEnrollmentConfirmRequest,
+  TotpEnrollmentConfirmResponse,
+  TotpEnrollmentStart
 } from "./model.ts"
 import { makeSecurityEvents } from "./security-events.ts"
 import { makeSessions } from "./sessions.ts"
 
 // The `Sca` service: Strong Customer Authentication for customers of the SCA regions (S-01 … S-15), one use case
-// per file: the login and its session (sessions.ts), the lock ladder (security.ts, pure), who is subject
-// (regions.ts), the security events the integrator records (security-events.ts). Factors, quote authorization and
-// trust come in later slices (docs/design/sca.md, section 4).
+// per file: the login and its session (sessions.ts), the factors and TOTP enrolment (factors.ts, totp.ts), what
+// proof-taking calls share (proofs.ts), the lock ladder (security.ts, pure), who is subject (regions.ts), the
+// security events the integrator records (security-events.ts). Passkeys, quote authorization, trust and factor
+// resets come in later slices (docs/design/sca.md, section 4).
 
 export {
   requireScaSession,
   SCA_CHALLENGE_SECONDS,
   SCA_CODE_RESEND_SECONDS,
   SCA_SESSION_SECONDS,
+  smsNumberOf,
   subjectCustomer
 } from "./sessions.ts"
+export * from "./totp.ts"
 
 type ScaError = InvalidInput | NotFound | Refused | Conflict | LimitExceeded | StoreError
 
@@ -32,10 +40,28 @@ export class Sca extends Context.Service<
   Sca,
   {
     /**
-     * `GET /sca/factors`: the factors the customer can use; `SMS_OTP` when its phone is verified (or need not be).
-     * 404, 410, 409 `CONFLICT` when not subject (S-01).
+     * `GET /sca/factors`: the factors the customer can use; `SMS_OTP` when its phone is verified (or need not be),
+     * then its enrolled factors with the `credentialId` that deletes them. 404, 410, 409 `CONFLICT` when not subject.
      */
     readonly listFactors: (customerId: string) => Effect.Effect<ScaFactorList, ScaError>
+    /**
+     * `POST /sca/factors` (S-02): a new TOTP secret, sealed at rest and shown once, pending for 600 s (a new start
+     * replaces it). 404; 409 not subject; 423 `ACCOUNT_LOCKED`; 409 `SCA_SESSION_REQUIRED`.
+     */
+    readonly startFactorEnrollment: (
+      customerId: string,
+      req: ScaFactorEnrollRequest
+    ) => Effect.Effect<TotpEnrollmentStart, ScaError>
+    /**
+     * `POST /sca/factors/confirm`: the start's secret and a current code enrol the factor (replacing an older TOTP)
+     * and answer ten single-use recovery codes. A wrong or late code is 400 and counted (423 once it locks).
+     */
+    readonly confirmFactorEnrollment: (
+      customerId: string,
+      req: TotpEnrollmentConfirmRequest
+    ) => Effect.Effect<TotpEnrollmentConfirmResponse, ScaError>
+    /** `DELETE /sca/factors/{credentialId}`: 404 `REFERENCE_NOT_FOUND` unless it is an enrolled factor of the customer. */
+    readonly deleteFactor: (customerId: string, credentialId: string) => Effect.Effect<void, ScaError>
     /**
      * `POST /sca/login/start` (S-14): an SMS code to the customer's phone, sent after the commit; 300 s to use it.
      * 400 factor not usable; 404; 409 not subject; 423 `ACCOUNT_LOCKED`; 429 `RATE_LIMITED` within 60 s (L-14).
@@ -66,7 +92,7 @@ export class Sca extends Context.Service<
   static readonly layer = Layer.effect(
     Sca,
     Effect.gen(function* () {
-      return Sca.of({ ...(yield* makeSessions()), ...(yield* makeSecurityEvents()) })
+      return Sca.of({ ...(yield* makeSessions()), ...(yield* makeSecurityEvents()), ...(yield* makeFactors()) })
     })
   )
 }

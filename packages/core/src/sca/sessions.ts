@@ -1,19 +1,18 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
-import { Clock, Effect, Redacted, Result } from "effect"
+import { Clock, Effect, Redacted } from "effect"
 import type { Customer } from "../customers/model.ts"
 import { liveCustomer } from "../customers/service.ts"
 import { Ids } from "../ports/ids.ts"
+import { KeyVault } from "../ports/key-vault.ts"
 import { KycProvider } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
 import { constantTimeEqual } from "../shared/constant-time.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import type { InvalidInput, Refused } from "../shared/errors.ts"
-import { transition } from "../shared/machine.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import {
-  accountLocked,
   factorMismatch,
   factorNotUsable,
   noOpenChallenge,
@@ -22,12 +21,11 @@ import {
   scaCodeTooSoon,
   scaNotRequired,
   scaSessionRequired,
+  totpCodeReused,
   wrongScaCode
 } from "./errors.ts"
-import { scaChallengeMachine } from "./machine.ts"
 import type {
   ScaChallengeRecord,
-  ScaFactorList,
   ScaLoginComplete,
   ScaLoginCompleteRequest,
   ScaLoginStart,
@@ -35,11 +33,12 @@ import type {
   ScaSecurityRecord,
   ScaSessionRecord
 } from "./model.ts"
+import { countFailure, countSuccess, factorSlot, refuseWhileLocked, settled, totpProof } from "./proofs.ts"
 import { isScaSubject } from "./regions.ts"
-import { afterFailure, afterSuccess, attemptsLeftBeforeLock, lockAt, openSecurity } from "./security.ts"
 
-// The SCA login (S-12 … S-15): an SMS code to the customer's verified phone, then a 180-day session that money
-// movement checks (`requireScaSession`, S-09). TOTP and PASSKEY logins come with their factors (a later slice).
+// The SCA login (S-12 … S-15): an SMS code to the customer's verified phone, or a code of its enrolled TOTP factor
+// (or one of its recovery codes), then a 180-day session that money movement checks (`requireScaSession`, S-09).
+// PASSKEY logins come with that factor (a later slice).
 
 /** How long a login code can be used (upstream examples: 5 min). */
 export const SCA_CHALLENGE_SECONDS = 300
@@ -84,22 +83,27 @@ export const requireScaSession = Effect.fnUntraced(function* (customerId: string
   return session
 })
 
+/**
+ * The number SMS codes go to, when SMS_OTP is usable: the customer's phone, verified or not required to be by the
+ * KYC provider (upstream: every subject customer verified it at creation).
+ */
+export const smsNumberOf = (
+  kyc: Pick<KycProvider["Service"], "contactVerification">,
+  customer: Customer
+): string | undefined => {
+  if (customer.phoneNumber === undefined) return undefined
+  const verified = customer.contactVerification.phone === "VERIFIED" || !kyc.contactVerification(customer).phone
+  return verified ? customer.phoneNumber : undefined
+}
+
 /** The login use cases of `Sca`, over the ports of the layer that builds them. */
 export const makeSessions = Effect.fnUntraced(function* () {
   const store = yield* Store
   const ids = yield* Ids
   const notifier = yield* Notifier
   const kyc = yield* KycProvider
-
-  /**
-   * The number SMS codes go to, when SMS_OTP is usable: the customer's phone, verified or not required to be by
-   * the KYC provider (upstream: every subject customer verified it at creation).
-   */
-  const smsNumber = (customer: Customer): string | undefined => {
-    if (customer.phoneNumber === undefined) return undefined
-    const verified = customer.contactVerification.phone === "VERIFIED" || !kyc.contactVerification(customer).phone
-    return verified ? customer.phoneNumber : undefined
-  }
+  const vault = yield* KeyVault
+  const smsNumber = (customer: Customer) => smsNumberOf(kyc, customer)
 
   const smsUnusable = (customer: Customer) =>
     factorNotUsable(
@@ -107,44 +111,14 @@ export const makeSessions = Effect.fnUntraced(function* () {
       customer.phoneNumber === undefined ? "the customer has no phone number" : "the phone number is not verified"
     )
 
-  /** 423 while the customer's proofs are locked (C-41); nothing is counted. */
-  const refuseWhileLocked = (security: ScaSecurityRecord | undefined, nowMs: number) => {
-    const lock = lockAt(security, nowMs)
-    return lock === undefined ? Effect.void : Effect.fail(accountLocked(lock))
-  }
-
   const newCode = Effect.map(ids.randomHex(4), (hex) => String(Number.parseInt(hex, 16) % 1_000_000).padStart(6, "0"))
 
-  /** The challenge after a move of its machine, out of its open slot once it leaves `OPEN`. */
-  const settled = (
-    challenge: ScaChallengeRecord,
-    event: "PASS" | "EXPIRE" | "SUPERSEDE",
-    nowMs: number
-  ): ScaChallengeRecord => {
-    const move = transition(scaChallengeMachine, challenge.status, event)
-    // Every caller settles an OPEN challenge it holds locked: another state here is a bug, not a client's doing.
-    if (Result.isFailure(move)) throw move.failure
-    return { ...challenge, status: move.success.to, settledAt: isoOf(nowMs), openSlot: undefined }
-  }
-
-  /** A failed proof counted into the customer's ladder (C-41); the error to answer: 423 once it locks. */
-  const countFailure = Effect.fnUntraced(function* (
-    customerId: string,
-    security: ScaSecurityRecord | undefined,
-    nowMs: number,
-    refusal: (left: number) => InvalidInput
-  ) {
-    const next = afterFailure(security ?? openSecurity(customerId, isoOf(nowMs)), nowMs)
-    if (security === undefined) yield* Effect.orDie(store.scaSecurity.insert(next))
-    else yield* Effect.orDie(store.scaSecurity.update(next))
-    const lock = lockAt(next, nowMs)
-    return lock === undefined ? refusal(attemptsLeftBeforeLock(next)) : accountLocked(lock)
-  })
-
-  const listFactors = Effect.fn("Sca.listFactors")(function* (customerId: string) {
-    const customer = yield* subjectCustomer(yield* store.customers.get(customerId), customerId)
-    const list: ScaFactorList = { factors: smsNumber(customer) === undefined ? [] : [{ factor: "SMS_OTP" }] }
-    return list
+  /** The customer's active TOTP factor, or 400 on `factor`. */
+  const activeTotp = Effect.fnUntraced(function* (customerId: string, forUpdate: boolean) {
+    const found = yield* store.scaFactors.findUnique("slot", factorSlot(customerId, "TOTP"))
+    const factor = found !== undefined && forUpdate ? yield* store.scaFactors.getForUpdate(found.id) : found
+    if (factor === undefined || factor.status !== "ACTIVE") return yield* factorNotUsable("TOTP", "it is not enrolled")
+    return factor
   })
 
   const startLogin = Effect.fn("Sca.startLogin")(function* (customerId: string, req: ScaLoginStartRequest) {
@@ -153,6 +127,8 @@ export const makeSessions = Effect.fnUntraced(function* () {
         const customer = yield* subjectCustomer(yield* store.customers.getForUpdate(customerId), customerId)
         const nowMs = yield* Clock.currentTimeMillis
         yield* refuseWhileLocked(yield* store.scaSecurity.get(customerId), nowMs)
+        // TOTP issues nothing: the code comes from the customer's app (upstream: no challengeId, no expiresAt).
+        if (req.factor === "TOTP") return { totp: yield* activeTotp(customerId, false) }
         if (req.factor !== "SMS_OTP") return yield* factorNotUsable(req.factor, "it is not enrolled")
         const to = smsNumber(customer)
         if (to === undefined) return yield* smsUnusable(customer)
@@ -185,6 +161,7 @@ export const makeSessions = Effect.fnUntraced(function* () {
         return { challenge, to, code: Redacted.make(code) }
       })
     )
+    if ("totp" in started) return { factor: "TOTP" } satisfies ScaLoginStart as ScaLoginStart
     // Sent once the challenge is stored (a store transaction may run again; a message must go once).
     yield* notifier.send("SMS", started.to, started.code)
     const answer: ScaLoginStart = {
@@ -193,6 +170,71 @@ export const makeSessions = Effect.fnUntraced(function* () {
       expiresAt: started.challenge.expiresAt
     }
     return answer
+  })
+
+  /** A 180-day session opened by a passed login challenge (S-13). */
+  const openSession = Effect.fnUntraced(function* (
+    customerId: string,
+    challenge: ScaChallengeRecord,
+    endUserIp: string,
+    nowMs: number
+  ) {
+    const session: ScaSessionRecord = {
+      id: yield* ids.make("ScaSession"),
+      customerId,
+      factor: challenge.factor,
+      endUserIp,
+      challengeId: challenge.id,
+      createdAt: isoOf(nowMs),
+      expiresAt: isoAfter(nowMs, SCA_SESSION_SECONDS)
+    }
+    yield* Effect.orDie(store.scaSessions.insert(session))
+    const complete: ScaLoginComplete = { status: "SUCCESS", sessionExpiresAt: session.expiresAt }
+    return complete
+  })
+
+  /**
+   * A TOTP login (S-14, S-15): a current code of the enrolled factor (its step after the last one used), the sandbox
+   * code, or an unused recovery code (then spent). A wrong code is counted; a reused one is refused uncounted (a
+   * client's double submit must not feed the lock). The proof is kept as a `LOGIN` challenge passed at once: the
+   * session's `challengeId`.
+   */
+  const completeTotp = Effect.fnUntraced(function* (
+    customerId: string,
+    req: ScaLoginCompleteRequest,
+    security: ScaSecurityRecord | undefined,
+    nowMs: number
+  ) {
+    type Result = Outcome<ScaLoginComplete>
+    if (req.code === undefined) return { error: proofMissing("code", req.factor) } as Result
+    const factor = yield* Effect.result(activeTotp(customerId, true))
+    if (factor._tag === "Failure") return { error: factor.failure } as Result
+    const proof = yield* totpProof(vault, factor.success, req.code, nowMs, {
+      sandboxCode: notifier.fixedCode,
+      recovery: true
+    })
+    if (proof._tag === "Reused") return { error: totpCodeReused() } as Result
+    if (proof._tag === "Wrong") {
+      return { error: yield* countFailure(store, customerId, security, nowMs, wrongScaCode) } as Result
+    }
+    yield* Effect.orDie(store.scaFactors.update(proof.factor))
+    const open: ScaChallengeRecord = {
+      id: yield* ids.make("ScaChallenge"),
+      customerId,
+      kind: "LOGIN",
+      step: 1,
+      factor: "TOTP",
+      availableFactors: ["TOTP"],
+      status: "OPEN",
+      attempts: 0,
+      sends: 0,
+      createdAt: isoOf(nowMs),
+      expiresAt: isoOf(nowMs)
+    }
+    const challenge = settled(open, "PASS", nowMs)
+    yield* Effect.orDie(store.scaChallenges.insert(challenge))
+    yield* countSuccess(store, security, nowMs)
+    return { ok: yield* openSession(customerId, challenge, req.endUserIpAddress, nowMs) } as Result
   })
 
   const completeLogin = Effect.fn("Sca.completeLogin")(function* (customerId: string, req: ScaLoginCompleteRequest) {
@@ -206,6 +248,7 @@ export const makeSessions = Effect.fnUntraced(function* () {
         const nowMs = yield* Clock.currentTimeMillis
         const security = yield* store.scaSecurity.get(customerId)
         yield* refuseWhileLocked(security, nowMs)
+        if (req.factor === "TOTP") return yield* completeTotp(customerId, req, security, nowMs)
         if (req.factor !== "SMS_OTP") return { error: factorNotUsable(req.factor, "it is not enrolled") }
         if (req.challengeId === undefined) return { error: proofMissing("challengeId", req.factor) }
         if (req.code === undefined) return { error: proofMissing("code", req.factor) }
@@ -221,7 +264,7 @@ export const makeSessions = Effect.fnUntraced(function* () {
         if (challenge.factor !== req.factor) return { error: factorMismatch(challenge.factor) }
         if (nowMs >= Date.parse(challenge.expiresAt)) {
           yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "EXPIRE", nowMs)))
-          return { error: yield* countFailure(customerId, security, nowMs, scaCodeExpired) }
+          return { error: yield* countFailure(store, customerId, security, nowMs, scaCodeExpired) }
         }
         const good =
           challenge.codeSha256 !== undefined &&
@@ -230,23 +273,11 @@ export const makeSessions = Effect.fnUntraced(function* () {
           yield* Effect.orDie(
             store.scaChallenges.update({ ...challenge, attempts: challenge.attempts + 1, lastFailedAt: isoOf(nowMs) })
           )
-          return { error: yield* countFailure(customerId, security, nowMs, wrongScaCode) }
+          return { error: yield* countFailure(store, customerId, security, nowMs, wrongScaCode) }
         }
         yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "PASS", nowMs)))
-        if (security !== undefined && security.failedAttempts > 0) {
-          yield* Effect.orDie(store.scaSecurity.update(afterSuccess(security, nowMs)))
-        }
-        const session: ScaSessionRecord = {
-          id: yield* ids.make("ScaSession"),
-          customerId,
-          factor: challenge.factor,
-          endUserIp: req.endUserIpAddress,
-          challengeId: challenge.id,
-          createdAt: isoOf(nowMs),
-          expiresAt: isoAfter(nowMs, SCA_SESSION_SECONDS)
-        }
-        yield* Effect.orDie(store.scaSessions.insert(session))
-        return { ok: { status: "SUCCESS" as const, sessionExpiresAt: session.expiresAt } }
+        yield* countSuccess(store, security, nowMs)
+        return { ok: yield* openSession(customerId, challenge, req.endUserIpAddress, nowMs) }
       })
     )
     if ("error" in outcome) return yield* outcome.error
@@ -258,5 +289,5 @@ export const makeSessions = Effect.fnUntraced(function* () {
     return yield* Effect.provideService(requireScaSession(customerId), Store, store)
   })
 
-  return { listFactors, startLogin, completeLogin, requireSession }
+  return { startLogin, completeLogin, requireSession }
 })

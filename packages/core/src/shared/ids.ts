@@ -22,7 +22,8 @@ export const idTypes = [
   "Session",
   "DelegatedKey",
   "ScaChallenge",
-  "ScaSession"
+  "ScaSession",
+  "ScaFactor"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -78,6 +79,8 @@ export const ScaChallengeId = makeId("ScaChallenge")
 export type ScaChallengeId = typeof ScaChallengeId.Type
 export const ScaSessionId = makeId("ScaSession")
 export type ScaSessionId = typeof ScaSessionId.Type
+export const ScaFactorId = makeId("ScaFactor")
+export type ScaFactorId = typeof ScaFactorId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -100,6 +103,7 @@ export interface IdOf {
   DelegatedKey: DelegatedKeyId
   ScaChallenge: ScaChallengeId
   ScaSession: ScaSessionId
+  ScaFactor: ScaFactorId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))

@@ -2,6 +2,8 @@ import { assert } from "@effect/vitest"
 import {
   type ScaChallengeFilter,
   type ScaChallengeRecord,
+  type ScaFactorFilter,
+  type ScaFactorRecord,
   type ScaSecurityFilter,
   type ScaSecurityRecord,
   type ScaSessionFilter,
@@ -88,6 +90,42 @@ export const scaSecurityFull = (s: Scope, id?: string): ScaSecurityRecord => {
   return { ...minimal, failedAttempts: 5, lockedUntil: plusSeconds(minimal.updatedAt, 900) }
 }
 
+/** A removed TOTP factor: no optional field (no slot held). */
+export const scaFactorMinimal = (s: Scope, id: string = newId("ScaFactor")): ScaFactorRecord => {
+  const createdAt = s.next()
+  return {
+    id: id as ScaFactorRecord["id"],
+    customerId: s.customerId,
+    factor: "TOTP",
+    status: "REMOVED",
+    createdAt,
+    updatedAt: createdAt
+  }
+}
+
+/** A pending passkey enrolment with every optional field (it holds both slots, which no real row does). */
+export const scaFactorFull = (s: Scope, id?: string): ScaFactorRecord => {
+  const minimal = scaFactorMinimal(s, id)
+  return {
+    ...minimal,
+    factor: "PASSKEY",
+    status: "PENDING",
+    name: "Pixel ✓",
+    credentialId: "AQIDBAUGBwgJCgsMDQ4PEA",
+    publicKey: "pQECAyYgASFYIA",
+    signCount: 7,
+    totpSecretSealed: "v1.aXY.ZGF0YQ",
+    totpLastStep: 59_000_000,
+    recoveryCodeHashes: ["ab".repeat(32), "cd".repeat(32)],
+    phone: "+4915112345678",
+    enrolChallenge: "ef".repeat(32),
+    enrolExpiresAt: plusSeconds(minimal.createdAt, 600),
+    updatedAt: plusSeconds(minimal.createdAt, 1),
+    slot: `${minimal.customerId}|PASSKEY|${minimal.id}`,
+    pendingSlot: `${minimal.customerId}|PASSKEY|${minimal.id}`
+  }
+}
+
 // ---- the collection cases ----
 
 export const scaChallengesCase: CollectionCase<ScaChallengeRecord, ScaChallengeFilter> = {
@@ -118,6 +156,16 @@ export const scaSecurityCase: CollectionCase<ScaSecurityRecord, ScaSecurityFilte
   minimal: scaSecurityMinimal,
   filter: () => ({}),
   exact: false
+}
+
+export const scaFactorsCase: CollectionCase<ScaFactorRecord, ScaFactorFilter> = {
+  name: "scaFactors",
+  of: (store) => store.scaFactors,
+  newId: () => newId("ScaFactor"),
+  full: scaFactorFull,
+  minimal: scaFactorMinimal,
+  filter: (s) => ({ customerId: s.customerId }),
+  exact: true
 }
 
 // ---- what SCA relies on beyond a collection ----
@@ -164,5 +212,41 @@ export const scaSessionTests = (it: It) => {
       ])
       yield* expectList(list, { customerId: s.customerId, expiresAfter: late.expiresAt, includeRevoked: true }, [])
     })
+  )
+}
+
+export const scaFactorTests = (it: It) => {
+  it.effect(
+    "S-02: one ACTIVE and one PENDING factor of a kind per customer (slot, pendingSlot); REMOVED holds none",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const s = makeScope()
+        const slot = `${s.customerId}|TOTP`
+        const active: ScaFactorRecord = { ...scaFactorMinimal(s), status: "ACTIVE", slot }
+        const pending: ScaFactorRecord = { ...scaFactorMinimal(s), status: "PENDING", pendingSlot: slot }
+        yield* store.scaFactors.insert(active)
+        yield* store.scaFactors.insert(pending)
+        assertUniqueViolation(
+          yield* Effect.flip(store.scaFactors.insert({ ...active, id: newId("ScaFactor") as ScaFactorRecord["id"] })),
+          "slot"
+        )
+        assertUniqueViolation(
+          yield* Effect.flip(store.scaFactors.insert({ ...pending, id: newId("ScaFactor") as ScaFactorRecord["id"] })),
+          "pendingSlot"
+        )
+        assert.strictEqual((yield* store.scaFactors.findUnique("slot", slot))?.id, active.id)
+        assert.strictEqual((yield* store.scaFactors.findUnique("pendingSlot", slot))?.id, pending.id)
+        // The confirm: the active one is replaced (slot freed), then the pending one takes the slot.
+        const { slot: _slot, ...replaced } = active
+        yield* store.scaFactors.update({ ...replaced, status: "REMOVED" })
+        const { pendingSlot: _pending, ...confirmed } = pending
+        yield* store.scaFactors.update({ ...confirmed, status: "ACTIVE", slot })
+        assert.strictEqual((yield* store.scaFactors.findUnique("slot", slot))?.id, pending.id)
+        assert.isUndefined(yield* store.scaFactors.findUnique("pendingSlot", slot))
+        yield* expectList(store.scaFactors.list, { customerId: s.customerId, status: "ACTIVE" }, [
+          { ...confirmed, status: "ACTIVE", slot }
+        ])
+      })
   )
 }
