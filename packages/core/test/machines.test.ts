@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { externalAccountMachine } from "../src/accounts/machine.ts"
 import { expirableQuoteStates } from "../src/quotes/expiry.ts"
 import { quoteMachine } from "../src/quotes/machine.ts"
-import { scaChallengeMachine, scaSessionMachine } from "../src/sca/machine.ts"
+import { scaChallengeMachine, scaFactorMachine, scaSessionMachine } from "../src/sca/machine.ts"
 import {
   allows,
   IllegalTransition,
@@ -109,6 +109,16 @@ const scaSessionExpected: Expected = {
   "ACTIVE REVOKE": ["REVOKED", []]
 }
 
+// S-02: an enrolment is confirmed, lapses after 600 s or is replaced by a new start; an active factor is deleted or
+// replaced by a newly confirmed one of its kind.
+const scaFactorExpected: Expected = {
+  "PENDING CONFIRM": ["ACTIVE", []],
+  "PENDING EXPIRE": ["REMOVED", []],
+  "PENDING RESTART": ["REMOVED", []],
+  "ACTIVE DELETE": ["REMOVED", []],
+  "ACTIVE REPLACE": ["REMOVED", []]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
@@ -169,6 +179,12 @@ const cases: ReadonlyArray<{
     states: ["ACTIVE", "EXPIRED", "REVOKED"],
     events: ["EXPIRE", "REVOKE"],
     expected: scaSessionExpected
+  },
+  {
+    machine: scaFactorMachine,
+    states: ["PENDING", "ACTIVE", "REMOVED"],
+    events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE"],
+    expected: scaFactorExpected
   }
 ]
 

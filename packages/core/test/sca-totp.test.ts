@@ -1,0 +1,223 @@
+/**
+ * The TOTP factor (issue 14, TOTP slice; FEATURES S-02, S-14, S-15): `otpauth` against the RFC 6238 Appendix B
+ * SHA-1 vectors, and on a TestClock the window (±1 step), the replay guard (a step is good once), recovery codes and
+ * the 600 s of a pending enrolment, through the `Sca` service with no sandbox code (as in production).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { layer as memoryStore } from "@paycore/store-memory"
+import { Effect, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import { TOTP as LibTotp, Secret } from "otpauth/slim"
+import type { CreateCustomerRequest } from "../src/customers/model.ts"
+import { Customers } from "../src/customers/service.ts"
+import { PlatformConfigService } from "../src/platform/service.ts"
+import { Directory } from "../src/ports/directory.ts"
+import { Ids } from "../src/ports/ids.ts"
+import { KycProvider } from "../src/ports/kyc.ts"
+import { Notifier } from "../src/ports/notifier.ts"
+import { Store } from "../src/ports/store.ts"
+import { Sca } from "../src/sca/service.ts"
+import {
+  normalRecoveryCode,
+  recoveryCodeOf,
+  TOTP_ENROLMENT_SECONDS,
+  TOTP_PERIOD_SECONDS,
+  totpCodeAt,
+  totpStepAt,
+  totpStepOf
+} from "../src/sca/totp.ts"
+import { T0 } from "./fixtures.ts"
+
+// RFC 6238 Appendix B: the SHA-1 seed is the ASCII "12345678901234567890"; time (s) → 8-digit TOTP.
+const RFC_SEED = "12345678901234567890"
+const RFC_SHA1_VECTORS: ReadonlyArray<readonly [seconds: number, code: string]> = [
+  [59, "94287082"],
+  [1_111_111_109, "07081804"],
+  [1_111_111_111, "14050471"],
+  [1_234_567_890, "89005924"],
+  [2_000_000_000, "69279037"],
+  [20_000_000_000, "65353130"]
+]
+
+describe("RFC 6238", () => {
+  it("otpauth gives the Appendix B SHA-1 vectors (8 digits); the engine's 6-digit codes are their last six", () => {
+    for (const [seconds, code] of RFC_SHA1_VECTORS) {
+      const generated = LibTotp.generate({
+        secret: Secret.fromLatin1(RFC_SEED),
+        algorithm: "SHA1",
+        digits: 8,
+        period: 30,
+        timestamp: seconds * 1000
+      })
+      assert.strictEqual(generated, code, `T = ${seconds}`)
+      assert.strictEqual(totpCodeAt(RFC_SEED, seconds * 1000), code.slice(2), `T = ${seconds}`)
+      // The step the code belongs to, found within ±1 step of a clock that drifted either way.
+      const step = Math.floor(seconds / 30)
+      for (const drift of [-30_000, 0, 30_000]) {
+        assert.strictEqual(totpStepOf(RFC_SEED, code.slice(2), seconds * 1000 + drift), step)
+      }
+      assert.isUndefined(totpStepOf(RFC_SEED, code.slice(2), seconds * 1000 + 61_000))
+    }
+    assert.isUndefined(totpStepOf(RFC_SEED, "12345", 59_000))
+  })
+
+  it("recovery codes: XXXX-XXXX-XXXX in base32 letters; typed in any case, with or without separators", () => {
+    const code = recoveryCodeOf("00".repeat(6) + "25".repeat(6))
+    assert.strictEqual(code, "AAAA-AAFF-FFFF")
+    assert.strictEqual(normalRecoveryCode("aaaa aaff ffff"), code)
+    assert.strictEqual(normalRecoveryCode("AAAAAAFFFFFF"), code)
+    assert.isUndefined(normalRecoveryCode("AAAA-AAFF-FFF1"))
+    assert.isUndefined(normalRecoveryCode("123456"))
+  })
+})
+
+// ---- the factor on a TestClock, without a sandbox code ----
+
+const makeLayer = () => {
+  const sms: Array<Redacted.Redacted<string>> = []
+  const provider = Layer.succeed(
+    KycProvider,
+    KycProvider.of({
+      createLink: () => Effect.die("not used"),
+      review: () => Effect.die("not used"),
+      screenDocument: () => Effect.succeed({ _tag: "Accepted" }),
+      contactVerification: () => ({ email: false, phone: false })
+    })
+  )
+  const notifier = Layer.succeed(
+    Notifier,
+    Notifier.of({
+      send: (_channel, _to, code) => Effect.sync(() => void sms.push(code)),
+      fixedCode: undefined,
+      fixedWalletCode: undefined
+    })
+  )
+  const directory = Layer.succeed(
+    Directory,
+    Directory.of({
+      institutions: () => Effect.succeed([]),
+      umaProviders: () => Effect.succeed([]),
+      umaReceiver: () => Effect.succeed(undefined)
+    })
+  )
+  const ports = Layer.mergeAll(memoryStore, Ids.layerSeeded(14), notifier, directory, provider)
+  const layer = Layer.mergeAll(Sca.layer, Customers.layer).pipe(
+    Layer.provideMerge(PlatformConfigService.layer),
+    Layer.provideMerge(ports)
+  )
+  return { sms, layer }
+}
+
+const european = {
+  customerType: "INDIVIDUAL",
+  fullName: "Ada Lovelace",
+  region: "DE",
+  email: "ada@example.com",
+  phoneNumber: "+4915112345678"
+} as CreateCustomerRequest
+
+const IP = "203.0.113.42"
+const STEP_MS = TOTP_PERIOD_SECONDS * 1000
+
+/** A subject customer logged in by SMS (the code the Notifier got), its TOTP enrolment started. */
+const enrolling = (sms: Array<Redacted.Redacted<string>>) =>
+  Effect.gen(function* () {
+    const sca = yield* Sca
+    const customer = yield* (yield* Customers).create(european)
+    const started = yield* sca.startLogin(customer.id, { factor: "SMS_OTP" })
+    yield* sca.completeLogin(customer.id, {
+      factor: "SMS_OTP",
+      endUserIpAddress: IP,
+      challengeId: started.challengeId!,
+      code: Redacted.value(sms.at(-1)!)
+    })
+    const enrolment = yield* sca.startFactorEnrollment(customer.id, { type: "TOTP" })
+    return { sca, customerId: customer.id, enrolment }
+  })
+
+const tagOf = (e: unknown) =>
+  typeof e === "object" && e !== null && "errors" in e
+    ? JSON.stringify((e as { errors: ReadonlyArray<{ constraint: unknown }> }).errors[0]?.constraint)
+    : String((e as { code?: string }).code)
+
+describe("the TOTP factor on a TestClock", () => {
+  it.effect("S-14: the window is ±1 step; a step is good once; the confirm's step cannot log in", () => {
+    const { sms, layer } = makeLayer()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(T0)
+      const store = yield* Store
+      const { sca, customerId, enrolment } = yield* enrolling(sms)
+      assert.strictEqual(enrolment.totpUri.startsWith("otpauth://totp/paycore:ada%40example.com?"), true)
+      const secret = enrolment.secret
+      const at = (ms: number) => totpCodeAt(secret, ms)
+      const login = (code: string) => sca.completeLogin(customerId, { factor: "TOTP", endUserIpAddress: IP, code })
+      const s0 = totpStepAt(T0)
+
+      const confirmed = yield* sca.confirmFactorEnrollment(customerId, { type: "TOTP", secret, code: at(T0) })
+      assert.strictEqual(confirmed.recoveryCodes.length, 10)
+      const factor = (yield* store.scaFactors.list({ customerId, status: "ACTIVE" }, { limit: 1, sortOrder: "asc" }))
+        .data[0]!
+      assert.strictEqual(factor.totpLastStep, s0)
+      // The confirm's code, and the step before it, are used up.
+      assert.strictEqual(tagOf(yield* Effect.flip(login(at(T0)))), '{"reused":true}')
+      assert.strictEqual(tagOf(yield* Effect.flip(login(at(T0 - STEP_MS)))), '{"reused":true}')
+
+      // Two steps on: the code two steps back is outside the window (wrong, counted); one step ahead is inside.
+      yield* TestClock.adjust(2 * STEP_MS)
+      const now = T0 + 2 * STEP_MS
+      const outside = yield* Effect.flip(login(at(T0)))
+      assert.strictEqual(tagOf(outside), JSON.stringify({ valid: true, attemptsLeftBeforeLock: 3 }))
+      assert.strictEqual((yield* store.scaSecurity.get(customerId))?.failedAttempts, 1)
+      assert.strictEqual((yield* login(at(now + STEP_MS))).status, "SUCCESS")
+      assert.strictEqual((yield* store.scaSecurity.get(customerId))?.failedAttempts, 0)
+      assert.strictEqual((yield* store.scaFactors.get(factor.id))?.totpLastStep, s0 + 3)
+      // The current step is now behind the last one used.
+      assert.strictEqual(tagOf(yield* Effect.flip(login(at(now)))), '{"reused":true}')
+      yield* TestClock.adjust(2 * STEP_MS)
+      assert.strictEqual((yield* login(at(now + 2 * STEP_MS))).status, "SUCCESS")
+
+      // A recovery code once.
+      assert.strictEqual((yield* login(confirmed.recoveryCodes[0]!)).status, "SUCCESS")
+      assert.strictEqual(
+        tagOf(yield* Effect.flip(login(confirmed.recoveryCodes[0]!))),
+        JSON.stringify({
+          valid: true,
+          attemptsLeftBeforeLock: 3
+        })
+      )
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("S-02: a pending enrolment lasts 600 s to the millisecond; a new start replaces it", () => {
+    const { sms, layer } = makeLayer()
+    return Effect.gen(function* () {
+      yield* TestClock.setTime(T0)
+      const store = yield* Store
+      const { sca, customerId, enrolment } = yield* enrolling(sms)
+      yield* TestClock.adjust(TOTP_ENROLMENT_SECONDS * 1000)
+      const late = yield* Effect.flip(
+        sca.confirmFactorEnrollment(customerId, {
+          type: "TOTP",
+          secret: enrolment.secret,
+          code: totpCodeAt(enrolment.secret, T0 + TOTP_ENROLMENT_SECONDS * 1000)
+        })
+      )
+      assert.strictEqual(tagOf(late), '{"expired":true}')
+      assert.strictEqual((yield* store.scaSecurity.get(customerId))?.failedAttempts, 1)
+
+      const second = yield* sca.startFactorEnrollment(customerId, { type: "TOTP" })
+      yield* TestClock.adjust(TOTP_ENROLMENT_SECONDS * 1000 - 1)
+      const nowMs = T0 + 2 * TOTP_ENROLMENT_SECONDS * 1000 - 1
+      const ok = yield* sca.confirmFactorEnrollment(customerId, {
+        type: "TOTP",
+        secret: second.secret,
+        code: totpCodeAt(second.secret, nowMs)
+      })
+      assert.strictEqual(ok.recoveryCodes.length, 10)
+      assert.deepStrictEqual(
+        (yield* sca.listFactors(customerId)).factors.map((f) => f.factor),
+        ["SMS_OTP", "TOTP"]
+      )
+    }).pipe(Effect.provide(layer))
+  })
+})
