@@ -4,17 +4,11 @@
  * the 600 s of a pending enrolment, through the `Sca` service with no sandbox code (as in production).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { layer as memoryStore } from "@paycore/store-memory"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { TOTP as LibTotp, Secret } from "otpauth/slim"
 import type { CreateCustomerRequest } from "../src/customers/model.ts"
 import { Customers } from "../src/customers/service.ts"
-import { PlatformConfigService } from "../src/platform/service.ts"
-import { Directory } from "../src/ports/directory.ts"
-import { Ids } from "../src/ports/ids.ts"
-import { KycProvider } from "../src/ports/kyc.ts"
-import { Notifier } from "../src/ports/notifier.ts"
 import { Store } from "../src/ports/store.ts"
 import { Sca } from "../src/sca/service.ts"
 import {
@@ -27,6 +21,7 @@ import {
   totpStepOf
 } from "../src/sca/totp.ts"
 import { T0 } from "./fixtures.ts"
+import { makeScaLayer, type SentCode } from "./sca-env.ts"
 
 // RFC 6238 Appendix B: the SHA-1 seed is the ASCII "12345678901234567890"; time (s) → 8-digit TOTP.
 const RFC_SEED = "12345678901234567890"
@@ -73,40 +68,7 @@ describe("RFC 6238", () => {
 
 // ---- the factor on a TestClock, without a sandbox code ----
 
-const makeLayer = () => {
-  const sms: Array<Redacted.Redacted<string>> = []
-  const provider = Layer.succeed(
-    KycProvider,
-    KycProvider.of({
-      createLink: () => Effect.die("not used"),
-      review: () => Effect.die("not used"),
-      screenDocument: () => Effect.succeed({ _tag: "Accepted" }),
-      contactVerification: () => ({ email: false, phone: false })
-    })
-  )
-  const notifier = Layer.succeed(
-    Notifier,
-    Notifier.of({
-      send: (_channel, _to, code) => Effect.sync(() => void sms.push(code)),
-      fixedCode: undefined,
-      fixedWalletCode: undefined
-    })
-  )
-  const directory = Layer.succeed(
-    Directory,
-    Directory.of({
-      institutions: () => Effect.succeed([]),
-      umaProviders: () => Effect.succeed([]),
-      umaReceiver: () => Effect.succeed(undefined)
-    })
-  )
-  const ports = Layer.mergeAll(memoryStore, Ids.layerSeeded(14), notifier, directory, provider)
-  const layer = Layer.mergeAll(Sca.layer, Customers.layer).pipe(
-    Layer.provideMerge(PlatformConfigService.layer),
-    Layer.provideMerge(ports)
-  )
-  return { sms, layer }
-}
+const makeLayer = () => makeScaLayer(undefined)
 
 const european = {
   customerType: "INDIVIDUAL",
@@ -120,7 +82,7 @@ const IP = "203.0.113.42"
 const STEP_MS = TOTP_PERIOD_SECONDS * 1000
 
 /** A subject customer logged in by SMS (the code the Notifier got), its TOTP enrolment started. */
-const enrolling = (sms: Array<Redacted.Redacted<string>>) =>
+const enrolling = (sent: ReadonlyArray<SentCode>) =>
   Effect.gen(function* () {
     const sca = yield* Sca
     const customer = yield* (yield* Customers).create(european)
@@ -129,7 +91,7 @@ const enrolling = (sms: Array<Redacted.Redacted<string>>) =>
       factor: "SMS_OTP",
       endUserIpAddress: IP,
       challengeId: started.challengeId!,
-      code: Redacted.value(sms.at(-1)!)
+      code: Redacted.value(sent.at(-1)!.code)
     })
     const enrolment = yield* sca.startFactorEnrollment(customer.id, { type: "TOTP" })
     return { sca, customerId: customer.id, enrolment }
@@ -142,11 +104,11 @@ const tagOf = (e: unknown) =>
 
 describe("the TOTP factor on a TestClock", () => {
   it.effect("S-14: the window is ±1 step; a step is good once; the confirm's step cannot log in", () => {
-    const { sms, layer } = makeLayer()
+    const { sent, layer } = makeLayer()
     return Effect.gen(function* () {
       yield* TestClock.setTime(T0)
       const store = yield* Store
-      const { sca, customerId, enrolment } = yield* enrolling(sms)
+      const { sca, customerId, enrolment } = yield* enrolling(sent)
       assert.strictEqual(enrolment.totpUri.startsWith("otpauth://totp/paycore:ada%40example.com?"), true)
       const secret = enrolment.secret
       const at = (ms: number) => totpCodeAt(secret, ms)
@@ -189,11 +151,11 @@ describe("the TOTP factor on a TestClock", () => {
   })
 
   it.effect("S-02: a pending enrolment lasts 600 s to the millisecond; a new start replaces it", () => {
-    const { sms, layer } = makeLayer()
+    const { sent, layer } = makeLayer()
     return Effect.gen(function* () {
       yield* TestClock.setTime(T0)
       const store = yield* Store
-      const { sca, customerId, enrolment } = yield* enrolling(sms)
+      const { sca, customerId, enrolment } = yield* enrolling(sent)
       yield* TestClock.adjust(TOTP_ENROLMENT_SECONDS * 1000)
       const late = yield* Effect.flip(
         sca.confirmFactorEnrollment(customerId, {

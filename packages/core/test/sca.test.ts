@@ -4,16 +4,10 @@
  * `requireScaSession` reads (S-09, S-13, L-09).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { layer as memoryStore } from "@paycore/store-memory"
-import { Effect, Layer, type Redacted } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import type { CreateCustomerRequest } from "../src/customers/model.ts"
 import { Customers } from "../src/customers/service.ts"
-import { PlatformConfigService } from "../src/platform/service.ts"
-import { Directory } from "../src/ports/directory.ts"
-import { Ids } from "../src/ports/ids.ts"
-import { KycProvider } from "../src/ports/kyc.ts"
-import { Notifier } from "../src/ports/notifier.ts"
 import { Store } from "../src/ports/store.ts"
 import type { ScaSecurityRecord } from "../src/sca/model.ts"
 import { isScaSubject } from "../src/sca/regions.ts"
@@ -35,6 +29,7 @@ import {
 import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
 import { EEA_REGIONS } from "../src/shared/regions.ts"
 import { T0 } from "./fixtures.ts"
+import { makeScaLayer } from "./sca-env.ts"
 
 const MINUTE_MS = 60_000
 
@@ -110,41 +105,7 @@ describe("C-41, S-10: the lock ladder", () => {
 
 // ---- the login on a TestClock ----
 
-const makeLayer = () => {
-  const sent: Array<{ readonly channel: string; readonly to: string; readonly code: Redacted.Redacted<string> }> = []
-  const provider = Layer.succeed(
-    KycProvider,
-    KycProvider.of({
-      createLink: () => Effect.die("not used"),
-      review: () => Effect.die("not used"),
-      screenDocument: () => Effect.succeed({ _tag: "Accepted" }),
-      // The phone need not be verified first: the SMS factor is usable with the number on file.
-      contactVerification: () => ({ email: false, phone: false })
-    })
-  )
-  const notifier = Layer.succeed(
-    Notifier,
-    Notifier.of({
-      send: (channel, to, code) => Effect.sync(() => void sent.push({ channel, to, code })),
-      fixedCode: "123456",
-      fixedWalletCode: undefined
-    })
-  )
-  const directory = Layer.succeed(
-    Directory,
-    Directory.of({
-      institutions: () => Effect.succeed([]),
-      umaProviders: () => Effect.succeed([]),
-      umaReceiver: () => Effect.succeed(undefined)
-    })
-  )
-  const ports = Layer.mergeAll(memoryStore, Ids.layerSeeded(14), notifier, directory, provider)
-  const layer = Layer.mergeAll(Sca.layer, Customers.layer).pipe(
-    Layer.provideMerge(PlatformConfigService.layer),
-    Layer.provideMerge(ports)
-  )
-  return { sent, layer }
-}
+const makeLayer = () => makeScaLayer("123456")
 
 const european = {
   customerType: "INDIVIDUAL",
