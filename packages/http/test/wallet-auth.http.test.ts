@@ -349,6 +349,21 @@ const walletSuite = (stores: () => StoresUnderTest) => {
       )
     })
 
+    it("W-37: a key stamps for one live session: signing in again with it replaces the session; another wallet's is 400", async () => {
+      const w = await newWallet()
+      const first = await signIn(w.emailCredentialId)
+      const again = await signIn(w.emailCredentialId, first.key)
+      const live = (await server.call("GET", `/auth/sessions?accountId=${w.accountId}`)).json.data
+      expect(live.map((s: { id: string }) => s.id)).toEqual([again.session.id])
+      const other = await newWallet()
+      const { first: leg, body } = await otpSignIn(other.emailCredentialId, first.key)
+      const taken = await server.call("POST", `/auth/credentials/${other.emailCredentialId}/verify`, body, {
+        headers: retry(leg, first.key)
+      })
+      expectInvalid(taken, ["clientPublicKey"])
+      expect((await server.call("GET", `/auth/sessions?accountId=${other.accountId}`)).json.data).toEqual([])
+    })
+
     it("W-32: revoke is signed by any live session, itself included; a repeat is 404", async () => {
       const w = await newWallet()
       const { session, key } = await signIn(w.emailCredentialId)

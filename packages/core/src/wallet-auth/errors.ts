@@ -86,12 +86,16 @@ export const challengeTooSoon = (retryAfterSeconds: number) =>
     retryAfterSeconds
   })
 
-/** A session key stamps for one live session: another wallet's live session holds this one. */
+/**
+ * A session key stamps for one live session: another wallet's live session holds this one (400: the client fixes it
+ * with a new key; the upstream catalogue has no 409 on sign-in).
+ */
 export const keyInUse = () =>
-  new Conflict({
-    code: "CONFLICT",
-    message: "This public key belongs to a live session of another wallet: use a new key"
-  })
+  InvalidInput.one(
+    "clientPublicKey",
+    { unique: "live session key" },
+    "This public key belongs to a live session of another wallet: use a new key"
+  )
 
 /** The set of credentials an action changes moved between its two legs (CU-18 names its own code). */
 export const credentialSetChanged = () =>

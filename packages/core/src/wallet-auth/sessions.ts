@@ -95,12 +95,16 @@ export const endSession = (s: WalletSessionRecord, status: Exclude<SessionStatus
 /**
  * Writes a new session (in the caller's transaction). Its key stamps for one live session at a time: a live
  * session of the same wallet holding it is replaced (revoked), an expired one ends; a live session of another
- * wallet holding it is a 409.
+ * wallet holding it is a 400 (`keyInUse`).
  */
 export const storeSession = Effect.fnUntraced(function* (session: WalletSessionRecord) {
   const store = yield* Store
-  const inserted = yield* Effect.exit(store.walletSessions.insert(session))
-  if (inserted._tag === "Success") return
+  // Only a taken key is handled here; a store failure stays one.
+  const taken = yield* store.walletSessions.insert(session).pipe(
+    Effect.as(false),
+    Effect.catchTag("UniqueViolation", () => Effect.succeed(true))
+  )
+  if (!taken) return
   const holder = yield* store.walletSessions.findUnique("liveKey", session.publicKey)
   if (holder === undefined) return yield* Effect.orDie(store.walletSessions.insert(session))
   const live = isLive(holder, Date.parse(session.createdAt))
