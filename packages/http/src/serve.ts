@@ -22,12 +22,13 @@ import {
   invalidInput,
   issueFromCause
 } from "@paycore/core"
-import { type Brand, Cause, Context, Effect, Exit, Schema, SchemaAST, type SchemaIssue, SchemaParser } from "effect"
+import { type Brand, Cause, Context, Effect, Exit, Schema, type SchemaIssue, SchemaParser } from "effect"
 import { FindMyWay } from "effect/http"
-import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, type HttpApiSchema } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
 import { mediaTypeOf } from "./multipart.ts"
 import { openApiDocument, referencePageHtml } from "./openapi.ts"
+import { compileResponder, type Responder } from "./responder.ts"
 
 // -----------------------------------------------------------------------------
 // Public types
@@ -192,12 +193,6 @@ export const parseBasicAuth = (
 
 type Decode = (input: unknown) => Exit.Exit<unknown, SchemaIssue.Issue>
 
-interface Responder {
-  readonly status: number
-  /** `undefined` for no-content responses. */
-  readonly serialize: ((value: unknown) => string) | undefined
-}
-
 interface UntypedRequest {
   readonly params: unknown
   readonly query: unknown
@@ -238,80 +233,6 @@ type NoServices = Schema.ConstraintDecoder<unknown> & Schema.ConstraintEncoder<u
 const decoder = (schema: Schema.Top): Decode => {
   SchemaJITCompiler.enable(schema.ast)
   return SchemaParser.decodeUnknownExit(schema as unknown as NoServices, decodeAllOptions)
-}
-
-const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApiEncoding")
-
-// `Schema.toCodecJson` turns every plain `Number` into a number-or-"NaN"/"Infinity" codec; for finite numbers it is
-// the identity, so it does not stop a schema from being plain JSON.
-const numberJsonLink = Schema.toCodecJson(Schema.Number).ast.encoding?.[0]
-
-/** True when the JSON codec's encoded side is the value itself, so `JSON.stringify` can skip the encoder. */
-const isPlainJson = (ast: SchemaAST.AST): boolean => {
-  if (ast.encoding !== undefined && !(ast.encoding.length === 1 && ast.encoding[0] === numberJsonLink)) return false
-  switch (ast._tag) {
-    case "String":
-    case "Number":
-    case "Boolean":
-    case "Null":
-    case "Literal":
-    case "Enum":
-    case "TemplateLiteral":
-      return true
-    case "Objects":
-      return (
-        ast.propertySignatures.every((property) => isPlainJson(property.type)) &&
-        ast.indexSignatures.every((index) => isPlainJson(index.type))
-      )
-    case "Arrays":
-      return ast.elements.every(isPlainJson) && ast.rest.every(isPlainJson)
-    case "Union":
-      return ast.types.every(isPlainJson)
-    default:
-      return false
-  }
-}
-
-/** How one success schema is answered: its status and serializer. */
-const compileSuccess = (info: EndpointInfo, status: number, schema: Schema.Top): Responder => {
-  if (HttpApiSchema.isWithHeaders(schema) || (resolveEncoding(schema.ast)?._tag ?? "Json") !== "Json") {
-    throw new Error(`${info.group}.${info.name}: only JSON and no-content responses are supported`)
-  }
-  if (HttpApiSchema.isNoContent(schema.ast)) return { status, serialize: undefined }
-  if (isPlainJson(schema.ast)) return { status, serialize: (value) => JSON.stringify(value) }
-  const encode = Schema.encodeUnknownSync(schema as unknown as NoServices)
-  return { status, serialize: (value) => JSON.stringify(encode(value)) }
-}
-
-/**
- * How a handler's success is answered. One success schema: always with it. Several (each with its own status, as
- * a signed retry's 202 and 201): the first whose schema the value is (no-content: `undefined`); the schemas of one
- * endpoint must not overlap.
- */
-const compileResponder = (
-  info: EndpointInfo,
-  successes: ReadonlyMap<number, readonly [Schema.Top, ...Array<Schema.Top>]>
-): ((value: unknown) => Responder) => {
-  const entries = [...successes].flatMap(([status, schemas]) => schemas.map((schema) => ({ status, schema })))
-  if (entries.length === 0) throw new Error(`${info.group}.${info.name}: declare a success schema`)
-  if (entries.length === 1) {
-    const only = compileSuccess(info, entries[0]!.status, entries[0]!.schema)
-    return () => only
-  }
-  if (successes.size !== entries.length) {
-    throw new Error(`${info.group}.${info.name}: give each success schema its own status`)
-  }
-  const choices = entries.map(({ status, schema }) => ({
-    responder: compileSuccess(info, status, schema),
-    is: HttpApiSchema.isNoContent(schema.ast)
-      ? (value: unknown) => value === undefined
-      : Schema.is(schema as unknown as Schema.Codec<unknown, unknown, never, never>)
-  }))
-  return (value) => {
-    const match = choices.find((choice) => choice.is(value))
-    if (match === undefined) throw new Error(`${info.group}.${info.name}: the success matches none of its schemas`)
-    return match.responder
-  }
 }
 
 /** The payload of an endpoint whose multipart body is streamed to its handler (`StreamedBody`). */

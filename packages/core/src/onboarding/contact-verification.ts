@@ -1,5 +1,3 @@
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Effect, Redacted } from "effect"
 import type { Customer } from "../customers/model.ts"
 import { liveCustomer } from "../customers/service.ts"
@@ -7,7 +5,7 @@ import { Ids } from "../ports/ids.ts"
 import { type ContactRequirement, KycProvider } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
-import { constantTimeEqual } from "../shared/constant-time.ts"
+import { codeDigest, codeMatches } from "../shared/digests.ts"
 import type { InvalidInput } from "../shared/errors.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import {
@@ -32,7 +30,6 @@ export const CONTACT_CODE_MAX_ATTEMPTS = 5
 export const CONTACT_CODE_RESEND_SECONDS = 60
 
 /** SHA-256 of the code bound to its customer and channel: the store never sees a code. */
-const hashCode = (key: string, code: string): Uint8Array => sha256(utf8ToBytes(`${key}:${code}`))
 
 const contactOf = (customer: Customer, channel: ContactChannel): string | undefined =>
   customer[CONTACT_CHANNELS[channel].field]
@@ -95,7 +92,7 @@ export const makeContactVerification = Effect.fnUntraced(function* () {
           key,
           customerId,
           channel,
-          codeHash: bytesToHex(hashCode(key, code)),
+          codeHash: codeDigest(key, code),
           sentTo: to,
           sentAt: isoOf(nowMs),
           expiresAt: isoAfter(nowMs, CONTACT_CODE_TTL_SECONDS),
@@ -127,7 +124,7 @@ export const makeContactVerification = Effect.fnUntraced(function* () {
           yield* store.contactChallenges.delete(key)
           return { error: codeExpired() }
         }
-        if (!constantTimeEqual(hashCode(key, code), hexToBytes(open.codeHash))) {
+        if (!codeMatches(key, code, open.codeHash)) {
           const attempts = open.attempts + 1
           const left = Math.max(0, CONTACT_CODE_MAX_ATTEMPTS - attempts)
           if (left === 0) yield* store.contactChallenges.delete(key)

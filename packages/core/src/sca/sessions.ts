@@ -1,5 +1,3 @@
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Effect, Redacted } from "effect"
 import type { Customer } from "../customers/model.ts"
 import { liveCustomer } from "../customers/service.ts"
@@ -8,7 +6,7 @@ import { KeyVault } from "../ports/key-vault.ts"
 import { KycProvider } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
-import { constantTimeEqual } from "../shared/constant-time.ts"
+import { codeDigest, codeMatches } from "../shared/digests.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import type { InvalidInput, Refused } from "../shared/errors.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
@@ -48,7 +46,6 @@ export const SCA_SESSION_SECONDS = 180 * 86_400
 export const SCA_CODE_RESEND_SECONDS = 60
 
 /** SHA-256 of the code bound to its challenge: the store never sees a code. */
-const codeHash = (challengeId: string, code: string): Uint8Array => sha256(utf8ToBytes(`${challengeId}:${code}`))
 
 /** The `openSlot` of a customer's login challenge: one open at a time (a new start supersedes it). */
 const loginSlot = (customerId: string) => `LOGIN|${customerId}`
@@ -149,7 +146,7 @@ export const makeSessions = Effect.fnUntraced(function* () {
           factor: "SMS_OTP",
           availableFactors: ["SMS_OTP"],
           status: "OPEN",
-          codeSha256: bytesToHex(codeHash(id, code)),
+          codeSha256: codeDigest(id, code),
           attempts: 0,
           sends: 1,
           lastSentAt: isoOf(nowMs),
@@ -266,9 +263,7 @@ export const makeSessions = Effect.fnUntraced(function* () {
           yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "EXPIRE", nowMs)))
           return { error: yield* countFailure(store, customerId, security, nowMs, scaCodeExpired) }
         }
-        const good =
-          challenge.codeSha256 !== undefined &&
-          constantTimeEqual(codeHash(challenge.id, req.code), hexToBytes(challenge.codeSha256))
+        const good = challenge.codeSha256 !== undefined && codeMatches(challenge.id, req.code, challenge.codeSha256)
         if (!good) {
           yield* Effect.orDie(
             store.scaChallenges.update({ ...challenge, attempts: challenge.attempts + 1, lastFailedAt: isoOf(nowMs) })

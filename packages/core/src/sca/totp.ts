@@ -1,8 +1,8 @@
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
+import { hexToBytes } from "@noble/hashes/utils.js"
 // The slim build: the same RFC 6238 code over @noble/hashes (no node:crypto, so the core stays runtime-neutral).
 import { Secret, TOTP } from "otpauth/slim"
 import { constantTimeEqual } from "../shared/constant-time.ts"
+import { codeDigest } from "../shared/digests.ts"
 import type { ScaFactorRecord } from "./model.ts"
 
 // TOTP (RFC 6238) as an SCA factor (S-02, S-14, S-15): SHA-1, 6 digits, 30 s steps, a code of the step before or
@@ -86,8 +86,7 @@ export const normalRecoveryCode = (typed: string): string | undefined => {
 }
 
 /** What the store keeps of a recovery code: SHA-256(factor id ‖ code), hex. */
-export const recoveryCodeHash = (factorId: string, code: string): string =>
-  bytesToHex(sha256(utf8ToBytes(`${factorId}:${code}`)))
+export const recoveryCodeHash = (factorId: string, code: string): string => codeDigest(factorId, code)
 
 /**
  * The factor once the recovery code `typed` is used (its hash removed), or `undefined` when it is none of the

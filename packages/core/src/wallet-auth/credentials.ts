@@ -15,13 +15,7 @@ import {
   notAnEmbeddedWallet,
   walletUnauthorized
 } from "./errors.ts"
-import type {
-  AuthMethod,
-  CreateCredentialRequest,
-  CredentialType,
-  SignedRetryInput,
-  WalletCredentialRecord
-} from "./model.ts"
+import type { AuthMethod, CreateCredentialRequest, SignedRetryInput, WalletCredentialRecord } from "./model.ts"
 import { verifyOidcToken } from "./oidc.ts"
 import type { makeOtp } from "./otp.ts"
 import { verifyPasskeyRegistration } from "./passkey.ts"
@@ -198,8 +192,6 @@ export const makeCredentials = Effect.fnUntraced(function* (otp: Effect.Success<
     }
   })
 
-  const alreadyExists = (type: CredentialType) => credentialExists(type)
-
   /**
    * W-05 … W-10: the first credential of an account is added at once (201); with credentials, by a signed retry
    * stamped by a session of one of them (W-08). An OTP credential's first code goes out with the 201 (W-07).
@@ -214,12 +206,12 @@ export const makeCredentials = Effect.fnUntraced(function* (otp: Effect.Success<
     if (customer === undefined) return yield* accountNotFound(req.accountId)
     const record = yield* candidate(req, account, customer, config)
     if ((yield* store.walletCredentials.findUnique("slot", record.slot!)) !== undefined) {
-      return yield* alreadyExists(record.type)
+      return yield* credentialExists(record.type)
     }
     const insert = Effect.gen(function* () {
       yield* store.walletCredentials
         .insert(record)
-        .pipe(Effect.catchTag("UniqueViolation", () => alreadyExists(record.type)))
+        .pipe(Effect.catchTag("UniqueViolation", () => credentialExists(record.type)))
       if (record.type !== "EMAIL_OTP" && record.type !== "SMS_OTP")
         return { method: toAuthMethod(record), send: Effect.void }
       const issued = yield* otp.issue(record, config.embeddedWalletConfig, yield* otp.targetKey)

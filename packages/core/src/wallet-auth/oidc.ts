@@ -1,13 +1,6 @@
-/**
- * OIDC tokens of `OAUTH` credentials (W-06, W-19…W-21), on `jose`. Production: the issuer's signature on every call
- * (`jwtVerify` with a key resolver), then the claim rules; sandbox (no resolver): the signature is skipped, the claim
- * rules are the same (`checkOidcClaims`, one pure function for both paths). A token that is not a JWT at all is
- * `MALFORMED` (400 `INVALID_INPUT`); every other refusal is `INVALID` (401).
- */
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex } from "@noble/hashes/utils.js"
 import { Effect, Predicate, Result, Schema } from "effect"
 import { decodeJwt, decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify } from "jose"
+import { sha256Hex } from "../shared/digests.ts"
 
 /** `iat` may be at most this old (W-20)… */
 export const OIDC_MAX_AGE_SECONDS = 60
@@ -48,8 +41,7 @@ export interface OidcVerifyOptions extends OidcClaimOptions {
 }
 
 /** The `nonce` a verify token carries (W-21): lowercase hex SHA-256 of the exact `clientPublicKey` string. */
-export const nonceFor = (clientPublicKey: string): string =>
-  bytesToHex(sha256(new TextEncoder().encode(clientPublicKey)))
+export const nonceFor = (clientPublicKey: string): string => sha256Hex(clientPublicKey)
 
 const invalid = (message: string) => Result.fail(new OidcRefused({ reason: "INVALID", message }))
 

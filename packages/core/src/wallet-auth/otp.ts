@@ -1,12 +1,11 @@
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
+import { hexToBytes } from "@noble/hashes/utils.js"
 import { Clock, Effect, Redacted } from "effect"
 import type { EmbeddedWalletConfig } from "../platform/model.ts"
 import { Ids } from "../ports/ids.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
-import { constantTimeEqual } from "../shared/constant-time.ts"
+import { codeDigest, codeMatches } from "../shared/digests.ts"
 import { generateTargetKeyPair, openOtpBundle, otpEncryptionTargetBundle } from "../shared/hpke.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import { challengeTooSoon, walletUnauthorized } from "./errors.ts"
@@ -22,8 +21,6 @@ const DEFAULT_OTP_SECONDS = 300
 
 const DIGITS = "0123456789"
 const ALPHANUMERIC = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ"
-
-const codeHash = (credentialId: string, code: string): Uint8Array => sha256(utf8ToBytes(`${credentialId}:${code}`))
 
 /** What an OTP challenge answers the client, and what is sent after the commit. */
 export interface IssuedOtp {
@@ -73,7 +70,7 @@ export const makeOtp = Effect.fnUntraced(function* () {
     const challenge: OtpChallengeRecord = {
       id: credential.id,
       accountId: credential.accountId,
-      codeSha256: bytesToHex(codeHash(credential.id, code)),
+      codeSha256: codeDigest(credential.id, code),
       targetPublicKey: target.publicKey,
       targetPrivateKeySealed: yield* vault.seal(target.privateKey, credential.id),
       attempts: 0,
@@ -117,9 +114,7 @@ export const makeOtp = Effect.fnUntraced(function* () {
         const nowMs = yield* Clock.currentTimeMillis
         const spend = store.otpChallenges.update({ ...current, attempts: OTP_MAX_ATTEMPTS, expiresAt: isoOf(nowMs) })
         if (nowMs >= Date.parse(current.expiresAt) || current.attempts >= OTP_MAX_ATTEMPTS) return undefined
-        const good =
-          opened !== undefined &&
-          constantTimeEqual(codeHash(credential.id, opened.otpCode), hexToBytes(current.codeSha256))
+        const good = opened !== undefined && codeMatches(credential.id, opened.otpCode, current.codeSha256)
         if (!good) {
           const attempts = current.attempts + 1
           yield* Effect.orDie(store.otpChallenges.update({ ...current, attempts }))

@@ -1,10 +1,9 @@
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Effect } from "effect"
 import type { PlatformConfig } from "../platform/model.ts"
 import { Ids } from "../ports/ids.ts"
 import { OidcKeys } from "../ports/oidc-keys.ts"
 import { Store } from "../ports/store.ts"
+import { sha256Hex } from "../shared/digests.ts"
 import { InvalidInput } from "../shared/errors.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import { relyingParty, toAuthMethod } from "./credentials.ts"
@@ -101,7 +100,7 @@ export const makeSignIn = Effect.fnUntraced(function* (otp: Effect.Success<Retur
       requestId,
       expiresAt
     })
-    const challenge = bytesToHex(sha256(utf8ToBytes(body)))
+    const challenge = sha256Hex(body)
     const record: SignedRequestRecord = {
       id: requestId,
       accountId: credential.accountId,

@@ -1,8 +1,7 @@
-import { sha256 } from "@noble/hashes/sha2.js"
-import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Effect } from "effect"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
+import { sha256Hex } from "../shared/digests.ts"
 import type { Conflict, Refused, StoreError } from "../shared/errors.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import {
@@ -120,10 +119,8 @@ export interface WalletAction<A, E, R, EB = never, RB = never> {
 
 export type SignedRetryResult<A> = SignedRetryChallenge | WalletOperationProcessing | A
 
-const hex256 = (text: string): string => bytesToHex(sha256(utf8ToBytes(text)))
-
 /** The hash binding a set of credential ids, whatever their order. */
-const credentialSetHash = (ids: ReadonlyArray<string>): string => hex256([...ids].sort().join("\n"))
+const credentialSetHash = (ids: ReadonlyArray<string>): string => sha256Hex([...ids].sort().join("\n"))
 
 /**
  * The one signed-retry mechanism (W-35 … W-41) every wallet-authorized action goes through; handlers never read
@@ -153,7 +150,7 @@ export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB 
   // Only a PROCESSING row compares it (W-39): hashed on demand.
   const signature = input.signature
   let stampHash: string | undefined
-  const stampSha256 = () => (stampHash ??= hex256(signature))
+  const stampSha256 = () => (stampHash ??= sha256Hex(signature))
   const usable = (row: SignedRequestRecord | undefined): row is SignedRequestRecord =>
     row !== undefined &&
     row.accountId === action.accountId &&
@@ -163,7 +160,7 @@ export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB 
     (row.status === "PENDING" || (row.status === "PROCESSING" && row.stampSha256 === stampSha256()))
   const row = yield* store.signedRequests.get(input.requestId)
   if (!usable(row)) return yield* requestIdRefused()
-  if (hex256(input.rawBody) !== row.bodySha256) return yield* bodyMismatch()
+  if (sha256Hex(input.rawBody) !== row.bodySha256) return yield* bodyMismatch()
   if (!(yield* verifyStamp(stamp, row.payloadToSign))) return yield* signatureInvalid()
 
   return yield* store.transaction(
@@ -216,7 +213,7 @@ export const issueChallenge = Effect.fnUntraced(function* <A, E, R, EB, RB>(
   const requestId = yield* ids.make("Request")
   const nowMs = yield* Clock.currentTimeMillis
   const expiresAt = isoAfter(nowMs, SIGNED_RETRY_SECONDS)
-  const bodySha256 = hex256(input.rawBody)
+  const bodySha256 = sha256Hex(input.rawBody)
   const credentialSetSha256 = credentialSetHash(yield* action.credentialSet)
   const parameters = begun.parameters ?? {}
   // Keys in a fixed order, no whitespace: the client signs these bytes as they are.
