@@ -20,7 +20,7 @@ import { verifyOidcToken } from "./oidc.ts"
 import type { makeOtp } from "./otp.ts"
 import { verifyPasskeyRegistration } from "./passkey.ts"
 import { endSession } from "./sessions.ts"
-import { signedRetry } from "./signed-retry.ts"
+import { providing, signedRetry } from "./signed-retry.ts"
 
 /** What wallet-auth reads of a customer (the customers context sits above this one). */
 interface CustomerContact {
@@ -108,8 +108,7 @@ export const walletAccount = Effect.fnUntraced(function* (accountId: string, fie
 export const makeCredentials = Effect.fnUntraced(function* (otp: Effect.Success<ReturnType<typeof makeOtp>>) {
   const store = yield* Store
   const ids = yield* Ids
-  const provide = <A, E>(effect: Effect.Effect<A, E, Store | Ids>) =>
-    effect.pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
+  const provide = providing(store, ids)
 
   /** W-11: the account's active credentials (unknown account: none). */
   const listCredentials = Effect.fn("WalletAuth.listCredentials")(function* (accountId: string) {

@@ -27,7 +27,7 @@ import type {
   SignedRetryChallenge,
   SignedRetryInput
 } from "./model.ts"
-import { issueChallenge, signedRetry, type WalletAction } from "./signed-retry.ts"
+import { issueChallenge, providing, signedRetry, type WalletAction } from "./signed-retry.ts"
 
 /** The API view of a delegated key (W-43): never its sealed private key. */
 export const toDelegatedKey = (k: DelegatedKeyRecord): DelegatedKey => ({
@@ -82,8 +82,7 @@ export const makeDelegatedKeys = Effect.fnUntraced(function* () {
   const ids = yield* Ids
   const vault = yield* KeyVault
   const fundingSources = yield* CardFundingSources
-  const provide = <A, E>(effect: Effect.Effect<A, E, Store | Ids>) =>
-    effect.pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
+  const provide = providing(store, ids)
 
   /** The request's wallet and funding source (W-45): 404 unknown card, funding source or wallet; 400 not a wallet. */
   const target = Effect.fnUntraced(function* (req: CreateDelegatedKeyRequest) {

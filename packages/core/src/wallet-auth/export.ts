@@ -12,7 +12,7 @@ import type {
   InternalAccountUpdateRequest,
   SignedRetryInput
 } from "./model.ts"
-import { Pending, type SignerRule, signedRetry } from "./signed-retry.ts"
+import { Pending, providing, type SignerRule, signedRetry } from "./signed-retry.ts"
 
 /** Export and privacy are stamped by any live session of the wallet (W-33, W-34). */
 const ANY_SESSION: SignerRule = { kind: "ANY_SESSION" }
@@ -31,8 +31,7 @@ export const makeExport = Effect.fnUntraced(function* () {
   const store = yield* Store
   const ids = yield* Ids
   const accounts = yield* Accounts
-  const provide = <A, E>(effect: Effect.Effect<A, E, Store | Ids>) =>
-    effect.pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
+  const provide = providing(store, ids)
 
   /**
    * W-33: the wallet's mnemonic sealed to the request's `clientPublicKey`, by a signed retry whose body binds that

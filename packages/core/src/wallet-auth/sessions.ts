@@ -17,7 +17,7 @@ import type {
   WalletCredentialRecord,
   WalletSessionRecord
 } from "./model.ts"
-import { signedRetry } from "./signed-retry.ts"
+import { providing, signedRetry } from "./signed-retry.ts"
 
 /**
  * A P-256 public key (compressed or uncompressed hex, checked on the curve at the edge or by `openOtpBundle`) in the
@@ -117,8 +117,7 @@ export const storeSession = Effect.fnUntraced(function* (session: WalletSessionR
 export const makeSessions = Effect.fnUntraced(function* () {
   const store = yield* Store
   const ids = yield* Ids
-  const provide = <A, E>(effect: Effect.Effect<A, E, Store | Ids>) =>
-    effect.pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
+  const provide = providing(store, ids)
 
   /** W-30: the account's live sessions, oldest first (unknown account: none). */
   const listSessions = Effect.fn("WalletAuth.listSessions")(function* (accountId: string) {

@@ -20,14 +20,13 @@ import { nonceFor, verifyOidcToken } from "./oidc.ts"
 import type { makeOtp } from "./otp.ts"
 import { verifyPasskeyAssertion } from "./passkey.ts"
 import { newSession, sessionKeyFor, storeSession, toAuthSession } from "./sessions.ts"
-import { SIGNED_RETRY_SECONDS, signedRetry } from "./signed-retry.ts"
+import { providing, SIGNED_RETRY_SECONDS, signedRetry } from "./signed-retry.ts"
 
 /** Signing in with a credential: its challenge and its verification (W-12 … W-26). */
 export const makeSignIn = Effect.fnUntraced(function* (otp: Effect.Success<ReturnType<typeof makeOtp>>) {
   const store = yield* Store
   const ids = yield* Ids
-  const provide = <A, E>(effect: Effect.Effect<A, E, Store | Ids>) =>
-    effect.pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
+  const provide = providing(store, ids)
 
   const activeCredential = Effect.fnUntraced(function* (id: string) {
     const credential = yield* store.walletCredentials.get(id)

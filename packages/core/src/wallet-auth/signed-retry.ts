@@ -308,3 +308,12 @@ export const verifyWalletStamp = Effect.fnUntraced(function* (
   if (signer === undefined) return yield* signatureInvalid()
   return signer
 })
+
+/**
+ * A use case's runner for the steps that read `Store` and `Ids` from their context (the signed retry, the session
+ * helpers): the services its layer resolved, provided once.
+ */
+export const providing =
+  (store: Store["Service"], ids: Ids["Service"]) =>
+  <A, E>(effect: Effect.Effect<A, E, Store | Ids>): Effect.Effect<A, E> =>
+    effect.pipe(Effect.provideService(Store, store), Effect.provideService(Ids, ids))
