@@ -36,6 +36,22 @@ export const scaCodeTooSoon = (retryAfterSeconds: number): LimitExceeded =>
     retryAfterSeconds
   })
 
+/** 429 `RATE_LIMITED` (L-14, not counted): a proof came too soon after a failed one on the same challenge. */
+export const scaProofTooSoon = (retryAfterSeconds: number): LimitExceeded =>
+  new LimitExceeded({
+    code: "RATE_LIMITED",
+    message: `The last SCA proof failed a moment ago; retry in ${retryAfterSeconds} s`,
+    retryAfterSeconds
+  })
+
+/** 429 `RATE_LIMITED` (L-14): this challenge had its five codes; wait for it to expire and start again. */
+export const scaResendsExhausted = (retryAfterSeconds: number): LimitExceeded =>
+  new LimitExceeded({
+    code: "RATE_LIMITED",
+    message: "No more codes can be sent for this SCA challenge; let it expire and start again",
+    retryAfterSeconds
+  })
+
 /** 400 on `factor`: the factor cannot be used by this customer (not enrolled, no verified phone). */
 export const factorNotUsable = (factor: ScaFactor, why: string): InvalidInput =>
   InvalidInput.one("factor", { usable: true }, `The ${factor} factor cannot be used: ${why}`)
@@ -50,7 +66,7 @@ export const noOpenChallenge = (): InvalidInput =>
 
 /** 400 on a required proof field that is missing. */
 export const proofMissing = (field: "challengeId" | "code", factor: ScaFactor): InvalidInput =>
-  InvalidInput.one(field, { required: true }, `${field} is required to complete an ${factor} login`)
+  InvalidInput.one(field, { required: true }, `${field} is required to prove an ${factor} challenge`)
 
 /** 400 on `code` (counted): the code is wrong; `attemptsLeftBeforeLock` tells the client how close the lock is. */
 export const wrongScaCode = (attemptsLeftBeforeLock: number): InvalidInput =>

@@ -145,6 +145,41 @@ export type TotpEnrollmentConfirmResponse = typeof TotpEnrollmentConfirmResponse
 export const ScaFactorCredentialParams = Schema.Struct({ credentialId: boundedString(1024) })
 export type ScaFactorCredentialParams = typeof ScaFactorCredentialParams.Type
 
+/**
+ * The challenge to satisfy now (S-02, upstream `ScaChallenge`): on a quote `PENDING_AUTHORIZATION`, a trust or untrust
+ * start. A client loops on status: a quote that needs another step carries the next challenge (a new `id`).
+ * `passkeyAssertionOptions` only when `factor` is `PASSKEY`.
+ */
+export const ScaChallenge = Schema.Struct({
+  id: ScaChallengeId,
+  expiresAt: DateTimeString,
+  factor: ScaFactor,
+  availableFactors: Schema.Array(ScaFactor),
+  purpose: Schema.optionalKey(ScaPurpose),
+  passkeyAssertionOptions: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  passkeyAllowedOrigins: Schema.optionalKey(Schema.Array(Schema.String))
+})
+export type ScaChallenge = typeof ScaChallenge.Type
+
+/**
+ * A proof of a challenge (upstream `ScaAuthorization`, and the proof fields of the trust confirm): `code` for
+ * `SMS_OTP` / `TOTP`, or `passkeyAssertion` + `origin` for `PASSKEY`. Which one fits is checked against the
+ * challenge's factor (AC-37), not here: the body alone cannot say.
+ */
+export const ScaProof = Schema.Struct({
+  code: Schema.optionalKey(ScaCode),
+  passkeyAssertion: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  origin: Schema.optionalKey(boundedString(2048))
+})
+export type ScaProof = typeof ScaProof.Type
+
+/** What a per-transaction challenge is dynamically linked to (PSD2 RTS Art. 5): the amount and the payee. */
+export interface LinkedOperation {
+  readonly amount: number
+  readonly currency: string
+  readonly payee: string
+}
+
 // ---- stored records ----
 
 /**
@@ -168,7 +203,7 @@ export interface ScaChallengeRecord {
   /** A passkey challenge's dynamic-linking hash (64 hex). */
   readonly passkeyChallenge?: string | undefined
   /** What a per-transaction code is linked to (`{amount, currency, payee}`). */
-  readonly linked?: Readonly<Record<string, unknown>> | undefined
+  readonly linked?: LinkedOperation | undefined
   /** Wrong proofs against this challenge. */
   readonly attempts: number
   /** Codes sent for it (the first and every resend). */
