@@ -11,7 +11,8 @@ export {
   variantCurrencies,
   variantRails
 } from "./accounts/service.ts"
-export { verifyWalletSignature } from "./accounts/wallet-signatures.ts"
+export { sparkAddressOf, sparkIdentityKey } from "./accounts/spark-address.ts"
+export { bitcoinMessageDigest, verifyWalletSignature } from "./accounts/wallet-signatures.ts"
 export {
   customerDeleted,
   platformCustomerIdTaken,

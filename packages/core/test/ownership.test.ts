@@ -1,9 +1,12 @@
 import { ed25519 } from "@noble/curves/ed25519.js"
+import { secp256k1 } from "@noble/curves/secp256k1.js"
+import { sha256 } from "@noble/hashes/sha2.js"
 import { utf8ToBytes } from "@noble/hashes/utils.js"
-import { base58 } from "@scure/base"
+import { base58, createBase58check } from "@scure/base"
 import { describe, expect, it } from "vitest"
 import type { AccountInfo, ExternalAccount } from "../src/accounts/model.ts"
 import { initialExternalStatus, ownershipRefusal } from "../src/accounts/ownership-rules.ts"
+import { sparkAddressOf, sparkIdentityKey } from "../src/accounts/spark-address.ts"
 import { verifyWalletSignature } from "../src/accounts/wallet-signatures.ts"
 import { defaultEngineSettings } from "../src/shared/engine-config.ts"
 
@@ -64,6 +67,66 @@ describe("wallet signatures (AC-27, FEATURES: ownership-verification signatures)
     }
     expect(verifyWalletSignature(solana, "m", "0OIl")).toBe(false)
     expect(verifyWalletSignature(solana, "m", base58.encode(new Uint8Array(64)))).toBe(false)
+  })
+})
+
+// bitcoinjs-message's documented example (Bitcoin Core's `signmessage` format): the key of WIF
+// 5KYZdUEo39z3FPrtuX2QbbwGnNP5zTd7yyr2SC1j299sBCnWjss (address 1HZwkjkeaoZfTSaJxDw6aKkxp45agDiEzN) signed this message;
+// header 27 (`G…`) is its uncompressed-P2PKH form, 31 (`H…`) the compressed one, both over the same r ‖ s.
+const BITCOIN_WIF = "5KYZdUEo39z3FPrtuX2QbbwGnNP5zTd7yyr2SC1j299sBCnWjss"
+const BITCOIN_MESSAGE = "This is an example of a signed message."
+const BITCOIN_RS = "9L5yLFjti0QTHhPyFrZCT1V/MMnBtXKmoiKDZ78NDBjERki6ZTQZdSMCtkgoNmp17By9ItJr8o7ChX0XxY91nk="
+/** The example's signature with another header byte (27 `G`, 31 `H`, 35 `L`, 39 `P`, 43 `r`). */
+const withHeader = (header: number) => {
+  const bytes = Uint8Array.from(atob(`G${BITCOIN_RS}`), (c) => c.charCodeAt(0))
+  bytes[0] = header
+  return btoa(String.fromCharCode(...bytes))
+}
+const bitcoinKey = createBase58check(sha256).decode(BITCOIN_WIF).subarray(1, 33)
+const spark = (address: string) => ({ accountType: "SPARK_WALLET", address }) as const
+
+describe("Bitcoin message signatures of Spark wallets (AC-27, BIP-137)", () => {
+  const wallet = spark(sparkAddressOf(secp256k1.getPublicKey(bitcoinKey, true)))
+
+  it("AC-27: a Spark address is bech32m over its identity key; anything else is not one", () => {
+    const key = secp256k1.getPublicKey(bitcoinKey, true)
+    expect(wallet.address).toMatch(/^spark1pgss/)
+    expect(sparkIdentityKey(wallet.address)).toEqual(key)
+    expect(sparkIdentityKey(sparkAddressOf(key, "sprt"))).toEqual(key)
+    // The upstream's example address has a bad checksum; an unknown prefix, a bech32 (not -m) checksum, no key.
+    expect(sparkIdentityKey("spark1pgssyuuuhnrrdjswal5c3s3rafw9w3y5dd4cjy3duxlf7hjzkp0rqx6dj6mrhu")).toBeUndefined()
+    expect(sparkIdentityKey(sparkAddressOf(key, "bc"))).toBeUndefined()
+    expect(sparkIdentityKey(wallet.address.toUpperCase())).toEqual(key)
+    expect(sparkIdentityKey(`${wallet.address.slice(0, -1)}q`)).toBeUndefined()
+    expect(sparkIdentityKey(sparkAddressOf(new Uint8Array(33).fill(5)))).toBeUndefined()
+  })
+
+  it("AC-27: BIP-137: bitcoinjs-message's example verifies under every header of its key (27, 31, 35, 39); another message or key does not", () => {
+    for (const header of [27, 31, 35, 39]) {
+      expect(verifyWalletSignature(wallet, BITCOIN_MESSAGE, withHeader(header))).toBe(true)
+      expect(verifyWalletSignature(wallet, BITCOIN_MESSAGE, withHeader(header), "bip137")).toBe(true)
+    }
+    expect(verifyWalletSignature(wallet, `${BITCOIN_MESSAGE}!`, withHeader(31))).toBe(false)
+    const other = spark(sparkAddressOf(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true)))
+    expect(verifyWalletSignature(other, BITCOIN_MESSAGE, withHeader(31))).toBe(false)
+  })
+
+  it("AC-27: electrum: headers 27–34 only (Electrum and Sparrow sign segwit addresses with them too)", () => {
+    expect(verifyWalletSignature(wallet, BITCOIN_MESSAGE, withHeader(31), "electrum")).toBe(true)
+    expect(verifyWalletSignature(wallet, BITCOIN_MESSAGE, withHeader(27), "electrum")).toBe(true)
+    expect(verifyWalletSignature(wallet, BITCOIN_MESSAGE, withHeader(35), "electrum")).toBe(false)
+    expect(verifyWalletSignature(wallet, BITCOIN_MESSAGE, withHeader(39), "electrum")).toBe(false)
+  })
+
+  it("AC-30: malformed Bitcoin signatures are false, never a throw", () => {
+    for (const signature of ["", "G", withHeader(26), withHeader(43), btoa("x".repeat(65)), `${withHeader(31)}=`]) {
+      expect(verifyWalletSignature(wallet, BITCOIN_MESSAGE, signature)).toBe(false)
+    }
+    // r = 0 is no signature.
+    expect(verifyWalletSignature(wallet, BITCOIN_MESSAGE, btoa(String.fromCharCode(31, ...new Uint8Array(64))))).toBe(
+      false
+    )
+    expect(verifyWalletSignature(spark("spark1"), BITCOIN_MESSAGE, withHeader(31))).toBe(false)
   })
 })
 

@@ -40,7 +40,8 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
     const wallet = selfCustodyWallet(type)
     const r = await server.call("POST", "/customers/external-accounts", {
       customerId,
-      currency: "USDC",
+      // A Spark wallet holds bitcoin (accounts/service.ts variantCurrencies).
+      currency: type === "SPARK_WALLET" ? "BTC" : "USDC",
       accountInfo: { accountType: type, address: wallet.address },
       ...extra
     })
@@ -81,7 +82,8 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
         "BASE_WALLET",
         "POLYGON_WALLET",
         "TRON_WALLET",
-        "SOLANA_WALLET"
+        "SOLANA_WALLET",
+        "SPARK_WALLET"
       ] as const) {
         const { account } = await addWallet(eu, type)
         expect(account).toMatchObject({ status: "PENDING_OWNERSHIP_VERIFICATION", ownershipType: "FIRST_PARTY" })
@@ -130,8 +132,8 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
       }
     })
 
-    it("AC-27, AC-29: a Solana wallet's base58 Ed25519 signature and a TRON wallet's signMessageV2 verify", async () => {
-      for (const type of ["SOLANA_WALLET", "TRON_WALLET"] as const) {
+    it("AC-27, AC-29: a Solana wallet's base58 Ed25519 signature, a TRON wallet's signMessageV2 and a Spark wallet's BIP-137 message signature verify", async () => {
+      for (const type of ["SOLANA_WALLET", "TRON_WALLET", "SPARK_WALLET"] as const) {
         const { wallet, account } = await pendingWallet(type)
         const issued = await challenge(account.id, "WALLET_SIGNATURE")
         const verified = await server.call("POST", `/customers/external-accounts/${account.id}/verify`, {
@@ -172,7 +174,8 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
         ["ETHEREUM_WALLET", `0x${"zz".repeat(65)}`],
         ["ETHEREUM_WALLET", `0x${"00".repeat(64)}1b`],
         ["SOLANA_WALLET", "0OIl"],
-        ["TRON_WALLET", "not a signature"]
+        ["TRON_WALLET", "not a signature"],
+        ["SPARK_WALLET", btoa("x".repeat(65))]
       ] as const) {
         const { account } = await pendingWallet(type)
         await challenge(account.id, "WALLET_SIGNATURE")

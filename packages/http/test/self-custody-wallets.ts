@@ -1,16 +1,24 @@
 /**
  * Self-custody wallets as a test's user holds them: a fresh key, the address the chain derives from it, and
  * `signMessage` as the wallet software does it (MetaMask's `personal_sign` for EVM chains, TronWeb's
- * `signMessageV2`, Phantom's `signMessage` for Solana). The server checks these signatures for real.
+ * `signMessageV2`, Phantom's `signMessage` for Solana, Bitcoin Core's `signmessage` for a Spark identity key). The
+ * server checks these signatures for real.
  */
 import { ed25519 } from "@noble/curves/ed25519.js"
 import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { keccak_256 } from "@noble/hashes/sha3.js"
 import { bytesToHex, concatBytes, utf8ToBytes } from "@noble/hashes/utils.js"
+import { bitcoinMessageDigest, sparkAddressOf } from "@paycore/core"
 import { base58, createBase58check } from "@scure/base"
 
-export type WalletType = "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "TRON_WALLET" | "SOLANA_WALLET"
+export type WalletType =
+  | "ETHEREUM_WALLET"
+  | "BASE_WALLET"
+  | "POLYGON_WALLET"
+  | "TRON_WALLET"
+  | "SOLANA_WALLET"
+  | "SPARK_WALLET"
 
 export interface SelfCustodyWallet {
   readonly accountType: WalletType
@@ -41,6 +49,20 @@ export const selfCustodyWallet = (accountType: WalletType): SelfCustodyWallet =>
     }
   }
   const { secretKey } = secp256k1.keygen()
+  if (accountType === "SPARK_WALLET") {
+    // Bitcoin Core's `signmessage` format (BIP-137, compressed P2PKH header 31 + recovery bit), base64.
+    return {
+      accountType,
+      address: sparkAddressOf(secp256k1.getPublicKey(secretKey, true)),
+      signMessage: (message) => {
+        const recovered = secp256k1.sign(bitcoinMessageDigest(message), secretKey, {
+          prehash: false,
+          format: "recovered"
+        })
+        return btoa(String.fromCharCode(31 + recovered[0]!, ...recovered.subarray(1)))
+      }
+    }
+  }
   if (accountType === "TRON_WALLET") {
     return {
       accountType,

@@ -364,12 +364,11 @@ export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
         (c) => `${c}_ACCOUNT`
       ),
       ...["XOF", "ZAR", "ZMW", "SWIFT"].map((c) => `${c}_ACCOUNT`),
-      "PLASMA_WALLET",
-      "SPARK_WALLET"
+      "PLASMA_WALLET"
     ],
     why:
       "Payee accounts in these currencies and networks are not offered (the spec shows only CLABE among " +
-      "accountInfo variants, Resources › External account; we add US, IBAN, PIX, wallets and Lightning)."
+      "accountInfo variants, Resources › External account; we add US, IBAN, PIX, wallets, Spark and Lightning)."
   },
   {
     operation: "GET /transactions",

@@ -1,3 +1,4 @@
+import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { Schema } from "effect"
 import { CurrencyCode } from "../shared/currency.ts"
 import { CustomerId, ExternalAccountId, InternalAccountId } from "../shared/ids.ts"
@@ -12,6 +13,7 @@ import {
   Email,
   PhoneNumber
 } from "../shared/schemas.ts"
+import { sparkAddressOf, sparkIdentityKey } from "./spark-address.ts"
 
 export const PaymentRail = Schema.Literals([
   "ACH",
@@ -39,6 +41,7 @@ export const PaymentRail = Schema.Literals([
   "WIRE",
   "INTERNAL",
   "LIGHTNING",
+  "SPARK",
   "SOLANA",
   "ETHEREUM",
   "BASE",
@@ -221,6 +224,19 @@ export const WalletAccountInfo = variants(
     beneficiary: Schema.optionalKey(Beneficiary)
   }
 )
+/** Addresses of the keys 1·G, 2·G, 3·G: what generated values of the Spark address are drawn from. */
+const sparkSamples = [1n, 2n, 3n].map((k) => sparkAddressOf(secp256k1.Point.BASE.multiply(k).toBytes(true)))
+
+/** A Spark wallet: a bech32m Spark address (accounts/spark-address.ts), keyed by a Bitcoin identity key. */
+export const SparkWalletAccountInfo = variants(["SPARK_WALLET"], {
+  address: Schema.String.check(
+    Schema.makeFilter((address: string) => sparkIdentityKey(address) !== undefined, {
+      expected: "a Spark address (bech32m, spark1…)",
+      arbitraryConstraint: { patterns: [{ source: `^(${sparkSamples.join("|")})$`, flags: "" }] }
+    })
+  ),
+  beneficiary: Schema.optionalKey(Beneficiary)
+})
 export const LightningAccountInfo = variants(["LIGHTNING"], {
   lightningAddress: Schema.optionalKey(
     Schema.String.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { expected: "a lightning address" }))
@@ -237,6 +253,7 @@ export const AccountInfo = Schema.Union([
   ...IbanAccountInfo,
   ...PixAccountInfo,
   ...WalletAccountInfo,
+  ...SparkWalletAccountInfo,
   ...LightningAccountInfo
 ])
 export type AccountInfo = typeof AccountInfo.Type
@@ -252,6 +269,7 @@ export const ExternalAccountInfo = Schema.Union([
   ...IbanAccountInfo.map((v) => withRails(v)),
   ...PixAccountInfo.map((v) => withRails(v)),
   ...WalletAccountInfo.map((v) => withRails(v)),
+  ...SparkWalletAccountInfo.map((v) => withRails(v)),
   ...LightningAccountInfo.map((v) => withRails(v))
 ])
 export type ExternalAccountInfo = typeof ExternalAccountInfo.Type

@@ -169,7 +169,8 @@ export class OwnershipVerification extends Context.Service<
             const rejection: Rejection | undefined =
               nowMs >= Date.parse(record.expiresAt)
                 ? "CHALLENGE_EXPIRED"
-                : wallet !== undefined && verifyWalletSignature(wallet, record.messageToSign ?? "", req.signature)
+                : wallet !== undefined &&
+                    verifyWalletSignature(wallet, record.messageToSign ?? "", req.signature, req.signatureScheme)
                   ? undefined
                   : "SIGNATURE_INVALID"
             // Used either way: a message is good for one attempt.

@@ -230,6 +230,7 @@ export const variantCurrencies: Readonly<Record<AccountInfo["accountType"], Read
   BASE_WALLET: WALLET_CURRENCIES,
   POLYGON_WALLET: WALLET_CURRENCIES,
   TRON_WALLET: WALLET_CURRENCIES,
+  SPARK_WALLET: ["BTC"],
   LIGHTNING: ["BTC"]
 }
 
@@ -248,6 +249,7 @@ export const variantRails: Readonly<Record<AccountInfo["accountType"], ReadonlyA
   BASE_WALLET: ["BASE"],
   POLYGON_WALLET: ["POLYGON"],
   TRON_WALLET: ["TRON"],
+  SPARK_WALLET: ["SPARK"],
   LIGHTNING: ["LIGHTNING"]
 }
 

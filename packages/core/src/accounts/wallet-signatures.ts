@@ -7,6 +7,10 @@
  * - `TRON_WALLET`: the same with TronWeb's `signMessageV2` prefix `\x19TRON Signed Message:\n`, the address
  *   recovered as base58check (`0x41` + the key's 20 bytes).
  * - `SOLANA_WALLET`: a base58 Ed25519 signature by the key the base58 address is.
+ * - `SPARK_WALLET`: a Bitcoin message signature (base64, 65 bytes: header ‖ r ‖ s) over the double SHA-256 of
+ *   `\x18Bitcoin Signed Message:\n ‖ varint length ‖ message`, whose recovered key is the identity key of the Spark
+ *   address. `bip137` (the default) takes headers 27–42 (P2PKH uncompressed / compressed, P2SH-P2WPKH, P2WPKH);
+ *   `electrum` takes 27–34 only, as Electrum and Sparrow sign every address type with those.
  *
  * Pure and total: any malformed signature or address is `false`, never a throw.
  */
@@ -17,6 +21,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js"
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
 import { base58, createBase58check } from "@scure/base"
 import type { AccountInfo } from "./model.ts"
+import { sparkIdentityKey } from "./spark-address.ts"
 
 /** The wallet variants whose ownership can be proven by a signature (every self-custody wallet of the model). */
 export type SignableWallet = Extract<AccountInfo, { readonly address: string }>
@@ -72,8 +77,56 @@ const verifySolana = (address: string, message: string, signature: string): bool
   }
 }
 
+/** The Bitcoin message-signing schemes of `POST …/verify` (AC-27); ignored for the other chains. */
+export type BitcoinSignatureScheme = "bip137" | "electrum"
+
+const BITCOIN_PREFIX = "\x18Bitcoin Signed Message:\n"
+
+/** Bitcoin's CompactSize length prefix. */
+const compactSize = (n: number): Uint8Array =>
+  n < 0xfd
+    ? Uint8Array.of(n)
+    : n <= 0xffff
+      ? Uint8Array.of(0xfd, n & 0xff, n >>> 8)
+      : Uint8Array.of(0xfe, n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, n >>> 24)
+
+/** The digest a Bitcoin wallet signs for a message: SHA-256d of the prefixed, length-prefixed UTF-8 bytes. */
+export const bitcoinMessageDigest = (message: string): Uint8Array => {
+  const bytes = utf8ToBytes(message)
+  return sha256(sha256(concatBytes(utf8ToBytes(BITCOIN_PREFIX), compactSize(bytes.length), bytes)))
+}
+
+/** The header byte's highest value per scheme (the lowest is 27 for both). */
+const HIGHEST_HEADER: Readonly<Record<BitcoinSignatureScheme, number>> = { bip137: 42, electrum: 34 }
+
+/** The key (compressed) that made a base64 Bitcoin message signature over `message`, or `undefined`. */
+const recoverBitcoinKey = (message: string, signature: string, scheme: BitcoinSignatureScheme) => {
+  try {
+    if (!/^[A-Za-z0-9+/]{86}[A-Za-z0-9+/=]{2}$/.test(signature)) return undefined
+    const bytes = Uint8Array.from(atob(signature), (c) => c.charCodeAt(0))
+    const header = bytes[0]!
+    if (bytes.length !== 65 || header < 27 || header > HIGHEST_HEADER[scheme]) return undefined
+    const recovered = concatBytes(Uint8Array.of((header - 27) & 3), bytes.subarray(1))
+    const publicKey = secp256k1.recoverPublicKey(recovered, bitcoinMessageDigest(message), { prehash: false })
+    return secp256k1.Point.fromBytes(publicKey).toBytes(true)
+  } catch {
+    return undefined
+  }
+}
+
+const verifySpark = (address: string, message: string, signature: string, scheme: BitcoinSignatureScheme) => {
+  const identity = sparkIdentityKey(address)
+  const signer = recoverBitcoinKey(message, signature, scheme)
+  return identity !== undefined && signer !== undefined && bytesToHex(identity) === bytesToHex(signer)
+}
+
 /** Whether `signature` is the wallet's signature of `message` (see the module comment for each variant's format). */
-export const verifyWalletSignature = (wallet: SignableWallet, message: string, signature: string): boolean => {
+export const verifyWalletSignature = (
+  wallet: SignableWallet,
+  message: string,
+  signature: string,
+  scheme: BitcoinSignatureScheme = "bip137"
+): boolean => {
   switch (wallet.accountType) {
     case "ETHEREUM_WALLET":
     case "BASE_WALLET":
@@ -83,5 +136,7 @@ export const verifyWalletSignature = (wallet: SignableWallet, message: string, s
       return verifyTron(wallet.address, message, signature)
     case "SOLANA_WALLET":
       return verifySolana(wallet.address, message, signature)
+    case "SPARK_WALLET":
+      return verifySpark(wallet.address, message, signature, scheme)
   }
 }
