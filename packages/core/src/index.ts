@@ -11,7 +11,6 @@ export {
   variantCurrencies,
   variantRails
 } from "./accounts/service.ts"
-export { sparkAddressOf, sparkIdentityKey } from "./accounts/spark-address.ts"
 export { bitcoinMessageDigest, verifyWalletSignature } from "./accounts/wallet-signatures.ts"
 export {
   customerDeleted,
@@ -123,6 +122,7 @@ export * from "./shared/money.ts"
 export * from "./shared/paging.ts"
 export * from "./shared/regions.ts"
 export * from "./shared/schemas.ts"
+export { sparkAddressOf, sparkIdentityKey } from "./shared/spark-address.ts"
 export * from "./shared/time.ts"
 export * from "./shared/validation.ts"
 export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"

@@ -6,9 +6,9 @@ import { base58, createBase58check } from "@scure/base"
 import { describe, expect, it } from "vitest"
 import type { AccountInfo, ExternalAccount } from "../src/accounts/model.ts"
 import { initialExternalStatus, ownershipRefusal } from "../src/accounts/ownership-rules.ts"
-import { sparkAddressOf, sparkIdentityKey } from "../src/accounts/spark-address.ts"
 import { verifyWalletSignature } from "../src/accounts/wallet-signatures.ts"
 import { defaultEngineSettings } from "../src/shared/engine-config.ts"
+import { sparkAddressOf, sparkIdentityKey } from "../src/shared/spark-address.ts"
 
 const rule = defaultEngineSettings.travelRule
 

@@ -13,7 +13,7 @@ import {
   Email,
   PhoneNumber
 } from "../shared/schemas.ts"
-import { sparkAddressOf, sparkIdentityKey } from "./spark-address.ts"
+import { sparkAddressOf, sparkIdentityKey } from "../shared/spark-address.ts"
 
 export const PaymentRail = Schema.Literals([
   "ACH",
@@ -227,7 +227,7 @@ export const WalletAccountInfo = variants(
 /** Addresses of the keys 1·G, 2·G, 3·G: what generated values of the Spark address are drawn from. */
 const sparkSamples = [1n, 2n, 3n].map((k) => sparkAddressOf(secp256k1.Point.BASE.multiply(k).toBytes(true)))
 
-/** A Spark wallet: a bech32m Spark address (accounts/spark-address.ts), keyed by a Bitcoin identity key. */
+/** A Spark wallet: a bech32m Spark address (shared/spark-address.ts), keyed by a Bitcoin identity key. */
 export const SparkWalletAccountInfo = variants(["SPARK_WALLET"], {
   address: Schema.String.check(
     Schema.makeFilter((address: string) => sparkIdentityKey(address) !== undefined, {

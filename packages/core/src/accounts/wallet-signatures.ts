@@ -20,8 +20,8 @@ import { sha256 } from "@noble/hashes/sha2.js"
 import { keccak_256 } from "@noble/hashes/sha3.js"
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
 import { base58, createBase58check } from "@scure/base"
+import { sparkIdentityKey } from "../shared/spark-address.ts"
 import type { AccountInfo } from "./model.ts"
-import { sparkIdentityKey } from "./spark-address.ts"
 
 /** The wallet variants whose ownership can be proven by a signature (every self-custody wallet of the model). */
 export type SignableWallet = Extract<AccountInfo, { readonly address: string }>

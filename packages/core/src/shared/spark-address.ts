@@ -2,7 +2,7 @@
  * Spark addresses (`SPARK_WALLET`): bech32m over a protobuf `SparkAddress` whose field 1 is the wallet's 33-byte
  * compressed secp256k1 identity key (`0x0a 0x21 ‖ key`). The human-readable part names the network: `spark`,
  * `sparkt`, `sparkrt`, `sparks`, `sparkl`, and the older `sp`, `spt`, `sprt`, `sps`, `spl`. The identity key is what
- * signs the wallet's Bitcoin messages, so an ownership signature is checked against it (wallet-signatures.ts).
+ * signs the wallet's Bitcoin messages, so an ownership signature is checked against it (accounts/wallet-signatures.ts).
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { bech32m } from "@scure/base"
