@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest"
 import { externalAccountMachine } from "../src/accounts/machine.ts"
 import { expirableQuoteStates } from "../src/quotes/expiry.ts"
 import { quoteMachine } from "../src/quotes/machine.ts"
-import { scaChallengeMachine, scaFactorMachine, scaSessionMachine } from "../src/sca/machine.ts"
+import {
+  scaChallengeMachine,
+  scaFactorMachine,
+  scaSessionMachine,
+  trustedBeneficiaryMachine
+} from "../src/sca/machine.ts"
 import {
   allows,
   IllegalTransition,
@@ -119,6 +124,12 @@ const scaFactorExpected: Expected = {
   "ACTIVE REPLACE": ["REMOVED", []]
 }
 
+// AC-31 … AC-34: a confirmed trust makes the account TRUSTED, a confirmed untrust UNTRUSTED again; both repeat.
+const trustedBeneficiaryExpected: Expected = {
+  "UNTRUSTED TRUST": ["TRUSTED", []],
+  "TRUSTED UNTRUST": ["UNTRUSTED", []]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
@@ -185,6 +196,12 @@ const cases: ReadonlyArray<{
     states: ["PENDING", "ACTIVE", "REMOVED"],
     events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE"],
     expected: scaFactorExpected
+  },
+  {
+    machine: trustedBeneficiaryMachine,
+    states: ["UNTRUSTED", "TRUSTED"],
+    events: ["TRUST", "UNTRUST"],
+    expected: trustedBeneficiaryExpected
   }
 ]
 

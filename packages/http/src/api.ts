@@ -7,6 +7,9 @@ import {
   AuthSession,
   BeneficialOwner,
   BeneficialOwnerId,
+  BeneficiaryTrustConfirm,
+  BeneficiaryTrustConfirmRequest,
+  BeneficiaryTrustStart,
   BulkImportAccepted,
   BulkImportJob,
   ChallengeCredentialRequest,
@@ -355,8 +358,43 @@ export const AccountsGroup = HttpApiGroup.make("accounts")
       success: ExternalAccount
     })
   )
+  .add(
+    HttpApiEndpoint.post("startBeneficiaryTrust", "/customers/external-accounts/:externalAccountId/trust", {
+      params: { externalAccountId: ExternalAccountId },
+      success: BeneficiaryTrustStart
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("confirmBeneficiaryTrust", "/customers/external-accounts/:externalAccountId/trust/confirm", {
+      params: { externalAccountId: ExternalAccountId },
+      payload: BeneficiaryTrustConfirmRequest,
+      success: BeneficiaryTrustConfirm
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("startBeneficiaryUntrust", "/customers/external-accounts/:externalAccountId/untrust", {
+      params: { externalAccountId: ExternalAccountId },
+      success: BeneficiaryTrustStart
+    })
+  )
+  .add(
+    HttpApiEndpoint.post(
+      "confirmBeneficiaryUntrust",
+      "/customers/external-accounts/:externalAccountId/untrust/confirm",
+      {
+        params: { externalAccountId: ExternalAccountId },
+        payload: BeneficiaryTrustConfirmRequest,
+        success: BeneficiaryTrustConfirm
+      }
+    )
+  )
   .annotateMerge(
-    OpenApi.annotations({ title: "Accounts", description: "Internal balances and external payee accounts" })
+    OpenApi.annotations({
+      title: "Accounts",
+      description:
+        "Internal balances and external payee accounts; trusted beneficiaries (an SCA challenge to trust or " +
+        "untrust a USDC wallet)"
+    })
   )
 
 /** A signed retry's first leg (202) and its still-settling answer (W-35, W-39), next to an action's own success. */

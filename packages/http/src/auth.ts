@@ -34,7 +34,16 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     replaceDocument: write,
     deleteDocument: write
   },
-  accounts: { createExternal: write, deleteExternal: write, challengeOwnership: write, verifyOwnership: write },
+  accounts: {
+    createExternal: write,
+    deleteExternal: write,
+    challengeOwnership: write,
+    verifyOwnership: write,
+    startBeneficiaryTrust: write,
+    confirmBeneficiaryTrust: write,
+    startBeneficiaryUntrust: write,
+    confirmBeneficiaryUntrust: write
+  },
   walletAuth: {
     createCredential: write,
     challengeCredential: write,

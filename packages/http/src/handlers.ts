@@ -154,7 +154,12 @@ export const makeHandlers = Effect.gen(function* () {
       getExternal: ({ params }) => accounts.getExternal(params.externalAccountId),
       deleteExternal: ({ params }) => accounts.deleteExternal(params.externalAccountId),
       challengeOwnership: ({ params, payload }) => ownership.challenge(params.externalAccountId, payload),
-      verifyOwnership: ({ params, payload }) => ownership.verify(params.externalAccountId, payload)
+      verifyOwnership: ({ params, payload }) => ownership.verify(params.externalAccountId, payload),
+      startBeneficiaryTrust: ({ params }) => sca.startBeneficiaryTrust(params.externalAccountId),
+      confirmBeneficiaryTrust: ({ params, payload }) => sca.confirmBeneficiaryTrust(params.externalAccountId, payload),
+      startBeneficiaryUntrust: ({ params }) => sca.startBeneficiaryUntrust(params.externalAccountId),
+      confirmBeneficiaryUntrust: ({ params, payload }) =>
+        sca.confirmBeneficiaryUntrust(params.externalAccountId, payload)
     },
     walletAuth: {
       listCredentials: ({ query }) => walletAuth.listCredentials(query.accountId),

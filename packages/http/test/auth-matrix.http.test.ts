@@ -84,6 +84,10 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "accounts.deleteExternal": "write",
   "accounts.challengeOwnership": "write",
   "accounts.verifyOwnership": "write",
+  "accounts.startBeneficiaryTrust": "write",
+  "accounts.confirmBeneficiaryTrust": "write",
+  "accounts.startBeneficiaryUntrust": "write",
+  "accounts.confirmBeneficiaryUntrust": "write",
 
   "walletAuth.listCredentials": "read",
   "walletAuth.createCredential": "write",

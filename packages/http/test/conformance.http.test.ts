@@ -220,6 +220,24 @@ const euCustomerWithVerifiedPhone = async (server: TestServer) => {
   return id
 }
 
+/** A logged-in EEA customer (SMS_OTP usable) with an ACTIVE USDC wallet it may trust. */
+const trustingCustomer = async (server: TestServer) => {
+  const customerId = await euCustomerWithVerifiedPhone(server)
+  const started = await server.call("POST", `/sca/login/start?customerId=${customerId}`, { factor: "SMS_OTP" })
+  const proof = { factor: "SMS_OTP", endUserIpAddress: "203.0.113.42", challengeId: started.json.challengeId }
+  expect(
+    (await server.call("POST", `/sca/login/complete?customerId=${customerId}`, { ...proof, code: "123456" })).status
+  ).toBe(200)
+  const wallet = await server.call("POST", "/customers/external-accounts", {
+    customerId,
+    currency: "USDC",
+    ownershipType: "THIRD_PARTY",
+    accountInfo: { accountType: "ETHEREUM_WALLET", address: `0x${randomUUID().replaceAll("-", "").padEnd(40, "0")}` }
+  })
+  expect(wallet.status, JSON.stringify(wallet.json)).toBe(201)
+  return { customerId, accountId: wallet.json.id as string }
+}
+
 const kycLink = (server: TestServer, customerId: string, key: string, redirectUri = "https://app.example.com/done") =>
   server.call("POST", `/customers/${customerId}/kyc-link`, { redirectUri }, { headers: { "idempotency-key": key } })
 
@@ -309,6 +327,18 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     expect((await server.call("POST", `/sca/factors?customerId=${id}`, { type: "TOTP" })).status).toBe(423)
     const confirm = { type: "TOTP", secret: "0".repeat(40), code: "123456" }
     expect((await server.call("POST", `/sca/factors/confirm?customerId=${id}`, confirm)).status).toBe(423)
+  },
+  "sca-trust-rate-limits": async (server) => {
+    const { accountId } = await trustingCustomer(server)
+    expect((await server.call("POST", `/customers/external-accounts/${accountId}/trust`)).status).toBe(200)
+    expect((await server.call("POST", `/customers/external-accounts/${accountId}/trust`)).status).toBe(429)
+  },
+  "sca-trust-locked": async (server) => {
+    const { customerId, accountId } = await trustingCustomer(server)
+    for (let i = 0; i < 5; i++) {
+      await server.call("POST", `/sca/record-event?customerId=${customerId}`, { eventType: "FAILED_LOGIN_ATTEMPT" })
+    }
+    expect((await server.call("POST", `/customers/external-accounts/${accountId}/trust`)).status).toBe(423)
   },
   "contact-code-needs-the-contact": async (server) => {
     const id = await euCustomer(server, { phoneNumber: undefined })

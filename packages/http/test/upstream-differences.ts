@@ -154,6 +154,10 @@ export const differences: ReadonlyArray<Difference> = [
       "DELETE /customers/external-accounts/{externalAccountId}",
       "POST /customers/external-accounts/{externalAccountId}/challenge",
       "POST /customers/external-accounts/{externalAccountId}/verify",
+      "POST /customers/external-accounts/{externalAccountId}/trust",
+      "POST /customers/external-accounts/{externalAccountId}/trust/confirm",
+      "POST /customers/external-accounts/{externalAccountId}/untrust",
+      "POST /customers/external-accounts/{externalAccountId}/untrust/confirm",
       "GET /receiver/external-account/{accountId}",
       "POST /sandbox/internal-accounts/{accountId}/fund",
       "POST /quotes",
@@ -294,6 +298,38 @@ export const differences: ReadonlyArray<Difference> = [
       "A customer locked after too many failed SCA proofs gets 423 ACCOUNT_LOCKED when it starts or confirms a " +
       "factor enrolment (Errors: 423; FEATURES C-41): the confirm takes a proof, and a locked customer may not " +
       "swap its factors; the upstream lists 423 on the login complete only."
+  },
+  {
+    id: "sca-trust-rate-limits",
+    operations: [
+      "POST /customers/external-accounts/{externalAccountId}/trust",
+      "POST /customers/external-accounts/{externalAccountId}/untrust",
+      "POST /customers/external-accounts/{externalAccountId}/trust/confirm",
+      "POST /customers/external-accounts/{externalAccountId}/untrust/confirm"
+    ],
+    statuses: [429],
+    at: ["status"],
+    values: ["RATE_LIMITED"],
+    why:
+      "A second trust or untrust code within 60 s, and a proof within 1 s of a failed one, are refused 429 " +
+      "RATE_LIMITED with Retry-After (Errors: 429, challenge re-issue rate limit; FEATURES L-14), as on the SCA " +
+      "login; the upstream lists no 429 on the trust routes."
+  },
+  {
+    id: "sca-trust-locked",
+    operations: [
+      "POST /customers/external-accounts/{externalAccountId}/trust",
+      "POST /customers/external-accounts/{externalAccountId}/untrust",
+      "POST /customers/external-accounts/{externalAccountId}/trust/confirm",
+      "POST /customers/external-accounts/{externalAccountId}/untrust/confirm"
+    ],
+    statuses: [423],
+    at: ["status"],
+    values: ["ACCOUNT_LOCKED"],
+    why:
+      "A customer locked after too many failed SCA proofs gets 423 ACCOUNT_LOCKED on the trust routes (Errors: " +
+      "423; FEATURES C-41): the confirms take a proof, and a locked customer is sent no new code; the upstream " +
+      "lists 423 on the SCA login complete only."
   },
   {
     id: "contact-code-needs-the-contact",

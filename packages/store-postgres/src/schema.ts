@@ -610,6 +610,25 @@ const scaFactors: Migration = {
   )
 }
 
+/**
+ * Issue 14, trust slice: trusted beneficiaries (AC-31 … AC-38), one row per external account a customer trusted (the
+ * account's id), `status` TRUSTED or UNTRUSTED; the delete of an external account reads it (AC-22).
+ */
+const trustedBeneficiaries: Migration = {
+  up: statements(
+    `CREATE TABLE trusted_beneficiaries (
+      id ${ID},
+      customer_id ${ID},
+      status text NOT NULL,
+      challenge_id ${ID},
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      CONSTRAINT trusted_beneficiaries_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE INDEX trusted_beneficiaries_customer_id_idx ON trusted_beneficiaries (customer_id, id)`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -621,7 +640,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0007_delegated_keys": delegatedKeys,
   "0008_ownership_verification": ownershipVerification,
   "0009_sca": sca,
-  "0010_sca_factors": scaFactors
+  "0010_sca_factors": scaFactors,
+  "0012_trusted_beneficiaries": trustedBeneficiaries
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -6,7 +6,9 @@ import type {
   ScaSecurityFilter,
   ScaSecurityRecord,
   ScaSessionFilter,
-  ScaSessionRecord
+  ScaSessionRecord,
+  TrustedBeneficiaryFilter,
+  TrustedBeneficiaryRecord
 } from "@paycore/core"
 import {
   after,
@@ -120,4 +122,22 @@ export const scaFactors = table<ScaFactorRecord, ScaFactorFilter, "slot" | "pend
   primaryKey: ["id"],
   unique: { slot: { column: "slot" }, pendingSlot: { column: "pendingSlot" } },
   filters: { customerId: eq("customerId"), status: eq("status") }
+})
+
+/**
+ * Trusted beneficiaries (AC-31 … AC-38): one row per external account a customer trusted (its id is the account's);
+ * `status` `TRUSTED` or `UNTRUSTED` after an untrust. `challenge_id` is the passed challenge of the last move.
+ */
+export const trustedBeneficiaries = table<TrustedBeneficiaryRecord, TrustedBeneficiaryFilter>()({
+  name: "trusted_beneficiaries",
+  columns: {
+    id: key("id"),
+    customerId: key("customer_id"),
+    status: text("status"),
+    challengeId: key("challenge_id"),
+    createdAt: instant("created_at"),
+    updatedAt: instant("updated_at")
+  },
+  primaryKey: ["id"],
+  filters: { customerId: eq("customerId") }
 })

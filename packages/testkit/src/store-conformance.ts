@@ -46,7 +46,8 @@ import {
   scaFactorTests,
   scaSecurityCase,
   scaSessionsCase,
-  scaSessionTests
+  scaSessionTests,
+  trustedBeneficiariesCase
 } from "./store-conformance/sca-tests.ts"
 import { storeTransactionTests } from "./store-conformance/transaction-tests.ts"
 import {
@@ -124,6 +125,7 @@ export const storeConformance = (
       collection(scaSessionsCase, scaSessionTests)
       collection(scaSecurityCase, () => {})
       collection(scaFactorsCase, scaFactorTests)
+      collection(trustedBeneficiariesCase, () => {})
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

@@ -68,3 +68,13 @@ export const ownershipVerificationRequired = (
       `of ${threshold} above which the wallet's ownership must be verified first`,
     details: { status, amount, currency, threshold }
   })
+
+// ---- trusted beneficiaries (AC-22, AC-23) ----
+
+/** 409 `BENEFICIARY_TRUSTED` (AC-22, AC-23): a trusted account is not deleted (nor its trust revoked); untrust first. */
+export const beneficiaryTrusted = (id: string): Conflict =>
+  new Conflict({
+    code: "BENEFICIARY_TRUSTED",
+    message: `External account ${id} is a trusted beneficiary; untrust it first (POST /customers/external-accounts/${id}/untrust and its /confirm), then delete it`,
+    details: { externalAccountId: id }
+  })

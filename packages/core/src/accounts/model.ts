@@ -376,3 +376,28 @@ export type OwnershipChallengeRecord = typeof OwnershipChallengeRecord.Type
 export interface OwnershipChallengeFilter {
   readonly customerId?: string | undefined
 }
+
+// ---- trusted beneficiaries (AC-22, AC-23, AC-31 … AC-39) ----
+
+/** sca/machine.ts's `TrustedBeneficiary`: an account is `UNTRUSTED` until a trust is confirmed. */
+export const TrustedBeneficiaryStatus = Schema.Literals(["UNTRUSTED", "TRUSTED"])
+export type TrustedBeneficiaryStatus = typeof TrustedBeneficiaryStatus.Type
+
+/**
+ * Whether a customer trusts one of its external accounts (a USDC wallet), so its payouts skip the per-transaction SCA
+ * challenge: one row per account (`id` is the account's), written by the SCA trust and untrust confirms
+ * (`sca/trust.ts`). Declared here because `Accounts.deleteExternal` reads it (409 `BENEFICIARY_TRUSTED`, AC-22)
+ * without importing `sca`. `challengeId` is the passed challenge of the last move; the challenges are the history.
+ */
+export interface TrustedBeneficiaryRecord {
+  readonly id: ExternalAccountId
+  readonly customerId: string
+  readonly status: TrustedBeneficiaryStatus
+  readonly challengeId: string
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+export interface TrustedBeneficiaryFilter {
+  readonly customerId?: string | undefined
+}

@@ -17,6 +17,7 @@ import { nowIso } from "../shared/time.ts"
 import { invalidInput } from "../shared/validation.ts"
 import {
   accountOwnerNotFound,
+  beneficiaryTrusted,
   duplicateExternalAccount,
   externalAccountNotFound,
   internalAccountNotFound
@@ -305,8 +306,11 @@ export class Accounts extends Context.Service<
     ) => Effect.Effect<Page<ExternalAccount>, InvalidInput | StoreError>
     /** `GET /customers/external-accounts/{id}`: 404 `NOT_FOUND` (also once deleted). */
     readonly getExternal: (id: string) => Effect.Effect<ExternalAccount, NotFound | StoreError>
-    /** `DELETE /customers/external-accounts/{id}` (204): status `INACTIVE`, hidden from lists. */
-    readonly deleteExternal: (id: string) => Effect.Effect<void, NotFound | StoreError>
+    /**
+     * `DELETE /customers/external-accounts/{id}` (204): status `INACTIVE`, hidden from lists. 409
+     * `BENEFICIARY_TRUSTED` while the account is a trusted beneficiary, and the trust stays (AC-22, AC-23).
+     */
+    readonly deleteExternal: (id: string) => Effect.Effect<void, NotFound | Conflict | StoreError>
   }
 >()("paycore/accounts/Accounts") {
   static readonly layer = Layer.effect(
@@ -452,6 +456,8 @@ export class Accounts extends Context.Service<
             if (account === undefined || !allows(externalAccountMachine, account.status, "DELETE")) {
               return yield* externalAccountNotFound(id)
             }
+            // The trust confirms lock the account row too, so a trust cannot land between this read and the delete.
+            if ((yield* store.trustedBeneficiaries.get(id))?.status === "TRUSTED") return yield* beneficiaryTrusted(id)
             const now = yield* nowIso
             yield* Effect.orDie(
               store.externalAccounts.update({

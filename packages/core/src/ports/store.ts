@@ -3,7 +3,9 @@ import type {
   ExternalAccount,
   InternalAccountRecord,
   OwnershipChallengeFilter,
-  OwnershipChallengeRecord
+  OwnershipChallengeRecord,
+  TrustedBeneficiaryFilter,
+  TrustedBeneficiaryRecord
 } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
@@ -274,6 +276,8 @@ export interface Repositories {
   readonly scaSecurity: Collection<ScaSecurityRecord, ScaSecurityFilter>
   /** `slot` is held while a factor is `ACTIVE`, `pendingSlot` while `PENDING`: one of each per customer and factor. */
   readonly scaFactors: Collection<ScaFactorRecord, ScaFactorFilter, "slot" | "pendingSlot">
+  /** One row per external account a customer trusted once (its id is the account's); `status` says whether it still does. */
+  readonly trustedBeneficiaries: Collection<TrustedBeneficiaryRecord, TrustedBeneficiaryFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

@@ -11,6 +11,7 @@ import { isoAfter, isoOf } from "../shared/time.ts"
 import {
   factorNotUsable,
   proofMissing,
+  proofOfAnotherFactor,
   scaCodeExpired,
   scaCodeTooSoon,
   scaProofTooSoon,
@@ -103,6 +104,17 @@ export const challengeView = (challenge: ScaChallengeRecord): ScaChallenge => ({
   availableFactors: challenge.availableFactors,
   ...(challenge.purpose === undefined ? {} : { purpose: challenge.purpose })
 })
+
+/**
+ * AC-37: a proof made for another factor than the challenge's (a code sent to a passkey challenge, an assertion to a
+ * code challenge) is refused, whatever it holds: only the offered factor is accepted.
+ */
+const proofMisfit = (factor: ScaFactor, proof: ScaProof): InvalidInput | undefined => {
+  if (factor === "PASSKEY") return proof.code === undefined ? undefined : proofOfAnotherFactor("code", factor)
+  return proof.passkeyAssertion === undefined && proof.origin === undefined
+    ? undefined
+    : proofOfAnotherFactor("passkeyAssertion", factor)
+}
 
 interface ChallengePorts {
   readonly store: Repositories
@@ -250,7 +262,10 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
       return { _tag: "Refused", error: scaProofTooSoon(PROOF_THROTTLE_SECONDS) } as ProofOutcome
     }
     let verdict: "Passed" | "Wrong" | InvalidInput
-    if (challenge.factor === "PASSKEY") {
+    const misfit = proofMisfit(challenge.factor, proof)
+    if (misfit !== undefined) {
+      verdict = misfit
+    } else if (challenge.factor === "PASSKEY") {
       verdict = factorNotUsable("PASSKEY", "passkey proofs are not accepted yet")
     } else if (proof.code === undefined) {
       verdict = proofMissing("code", challenge.factor)

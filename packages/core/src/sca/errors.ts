@@ -99,3 +99,50 @@ export const enrolmentExpired = (): InvalidInput =>
 /** 404 `REFERENCE_NOT_FOUND`: the customer has no enrolled factor with this credential id. */
 export const scaFactorNotFound = (credentialId: string): NotFound =>
   new NotFound({ code: "REFERENCE_NOT_FOUND", message: `No enrolled SCA factor has credential id ${credentialId}` })
+
+/** 400 on the proof field (not counted, AC-37): the proof is for another factor than the challenge's. */
+export const proofOfAnotherFactor = (field: "code" | "passkeyAssertion", factor: ScaFactor): InvalidInput =>
+  InvalidInput.one(
+    field,
+    { factor },
+    `The challenge's factor is ${factor}: only its proof is accepted (${factor === "PASSKEY" ? "passkeyAssertion and origin" : "code"})`
+  )
+
+// ---- trusted beneficiaries (AC-31 … AC-39) ----
+
+/** 400 `INVALID_INPUT` (AC-39): only a USDC wallet address can be trusted. */
+export const notUsdcAddress = (externalAccountId: string, currency: string): InvalidInput =>
+  InvalidInput.one(
+    "externalAccountId",
+    { currency: "USDC", wallet: true },
+    `Only USDC wallet addresses can be trusted; external account ${externalAccountId} is a ${currency} account` +
+      `${currency === "USDC" ? " that is not a wallet address" : ""}`
+  )
+
+/** 409 `CONFLICT`: the account cannot make this trust move now (already trusted, not trusted, not `ACTIVE`). */
+export const trustNotApplicable = (externalAccountId: string, why: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `External account ${externalAccountId}: ${why}`,
+    details: { externalAccountId }
+  })
+
+/** 400 on `challengeId` (not counted): no open challenge of this trust move, or the id is not the open one's. */
+export const noOpenTrustChallenge = (move: "TRUST" | "UNTRUST", given: string | undefined): InvalidInput => {
+  const start = move === "TRUST" ? "trust" : "untrust"
+  return InvalidInput.one(
+    "challengeId",
+    { open: true },
+    given === undefined
+      ? `No ${start} challenge is open for this account; start one with POST …/${start}`
+      : `${given} is not the open ${start} challenge of this account; use the last start's scaChallenge.id`
+  )
+}
+
+/** 400 (not counted): the customer has no factor to prove with (no verified phone, nothing enrolled). */
+export const noUsableFactor = (): InvalidInput =>
+  InvalidInput.one(
+    "factor",
+    { usable: true },
+    "The customer has no usable SCA factor: verify its phone number or enrol a TOTP or passkey factor"
+  )

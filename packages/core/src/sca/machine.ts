@@ -69,3 +69,25 @@ export const scaFactorMachine = defineMachine({
     REMOVED: {}
   }
 })
+
+/**
+ * A trusted beneficiary (AC-31 … AC-38): an external account (a USDC wallet) whose payouts skip the per-transaction
+ * challenge. `TRUST` is the trust confirm with a passed `TRUST` challenge, `UNTRUST` the untrust confirm with a passed
+ * `UNTRUST` challenge; both can happen again. A delete of a trusted account is no move: it is refused (409
+ * `BENEFICIARY_TRUSTED`, AC-22, AC-23). No webhook: the challenges are the history.
+ */
+export const trustedBeneficiaryMachine = defineMachine({
+  name: "TrustedBeneficiary",
+  states: ["UNTRUSTED", "TRUSTED"],
+  events: ["TRUST", "UNTRUST"],
+  initial: "UNTRUSTED",
+  terminal: [],
+  transitions: {
+    UNTRUSTED: {
+      TRUST: { to: "TRUSTED", emits: [] }
+    },
+    TRUSTED: {
+      UNTRUST: { to: "UNTRUSTED", emits: [] }
+    }
+  }
+})

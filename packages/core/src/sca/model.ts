@@ -173,6 +173,27 @@ export const ScaProof = Schema.Struct({
 })
 export type ScaProof = typeof ScaProof.Type
 
+/**
+ * `POST /customers/external-accounts/{id}/trust` and `/untrust` (upstream `BeneficiaryTrustStart`): the challenge
+ * the confirm must satisfy. Upstream may omit it (exemptions); this engine always issues one (no exemption engine).
+ */
+export const BeneficiaryTrustStart = Schema.Struct({ scaChallenge: Schema.optionalKey(ScaChallenge) })
+export type BeneficiaryTrustStart = typeof BeneficiaryTrustStart.Type
+
+/**
+ * `.../trust/confirm` and `.../untrust/confirm` (upstream `BeneficiaryTrustConfirmRequest`, AC-32, AC-34): the proof
+ * of the start's challenge, and its `challengeId` (optional; when given, it must be the open challenge).
+ */
+export const BeneficiaryTrustConfirmRequest = Schema.Struct({
+  challengeId: Schema.optionalKey(ScaChallengeId),
+  ...ScaProof.fields
+})
+export type BeneficiaryTrustConfirmRequest = typeof BeneficiaryTrustConfirmRequest.Type
+
+/** Whether the account is trusted now (upstream `BeneficiaryTrustConfirm`): `true` after a trust, `false` after an untrust. */
+export const BeneficiaryTrustConfirm = Schema.Struct({ trusted: Schema.Boolean })
+export type BeneficiaryTrustConfirm = typeof BeneficiaryTrustConfirm.Type
+
 /** What a per-transaction challenge is dynamically linked to (PSD2 RTS Art. 5): the amount and the payee. */
 export interface LinkedOperation {
   readonly amount: number

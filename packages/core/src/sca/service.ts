@@ -2,6 +2,9 @@ import { Context, Effect, Layer } from "effect"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import { makeFactors } from "./factors.ts"
 import type {
+  BeneficiaryTrustConfirm,
+  BeneficiaryTrustConfirmRequest,
+  BeneficiaryTrustStart,
   RecordSecurityEventRequest,
   RecordSecurityEventResponse,
   ScaFactorEnrollRequest,
@@ -17,12 +20,13 @@ import type {
 } from "./model.ts"
 import { makeSecurityEvents } from "./security-events.ts"
 import { makeSessions } from "./sessions.ts"
+import { makeTrust } from "./trust.ts"
 
 // The `Sca` service: Strong Customer Authentication for customers of the SCA regions (S-01 … S-15), one use case
 // per file: the login and its session (sessions.ts), the factors and TOTP enrolment (factors.ts, totp.ts), what
 // proof-taking calls share (proofs.ts), the lock ladder (security.ts, pure), who is subject (regions.ts), the
-// security events the integrator records (security-events.ts). Passkeys, quote authorization, trust and factor
-// resets come in later slices (docs/design/sca.md, section 4).
+// security events the integrator records (security-events.ts), trusted beneficiaries (trust.ts). Passkeys, quote
+// authorization and factor resets come in later slices (docs/design/sca.md, section 4).
 
 export {
   requireScaSession,
@@ -33,6 +37,7 @@ export {
   subjectCustomer
 } from "./sessions.ts"
 export * from "./totp.ts"
+export { isTrustedBeneficiary } from "./trust.ts"
 
 type ScaError = InvalidInput | NotFound | Refused | Conflict | LimitExceeded | StoreError
 
@@ -85,6 +90,27 @@ export class Sca extends Context.Service<
       customerId: string,
       req: RecordSecurityEventRequest
     ) => Effect.Effect<RecordSecurityEventResponse, ScaError>
+    /**
+     * `POST /customers/external-accounts/{id}/trust` (AC-31, AC-35, AC-39): a challenge of the customer's first usable
+     * factor (SMS_OTP, PASSKEY, TOTP), every usable one available. 400 not a USDC wallet address; 404; 409 `CONFLICT`
+     * not subject, not `ACTIVE`, already trusted; 423; 409 `SCA_SESSION_REQUIRED`; 429 within 60 s of its SMS code.
+     */
+    readonly startBeneficiaryTrust: (externalAccountId: string) => Effect.Effect<BeneficiaryTrustStart, ScaError>
+    /**
+     * `.../trust/confirm` (AC-32, AC-36, AC-37): the proof of the open trust challenge, of its factor only, trusts the
+     * account. 400 wrong or late proof (counted), another factor's proof, a `challengeId` that is not the open one.
+     */
+    readonly confirmBeneficiaryTrust: (
+      externalAccountId: string,
+      req: BeneficiaryTrustConfirmRequest
+    ) => Effect.Effect<BeneficiaryTrustConfirm, ScaError>
+    /** `.../untrust` (AC-33): as the trust start; 409 `CONFLICT` when the account is not trusted. */
+    readonly startBeneficiaryUntrust: (externalAccountId: string) => Effect.Effect<BeneficiaryTrustStart, ScaError>
+    /** `.../untrust/confirm` (AC-34, AC-38): as the trust confirm; answers `{trusted: false}`. */
+    readonly confirmBeneficiaryUntrust: (
+      externalAccountId: string,
+      req: BeneficiaryTrustConfirmRequest
+    ) => Effect.Effect<BeneficiaryTrustConfirm, ScaError>
     /** The live session of a subject customer, or 409 `SCA_SESSION_REQUIRED` (S-09). */
     readonly requireSession: (customerId: string) => Effect.Effect<ScaSessionRecord, ScaError>
   }
@@ -92,7 +118,12 @@ export class Sca extends Context.Service<
   static readonly layer = Layer.effect(
     Sca,
     Effect.gen(function* () {
-      return Sca.of({ ...(yield* makeSessions()), ...(yield* makeSecurityEvents()), ...(yield* makeFactors()) })
+      return Sca.of({
+        ...(yield* makeSessions()),
+        ...(yield* makeSecurityEvents()),
+        ...(yield* makeFactors()),
+        ...(yield* makeTrust())
+      })
     })
   )
 }

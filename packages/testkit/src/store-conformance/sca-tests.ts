@@ -8,7 +8,9 @@ import {
   type ScaSecurityRecord,
   type ScaSessionFilter,
   type ScaSessionRecord,
-  Store
+  Store,
+  type TrustedBeneficiaryFilter,
+  type TrustedBeneficiaryRecord
 } from "@paycore/core"
 import { Effect } from "effect"
 import { assertUniqueViolation, expectList } from "./assertions.ts"
@@ -126,6 +128,28 @@ export const scaFactorFull = (s: Scope, id?: string): ScaFactorRecord => {
   }
 }
 
+/** An account trusted once and untrusted since (every field is required). */
+export const trustedBeneficiaryMinimal = (
+  s: Scope,
+  id: string = newId("ExternalAccount")
+): TrustedBeneficiaryRecord => {
+  const createdAt = s.next()
+  return {
+    id: id as TrustedBeneficiaryRecord["id"],
+    customerId: s.customerId,
+    status: "UNTRUSTED",
+    challengeId: newId("ScaChallenge"),
+    createdAt,
+    updatedAt: plusSeconds(createdAt, 60)
+  }
+}
+
+/** A trusted account. */
+export const trustedBeneficiaryFull = (s: Scope, id?: string): TrustedBeneficiaryRecord => ({
+  ...trustedBeneficiaryMinimal(s, id),
+  status: "TRUSTED"
+})
+
 // ---- the collection cases ----
 
 export const scaChallengesCase: CollectionCase<ScaChallengeRecord, ScaChallengeFilter> = {
@@ -164,6 +188,16 @@ export const scaFactorsCase: CollectionCase<ScaFactorRecord, ScaFactorFilter> = 
   newId: () => newId("ScaFactor"),
   full: scaFactorFull,
   minimal: scaFactorMinimal,
+  filter: (s) => ({ customerId: s.customerId }),
+  exact: true
+}
+
+export const trustedBeneficiariesCase: CollectionCase<TrustedBeneficiaryRecord, TrustedBeneficiaryFilter> = {
+  name: "trustedBeneficiaries",
+  of: (store) => store.trustedBeneficiaries,
+  newId: () => newId("ExternalAccount"),
+  full: trustedBeneficiaryFull,
+  minimal: trustedBeneficiaryMinimal,
   filter: (s) => ({ customerId: s.customerId }),
   exact: true
 }
