@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { externalAccountMachine } from "../src/accounts/machine.ts"
 import { expirableQuoteStates } from "../src/quotes/expiry.ts"
 import { quoteMachine } from "../src/quotes/machine.ts"
-import { scaChallengeMachine, scaFactorMachine, scaSessionMachine } from "../src/sca/machine.ts"
+import { scaChallengeMachine, scaFactorMachine, scaFactorResetMachine, scaSessionMachine } from "../src/sca/machine.ts"
 import {
   allows,
   IllegalTransition,
@@ -116,7 +116,20 @@ const scaFactorExpected: Expected = {
   "PENDING EXPIRE": ["REMOVED", []],
   "PENDING RESTART": ["REMOVED", []],
   "ACTIVE DELETE": ["REMOVED", []],
-  "ACTIVE REPLACE": ["REMOVED", []]
+  "ACTIVE REPLACE": ["REMOVED", []],
+  "ACTIVE RESET": ["REMOVED", []]
+}
+
+const scaFactorResetExpected: Expected = {
+  "INITIATED SUBMIT": ["PENDING_REVIEW", []],
+  "INITIATED PASS": ["LIVENESS_PASSED", []],
+  "INITIATED REJECT": ["REJECTED", []],
+  "INITIATED EXPIRE": ["EXPIRED", []],
+  "PENDING_REVIEW PASS": ["LIVENESS_PASSED", []],
+  "PENDING_REVIEW REJECT": ["REJECTED", []],
+  "PENDING_REVIEW EXPIRE": ["EXPIRED", []],
+  "LIVENESS_PASSED COMPLETE": ["COMPLETED", []],
+  "LIVENESS_PASSED EXPIRE": ["EXPIRED", []]
 }
 
 const cases: ReadonlyArray<{
@@ -183,8 +196,14 @@ const cases: ReadonlyArray<{
   {
     machine: scaFactorMachine,
     states: ["PENDING", "ACTIVE", "REMOVED"],
-    events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE"],
+    events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE", "RESET"],
     expected: scaFactorExpected
+  },
+  {
+    machine: scaFactorResetMachine,
+    states: ["INITIATED", "PENDING_REVIEW", "LIVENESS_PASSED", "COMPLETED", "REJECTED", "EXPIRED"],
+    events: ["SUBMIT", "PASS", "REJECT", "COMPLETE", "EXPIRE"],
+    expected: scaFactorResetExpected
   }
 ]
 

@@ -3,12 +3,13 @@ import * as tables from "@paycore/store-tables"
 import { makeCollection } from "./collection.ts"
 import type { Executor } from "./statements.ts"
 
-/** SCA challenges, login sessions, each customer's failed-proof count and lock, and enrolled factors. */
+/** SCA challenges, login sessions, each customer's failed-proof count and lock, enrolled factors and their resets. */
 export const scaRepositories = (
   x: Executor
-): Pick<Repositories, "scaChallenges" | "scaSessions" | "scaSecurity" | "scaFactors"> => ({
+): Pick<Repositories, "scaChallenges" | "scaSessions" | "scaSecurity" | "scaFactors" | "scaFactorResets"> => ({
   scaChallenges: makeCollection(x, tables.scaChallenges),
   scaSessions: makeCollection(x, tables.scaSessions),
   scaSecurity: makeCollection(x, tables.scaSecurity),
-  scaFactors: makeCollection(x, tables.scaFactors)
+  scaFactors: makeCollection(x, tables.scaFactors),
+  scaFactorResets: makeCollection(x, tables.scaFactorResets)
 })

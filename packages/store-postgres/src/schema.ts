@@ -610,6 +610,30 @@ const scaFactors: Migration = {
   )
 }
 
+/**
+ * Issue 14, passkey and reset slice: SCA factor resets, with the liveness session's reference and handles. The start
+ * limit (5 per customer in a rolling 24 h) reads a customer's rows by `created_at`.
+ */
+const scaFactorResets: Migration = {
+  up: statements(
+    `CREATE TABLE sca_factor_resets (
+      id ${ID},
+      customer_id ${ID},
+      factor text NOT NULL,
+      status text NOT NULL,
+      liveness_nonce text NOT NULL,
+      verification_link text,
+      liveness_token text,
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      expires_at ${INSTANT},
+      completed_at ${OPTIONAL_INSTANT},
+      CONSTRAINT sca_factor_resets_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE INDEX sca_factor_resets_customer_created_idx ON sca_factor_resets (customer_id, created_at)`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -621,7 +645,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0007_delegated_keys": delegatedKeys,
   "0008_ownership_verification": ownershipVerification,
   "0009_sca": sca,
-  "0010_sca_factors": scaFactors
+  "0010_sca_factors": scaFactors,
+  "0011_sca_factor_resets": scaFactorResets
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -175,6 +175,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.scaSessions, [scaRecords.scaSessionFull(walletScope), scaRecords.scaSessionMinimal(walletScope)]],
   [tables.scaSecurity, [scaRecords.scaSecurityFull(walletScope), scaRecords.scaSecurityMinimal(walletScope)]],
   [tables.scaFactors, [scaRecords.scaFactorFull(walletScope), scaRecords.scaFactorMinimal(walletScope)]],
+  [tables.scaFactorResets, [scaRecords.scaFactorResetFull(walletScope), scaRecords.scaFactorResetMinimal(walletScope)]],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

@@ -33,7 +33,8 @@ describe("migrations", () => {
         "0007_delegated_keys",
         "0008_ownership_verification",
         "0009_sca",
-        "0010_sca_factors"
+        "0010_sca_factors",
+        "0011_sca_factor_resets"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -42,6 +42,8 @@ import {
 import {
   scaChallengesCase,
   scaChallengeTests,
+  scaFactorResetsCase,
+  scaFactorResetTests,
   scaFactorsCase,
   scaFactorTests,
   scaSecurityCase,
@@ -124,6 +126,7 @@ export const storeConformance = (
       collection(scaSessionsCase, scaSessionTests)
       collection(scaSecurityCase, () => {})
       collection(scaFactorsCase, scaFactorTests)
+      collection(scaFactorResetsCase, scaFactorResetTests)
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

@@ -65,7 +65,8 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       scaChallenges: yield* everyRow((p) => store.scaChallenges.list({}, p)),
       scaSessions: yield* everyRow((p) => store.scaSessions.list({ includeRevoked: true }, p)),
       scaSecurity: yield* everyRow((p) => store.scaSecurity.list({}, p)),
-      scaFactors: yield* everyRow((p) => store.scaFactors.list({}, p))
+      scaFactors: yield* everyRow((p) => store.scaFactors.list({}, p)),
+      scaFactorResets: yield* everyRow((p) => store.scaFactorResets.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

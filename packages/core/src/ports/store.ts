@@ -21,6 +21,8 @@ import type {
   ScaChallengeRecord,
   ScaFactorFilter,
   ScaFactorRecord,
+  ScaFactorResetFilter,
+  ScaFactorResetRecord,
   ScaSecurityFilter,
   ScaSecurityRecord,
   ScaSessionFilter,
@@ -274,6 +276,8 @@ export interface Repositories {
   readonly scaSecurity: Collection<ScaSecurityRecord, ScaSecurityFilter>
   /** `slot` is held while a factor is `ACTIVE`, `pendingSlot` while `PENDING`: one of each per customer and factor. */
   readonly scaFactors: Collection<ScaFactorRecord, ScaFactorFilter, "slot" | "pendingSlot">
+  /** Factor resets; the start limit counts a customer's rows of the last 24 h (`createdAfter`). */
+  readonly scaFactorResets: Collection<ScaFactorResetRecord, ScaFactorResetFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {
