@@ -6,6 +6,7 @@ import { quoteMachine } from "../src/quotes/machine.ts"
 import {
   scaChallengeMachine,
   scaFactorMachine,
+  scaFactorResetMachine,
   scaSessionMachine,
   trustedBeneficiaryMachine
 } from "../src/sca/machine.ts"
@@ -121,7 +122,20 @@ const scaFactorExpected: Expected = {
   "PENDING EXPIRE": ["REMOVED", []],
   "PENDING RESTART": ["REMOVED", []],
   "ACTIVE DELETE": ["REMOVED", []],
-  "ACTIVE REPLACE": ["REMOVED", []]
+  "ACTIVE REPLACE": ["REMOVED", []],
+  "ACTIVE RESET": ["REMOVED", []]
+}
+
+const scaFactorResetExpected: Expected = {
+  "INITIATED SUBMIT": ["PENDING_REVIEW", []],
+  "INITIATED PASS": ["LIVENESS_PASSED", []],
+  "INITIATED REJECT": ["REJECTED", []],
+  "INITIATED EXPIRE": ["EXPIRED", []],
+  "PENDING_REVIEW PASS": ["LIVENESS_PASSED", []],
+  "PENDING_REVIEW REJECT": ["REJECTED", []],
+  "PENDING_REVIEW EXPIRE": ["EXPIRED", []],
+  "LIVENESS_PASSED COMPLETE": ["COMPLETED", []],
+  "LIVENESS_PASSED EXPIRE": ["EXPIRED", []]
 }
 
 // AC-31 … AC-34: a confirmed trust makes the account TRUSTED, a confirmed untrust UNTRUSTED again; both repeat.
@@ -194,7 +208,7 @@ const cases: ReadonlyArray<{
   {
     machine: scaFactorMachine,
     states: ["PENDING", "ACTIVE", "REMOVED"],
-    events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE"],
+    events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE", "RESET"],
     expected: scaFactorExpected
   },
   {
@@ -202,6 +216,12 @@ const cases: ReadonlyArray<{
     states: ["UNTRUSTED", "TRUSTED"],
     events: ["TRUST", "UNTRUST"],
     expected: trustedBeneficiaryExpected
+  },
+  {
+    machine: scaFactorResetMachine,
+    states: ["INITIATED", "PENDING_REVIEW", "LIVENESS_PASSED", "COMPLETED", "REJECTED", "EXPIRED"],
+    events: ["SUBMIT", "PASS", "REJECT", "COMPLETE", "EXPIRE"],
+    expected: scaFactorResetExpected
   }
 ]
 

@@ -93,9 +93,15 @@ const enrolling = (sent: ReadonlyArray<SentCode>) =>
       challengeId: started.challengeId!,
       code: Redacted.value(sent.at(-1)!.code)
     })
-    const enrolment = yield* sca.startFactorEnrollment(customer.id, { type: "TOTP" })
+    const enrolment = asTotp(yield* sca.startFactorEnrollment(customer.id, { type: "TOTP" }))
     return { sca, customerId: customer.id, enrolment }
   })
+
+/** The TOTP variant of an enrolment's answer (`POST /sca/factors` and its confirm answer by `type`). */
+const asTotp = <A extends { readonly type: string }>(answer: A): Extract<A, { readonly type: "TOTP" }> => {
+  assert.strictEqual(answer.type, "TOTP")
+  return answer as Extract<A, { readonly type: "TOTP" }>
+}
 
 const tagOf = (e: unknown) =>
   typeof e === "object" && e !== null && "errors" in e
@@ -115,7 +121,7 @@ describe("the TOTP factor on a TestClock", () => {
       const login = (code: string) => sca.completeLogin(customerId, { factor: "TOTP", endUserIpAddress: IP, code })
       const s0 = totpStepAt(T0)
 
-      const confirmed = yield* sca.confirmFactorEnrollment(customerId, { type: "TOTP", secret, code: at(T0) })
+      const confirmed = asTotp(yield* sca.confirmFactorEnrollment(customerId, { type: "TOTP", secret, code: at(T0) }))
       assert.strictEqual(confirmed.recoveryCodes.length, 10)
       const factor = (yield* store.scaFactors.list({ customerId, status: "ACTIVE" }, { limit: 1, sortOrder: "asc" }))
         .data[0]!
@@ -167,14 +173,16 @@ describe("the TOTP factor on a TestClock", () => {
       assert.strictEqual(tagOf(late), '{"expired":true}')
       assert.strictEqual((yield* store.scaSecurity.get(customerId))?.failedAttempts, 1)
 
-      const second = yield* sca.startFactorEnrollment(customerId, { type: "TOTP" })
+      const second = asTotp(yield* sca.startFactorEnrollment(customerId, { type: "TOTP" }))
       yield* TestClock.adjust(TOTP_ENROLMENT_SECONDS * 1000 - 1)
       const nowMs = T0 + 2 * TOTP_ENROLMENT_SECONDS * 1000 - 1
-      const ok = yield* sca.confirmFactorEnrollment(customerId, {
-        type: "TOTP",
-        secret: second.secret,
-        code: totpCodeAt(second.secret, nowMs)
-      })
+      const ok = asTotp(
+        yield* sca.confirmFactorEnrollment(customerId, {
+          type: "TOTP",
+          secret: second.secret,
+          code: totpCodeAt(second.secret, nowMs)
+        })
+      )
       assert.strictEqual(ok.recoveryCodes.length, 10)
       assert.deepStrictEqual(
         (yield* sca.listFactors(customerId)).factors.map((f) => f.factor),

@@ -71,12 +71,17 @@ import {
   ReplaceDocumentFields,
   SandboxFundRequest,
   SandboxLivenessRequest,
+  SandboxResetLivenessRequest,
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
   ScaCustomerQuery,
+  ScaFactorConfirmRequest,
+  ScaFactorConfirmResponse,
   ScaFactorCredentialParams,
   ScaFactorEnrollRequest,
+  ScaFactorEnrollStart,
   ScaFactorList,
+  ScaFactorResetParams,
   ScaLoginComplete,
   ScaLoginCompleteRequest,
   ScaLoginStart,
@@ -85,13 +90,14 @@ import {
   SignedRetryChallenge,
   SignedRetryHeaders,
   TokenId,
-  TotpEnrollmentConfirmRequest,
-  TotpEnrollmentConfirmResponse,
-  TotpEnrollmentStart,
   Transaction,
   TransactionId,
   TransferInRequest,
   TransferOutRequest,
+  TwoFactorResetCompleteRequest,
+  TwoFactorResetStart,
+  TwoFactorResetStartRequest,
+  TwoFactorResetStatus,
   UmaLookup,
   UmaProvider,
   UmaProvidersQuery,
@@ -510,14 +516,14 @@ export const ScaGroup = HttpApiGroup.make("sca")
     HttpApiEndpoint.post("startFactorEnrollment", "/sca/factors", {
       query: ScaCustomerQuery,
       payload: ScaFactorEnrollRequest,
-      success: TotpEnrollmentStart
+      success: ScaFactorEnrollStart
     })
   )
   .add(
     HttpApiEndpoint.post("confirmFactorEnrollment", "/sca/factors/confirm", {
       query: ScaCustomerQuery,
-      payload: TotpEnrollmentConfirmRequest,
-      success: TotpEnrollmentConfirmResponse
+      payload: ScaFactorConfirmRequest,
+      success: ScaFactorConfirmResponse
     })
   )
   .add(
@@ -548,12 +554,34 @@ export const ScaGroup = HttpApiGroup.make("sca")
       success: RecordSecurityEventResponse
     })
   )
+  .add(
+    HttpApiEndpoint.post("startFactorReset", "/sca/factors/reset", {
+      query: ScaCustomerQuery,
+      payload: TwoFactorResetStartRequest,
+      success: TwoFactorResetStart.pipe(created)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getFactorReset", "/sca/factors/reset/:resetId", {
+      params: ScaFactorResetParams.fields,
+      query: ScaCustomerQuery,
+      success: TwoFactorResetStatus
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("completeFactorReset", "/sca/factors/reset/:resetId/complete", {
+      params: ScaFactorResetParams.fields,
+      query: ScaCustomerQuery,
+      payload: TwoFactorResetCompleteRequest,
+      success: HttpApiSchema.NoContent
+    })
+  )
   .annotateMerge(
     OpenApi.annotations({
       title: "Strong Customer Authentication",
       description:
-        "SCA for customers of the SCA regions (default the EEA): the factors (SMS, TOTP), and the login that " +
-        "opens the 180-day session money movement requires"
+        "SCA for customers of the SCA regions (default the EEA): the factors (SMS, TOTP, passkeys), their resets " +
+        "behind a liveness check, and the login that opens the 180-day session money movement requires"
     })
   )
 
@@ -645,6 +673,13 @@ export const SandboxGroup = HttpApiGroup.make("sandbox")
       params: { externalAccountId: ExternalAccountId },
       payload: SandboxLivenessRequest,
       success: ExternalAccount
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("settleScaResetLiveness", "/sandbox/sca/factors/reset/:resetId/liveness", {
+      params: ScaFactorResetParams.fields,
+      payload: SandboxResetLivenessRequest,
+      success: TwoFactorResetStatus
     })
   )
   .annotateMerge(OpenApi.annotations({ title: "Sandbox", description: "Test helpers; refuse production tokens" }))

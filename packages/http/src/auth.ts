@@ -62,10 +62,19 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     recordSecurityEvent: write,
     startFactorEnrollment: write,
     confirmFactorEnrollment: write,
-    deleteFactor: write
+    deleteFactor: write,
+    startFactorReset: write,
+    completeFactorReset: write
   },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
-  sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox, settleLiveness: sandbox },
+  sandbox: {
+    fund: sandbox,
+    send: sandbox,
+    umaReceive: sandbox,
+    testWebhook: sandbox,
+    settleLiveness: sandbox,
+    settleScaResetLiveness: sandbox
+  },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }
 

@@ -192,7 +192,11 @@ export const makeHandlers = Effect.gen(function* () {
       deleteFactor: ({ params, query }) => sca.deleteFactor(query.customerId, params.credentialId),
       startLogin: ({ query, payload }) => sca.startLogin(query.customerId, payload),
       completeLogin: ({ query, payload }) => sca.completeLogin(query.customerId, payload),
-      recordSecurityEvent: ({ query, payload }) => sca.recordSecurityEvent(query.customerId, payload)
+      recordSecurityEvent: ({ query, payload }) => sca.recordSecurityEvent(query.customerId, payload),
+      startFactorReset: ({ query, payload }) => sca.startFactorReset(query.customerId, payload),
+      getFactorReset: ({ params, query }) => sca.getFactorReset(query.customerId, params.resetId),
+      completeFactorReset: ({ params, query, payload }) =>
+        sca.completeFactorReset(query.customerId, params.resetId, payload)
     },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),
@@ -211,7 +215,8 @@ export const makeHandlers = Effect.gen(function* () {
       send: ({ payload }) => transactions.sandboxSend(payload),
       umaReceive: ({ payload }) => transactions.sandboxUmaReceive(payload),
       testWebhook: () => webhooks.sendTest(),
-      settleLiveness: ({ params, payload }) => ownership.settleLiveness(params.externalAccountId, payload)
+      settleLiveness: ({ params, payload }) => ownership.settleLiveness(params.externalAccountId, payload),
+      settleScaResetLiveness: ({ params, payload }) => sca.settleResetLiveness(params.resetId, payload)
     },
     webhooks: {
       publicKey: () => Effect.succeed({ publicKey: signer.publicKeyPem }),

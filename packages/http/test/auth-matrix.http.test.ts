@@ -111,6 +111,9 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "sca.startFactorEnrollment": "write",
   "sca.confirmFactorEnrollment": "write",
   "sca.deleteFactor": "write",
+  "sca.startFactorReset": "write",
+  "sca.getFactorReset": "read",
+  "sca.completeFactorReset": "write",
 
   "payments.createQuote": "transact",
   "payments.getQuote": "read",
@@ -127,6 +130,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "sandbox.umaReceive": "sandbox",
   "sandbox.testWebhook": "sandbox",
   "sandbox.settleLiveness": "sandbox",
+  "sandbox.settleScaResetLiveness": "sandbox",
 
   "webhooks.publicKey": "read",
   "webhooks.listDeliveries": "read",

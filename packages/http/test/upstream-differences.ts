@@ -413,19 +413,5 @@ export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
     why:
       "Payment transactions are PENDING, PROCESSING, COMPLETED, FAILED or EXPIRED (Resources › Transaction); a " +
       "filter on a status no transaction has is refused rather than answered empty."
-  },
-  {
-    operation: "POST /sca/factors",
-    at: "/type",
-    values: ["PASSKEY"],
-    why:
-      "Only TOTP factors are enrolled so far (issue 14, TOTP slice); passkey enrolment comes with the PASSKEY " +
-      "factor's slice (docs/design/sca.md, section 4), which drops this entry."
-  },
-  {
-    operation: "POST /sca/factors/confirm",
-    at: "/type",
-    values: ["PASSKEY"],
-    why: "As POST /sca/factors: the passkey confirm comes with the PASSKEY factor's slice."
   }
 ]

@@ -611,6 +611,30 @@ const scaFactors: Migration = {
 }
 
 /**
+ * Issue 14, passkey and reset slice: SCA factor resets, with the liveness session's reference and handles. The start
+ * limit (5 per customer in a rolling 24 h) reads a customer's rows by `created_at`.
+ */
+const scaFactorResets: Migration = {
+  up: statements(
+    `CREATE TABLE sca_factor_resets (
+      id ${ID},
+      customer_id ${ID},
+      factor text NOT NULL,
+      status text NOT NULL,
+      liveness_nonce text NOT NULL,
+      verification_link text,
+      liveness_token text,
+      created_at ${INSTANT},
+      updated_at ${INSTANT},
+      expires_at ${INSTANT},
+      completed_at ${OPTIONAL_INSTANT},
+      CONSTRAINT sca_factor_resets_pkey PRIMARY KEY (id)
+    )`,
+    `CREATE INDEX sca_factor_resets_customer_created_idx ON sca_factor_resets (customer_id, created_at)`
+  )
+}
+
+/**
  * Issue 14, trust slice: trusted beneficiaries (AC-31 … AC-38), one row per external account a customer trusted (the
  * account's id), `status` TRUSTED or UNTRUSTED; the delete of an external account reads it (AC-22).
  */
@@ -641,6 +665,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0008_ownership_verification": ownershipVerification,
   "0009_sca": sca,
   "0010_sca_factors": scaFactors,
+  "0011_sca_factor_resets": scaFactorResets,
   "0012_trusted_beneficiaries": trustedBeneficiaries
 }
 

@@ -179,6 +179,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     tables.trustedBeneficiaries,
     [scaRecords.trustedBeneficiaryFull(walletScope), scaRecords.trustedBeneficiaryMinimal(walletScope)]
   ],
+  [tables.scaFactorResets, [scaRecords.scaFactorResetFull(walletScope), scaRecords.scaFactorResetMinimal(walletScope)]],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

@@ -10,7 +10,7 @@ import { ledgerBalances, ledgerTransfers } from "./ledger.ts"
 import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verifications } from "./onboarding.ts"
 import { platformConfig, tokens } from "./platform.ts"
 import { quotes } from "./quotes.ts"
-import { scaChallenges, scaFactors, scaSecurity, scaSessions, trustedBeneficiaries } from "./sca.ts"
+import { scaChallenges, scaFactorResets, scaFactors, scaSecurity, scaSessions, trustedBeneficiaries } from "./sca.ts"
 import { transactions } from "./transactions.ts"
 import { delegatedKeys, otpChallenges, signedRequests, walletCredentials, walletSessions } from "./wallet-auth.ts"
 import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
@@ -39,6 +39,7 @@ export {
   platformConfig,
   quotes,
   scaChallenges,
+  scaFactorResets,
   scaFactors,
   scaSecurity,
   scaSessions,
@@ -82,6 +83,7 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   scaSecurity,
   scaFactors,
   trustedBeneficiaries,
+  scaFactorResets,
   idempotency,
   counters
 ]

@@ -3,6 +3,8 @@ import type {
   ScaChallengeRecord,
   ScaFactorFilter,
   ScaFactorRecord,
+  ScaFactorResetFilter,
+  ScaFactorResetRecord,
   ScaSecurityFilter,
   ScaSecurityRecord,
   ScaSessionFilter,
@@ -140,4 +142,27 @@ export const trustedBeneficiaries = table<TrustedBeneficiaryRecord, TrustedBenef
   },
   primaryKey: ["id"],
   filters: { customerId: eq("customerId") }
+})
+
+/**
+ * SCA factor resets: the liveness session's reference (`liveness_nonce`) and handles, the 30-minute window. The
+ * start limit (5 per rolling 24 h) lists a customer's rows by `created_at`.
+ */
+export const scaFactorResets = table<ScaFactorResetRecord, ScaFactorResetFilter>()({
+  name: "sca_factor_resets",
+  columns: {
+    id: key("id"),
+    customerId: key("customer_id"),
+    factor: text("factor"),
+    status: text("status"),
+    livenessNonce: text("liveness_nonce"),
+    verificationLink: optional(text("verification_link")),
+    livenessToken: optional(text("liveness_token")),
+    createdAt: instant("created_at"),
+    updatedAt: instant("updated_at"),
+    expiresAt: instant("expires_at"),
+    completedAt: optional(instant("completed_at"))
+  },
+  primaryKey: ["id"],
+  filters: { customerId: eq("customerId"), createdAfter: after("createdAt") }
 })

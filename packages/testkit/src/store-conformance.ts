@@ -42,6 +42,8 @@ import {
 import {
   scaChallengesCase,
   scaChallengeTests,
+  scaFactorResetsCase,
+  scaFactorResetTests,
   scaFactorsCase,
   scaFactorTests,
   scaSecurityCase,
@@ -126,6 +128,7 @@ export const storeConformance = (
       collection(scaSecurityCase, () => {})
       collection(scaFactorsCase, scaFactorTests)
       collection(trustedBeneficiariesCase, () => {})
+      collection(scaFactorResetsCase, scaFactorResetTests)
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

@@ -66,7 +66,8 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       scaSessions: yield* everyRow((p) => store.scaSessions.list({ includeRevoked: true }, p)),
       scaSecurity: yield* everyRow((p) => store.scaSecurity.list({}, p)),
       scaFactors: yield* everyRow((p) => store.scaFactors.list({}, p)),
-      trustedBeneficiaries: yield* everyRow((p) => store.trustedBeneficiaries.list({}, p))
+      trustedBeneficiaries: yield* everyRow((p) => store.trustedBeneficiaries.list({}, p)),
+      scaFactorResets: yield* everyRow((p) => store.scaFactorResets.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

@@ -119,7 +119,7 @@ export class OwnershipVerification extends Context.Service<
               // The sandbox provider is pure; a provider that calls out opens one session per attempt of a
               // retried transaction, and only the committed one is kept.
               const session = yield* liveness.startSession({
-                externalAccountId: account.id,
+                subjectId: account.id,
                 customerId: account.customerId,
                 nonce,
                 expiresAt

@@ -1,8 +1,12 @@
 import { Context, Effect } from "effect"
 
-/** What the provider is asked to check: the customer behind one wallet, until `expiresAt`. */
+/**
+ * What the provider is asked to check: the customer behind one wallet (ownership verification) or behind one SCA
+ * factor reset, until `expiresAt`.
+ */
 export interface LivenessSessionRequest {
-  readonly externalAccountId: string
+  /** The external account or the SCA factor reset the session is for. */
+  readonly subjectId: string
   readonly customerId: string
   /** The challenge's nonce: the provider's session reference, echoed in its verdict. */
   readonly nonce: string
@@ -16,9 +20,10 @@ export interface LivenessSession {
 }
 
 /**
- * The liveness provider of ownership verification (AC-26, AC-28): it opens a hosted session; its verdict arrives
- * later (a provider callback; in the sandbox `POST /sandbox/external-accounts/{id}/liveness`) and the engine
- * settles the challenge with it (`OwnershipVerification.settleLiveness`). The default is the sandbox provider: a
+ * The liveness provider of ownership verification (AC-26, AC-28) and of SCA factor resets: it opens a hosted
+ * session; its verdict arrives later (a provider callback; in the sandbox `POST /sandbox/external-accounts/{id}/liveness`
+ * or `POST /sandbox/sca/factors/reset/{resetId}/liveness`) and the engine settles the challenge or the reset with it
+ * (`OwnershipVerification.settleLiveness`, `Sca.settleResetLiveness`). The default is the sandbox provider: a
  * link that names the nonce, no SDK token. A deployment provides its provider's adapter.
  */
 export interface LivenessProviderService {

@@ -23,6 +23,8 @@ import type {
   ScaChallengeRecord,
   ScaFactorFilter,
   ScaFactorRecord,
+  ScaFactorResetFilter,
+  ScaFactorResetRecord,
   ScaSecurityFilter,
   ScaSecurityRecord,
   ScaSessionFilter,
@@ -278,6 +280,8 @@ export interface Repositories {
   readonly scaFactors: Collection<ScaFactorRecord, ScaFactorFilter, "slot" | "pendingSlot">
   /** One row per external account a customer trusted once (its id is the account's); `status` says whether it still does. */
   readonly trustedBeneficiaries: Collection<TrustedBeneficiaryRecord, TrustedBeneficiaryFilter>
+  /** Factor resets; the start limit counts a customer's rows of the last 24 h (`createdAfter`). */
+  readonly scaFactorResets: Collection<ScaFactorResetRecord, ScaFactorResetFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

@@ -136,7 +136,11 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
   })
 
   const usableFactors = Effect.fnUntraced(function* (customer: Customer) {
-    const smsTo = smsNumberOf(kyc, customer)
+    const smsTo = smsNumberOf(
+      kyc,
+      customer,
+      yield* store.scaFactors.findUnique("slot", factorSlot(customer.id, "SMS_OTP"))
+    )
     const factors: Array<ScaFactor> = []
     if (smsTo !== undefined) factors.push("SMS_OTP")
     if ((yield* activeFactor(customer.id, "PASSKEY", false)) !== undefined) factors.push("PASSKEY")

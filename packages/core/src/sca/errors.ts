@@ -65,8 +65,10 @@ export const noOpenChallenge = (): InvalidInput =>
   InvalidInput.one("challengeId", { open: true }, "No open SCA login challenge has this id; start a login")
 
 /** 400 on a required proof field that is missing. */
-export const proofMissing = (field: "challengeId" | "code", factor: ScaFactor): InvalidInput =>
-  InvalidInput.one(field, { required: true }, `${field} is required to prove an ${factor} challenge`)
+export const proofMissing = (
+  field: "challengeId" | "code" | "passkeyAssertion" | "origin",
+  factor: ScaFactor
+): InvalidInput => InvalidInput.one(field, { required: true }, `${field} is required to prove an ${factor} challenge`)
 
 /** 400 on `code` (counted): the code is wrong; `attemptsLeftBeforeLock` tells the client how close the lock is. */
 export const wrongScaCode = (attemptsLeftBeforeLock: number): InvalidInput =>
@@ -95,6 +97,103 @@ export const noPendingEnrolment = (): InvalidInput =>
 /** 400 on `code` (counted): the enrolment was started more than 600 s ago; start a new one. */
 export const enrolmentExpired = (): InvalidInput =>
   InvalidInput.one("code", { expired: true }, "The TOTP enrolment has expired; start a new one with POST /sca/factors")
+
+/**
+ * 400 on `passkeyAssertion` (counted): the assertion does not verify: not from an allowed origin, not over the
+ * challenge, not for the relying party, not signed by the enrolled passkey, or its counter did not move on.
+ */
+export const wrongPasskeyAssertion = (attemptsLeftBeforeLock: number): InvalidInput =>
+  InvalidInput.one(
+    "passkeyAssertion",
+    { valid: true, attemptsLeftBeforeLock },
+    `The passkey assertion does not verify; ${attemptsLeftBeforeLock} attempt(s) left before the account is locked`
+  )
+
+/** 400 on `passkeyAssertion` (counted): the passkey login was started more than 300 s ago; start a new one. */
+export const passkeyChallengeExpired = (): InvalidInput =>
+  InvalidInput.one("passkeyAssertion", { expired: true }, "The passkey challenge has expired; start a new login")
+
+/** 400 on `passkeyAssertion` (not counted): no passkey login of this customer is open; start one. */
+export const noOpenPasskeyLogin = (): InvalidInput =>
+  InvalidInput.one(
+    "passkeyAssertion",
+    { open: true },
+    "No passkey login of this customer is open; start one with POST /sca/login/start"
+  )
+
+/**
+ * 400 on `credential` (counted): the registration does not verify: not from an allowed origin, not over the
+ * enrolment's challenge, not for the relying party, or not an acceptable P-256 passkey.
+ */
+export const wrongPasskeyCredential = (attemptsLeftBeforeLock: number): InvalidInput =>
+  InvalidInput.one(
+    "credential",
+    { valid: true, attemptsLeftBeforeLock },
+    `The passkey credential does not verify; ${attemptsLeftBeforeLock} attempt(s) left before the account is locked`
+  )
+
+/** 400 on `credential` (not counted): no passkey enrolment of this customer is pending. */
+export const noPendingPasskeyEnrolment = (): InvalidInput =>
+  InvalidInput.one(
+    "credential",
+    { pending: true },
+    "No passkey enrolment of this customer is pending; start one with POST /sca/factors"
+  )
+
+/** 400 on `credential` (counted): the passkey enrolment was started more than 600 s ago; start a new one. */
+export const passkeyEnrolmentExpired = (): InvalidInput =>
+  InvalidInput.one(
+    "credential",
+    { expired: true },
+    "The passkey enrolment has expired; start a new one with POST /sca/factors"
+  )
+
+/** 409 `PASSKEY_ALREADY_ENROLLED`: one SCA passkey per customer (upstream); delete it first. */
+export const passkeyAlreadyEnrolled = (customerId: string): Conflict =>
+  new Conflict({
+    code: "PASSKEY_ALREADY_ENROLLED",
+    message: `Customer ${customerId} already has a passkey; delete it with DELETE /sca/factors/{credentialId} first`
+  })
+
+/** 404 `REFERENCE_NOT_FOUND`: the customer has no factor reset with this id. */
+export const factorResetNotFound = (resetId: string): NotFound =>
+  new NotFound({ code: "REFERENCE_NOT_FOUND", message: `No SCA factor reset has id ${resetId}` })
+
+/** 429 `RATE_LIMITED` (upstream): five factor resets were started in the last 24 h. */
+export const tooManyFactorResets = (retryAfterSeconds: number): LimitExceeded =>
+  new LimitExceeded({
+    code: "RATE_LIMITED",
+    message: `At most 5 SCA factor resets may be started in 24 hours; retry in ${retryAfterSeconds} s`,
+    retryAfterSeconds
+  })
+
+/** 400 on `resetId`: the reset is not `LIVENESS_PASSED` (liveness pending or failed, already completed, lapsed). */
+export const factorResetNotReady = (status: string): InvalidInput =>
+  InvalidInput.one(
+    "resetId",
+    { status: "LIVENESS_PASSED" },
+    `The factor reset is ${status}; it can be completed once its liveness check has passed`
+  )
+
+/** 400 on `mobile`: an SMS_OTP reset is completed with the new number. */
+export const resetMobileRequired = (): InvalidInput =>
+  InvalidInput.one("mobile", { required: true }, "An SMS_OTP reset is completed with the new mobile number")
+
+/** 400 on `mobile.number`: the dialling code and the number make more than the 15 digits of an E.164 number. */
+export const resetMobileTooLong = (): InvalidInput =>
+  InvalidInput.one(
+    "mobile.number",
+    { maxDigits: 15 },
+    "The dialling code and the number together have more than the 15 digits of an E.164 phone number"
+  )
+
+/** 409 `CONFLICT` (sandbox): the reset awaits no liveness verdict (already given, completed, or lapsed). */
+export const resetNotAwaitingLiveness = (resetId: string, status: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `The factor reset ${resetId} is ${status}: it awaits no liveness verdict`,
+    details: { resetId, status }
+  })
 
 /** 404 `REFERENCE_NOT_FOUND`: the customer has no enrolled factor with this credential id. */
 export const scaFactorNotFound = (credentialId: string): NotFound =>

@@ -46,14 +46,16 @@ export const scaSessionMachine = defineMachine({
 })
 
 /**
- * An enrolled SCA factor (TOTP today; PASSKEY in a later slice). `POST /sca/factors` stores it `PENDING` (600 s to
- * confirm; a new start `RESTART`s the pending one, a late confirm finds it `EXPIRE`d); the confirm moves it `ACTIVE`
- * and `REPLACE`s an active factor of the same kind; `DELETE /sca/factors/{credentialId}` removes it.
+ * An enrolled SCA factor (TOTP, PASSKEY; an SMS_OTP row holds a number set by a reset). `POST /sca/factors` stores it
+ * `PENDING` (600 s to confirm; a new start `RESTART`s the pending one, a late confirm finds it `EXPIRE`d); the
+ * confirm moves it `ACTIVE` and `REPLACE`s an active TOTP; `DELETE /sca/factors/{credentialId}` removes it, and so
+ * does a completed factor reset (`RESET`). A reset's new SMS number is confirmed at once (its proof was the
+ * liveness check).
  */
 export const scaFactorMachine = defineMachine({
   name: "ScaFactor",
   states: ["PENDING", "ACTIVE", "REMOVED"],
-  events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE"],
+  events: ["CONFIRM", "EXPIRE", "RESTART", "DELETE", "REPLACE", "RESET"],
   initial: "PENDING",
   terminal: ["REMOVED"],
   transitions: {
@@ -64,7 +66,8 @@ export const scaFactorMachine = defineMachine({
     },
     ACTIVE: {
       DELETE: { to: "REMOVED", emits: [] },
-      REPLACE: { to: "REMOVED", emits: [] }
+      REPLACE: { to: "REMOVED", emits: [] },
+      RESET: { to: "REMOVED", emits: [] }
     },
     REMOVED: {}
   }
@@ -91,3 +94,40 @@ export const trustedBeneficiaryMachine = defineMachine({
     }
   }
 })
+export type ScaFactorEvent = (typeof scaFactorMachine.events)[number]
+
+/**
+ * A factor reset (upstream 2FA reset): `INITIATED` at the start with a liveness session; the provider's verdict
+ * (`SUBMIT` when the end user handed in the check and it is reviewed, then `PASS` or `REJECT`; the sandbox gives
+ * it) and the platform's `COMPLETE` once it passed. `EXPIRE` 30 min after the start, read lazily (`now ≥
+ * expiresAt`) and written by the next command on it. No webhook: the spec has no type for it (docs/design/sca.md
+ * Q11).
+ */
+export const scaFactorResetMachine = defineMachine({
+  name: "ScaFactorReset",
+  states: ["INITIATED", "PENDING_REVIEW", "LIVENESS_PASSED", "COMPLETED", "REJECTED", "EXPIRED"],
+  events: ["SUBMIT", "PASS", "REJECT", "COMPLETE", "EXPIRE"],
+  initial: "INITIATED",
+  terminal: ["COMPLETED", "REJECTED", "EXPIRED"],
+  transitions: {
+    INITIATED: {
+      SUBMIT: { to: "PENDING_REVIEW", emits: [] },
+      PASS: { to: "LIVENESS_PASSED", emits: [] },
+      REJECT: { to: "REJECTED", emits: [] },
+      EXPIRE: { to: "EXPIRED", emits: [] }
+    },
+    PENDING_REVIEW: {
+      PASS: { to: "LIVENESS_PASSED", emits: [] },
+      REJECT: { to: "REJECTED", emits: [] },
+      EXPIRE: { to: "EXPIRED", emits: [] }
+    },
+    LIVENESS_PASSED: {
+      COMPLETE: { to: "COMPLETED", emits: [] },
+      EXPIRE: { to: "EXPIRED", emits: [] }
+    },
+    COMPLETED: {},
+    REJECTED: {},
+    EXPIRED: {}
+  }
+})
+export type ScaFactorResetEvent = (typeof scaFactorResetMachine.events)[number]

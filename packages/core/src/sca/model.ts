@@ -1,6 +1,7 @@
 import { Schema } from "effect"
-import { CustomerId, ScaChallengeId, type ScaFactorId, type ScaSessionId } from "../shared/ids.ts"
+import { CustomerId, ScaChallengeId, type ScaFactorId, ScaFactorResetId, type ScaSessionId } from "../shared/ids.ts"
 import { boundedString, DateTimeString } from "../shared/schemas.ts"
+import { Base64Url } from "../wallet-auth/model.ts"
 
 // ---- vocabulary ----
 
@@ -28,6 +29,99 @@ export type ScaSessionStatus = typeof ScaSessionStatus.Type
 export const ScaFactorStatus = Schema.Literals(["PENDING", "ACTIVE", "REMOVED"])
 export type ScaFactorStatus = typeof ScaFactorStatus.Type
 
+/** sca/machine.ts's `ScaFactorReset` (upstream `TwoFactorResetStatus.status`). */
+export const ScaFactorResetStatus = Schema.Literals([
+  "INITIATED",
+  "PENDING_REVIEW",
+  "LIVENESS_PASSED",
+  "COMPLETED",
+  "REJECTED",
+  "EXPIRED"
+])
+export type ScaFactorResetStatus = typeof ScaFactorResetStatus.Type
+
+// ---- WebAuthn as browsers' `toJSON()` gives it ----
+
+/** An `authenticatorAttachment` or a transport as a browser names it (free text in WebAuthn Level 3). */
+const WebAuthnWord = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(32))
+/** `clientExtensionResults`: passed through, never read (no extension is requested). */
+const ExtensionResults = Schema.Record(Schema.String, Schema.Unknown)
+
+/**
+ * A passkey registration as `PublicKeyCredential.toJSON()` returns it after `navigator.credentials.create` (W3C
+ * `RegistrationResponseJSON`): `id` and `rawId` are the credential id, base64url.
+ */
+export const PasskeyRegistrationJson = Schema.Struct({
+  id: Base64Url,
+  rawId: Base64Url,
+  type: Schema.Literal("public-key"),
+  response: Schema.Struct({
+    clientDataJSON: Base64Url,
+    attestationObject: Base64Url,
+    transports: Schema.optionalKey(Schema.Array(WebAuthnWord).check(Schema.isMaxLength(10))),
+    authenticatorData: Schema.optionalKey(Base64Url),
+    publicKey: Schema.optionalKey(Base64Url),
+    publicKeyAlgorithm: Schema.optionalKey(Schema.Int)
+  }),
+  authenticatorAttachment: Schema.optionalKey(WebAuthnWord),
+  clientExtensionResults: Schema.optionalKey(ExtensionResults)
+})
+export type PasskeyRegistrationJson = typeof PasskeyRegistrationJson.Type
+
+/**
+ * A passkey assertion as `PublicKeyCredential.toJSON()` returns it after `navigator.credentials.get` (W3C
+ * `AuthenticationResponseJSON`).
+ */
+export const PasskeyAssertionJson = Schema.Struct({
+  id: Base64Url,
+  rawId: Base64Url,
+  type: Schema.Literal("public-key"),
+  response: Schema.Struct({
+    clientDataJSON: Base64Url,
+    authenticatorData: Base64Url,
+    signature: Base64Url,
+    userHandle: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024))))
+  }),
+  authenticatorAttachment: Schema.optionalKey(WebAuthnWord),
+  clientExtensionResults: Schema.optionalKey(ExtensionResults)
+})
+export type PasskeyAssertionJson = typeof PasskeyAssertionJson.Type
+
+/** A `PublicKeyCredentialDescriptorJSON`: the one passkey an assertion may use. */
+const CredentialDescriptor = Schema.Struct({ type: Schema.Literal("public-key"), id: Schema.String })
+
+/**
+ * WebAuthn assertion options (`PublicKeyCredentialRequestOptionsJSON`) for the customer's SCA passkey; `challenge`
+ * is base64url of the UTF-8 of a 64-hex challenge (the login's random one, or a transaction's dynamic-linking hash).
+ */
+export const PasskeyAssertionOptions = Schema.Struct({
+  challenge: Schema.String,
+  rpId: Schema.String,
+  allowCredentials: Schema.Array(CredentialDescriptor),
+  userVerification: Schema.Literal("preferred"),
+  timeout: Schema.Int
+})
+export type PasskeyAssertionOptions = typeof PasskeyAssertionOptions.Type
+
+/** WebAuthn registration options (`PublicKeyCredentialCreationOptionsJSON`) of an SCA passkey enrolment. */
+export const PasskeyCreationOptions = Schema.Struct({
+  rp: Schema.Struct({ id: Schema.String, name: Schema.String }),
+  user: Schema.Struct({ id: Schema.String, name: Schema.String, displayName: Schema.String }),
+  challenge: Schema.String,
+  pubKeyCredParams: Schema.Array(Schema.Struct({ type: Schema.Literal("public-key"), alg: Schema.Int })),
+  timeout: Schema.Int,
+  attestation: Schema.Literal("none"),
+  excludeCredentials: Schema.Array(CredentialDescriptor),
+  authenticatorSelection: Schema.Struct({
+    residentKey: Schema.Literal("preferred"),
+    userVerification: Schema.Literal("preferred")
+  })
+})
+export type PasskeyCreationOptions = typeof PasskeyCreationOptions.Type
+
+/** A WebAuthn origin as the client reports it (`clientDataJSON.origin`). */
+const WebAuthnOrigin = boundedString(2048)
+
 // ---- requests and responses ----
 
 /** Every `/sca/*` route names its customer in the query (upstream: `customerId*`). */
@@ -38,11 +132,17 @@ export type ScaCustomerQuery = typeof ScaCustomerQuery.Type
 export const ScaLoginStartRequest = Schema.Struct({ factor: ScaFactor })
 export type ScaLoginStartRequest = typeof ScaLoginStartRequest.Type
 
-/** The factor-specific material of a started login: `challengeId` and `expiresAt` for `SMS_OTP`. */
+/**
+ * The factor-specific material of a started login: `challengeId` and `expiresAt` for `SMS_OTP`; the assertion
+ * options, the allowed origins and the relying party for `PASSKEY`; nothing more for `TOTP`.
+ */
 export const ScaLoginStart = Schema.Struct({
   factor: ScaFactor,
   challengeId: Schema.optionalKey(ScaChallengeId),
-  expiresAt: Schema.optionalKey(DateTimeString)
+  expiresAt: Schema.optionalKey(DateTimeString),
+  passkeyOptions: Schema.optionalKey(PasskeyAssertionOptions),
+  allowedOrigins: Schema.optionalKey(Schema.Array(Schema.String)),
+  relyingPartyId: Schema.optionalKey(Schema.String)
 })
 export type ScaLoginStart = typeof ScaLoginStart.Type
 
@@ -51,15 +151,15 @@ const ScaCode = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64
 
 /**
  * `POST /sca/login/complete` (S-12): the proof of the started factor. `code` (and the start's `challengeId`) for
- * `SMS_OTP`; `passkeyAssertion` + `origin` are read once passkeys are built (a later slice).
+ * `SMS_OTP`; `code` for `TOTP`; `passkeyAssertion` + `origin` for `PASSKEY`.
  */
 export const ScaLoginCompleteRequest = Schema.Struct({
   factor: ScaFactor,
   endUserIpAddress: Schema.String.check(Schema.isMinLength(3), Schema.isMaxLength(45)),
   challengeId: Schema.optionalKey(ScaChallengeId),
   code: Schema.optionalKey(ScaCode),
-  passkeyAssertion: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  origin: Schema.optionalKey(boundedString(2048))
+  passkeyAssertion: Schema.optionalKey(PasskeyAssertionJson),
+  origin: Schema.optionalKey(WebAuthnOrigin)
 })
 export type ScaLoginCompleteRequest = typeof ScaLoginCompleteRequest.Type
 
@@ -107,10 +207,10 @@ export const RecordSecurityEventResponse = Schema.Struct({
 export type RecordSecurityEventResponse = typeof RecordSecurityEventResponse.Type
 
 /**
- * `POST /sca/factors` (upstream `ScaFactorEnrollRequestOneOf`): the factor to enrol. Only `TOTP` today; `PASSKEY`
- * joins with its slice, and `SMS_OTP` is never enrolled (the customer's verified phone).
+ * `POST /sca/factors` (upstream `ScaFactorEnrollRequestOneOf`): the factor to enrol, `TOTP` or `PASSKEY`; `SMS_OTP`
+ * is never enrolled (the customer's verified phone).
  */
-export const ScaFactorEnrollRequest = Schema.Struct({ type: Schema.Literal("TOTP") })
+export const ScaFactorEnrollRequest = Schema.Struct({ type: Schema.Literals(["TOTP", "PASSKEY"]) })
 export type ScaFactorEnrollRequest = typeof ScaFactorEnrollRequest.Type
 
 /**
@@ -140,6 +240,46 @@ export const TotpEnrollmentConfirmResponse = Schema.Struct({
   recoveryCodes: Schema.Array(Schema.String)
 })
 export type TotpEnrollmentConfirmResponse = typeof TotpEnrollmentConfirmResponse.Type
+
+/**
+ * The registration options of a passkey enrolment (upstream `PasskeyEnrollmentStart`), good for 600 s: pass
+ * `options` to `navigator.credentials.create`, then confirm with the credential and the origin it ran on (one of
+ * `allowedOrigins`).
+ */
+export const PasskeyEnrollmentStart = Schema.Struct({
+  type: Schema.Literal("PASSKEY"),
+  options: PasskeyCreationOptions,
+  allowedOrigins: Schema.Array(Schema.String),
+  relyingPartyId: Schema.String
+})
+export type PasskeyEnrollmentStart = typeof PasskeyEnrollmentStart.Type
+
+/** What `POST /sca/factors` answers (upstream `ScaFactorEnrollStartOneOf`), by `type`. */
+export const ScaFactorEnrollStart = Schema.Union([TotpEnrollmentStart, PasskeyEnrollmentStart])
+export type ScaFactorEnrollStart = typeof ScaFactorEnrollStart.Type
+
+/** `POST /sca/factors/confirm` for a passkey (upstream `PasskeyEnrollmentConfirmRequest`). */
+export const PasskeyEnrollmentConfirmRequest = Schema.Struct({
+  type: Schema.Literal("PASSKEY"),
+  origin: WebAuthnOrigin,
+  credential: PasskeyRegistrationJson
+})
+export type PasskeyEnrollmentConfirmRequest = typeof PasskeyEnrollmentConfirmRequest.Type
+
+/** The passkey is enrolled (upstream `PasskeyEnrollmentConfirmResponse`). */
+export const PasskeyEnrollmentConfirmResponse = Schema.Struct({
+  type: Schema.Literal("PASSKEY"),
+  factor: ScaFactorView
+})
+export type PasskeyEnrollmentConfirmResponse = typeof PasskeyEnrollmentConfirmResponse.Type
+
+/** `POST /sca/factors/confirm` (upstream `ScaFactorConfirmRequestOneOf`), by `type`. */
+export const ScaFactorConfirmRequest = Schema.Union([TotpEnrollmentConfirmRequest, PasskeyEnrollmentConfirmRequest])
+export type ScaFactorConfirmRequest = typeof ScaFactorConfirmRequest.Type
+
+/** What the confirm answers (upstream `ScaFactorConfirmResponseOneOf`), by `type`. */
+export const ScaFactorConfirmResponse = Schema.Union([TotpEnrollmentConfirmResponse, PasskeyEnrollmentConfirmResponse])
+export type ScaFactorConfirmResponse = typeof ScaFactorConfirmResponse.Type
 
 /** `DELETE /sca/factors/{credentialId}`: a factor's `credentialId` as `GET /sca/factors` lists it. */
 export const ScaFactorCredentialParams = Schema.Struct({ credentialId: boundedString(1024) })
@@ -200,6 +340,62 @@ export interface LinkedOperation {
   readonly currency: string
   readonly payee: string
 }
+/** `POST /sca/factors/reset` (upstream `TwoFactorResetStartRequest`): the enrolled factor the customer lost. */
+export const TwoFactorResetStartRequest = Schema.Struct({ factor: ScaFactor })
+export type TwoFactorResetStartRequest = typeof TwoFactorResetStartRequest.Type
+
+/**
+ * A started reset (upstream `TwoFactorResetStart`): its id, and the liveness session's hosted link (and SDK token,
+ * for providers that have one) for the end user; the reset lapses at `expiresAt` (30 min).
+ */
+export const TwoFactorResetStart = Schema.Struct({
+  resetId: ScaFactorResetId,
+  livenessAccessToken: Schema.optionalKey(Schema.String),
+  verificationLink: Schema.optionalKey(Schema.String),
+  expiresAt: DateTimeString
+})
+export type TwoFactorResetStart = typeof TwoFactorResetStart.Type
+
+/**
+ * `GET /sca/factors/reset/{resetId}` (upstream `TwoFactorResetStatus`). `enrollmentStatus`, for a completed TOTP or
+ * PASSKEY reset: `PENDING` until the customer has that factor enrolled again, then `COMPLETED`; absent for SMS_OTP
+ * (the new number is enrolled by the completion itself).
+ */
+export const TwoFactorResetStatus = Schema.Struct({
+  status: ScaFactorResetStatus,
+  factor: ScaFactor,
+  enrollmentStatus: Schema.optionalKey(Schema.Literals(["PENDING", "COMPLETED"])),
+  expiresAt: DateTimeString,
+  completedAt: Schema.optionalKey(DateTimeString)
+})
+export type TwoFactorResetStatus = typeof TwoFactorResetStatus.Type
+
+/** The new SMS number of an `SMS_OTP` reset: the dialling code with its `+`, and the national number. */
+export const ResetMobile = Schema.Struct({
+  countryCode: Schema.String.check(Schema.isPattern(/^\+[1-9]\d{0,3}$/, { expected: "a dialling code such as +49" })),
+  number: Schema.String.check(Schema.isPattern(/^\d{4,14}$/, { expected: "4 to 14 digits" }))
+})
+export type ResetMobile = typeof ResetMobile.Type
+
+/**
+ * `POST /sca/factors/reset/{resetId}/complete` (upstream `TwoFactorResetCompleteRequest`): `mobile` for an
+ * `SMS_OTP` reset; no body (`null`) for the others.
+ */
+export const TwoFactorResetCompleteRequest = Schema.NullOr(Schema.Struct({ mobile: Schema.optionalKey(ResetMobile) }))
+export type TwoFactorResetCompleteRequest = typeof TwoFactorResetCompleteRequest.Type
+
+/** The reset routes' path parameter. */
+export const ScaFactorResetParams = Schema.Struct({ resetId: ScaFactorResetId })
+export type ScaFactorResetParams = typeof ScaFactorResetParams.Type
+
+/**
+ * The sandbox liveness verdict on a reset (`POST /sandbox/sca/factors/reset/{resetId}/liveness`): the ownership
+ * verification's `PASSED` / `FAILED`, and `PENDING_REVIEW` (the end user submitted, the provider reviews).
+ */
+export const SandboxResetLivenessRequest = Schema.Struct({
+  result: Schema.Literals(["PENDING_REVIEW", "PASSED", "FAILED"])
+})
+export type SandboxResetLivenessRequest = typeof SandboxResetLivenessRequest.Type
 
 // ---- stored records ----
 
@@ -266,8 +462,9 @@ export interface ScaSessionFilter {
  * An enrolled (or pending) SCA factor of a customer. A TOTP factor keeps its secret only sealed by the `KeyVault`
  * (context `sca-totp:<customerId>`), the last time step a code was accepted for (a code is good once), and its
  * recovery codes as SHA-256(id ‖ code), each removed once used. `slot` (`<customer>|<factor>`) is held while
- * `ACTIVE`, `pendingSlot` while `PENDING`: one of each per customer and factor. The passkey and reset columns are
- * filled by later slices.
+ * `ACTIVE`, `pendingSlot` while `PENDING`: one of each per customer and factor. A passkey keeps its WebAuthn
+ * credential id, COSE public key and signature counter; its pending enrolment the registration challenge. An
+ * `SMS_OTP` row exists only after a factor reset gave the customer a new SMS number (`phone`).
  */
 export interface ScaFactorRecord {
   readonly id: ScaFactorId
@@ -323,3 +520,28 @@ export interface LockDetails {
 
 /** No list filters: the row is read by its customer id. */
 export type ScaSecurityFilter = {}
+
+/**
+ * A factor reset (upstream 2FA reset): a liveness session opened for the customer (`livenessNonce` is the
+ * provider's reference), settled by the provider's verdict, then completed by the platform: a TOTP or PASSKEY factor
+ * is removed, an SMS number replaced. Lapses 30 min after the start.
+ */
+export interface ScaFactorResetRecord {
+  readonly id: ScaFactorResetId
+  readonly customerId: string
+  readonly factor: ScaFactor
+  readonly status: ScaFactorResetStatus
+  readonly livenessNonce: string
+  readonly verificationLink?: string | undefined
+  readonly livenessToken?: string | undefined
+  readonly createdAt: string
+  readonly updatedAt: string
+  readonly expiresAt: string
+  readonly completedAt?: string | undefined
+}
+
+export interface ScaFactorResetFilter {
+  readonly customerId?: string | undefined
+  /** Resets started strictly after this instant (the rolling 24 h of the start limit). */
+  readonly createdAfter?: string | undefined
+}

@@ -7,27 +7,35 @@ import type {
   BeneficiaryTrustStart,
   RecordSecurityEventRequest,
   RecordSecurityEventResponse,
+  SandboxResetLivenessRequest,
+  ScaFactorConfirmRequest,
+  ScaFactorConfirmResponse,
   ScaFactorEnrollRequest,
+  ScaFactorEnrollStart,
   ScaFactorList,
   ScaLoginComplete,
   ScaLoginCompleteRequest,
   ScaLoginStart,
   ScaLoginStartRequest,
   ScaSessionRecord,
-  TotpEnrollmentConfirmRequest,
-  TotpEnrollmentConfirmResponse,
-  TotpEnrollmentStart
+  TwoFactorResetCompleteRequest,
+  TwoFactorResetStart,
+  TwoFactorResetStartRequest,
+  TwoFactorResetStatus
 } from "./model.ts"
+import { makeResets } from "./resets.ts"
 import { makeSecurityEvents } from "./security-events.ts"
 import { makeSessions } from "./sessions.ts"
 import { makeTrust } from "./trust.ts"
 
 // The `Sca` service: Strong Customer Authentication for customers of the SCA regions (S-01 … S-15), one use case
-// per file: the login and its session (sessions.ts), the factors and TOTP enrolment (factors.ts, totp.ts), what
-// proof-taking calls share (proofs.ts), the lock ladder (security.ts, pure), who is subject (regions.ts), the
-// security events the integrator records (security-events.ts), trusted beneficiaries (trust.ts). Passkeys, quote
-// authorization and factor resets come in later slices (docs/design/sca.md, section 4).
+// per file: the login and its session (sessions.ts), the factors and their enrolment (factors.ts; TOTP in totp.ts,
+// passkeys in passkey-factor.ts), factor resets behind a liveness check (resets.ts), the one challenge mechanism
+// (challenges.ts), what proof-taking calls share (proofs.ts), the lock ladder (security.ts, pure), who is subject
+// (regions.ts), the security events the integrator records (security-events.ts), trusted beneficiaries (trust.ts).
 
+export * from "./passkey-factor.ts"
+export { FACTOR_RESET_SECONDS, FACTOR_RESETS_PER_DAY } from "./resets.ts"
 export {
   requireScaSession,
   SCA_CHALLENGE_SECONDS,
@@ -50,31 +58,34 @@ export class Sca extends Context.Service<
      */
     readonly listFactors: (customerId: string) => Effect.Effect<ScaFactorList, ScaError>
     /**
-     * `POST /sca/factors` (S-02): a new TOTP secret, sealed at rest and shown once, pending for 600 s (a new start
-     * replaces it). 404; 409 not subject; 423 `ACCOUNT_LOCKED`; 409 `SCA_SESSION_REQUIRED`.
+     * `POST /sca/factors` (S-02): a new TOTP secret, sealed at rest and shown once, or a passkey's WebAuthn
+     * registration options; pending for 600 s (a new start replaces it). 404; 409 not subject; 423
+     * `ACCOUNT_LOCKED`; 409 `SCA_SESSION_REQUIRED`; 409 `PASSKEY_ALREADY_ENROLLED` (one passkey per customer).
      */
     readonly startFactorEnrollment: (
       customerId: string,
       req: ScaFactorEnrollRequest
-    ) => Effect.Effect<TotpEnrollmentStart, ScaError>
+    ) => Effect.Effect<ScaFactorEnrollStart, ScaError>
     /**
-     * `POST /sca/factors/confirm`: the start's secret and a current code enrol the factor (replacing an older TOTP)
-     * and answer ten single-use recovery codes. A wrong or late code is 400 and counted (423 once it locks).
+     * `POST /sca/factors/confirm`: TOTP: the start's secret and a current code enrol the factor (replacing an older
+     * TOTP) and answer ten single-use recovery codes. PASSKEY: the device's registration over the start's challenge
+     * enrols the passkey. A wrong or late proof is 400 and counted (423 once it locks).
      */
     readonly confirmFactorEnrollment: (
       customerId: string,
-      req: TotpEnrollmentConfirmRequest
-    ) => Effect.Effect<TotpEnrollmentConfirmResponse, ScaError>
+      req: ScaFactorConfirmRequest
+    ) => Effect.Effect<ScaFactorConfirmResponse, ScaError>
     /** `DELETE /sca/factors/{credentialId}`: 404 `REFERENCE_NOT_FOUND` unless it is an enrolled factor of the customer. */
     readonly deleteFactor: (customerId: string, credentialId: string) => Effect.Effect<void, ScaError>
     /**
-     * `POST /sca/login/start` (S-14): an SMS code to the customer's phone, sent after the commit; 300 s to use it.
-     * 400 factor not usable; 404; 409 not subject; 423 `ACCOUNT_LOCKED`; 429 `RATE_LIMITED` within 60 s (L-14).
+     * `POST /sca/login/start` (S-14): an SMS code to the customer's phone, sent after the commit, or a passkey's
+     * assertion options; 300 s to use either. TOTP issues nothing. 400 factor not usable; 404; 409 not subject; 423
+     * `ACCOUNT_LOCKED`; 429 `RATE_LIMITED` for an SMS within 60 s of the last login start (L-14).
      */
     readonly startLogin: (customerId: string, req: ScaLoginStartRequest) => Effect.Effect<ScaLoginStart, ScaError>
     /**
-     * `POST /sca/login/complete` (S-12, S-13, S-15): the code of the started login opens a 180-day session. A wrong
-     * or late code is 400 and counted into the lock ladder (423 once it locks, C-41).
+     * `POST /sca/login/complete` (S-12, S-13, S-15): the code or passkey assertion of the started login opens a
+     * 180-day session. A wrong or late proof is 400 and counted into the lock ladder (423 once it locks, C-41).
      */
     readonly completeLogin: (
       customerId: string,
@@ -113,6 +124,35 @@ export class Sca extends Context.Service<
     ) => Effect.Effect<BeneficiaryTrustConfirm, ScaError>
     /** The live session of a subject customer, or 409 `SCA_SESSION_REQUIRED` (S-09). */
     readonly requireSession: (customerId: string) => Effect.Effect<ScaSessionRecord, ScaError>
+    /**
+     * `POST /sca/factors/reset` (201): a liveness session for a customer who lost an enrolled factor (SMS_OTP:
+     * usable), 30 min to settle and complete. 400 not enrolled; 404; 409 not subject; 429 `RATE_LIMITED` after 5
+     * starts in a rolling 24 h, `Retry-After` until the oldest leaves the window.
+     */
+    readonly startFactorReset: (
+      customerId: string,
+      req: TwoFactorResetStartRequest
+    ) => Effect.Effect<TwoFactorResetStart, ScaError>
+    /** `GET /sca/factors/reset/{resetId}`: its status; 404 `REFERENCE_NOT_FOUND` unless it is the customer's. */
+    readonly getFactorReset: (customerId: string, resetId: string) => Effect.Effect<TwoFactorResetStatus, ScaError>
+    /**
+     * `POST /sca/factors/reset/{resetId}/complete` (204) once liveness passed: a TOTP or PASSKEY factor is removed
+     * (enrol it again); an SMS reset sets `mobile` as the number SMS codes go to. 400 not `LIVENESS_PASSED` (or
+     * lapsed: written `EXPIRED`), or `mobile` missing on an SMS reset.
+     */
+    readonly completeFactorReset: (
+      customerId: string,
+      resetId: string,
+      req: TwoFactorResetCompleteRequest
+    ) => Effect.Effect<void, ScaError>
+    /**
+     * The liveness provider's verdict on a reset (the sandbox's `POST /sandbox/sca/factors/reset/{resetId}/liveness`
+     * calls it): `PENDING_REVIEW`, `PASSED` or `FAILED`. 404; 409 `CONFLICT` when the reset awaits no verdict.
+     */
+    readonly settleResetLiveness: (
+      resetId: string,
+      req: SandboxResetLivenessRequest
+    ) => Effect.Effect<TwoFactorResetStatus, ScaError>
   }
 >()("paycore/sca/Sca") {
   static readonly layer = Layer.effect(
@@ -122,7 +162,8 @@ export class Sca extends Context.Service<
         ...(yield* makeSessions()),
         ...(yield* makeSecurityEvents()),
         ...(yield* makeFactors()),
-        ...(yield* makeTrust())
+        ...(yield* makeTrust()),
+        ...(yield* makeResets())
       })
     })
   )

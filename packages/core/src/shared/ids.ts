@@ -23,7 +23,8 @@ export const idTypes = [
   "DelegatedKey",
   "ScaChallenge",
   "ScaSession",
-  "ScaFactor"
+  "ScaFactor",
+  "ScaFactorReset"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -81,6 +82,8 @@ export const ScaSessionId = makeId("ScaSession")
 export type ScaSessionId = typeof ScaSessionId.Type
 export const ScaFactorId = makeId("ScaFactor")
 export type ScaFactorId = typeof ScaFactorId.Type
+export const ScaFactorResetId = makeId("ScaFactorReset")
+export type ScaFactorResetId = typeof ScaFactorResetId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -104,6 +107,7 @@ export interface IdOf {
   ScaChallenge: ScaChallengeId
   ScaSession: ScaSessionId
   ScaFactor: ScaFactorId
+  ScaFactorReset: ScaFactorResetId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))

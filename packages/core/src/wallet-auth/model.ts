@@ -162,7 +162,7 @@ export type DelegatedKey = typeof DelegatedKey.Type
 export const AccountQuery = Schema.Struct({ accountId: InternalAccountId })
 export type AccountQuery = typeof AccountQuery.Type
 
-const Base64Url = Schema.String.check(
+export const Base64Url = Schema.String.check(
   Schema.isMinLength(1),
   Schema.isMaxLength(16_384),
   Schema.isPattern(/^[A-Za-z0-9_-]+={0,2}$/, { expected: "base64url" })

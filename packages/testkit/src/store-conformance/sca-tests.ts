@@ -4,6 +4,8 @@ import {
   type ScaChallengeRecord,
   type ScaFactorFilter,
   type ScaFactorRecord,
+  type ScaFactorResetFilter,
+  type ScaFactorResetRecord,
   type ScaSecurityFilter,
   type ScaSecurityRecord,
   type ScaSessionFilter,
@@ -150,6 +152,35 @@ export const trustedBeneficiaryFull = (s: Scope, id?: string): TrustedBeneficiar
   status: "TRUSTED"
 })
 
+/** A reset just started: no optional field. */
+export const scaFactorResetMinimal = (s: Scope, id: string = newId("ScaFactorReset")): ScaFactorResetRecord => {
+  const createdAt = s.next()
+  return {
+    id: id as ScaFactorResetRecord["id"],
+    customerId: s.customerId,
+    factor: "SMS_OTP",
+    status: "INITIATED",
+    livenessNonce: "0f".repeat(16),
+    createdAt,
+    updatedAt: createdAt,
+    expiresAt: plusSeconds(createdAt, 1800)
+  }
+}
+
+/** A completed reset with every optional field. */
+export const scaFactorResetFull = (s: Scope, id?: string): ScaFactorResetRecord => {
+  const minimal = scaFactorResetMinimal(s, id)
+  return {
+    ...minimal,
+    factor: "PASSKEY",
+    status: "COMPLETED",
+    verificationLink: "https://sandbox.paycore.dev/liveness/0f0f?ü=✓",
+    livenessToken: "tok_ü✓",
+    updatedAt: plusSeconds(minimal.createdAt, 60),
+    completedAt: plusSeconds(minimal.createdAt, 60)
+  }
+}
+
 // ---- the collection cases ----
 
 export const scaChallengesCase: CollectionCase<ScaChallengeRecord, ScaChallengeFilter> = {
@@ -198,6 +229,16 @@ export const trustedBeneficiariesCase: CollectionCase<TrustedBeneficiaryRecord, 
   newId: () => newId("ExternalAccount"),
   full: trustedBeneficiaryFull,
   minimal: trustedBeneficiaryMinimal,
+  filter: (s) => ({ customerId: s.customerId }),
+  exact: true
+}
+
+export const scaFactorResetsCase: CollectionCase<ScaFactorResetRecord, ScaFactorResetFilter> = {
+  name: "scaFactorResets",
+  of: (store) => store.scaFactorResets,
+  newId: () => newId("ScaFactorReset"),
+  full: scaFactorResetFull,
+  minimal: scaFactorResetMinimal,
   filter: (s) => ({ customerId: s.customerId }),
   exact: true
 }
@@ -282,5 +323,31 @@ export const scaFactorTests = (it: It) => {
           { ...confirmed, status: "ACTIVE", slot }
         ])
       })
+  )
+}
+
+export const scaFactorResetTests = (it: It) => {
+  it.effect("a customer's resets started strictly after an instant (the rolling 24 h of the start limit)", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const other = makeScope()
+      const first = scaFactorResetMinimal(s)
+      const second = scaFactorResetFull(s)
+      const third = scaFactorResetMinimal(s)
+      const elsewhere = scaFactorResetMinimal(other)
+      for (const row of [first, second, third, elsewhere]) yield* store.scaFactorResets.insert(row)
+      const list = store.scaFactorResets.list
+      yield* expectList(list, { customerId: s.customerId }, [first, second, third])
+      yield* expectList(list, { customerId: s.customerId, createdAfter: first.createdAt }, [second, third])
+      yield* expectList(list, { customerId: s.customerId, createdAfter: third.createdAt }, [])
+      // The customer filter holds with the instant: another customer's row of the same window is not listed.
+      yield* expectList(list, { customerId: other.customerId, createdAfter: plusSeconds(elsewhere.createdAt, -1) }, [
+        elsewhere
+      ])
+      yield* expectList(list, { customerId: s.customerId, createdAfter: plusSeconds(elsewhere.createdAt, -1) }, [
+        ...[first, second, third].filter((row) => row.createdAt > plusSeconds(elsewhere.createdAt, -1))
+      ])
+    })
   )
 }

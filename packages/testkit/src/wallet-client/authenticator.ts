@@ -169,3 +169,69 @@ export const softwareAuthenticator = (options: AuthenticatorOptions): SoftwareAu
     }
   }
 }
+
+/** A registration as browsers' `PublicKeyCredential.toJSON()` gives it (W3C `RegistrationResponseJSON`). */
+export interface RegistrationResponseJson {
+  readonly id: string
+  readonly rawId: string
+  readonly type: "public-key"
+  readonly response: {
+    readonly clientDataJSON: string
+    readonly attestationObject: string
+    readonly transports: ReadonlyArray<string>
+  }
+  readonly authenticatorAttachment: "platform"
+  readonly clientExtensionResults: Record<string, never>
+}
+
+/** An assertion as browsers' `PublicKeyCredential.toJSON()` gives it (W3C `AuthenticationResponseJSON`). */
+export interface AuthenticationResponseJson {
+  readonly id: string
+  readonly rawId: string
+  readonly type: "public-key"
+  readonly response: {
+    readonly clientDataJSON: string
+    readonly authenticatorData: string
+    readonly signature: string
+    readonly userHandle?: string
+  }
+  readonly authenticatorAttachment: "platform"
+  readonly clientExtensionResults: Record<string, never>
+}
+
+/**
+ * The W3C JSON of a ceremony (what SCA bodies carry as `credential` and `passkeyAssertion`): the same base64url
+ * fields as the wallet's `PasskeyAttestation` / `PasskeyAssertion`, under the names of `toJSON()`.
+ */
+export function toWebAuthnJson(attestation: PasskeyAttestation): RegistrationResponseJson
+export function toWebAuthnJson(assertion: PasskeyAssertion): AuthenticationResponseJson
+export function toWebAuthnJson(
+  ceremony: PasskeyAttestation | PasskeyAssertion
+): RegistrationResponseJson | AuthenticationResponseJson {
+  const common = {
+    id: ceremony.credentialId,
+    rawId: ceremony.credentialId,
+    type: "public-key",
+    authenticatorAttachment: "platform",
+    clientExtensionResults: {}
+  } as const
+  if ("attestationObject" in ceremony) {
+    return {
+      ...common,
+      response: {
+        clientDataJSON: ceremony.clientDataJson,
+        attestationObject: ceremony.attestationObject,
+        transports: ceremony.transports
+      }
+    }
+  }
+  return {
+    ...common,
+    response: {
+      clientDataJSON: ceremony.clientDataJson,
+      authenticatorData: ceremony.authenticatorData,
+      signature: ceremony.signature,
+      ...(ceremony.userHandle === undefined ? {} : { userHandle: ceremony.userHandle })
+    }
+  }
+}
