@@ -11,7 +11,7 @@ import type { ExternalAccount } from "../src/accounts/model.ts"
 import type { CreateCustomerRequest } from "../src/customers/model.ts"
 import { Customers } from "../src/customers/service.ts"
 import { Store } from "../src/ports/store.ts"
-import { CHALLENGE_SECONDS, CODE_RESEND_SECONDS, PROOF_THROTTLE_SECONDS } from "../src/sca/challenges.ts"
+import { PROOF_THROTTLE_SECONDS, SCA_CHALLENGE_SECONDS, SCA_CODE_RESEND_SECONDS } from "../src/sca/challenges.ts"
 import { isTrustedBeneficiary, Sca } from "../src/sca/service.ts"
 import type { ExternalAccountId } from "../src/shared/ids.ts"
 import { T0 } from "./fixtures.ts"
@@ -72,8 +72,8 @@ describe("trusted beneficiaries on a TestClock", () => {
         const inTime = yield* trustingCustomer
         const started = yield* sca.startBeneficiaryTrust(inTime.accountId)
         const challenge = started.scaChallenge!
-        assert.strictEqual(challenge.expiresAt, new Date(T0 + CHALLENGE_SECONDS * 1000).toISOString())
-        yield* TestClock.adjust(CHALLENGE_SECONDS * 1000 - 1)
+        assert.strictEqual(challenge.expiresAt, new Date(T0 + SCA_CHALLENGE_SECONDS * 1000).toISOString())
+        yield* TestClock.adjust(SCA_CHALLENGE_SECONDS * 1000 - 1)
         assert.deepStrictEqual(
           yield* sca.confirmBeneficiaryTrust(inTime.accountId, { challengeId: challenge.id, code: "123456" }),
           { trusted: true }
@@ -81,7 +81,7 @@ describe("trusted beneficiaries on a TestClock", () => {
 
         const late = yield* trustingCustomer
         const lateStart = yield* sca.startBeneficiaryTrust(late.accountId)
-        yield* TestClock.adjust(CHALLENGE_SECONDS * 1000)
+        yield* TestClock.adjust(SCA_CHALLENGE_SECONDS * 1000)
         const expired = yield* Effect.flip(
           sca.confirmBeneficiaryTrust(late.accountId, { challengeId: lateStart.scaChallenge!.id, code: "123456" })
         )
@@ -106,7 +106,7 @@ describe("trusted beneficiaries on a TestClock", () => {
         const store = yield* Store
         const { accountId } = yield* trustingCustomer
         const first = yield* sca.startBeneficiaryTrust(accountId)
-        yield* TestClock.adjust(CODE_RESEND_SECONDS * 1000 - 1000)
+        yield* TestClock.adjust(SCA_CODE_RESEND_SECONDS * 1000 - 1000)
         const tooSoon = yield* Effect.flip(sca.startBeneficiaryTrust(accountId))
         assert.deepStrictEqual(
           [tooSoon._tag, codeOf(tooSoon), "retryAfterSeconds" in tooSoon ? tooSoon.retryAfterSeconds : 0],

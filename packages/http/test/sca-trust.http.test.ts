@@ -251,7 +251,13 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     const challengeId = started.json.scaChallenge.id
     const assertion = await confirm(wallet.id, {
       challengeId,
-      passkeyAssertion: { id: "AQID", response: {} },
+      // A well-formed WebAuthn assertion (W3C JSON): refused for its factor, not its shape.
+      passkeyAssertion: {
+        id: "AQID",
+        rawId: "AQID",
+        type: "public-key",
+        response: { clientDataJSON: "AQID", authenticatorData: "AQID", signature: "AQID" }
+      },
       origin: "https://app.example.com"
     })
     expectError(assertion, 400, "INVALID_INPUT")

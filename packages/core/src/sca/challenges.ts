@@ -1,15 +1,17 @@
 import { Effect, Redacted } from "effect"
 import type { Customer } from "../customers/model.ts"
-import type { Ids } from "../ports/ids.ts"
-import type { KeyVaultService } from "../ports/key-vault.ts"
-import type { KycProvider } from "../ports/kyc.ts"
-import type { Notifier } from "../ports/notifier.ts"
-import type { Repositories } from "../ports/store.ts"
+import { PlatformConfigService } from "../platform/service.ts"
+import { Ids } from "../ports/ids.ts"
+import { KeyVault, type KeyVaultService } from "../ports/key-vault.ts"
+import { KycProvider } from "../ports/kyc.ts"
+import { Notifier } from "../ports/notifier.ts"
+import { type Repositories, Store } from "../ports/store.ts"
 import { codeDigest, codeMatches, sha256Hex } from "../shared/digests.ts"
 import type { InvalidInput, LimitExceeded, Refused, StoreError } from "../shared/errors.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import {
   factorNotUsable,
+  passkeyChallengeExpired,
   proofMissing,
   proofOfAnotherFactor,
   scaCodeExpired,
@@ -17,6 +19,7 @@ import {
   scaProofTooSoon,
   scaResendsExhausted,
   totpCodeReused,
+  wrongPasskeyAssertion,
   wrongScaCode
 } from "./errors.ts"
 import type {
@@ -30,8 +33,8 @@ import type {
   ScaPurpose,
   ScaSecurityRecord
 } from "./model.ts"
+import { type PasskeyRelyingParty, passkeyAssertionOptions, passkeyProof, scaRelyingParty } from "./passkey-factor.ts"
 import { countFailure, countSuccess, factorSlot, settled, totpProof } from "./proofs.ts"
-import { smsNumberOf } from "./sessions.ts"
 
 // The one mechanism every SCA flow uses for its challenges (S-02, S-07, S-11, S-15, L-14): which factors a customer
 // can use, issuing a challenge into its open slot (SMS code hashed, passkey challenge linked to the operation),
@@ -39,13 +42,32 @@ import { smsNumberOf } from "./sessions.ts"
 // trust call these inside their own store transaction and send the SMS after the commit (`sendCode`).
 
 /** How long a challenge can be satisfied (upstream examples: 5 min); a resend does not extend it (S-07). */
-export const CHALLENGE_SECONDS = 300
+export const SCA_CHALLENGE_SECONDS = 300
 /** L-14: the shortest wait between two codes of one challenge slot (429 `RATE_LIMITED` with `Retry-After`). */
-export const CODE_RESEND_SECONDS = 60
+export const SCA_CODE_RESEND_SECONDS = 60
 /** L-14: codes sent per challenge, the first included. */
 export const MAX_CODE_SENDS = 5
 /** L-14: a proof this soon after a failed one on the same challenge is refused uncounted (a brute-force brake). */
 export const PROOF_THROTTLE_SECONDS = 1
+
+/** The `openSlot` of a customer's login challenge: one open at a time (a new start supersedes it). */
+export const loginSlot = (customerId: string) => `LOGIN|${customerId}`
+
+/**
+ * The number SMS codes go to, when SMS_OTP is usable: the number a factor reset set (the customer's `SMS_OTP` factor
+ * row; its liveness check stood for the verification), else the customer's phone, verified or not required to be by
+ * the KYC provider (upstream: every subject customer verified it at creation).
+ */
+export const smsNumberOf = (
+  kyc: Pick<KycProvider["Service"], "contactVerification">,
+  customer: Customer,
+  smsFactor: ScaFactorRecord | undefined
+): string | undefined => {
+  if (smsFactor?.status === "ACTIVE" && smsFactor.phone !== undefined) return smsFactor.phone
+  if (customer.phoneNumber === undefined) return undefined
+  const verified = customer.contactVerification.phone === "VERIFIED" || !kyc.contactVerification(customer).phone
+  return verified ? customer.phoneNumber : undefined
+}
 
 /** The factors that can carry PSD2 dynamic linking: the only ones a per-transaction challenge offers (S-08). */
 export const LINKABLE_FACTORS: ReadonlyArray<ScaFactor> = ["SMS_OTP", "PASSKEY"]
@@ -90,19 +112,39 @@ export const linkingText = (linked: LinkedOperation, decimals: number): string =
   `${linked.currency} ${(linked.amount / 10 ** decimals).toFixed(decimals)} to …${linked.payee.slice(-4)}`
 
 /**
- * The WebAuthn challenge of a `PASSKEY` challenge: the hex SHA-256 of what it authorizes, so an assertion made for
- * one operation cannot authorize another (dynamic linking).
+ * The WebAuthn challenge of a `PASSKEY` challenge: the hex SHA-256 of a random nonce and of what it authorizes, so an
+ * assertion is good for this challenge only and commits to the amount and payee of a transaction (dynamic linking).
  */
-export const passkeyChallengeOf = (id: string, purpose: ScaPurpose | undefined, linked: LinkedOperation | undefined) =>
-  sha256Hex(JSON.stringify({ challengeId: id, purpose: purpose ?? null, linked: linked ?? null }))
+export const passkeyChallengeOf = (
+  id: string,
+  nonce: string,
+  purpose: ScaPurpose | undefined,
+  linked: LinkedOperation | undefined
+) => sha256Hex(JSON.stringify({ challengeId: id, nonce, purpose: purpose ?? null, linked: linked ?? null }))
 
-/** A challenge as the API shows it (S-02). */
-export const challengeView = (challenge: ScaChallengeRecord): ScaChallenge => ({
+/**
+ * A challenge as the API shows it (S-02). A `PASSKEY` challenge carries the assertion options over its challenge for
+ * the customer's passkey; `allowedOrigins` only where the flow shows them (login, not a transaction: upstream).
+ */
+export const challengeView = (
+  challenge: ScaChallengeRecord,
+  passkey?: { readonly rp: PasskeyRelyingParty; readonly credentialId: string; readonly allowedOrigins: boolean }
+): ScaChallenge => ({
   id: challenge.id,
   expiresAt: challenge.expiresAt,
   factor: challenge.factor,
   availableFactors: challenge.availableFactors,
-  ...(challenge.purpose === undefined ? {} : { purpose: challenge.purpose })
+  ...(challenge.purpose === undefined ? {} : { purpose: challenge.purpose }),
+  ...(passkey === undefined || challenge.passkeyChallenge === undefined
+    ? {}
+    : {
+        passkeyAssertionOptions: passkeyAssertionOptions(
+          challenge.passkeyChallenge,
+          passkey.rp.rpId,
+          passkey.credentialId
+        ),
+        ...(passkey.allowedOrigins ? { passkeyAllowedOrigins: passkey.rp.origins } : {})
+      })
 })
 
 /**
@@ -122,10 +164,14 @@ interface ChallengePorts {
   readonly notifier: Notifier["Service"]
   readonly kyc: Pick<KycProvider["Service"], "contactVerification">
   readonly vault: KeyVaultService
+  readonly platform: PlatformConfigService["Service"]
 }
 
 /** The challenge use cases over the ports of the layer that builds them (sca/service.ts). */
-export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePorts) => {
+export const makeChallenges = ({ store, ids, notifier, kyc, vault, platform }: ChallengePorts) => {
+  /** The platform's passkey relying party, read per use: the platform config can change at any time. */
+  const relyingParty = Effect.map(platform.get(), scaRelyingParty)
+
   const newCode = Effect.map(ids.randomHex(4), (hex) => String(Number.parseInt(hex, 16) % 1_000_000).padStart(6, "0"))
 
   /** The customer's active factor of a kind, when enrolled. */
@@ -150,14 +196,16 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
   })
 
   /**
-   * Issues a challenge into its slot. An open one there is superseded (or expired), unless a code went out for it
-   * less than 60 s ago: 429 (L-14). Answers the challenge and the SMS to send after the commit.
+   * Issues a challenge into its slot. An open one there is superseded (or expired); an SMS challenge is 429 (L-14)
+   * while a code went out for the slot less than 60 s ago. Answers the challenge and the SMS to send after the commit.
    */
   const issue = Effect.fnUntraced(function* (request: ChallengeRequest, nowMs: number) {
     const open = yield* store.scaChallenges.findUnique("openSlot", request.openSlot)
     if (open !== undefined) {
-      const waitMs = Date.parse(open.lastSentAt ?? open.createdAt) + CODE_RESEND_SECONDS * 1000 - nowMs
-      if (open.factor === "SMS_OTP" && waitMs > 0) return yield* scaCodeTooSoon(Math.ceil(waitMs / 1000))
+      // The brake is on codes sent for the slot, whichever challenge sent the last one (see `lastSentAt` below).
+      const waitMs =
+        open.lastSentAt === undefined ? 0 : Date.parse(open.lastSentAt) + SCA_CODE_RESEND_SECONDS * 1000 - nowMs
+      if (request.factor === "SMS_OTP" && waitMs > 0) return yield* scaCodeTooSoon(Math.ceil(waitMs / 1000))
       const event = nowMs >= Date.parse(open.expiresAt) ? "EXPIRE" : "SUPERSEDE"
       yield* Effect.orDie(store.scaChallenges.update(settled(open, event, nowMs)))
     }
@@ -173,14 +221,18 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
       availableFactors: request.availableFactors,
       status: "OPEN",
       linked: request.linked,
+      // A challenge that sends nothing keeps when the slot's last code went, so alternating factors cannot get
+      // around the brake.
+      lastSentAt: open?.lastSentAt,
       attempts: 0,
       sends: 0,
       createdAt: isoOf(nowMs),
-      expiresAt: isoAfter(nowMs, CHALLENGE_SECONDS),
+      expiresAt: isoAfter(nowMs, SCA_CHALLENGE_SECONDS),
       openSlot: request.openSlot
     }
     if (request.factor === "PASSKEY") {
-      const challenge = { ...base, passkeyChallenge: passkeyChallengeOf(id, request.purpose, request.linked) }
+      const nonce = yield* ids.randomHex(16)
+      const challenge = { ...base, passkeyChallenge: passkeyChallengeOf(id, nonce, request.purpose, request.linked) }
       yield* Effect.orDie(store.scaChallenges.insert(challenge))
       return { challenge, code: undefined as PendingCode | undefined }
     }
@@ -210,7 +262,7 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
     if (challenge.sends >= MAX_CODE_SENDS) {
       return yield* scaResendsExhausted(Math.ceil((Date.parse(challenge.expiresAt) - nowMs) / 1000))
     }
-    const waitMs = Date.parse(challenge.lastSentAt ?? challenge.createdAt) + CODE_RESEND_SECONDS * 1000 - nowMs
+    const waitMs = Date.parse(challenge.lastSentAt ?? challenge.createdAt) + SCA_CODE_RESEND_SECONDS * 1000 - nowMs
     if (waitMs > 0) return yield* scaCodeTooSoon(Math.ceil(waitMs / 1000))
     const code = notifier.fixedCode ?? (yield* newCode)
     const next: ScaChallengeRecord = {
@@ -243,6 +295,50 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
   })
 
   /**
+   * A passkey proof of a challenge: an assertion of the customer's passkey over the challenge's own WebAuthn
+   * challenge (its dynamic-linking hash), from one of the relying party's origins; the counter moves on.
+   */
+  const provePasskey = Effect.fnUntraced(function* (
+    challenge: ScaChallengeRecord,
+    proof: ScaProof,
+    nowMs: number
+  ): Effect.fn.Return<"Passed" | "Wrong" | InvalidInput, StoreError> {
+    if (proof.passkeyAssertion === undefined) return proofMissing("passkeyAssertion", "PASSKEY")
+    if (proof.origin === undefined) return proofMissing("origin", "PASSKEY")
+    const factor = yield* activeFactor(challenge.customerId, "PASSKEY", true)
+    if (factor === undefined) return factorNotUsable("PASSKEY", "it is not enrolled")
+    if (challenge.passkeyChallenge === undefined) return "Wrong"
+    const rp = yield* relyingParty
+    const verdict = yield* passkeyProof(
+      factor,
+      proof.passkeyAssertion,
+      proof.origin,
+      challenge.passkeyChallenge,
+      rp,
+      nowMs
+    )
+    if (verdict._tag === "Wrong") return "Wrong"
+    yield* Effect.orDie(store.scaFactors.update(verdict.factor))
+    return "Passed"
+  })
+
+  /**
+   * The challenge as the API shows it: a `PASSKEY` one with the assertion options for the customer's passkey (and the
+   * allowed origins on a login, upstream); the others as they are.
+   */
+  const view = Effect.fnUntraced(function* (challenge: ScaChallengeRecord) {
+    if (challenge.factor !== "PASSKEY") return challengeView(challenge)
+    const factor = yield* activeFactor(challenge.customerId, "PASSKEY", false)
+    if (factor?.credentialId === undefined) return challengeView(challenge)
+    const rp = yield* relyingParty
+    return challengeView(challenge, {
+      rp,
+      credentialId: factor.credentialId,
+      allowedOrigins: challenge.kind === "LOGIN"
+    })
+  })
+
+  /**
    * Checks `proof` against an `OPEN` challenge the caller holds locked, in its transaction (S-15, C-41): an expired
    * challenge is settled `EXPIRED` and counted; a proof within 1 s of a failed one is 429, uncounted; a proof of the
    * wrong shape for the factor is 400, uncounted (AC-37: only the offered factor); a wrong code is counted on the
@@ -254,12 +350,16 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
     security: ScaSecurityRecord | undefined,
     nowMs: number
   ) {
+    const passkey = challenge.factor === "PASSKEY"
     if (nowMs >= Date.parse(challenge.expiresAt)) {
       yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "EXPIRE", nowMs)))
-      const error = yield* countFailure(store, challenge.customerId, security, nowMs, scaCodeExpired)
+      const expired = passkey ? passkeyChallengeExpired : scaCodeExpired
+      const error = yield* countFailure(store, challenge.customerId, security, nowMs, expired)
       return { _tag: "Expired", error } as ProofOutcome
     }
+    // Payments and trust throttle proofs (L-14: upstream throttles authorize); a login's ladder is its own brake.
     if (
+      challenge.kind !== "LOGIN" &&
       challenge.lastFailedAt !== undefined &&
       nowMs < Date.parse(challenge.lastFailedAt) + PROOF_THROTTLE_SECONDS * 1000
     ) {
@@ -269,8 +369,8 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
     const misfit = proofMisfit(challenge.factor, proof)
     if (misfit !== undefined) {
       verdict = misfit
-    } else if (challenge.factor === "PASSKEY") {
-      verdict = factorNotUsable("PASSKEY", "passkey proofs are not accepted yet")
+    } else if (passkey) {
+      verdict = yield* provePasskey(challenge, proof, nowMs)
     } else if (proof.code === undefined) {
       verdict = proofMissing("code", challenge.factor)
     } else if (challenge.factor === "TOTP") {
@@ -283,7 +383,8 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
       yield* Effect.orDie(
         store.scaChallenges.update({ ...challenge, attempts: challenge.attempts + 1, lastFailedAt: isoOf(nowMs) })
       )
-      const error = yield* countFailure(store, challenge.customerId, security, nowMs, wrongScaCode)
+      const wrong = passkey ? wrongPasskeyAssertion : wrongScaCode
+      const error = yield* countFailure(store, challenge.customerId, security, nowMs, wrong)
       return { _tag: "Refused", error } as ProofOutcome
     }
     if (verdict !== "Passed") return { _tag: "Refused", error: verdict } as ProofOutcome
@@ -297,7 +398,19 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault }: ChallengePo
   const sendCode = (pending: PendingCode | undefined) =>
     pending === undefined ? Effect.void : notifier.send("SMS", pending.to, pending.code, pending.context)
 
-  return { activeFactor, usableFactors, issue, resend, prove, sendCode }
+  return { activeFactor, usableFactors, issue, resend, prove, view, sendCode }
 }
 
 export type Challenges = ReturnType<typeof makeChallenges>
+
+/** The challenge use cases over the ports in context: what each SCA use-case file (and the quote flow) builds on. */
+export const challengesInContext = Effect.gen(function* () {
+  return makeChallenges({
+    store: yield* Store,
+    ids: yield* Ids,
+    notifier: yield* Notifier,
+    kyc: yield* KycProvider,
+    vault: yield* KeyVault,
+    platform: yield* PlatformConfigService
+  })
+})

@@ -12,6 +12,7 @@ import { constantTimeEqual } from "../shared/constant-time.ts"
 import type { Conflict, InvalidInput, Refused } from "../shared/errors.ts"
 import { transition } from "../shared/machine.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
+import { smsNumberOf } from "./challenges.ts"
 import {
   enrolmentExpired,
   noPendingEnrolment,
@@ -46,7 +47,7 @@ import {
   scaRelyingParty
 } from "./passkey-factor.ts"
 import { countFailure, countSuccess, factorSlot, refuseWhileLocked, totpProof } from "./proofs.ts"
-import { requireScaSession, smsNumberOf, subjectCustomer } from "./sessions.ts"
+import { requireScaSession, subjectCustomer } from "./sessions.ts"
 import {
   base32Of,
   RECOVERY_CODE_COUNT,

@@ -296,7 +296,7 @@ export const ScaChallenge = Schema.Struct({
   factor: ScaFactor,
   availableFactors: Schema.Array(ScaFactor),
   purpose: Schema.optionalKey(ScaPurpose),
-  passkeyAssertionOptions: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  passkeyAssertionOptions: Schema.optionalKey(PasskeyAssertionOptions),
   passkeyAllowedOrigins: Schema.optionalKey(Schema.Array(Schema.String))
 })
 export type ScaChallenge = typeof ScaChallenge.Type
@@ -308,7 +308,7 @@ export type ScaChallenge = typeof ScaChallenge.Type
  */
 export const ScaProof = Schema.Struct({
   code: Schema.optionalKey(ScaCode),
-  passkeyAssertion: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  passkeyAssertion: Schema.optionalKey(PasskeyAssertionJson),
   origin: Schema.optionalKey(boundedString(2048))
 })
 export type ScaProof = typeof ScaProof.Type

@@ -6,6 +6,7 @@ import { Store } from "../ports/store.ts"
 import type { InvalidInput } from "../shared/errors.ts"
 import { allows, transition } from "../shared/machine.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
+import { loginSlot, smsNumberOf } from "./challenges.ts"
 import {
   factorNotUsable,
   factorResetNotFound,
@@ -27,7 +28,7 @@ import type {
   TwoFactorResetStatus
 } from "./model.ts"
 import { factorSlot, settled } from "./proofs.ts"
-import { loginSlot, smsNumberOf, subjectCustomer } from "./sessions.ts"
+import { subjectCustomer } from "./sessions.ts"
 
 // Factor resets (upstream 2FA reset): a customer who lost a factor proves who it is by a liveness check (the
 // ownership verification's LivenessProvider and sandbox settlement), then the platform completes the reset: a TOTP

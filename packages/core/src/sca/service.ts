@@ -34,16 +34,16 @@ import { makeTrust } from "./trust.ts"
 // (challenges.ts), what proof-taking calls share (proofs.ts), the lock ladder (security.ts, pure), who is subject
 // (regions.ts), the security events the integrator records (security-events.ts), trusted beneficiaries (trust.ts).
 
-export * from "./passkey-factor.ts"
-export { FACTOR_RESET_SECONDS, FACTOR_RESETS_PER_DAY } from "./resets.ts"
 export {
-  requireScaSession,
+  challengesInContext,
+  LINKABLE_FACTORS,
   SCA_CHALLENGE_SECONDS,
   SCA_CODE_RESEND_SECONDS,
-  SCA_SESSION_SECONDS,
-  smsNumberOf,
-  subjectCustomer
-} from "./sessions.ts"
+  smsNumberOf
+} from "./challenges.ts"
+export * from "./passkey-factor.ts"
+export { FACTOR_RESET_SECONDS, FACTOR_RESETS_PER_DAY } from "./resets.ts"
+export { requireScaSession, SCA_SESSION_SECONDS, subjectCustomer } from "./sessions.ts"
 export * from "./totp.ts"
 export { isTrustedBeneficiary } from "./trust.ts"
 

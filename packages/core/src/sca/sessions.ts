@@ -1,34 +1,27 @@
-import { Clock, Effect, Redacted } from "effect"
+import { Clock, Effect } from "effect"
 import type { Customer } from "../customers/model.ts"
 import { liveCustomer } from "../customers/service.ts"
-import { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
 import { KeyVault } from "../ports/key-vault.ts"
-import { KycProvider } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
-import { codeDigest, codeMatches } from "../shared/digests.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
-import type { InvalidInput, Refused } from "../shared/errors.ts"
+import type { InvalidInput, LimitExceeded, Refused } from "../shared/errors.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
+import { challengesInContext, loginSlot } from "./challenges.ts"
 import {
   factorMismatch,
   factorNotUsable,
   noOpenChallenge,
   noOpenPasskeyLogin,
-  passkeyChallengeExpired,
   proofMissing,
-  scaCodeExpired,
-  scaCodeTooSoon,
   scaNotRequired,
   scaSessionRequired,
   totpCodeReused,
-  wrongPasskeyAssertion,
   wrongScaCode
 } from "./errors.ts"
 import type {
   ScaChallengeRecord,
-  ScaFactorRecord,
   ScaLoginComplete,
   ScaLoginCompleteRequest,
   ScaLoginStart,
@@ -36,25 +29,17 @@ import type {
   ScaSecurityRecord,
   ScaSessionRecord
 } from "./model.ts"
-import { type PasskeyRelyingParty, passkeyAssertionOptions, passkeyProof, scaRelyingParty } from "./passkey-factor.ts"
-import { countFailure, countSuccess, factorSlot, refuseWhileLocked, settled, totpProof } from "./proofs.ts"
+import { countFailure, countSuccess, refuseWhileLocked, settled, totpProof } from "./proofs.ts"
 import { isScaSubject } from "./regions.ts"
 
 // The SCA login (S-12 … S-15): an SMS code to the customer's verified phone (or the number a factor reset set), a
 // code of its enrolled TOTP factor (or one of its recovery codes), or an assertion of its enrolled passkey over a
 // random challenge; then a 180-day session that money movement checks (`requireScaSession`, S-09).
 
-/** How long a login code can be used (upstream examples: 5 min). */
-export const SCA_CHALLENGE_SECONDS = 300
 /** S-13, L-09: the SCA session lasts 180 days from the login, not sliding. */
 export const SCA_SESSION_SECONDS = 180 * 86_400
-/** L-14: the shortest wait between two login codes of one customer (429 `RATE_LIMITED` with `Retry-After`). */
-export const SCA_CODE_RESEND_SECONDS = 60
 
-/** The `openSlot` of a customer's login challenge: one open at a time (a new start supersedes it). */
-export const loginSlot = (customerId: string) => `LOGIN|${customerId}`
-
-type Outcome<A> = { readonly ok: A } | { readonly error: InvalidInput | Refused }
+type Outcome<A> = { readonly ok: A } | { readonly error: InvalidInput | Refused | LimitExceeded }
 
 /**
  * The customer, when it is subject to SCA: 404 `USER_NOT_FOUND`, 410 `CUSTOMER_DELETED`, then 409 `CONFLICT` for a
@@ -84,34 +69,13 @@ export const requireScaSession = Effect.fnUntraced(function* (customerId: string
   return session
 })
 
-/**
- * The number SMS codes go to, when SMS_OTP is usable: the number a factor reset set (the customer's `SMS_OTP` factor
- * row; its liveness check stood for the verification), else the customer's phone, verified or not required to be by
- * the KYC provider (upstream: every subject customer verified it at creation).
- */
-export const smsNumberOf = (
-  kyc: Pick<KycProvider["Service"], "contactVerification">,
-  customer: Customer,
-  smsFactor: ScaFactorRecord | undefined
-): string | undefined => {
-  if (smsFactor?.status === "ACTIVE" && smsFactor.phone !== undefined) return smsFactor.phone
-  if (customer.phoneNumber === undefined) return undefined
-  const verified = customer.contactVerification.phone === "VERIFIED" || !kyc.contactVerification(customer).phone
-  return verified ? customer.phoneNumber : undefined
-}
-
 /** The login use cases of `Sca`, over the ports of the layer that builds them. */
 export const makeSessions = Effect.fnUntraced(function* () {
   const store = yield* Store
   const ids = yield* Ids
   const notifier = yield* Notifier
-  const kyc = yield* KycProvider
   const vault = yield* KeyVault
-  const platform = yield* PlatformConfigService
-  const smsNumber = (customer: Customer) =>
-    Effect.map(store.scaFactors.findUnique("slot", factorSlot(customer.id, "SMS_OTP")), (sms) =>
-      smsNumberOf(kyc, customer, sms)
-    )
+  const challenges = yield* challengesInContext
 
   const smsUnusable = (customer: Customer) =>
     factorNotUsable(
@@ -119,114 +83,55 @@ export const makeSessions = Effect.fnUntraced(function* () {
       customer.phoneNumber === undefined ? "the customer has no phone number" : "the phone number is not verified"
     )
 
-  const newCode = Effect.map(ids.randomHex(4), (hex) => String(Number.parseInt(hex, 16) % 1_000_000).padStart(6, "0"))
-
-  /** The customer's active TOTP factor, or 400 on `factor`. */
-  const activeTotp = Effect.fnUntraced(function* (customerId: string, forUpdate: boolean) {
-    const found = yield* store.scaFactors.findUnique("slot", factorSlot(customerId, "TOTP"))
-    const factor = found !== undefined && forUpdate ? yield* store.scaFactors.getForUpdate(found.id) : found
-    if (factor === undefined || factor.status !== "ACTIVE") return yield* factorNotUsable("TOTP", "it is not enrolled")
-    return factor
-  })
-
-  /** The customer's active passkey, or 400 on `factor`. */
-  const activePasskey = Effect.fnUntraced(function* (customerId: string, forUpdate: boolean) {
-    const found = yield* store.scaFactors.findUnique("slot", factorSlot(customerId, "PASSKEY"))
-    const factor = found !== undefined && forUpdate ? yield* store.scaFactors.getForUpdate(found.id) : found
-    if (factor?.status !== "ACTIVE" || factor.credentialId === undefined) {
-      return yield* factorNotUsable("PASSKEY", "it is not enrolled")
-    }
-    return { ...factor, credentialId: factor.credentialId }
-  })
-
-  /** Settles the customer's open login challenge before a new one takes the slot. */
-  const closeOpenLogin = Effect.fnUntraced(function* (open: ScaChallengeRecord, nowMs: number) {
-    const event = nowMs >= Date.parse(open.expiresAt) ? "EXPIRE" : "SUPERSEDE"
-    yield* Effect.orDie(store.scaChallenges.update(settled(open, event, nowMs)))
+  /** The customer's active factor of a kind, or 400 on `factor`. */
+  const enrolled = Effect.fnUntraced(function* (customerId: string, factor: "TOTP" | "PASSKEY", forUpdate: boolean) {
+    const found = yield* challenges.activeFactor(customerId, factor, forUpdate)
+    if (found === undefined) return yield* factorNotUsable(factor, "it is not enrolled")
+    return found
   })
 
   /**
-   * A passkey login's challenge: 32 random bytes as 64 hex, open 300 s in the login slot (superseding an open
-   * login). No SMS goes, so no wait applies to it; an SMS start after it waits 60 s as after any login start.
+   * A login's challenge in the customer's login slot (superseding an open one): an SMS code to the customer's number
+   * (429 within 60 s of the last one, L-14), or a passkey challenge (32 random bytes behind the hash). TOTP issues
+   * nothing: the code comes from the customer's app (upstream: no challengeId, no expiresAt).
    */
-  const startPasskey = Effect.fnUntraced(function* (customerId: string, rp: PasskeyRelyingParty, nowMs: number) {
-    const passkey = yield* activePasskey(customerId, false)
-    const open = yield* store.scaChallenges.findUnique("openSlot", loginSlot(customerId))
-    if (open !== undefined) yield* closeOpenLogin(open, nowMs)
-    const challengeHex = yield* ids.randomHex(32)
-    const challenge: ScaChallengeRecord = {
-      id: yield* ids.make("ScaChallenge"),
-      customerId,
-      kind: "LOGIN",
-      step: 1,
-      factor: "PASSKEY",
-      availableFactors: ["PASSKEY"],
-      status: "OPEN",
-      passkeyChallenge: challengeHex,
-      attempts: 0,
-      sends: 0,
-      createdAt: isoOf(nowMs),
-      expiresAt: isoAfter(nowMs, SCA_CHALLENGE_SECONDS),
-      openSlot: loginSlot(customerId)
-    }
-    yield* Effect.orDie(store.scaChallenges.insert(challenge))
-    const answer: ScaLoginStart = {
-      factor: "PASSKEY",
-      passkeyOptions: passkeyAssertionOptions(challengeHex, rp.rpId, passkey.credentialId),
-      allowedOrigins: rp.origins,
-      relyingPartyId: rp.rpId
-    }
-    return answer
-  })
-
   const startLogin = Effect.fn("Sca.startLogin")(function* (customerId: string, req: ScaLoginStartRequest) {
-    const rp = req.factor === "PASSKEY" ? scaRelyingParty(yield* platform.get()) : undefined
     const started = yield* store.transaction(
       Effect.gen(function* () {
         const customer = yield* subjectCustomer(yield* store.customers.getForUpdate(customerId), customerId)
         const nowMs = yield* Clock.currentTimeMillis
         yield* refuseWhileLocked(yield* store.scaSecurity.get(customerId), nowMs)
-        // TOTP issues nothing: the code comes from the customer's app (upstream: no challengeId, no expiresAt).
-        if (req.factor === "TOTP") return { totp: yield* activeTotp(customerId, false) }
-        if (req.factor === "PASSKEY") return { passkey: yield* startPasskey(customerId, rp!, nowMs) }
-        const to = yield* smsNumber(customer)
-        if (to === undefined) return yield* smsUnusable(customer)
-        const open = yield* store.scaChallenges.findUnique("openSlot", loginSlot(customerId))
-        if (open !== undefined) {
-          const waitMs = Date.parse(open.lastSentAt ?? open.createdAt) + SCA_CODE_RESEND_SECONDS * 1000 - nowMs
-          if (waitMs > 0) return yield* scaCodeTooSoon(Math.ceil(waitMs / 1000))
-          yield* closeOpenLogin(open, nowMs)
-        }
-        const id = yield* ids.make("ScaChallenge")
-        const code = notifier.fixedCode ?? (yield* newCode)
-        const challenge: ScaChallengeRecord = {
-          id,
-          customerId,
-          kind: "LOGIN",
-          step: 1,
-          factor: "SMS_OTP",
-          availableFactors: ["SMS_OTP"],
-          status: "OPEN",
-          codeSha256: codeDigest(id, code),
-          attempts: 0,
-          sends: 1,
-          lastSentAt: isoOf(nowMs),
-          createdAt: isoOf(nowMs),
-          expiresAt: isoAfter(nowMs, SCA_CHALLENGE_SECONDS),
-          openSlot: loginSlot(customerId)
-        }
-        yield* Effect.orDie(store.scaChallenges.insert(challenge))
-        return { challenge, to, code: Redacted.make(code) }
+        if (req.factor === "TOTP") return { totp: yield* enrolled(customerId, "TOTP", false) }
+        const usable = yield* challenges.usableFactors(customer)
+        if (req.factor === "PASSKEY") yield* enrolled(customerId, "PASSKEY", false)
+        else if (usable.smsTo === undefined) return yield* smsUnusable(customer)
+        return yield* challenges.issue(
+          {
+            customerId,
+            kind: "LOGIN",
+            step: 1,
+            factor: req.factor,
+            availableFactors: [req.factor],
+            openSlot: loginSlot(customerId),
+            smsTo: usable.smsTo
+          },
+          nowMs
+        )
       })
     )
     if ("totp" in started) return { factor: "TOTP" } satisfies ScaLoginStart as ScaLoginStart
-    if ("passkey" in started) return started.passkey
-    // Sent once the challenge is stored (a store transaction may run again; a message must go once).
-    yield* notifier.send("SMS", started.to, started.code)
+    yield* challenges.sendCode(started.code)
+    const { challenge } = started
+    if (challenge.factor === "SMS_OTP") {
+      const answer: ScaLoginStart = { factor: "SMS_OTP", challengeId: challenge.id, expiresAt: challenge.expiresAt }
+      return answer
+    }
+    const view = yield* challenges.view(challenge)
     const answer: ScaLoginStart = {
-      factor: started.challenge.factor,
-      challengeId: started.challenge.id,
-      expiresAt: started.challenge.expiresAt
+      factor: "PASSKEY",
+      ...(view.passkeyAssertionOptions === undefined ? {} : { passkeyOptions: view.passkeyAssertionOptions }),
+      allowedOrigins: view.passkeyAllowedOrigins ?? [],
+      relyingPartyId: view.passkeyAssertionOptions?.rpId ?? ""
     }
     return answer
   })
@@ -266,7 +171,7 @@ export const makeSessions = Effect.fnUntraced(function* () {
   ) {
     type Result = Outcome<ScaLoginComplete>
     if (req.code === undefined) return { error: proofMissing("code", req.factor) } as Result
-    const factor = yield* Effect.result(activeTotp(customerId, true))
+    const factor = yield* Effect.result(enrolled(customerId, "TOTP", true))
     if (factor._tag === "Failure") return { error: factor.failure } as Result
     const proof = yield* totpProof(vault, factor.success, req.code, nowMs, {
       sandboxCode: notifier.fixedCode,
@@ -297,55 +202,37 @@ export const makeSessions = Effect.fnUntraced(function* () {
   })
 
   /**
-   * A passkey login (S-12): an assertion of the enrolled passkey over the open login's challenge, from one of the
-   * relying party's origins (the body's `origin` is the one the client data must carry). A wrong or late assertion
-   * is counted; the challenge stays open after a wrong one, as an SMS code's does.
+   * The open login challenge a complete names: an SMS login by its `challengeId`, a passkey login by the customer's
+   * login slot (the body carries no id). A challenge of another factor is 400, uncounted.
    */
-  const completePasskey = Effect.fnUntraced(function* (
-    customerId: string,
-    req: ScaLoginCompleteRequest,
-    rp: PasskeyRelyingParty,
-    security: ScaSecurityRecord | undefined,
-    nowMs: number
-  ) {
-    type Result = Outcome<ScaLoginComplete>
-    if (req.passkeyAssertion === undefined) return { error: proofMissing("passkeyAssertion", req.factor) } as Result
-    if (req.origin === undefined) return { error: proofMissing("origin", req.factor) } as Result
-    const passkey = yield* Effect.result(activePasskey(customerId, true))
-    if (passkey._tag === "Failure") return { error: passkey.failure } as Result
-    const found = yield* store.scaChallenges.findUnique("openSlot", loginSlot(customerId))
-    const challenge = found === undefined ? undefined : yield* store.scaChallenges.getForUpdate(found.id)
-    if (challenge === undefined || challenge.status !== "OPEN") return { error: noOpenPasskeyLogin() } as Result
-    if (challenge.factor !== "PASSKEY" || challenge.passkeyChallenge === undefined) {
-      return { error: factorMismatch(challenge.factor) } as Result
+  const openLogin = Effect.fnUntraced(function* (customerId: string, req: ScaLoginCompleteRequest) {
+    type Found = { readonly challenge: ScaChallengeRecord } | { readonly error: InvalidInput }
+    // What the factor's proof needs comes first: a body without it says nothing about any challenge.
+    const missing =
+      req.factor === "PASSKEY"
+        ? (["passkeyAssertion", "origin"] as const).find((field) => req[field] === undefined)
+        : (["challengeId", "code"] as const).find((field) => req[field] === undefined)
+    if (missing !== undefined) return { error: proofMissing(missing, req.factor) } as Found
+    if (req.factor === "PASSKEY" && (yield* challenges.activeFactor(customerId, "PASSKEY", false)) === undefined) {
+      return { error: factorNotUsable("PASSKEY", "it is not enrolled") } as Found
     }
-    if (nowMs >= Date.parse(challenge.expiresAt)) {
-      yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "EXPIRE", nowMs)))
-      return { error: yield* countFailure(store, customerId, security, nowMs, passkeyChallengeExpired) } as Result
-    }
-    const proof = yield* passkeyProof(
-      passkey.success,
-      req.passkeyAssertion,
-      req.origin,
-      challenge.passkeyChallenge,
-      rp,
-      nowMs
-    )
-    if (proof._tag === "Wrong") {
-      yield* Effect.orDie(
-        store.scaChallenges.update({ ...challenge, attempts: challenge.attempts + 1, lastFailedAt: isoOf(nowMs) })
-      )
-      return { error: yield* countFailure(store, customerId, security, nowMs, wrongPasskeyAssertion) } as Result
-    }
-    yield* Effect.orDie(store.scaFactors.update(proof.factor))
-    yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "PASS", nowMs)))
-    yield* countSuccess(store, security, nowMs)
-    return { ok: yield* openSession(customerId, challenge, req.endUserIpAddress, nowMs) } as Result
+    const id =
+      req.factor === "SMS_OTP"
+        ? req.challengeId
+        : (yield* store.scaChallenges.findUnique("openSlot", loginSlot(customerId)))?.id
+    const challenge = id === undefined ? undefined : yield* store.scaChallenges.getForUpdate(id)
+    const open =
+      challenge !== undefined &&
+      challenge.customerId === customerId &&
+      challenge.kind === "LOGIN" &&
+      challenge.status === "OPEN"
+    if (!open) return { error: req.factor === "PASSKEY" ? noOpenPasskeyLogin() : noOpenChallenge() } as Found
+    if (challenge.factor !== req.factor) return { error: factorMismatch(challenge.factor) } as Found
+    return { challenge } as Found
   })
 
   const completeLogin = Effect.fn("Sca.completeLogin")(function* (customerId: string, req: ScaLoginCompleteRequest) {
-    const rp = req.factor === "PASSKEY" ? scaRelyingParty(yield* platform.get()) : undefined
-    // A wrong or late code is a failure the caller sees, but it must be counted: the transaction commits the count
+    // A wrong or late proof is a failure the caller sees, but it must be counted: the transaction commits the count
     // and answers the failure as a value.
     const outcome: Outcome<ScaLoginComplete> = yield* store.transaction(
       Effect.gen(function* () {
@@ -356,33 +243,11 @@ export const makeSessions = Effect.fnUntraced(function* () {
         const security = yield* store.scaSecurity.get(customerId)
         yield* refuseWhileLocked(security, nowMs)
         if (req.factor === "TOTP") return yield* completeTotp(customerId, req, security, nowMs)
-        if (req.factor === "PASSKEY") return yield* completePasskey(customerId, req, rp!, security, nowMs)
-        if (req.challengeId === undefined) return { error: proofMissing("challengeId", req.factor) }
-        if (req.code === undefined) return { error: proofMissing("code", req.factor) }
-        const challenge = yield* store.scaChallenges.getForUpdate(req.challengeId)
-        if (
-          challenge === undefined ||
-          challenge.customerId !== customerId ||
-          challenge.kind !== "LOGIN" ||
-          challenge.status !== "OPEN"
-        ) {
-          return { error: noOpenChallenge() }
-        }
-        if (challenge.factor !== req.factor) return { error: factorMismatch(challenge.factor) }
-        if (nowMs >= Date.parse(challenge.expiresAt)) {
-          yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "EXPIRE", nowMs)))
-          return { error: yield* countFailure(store, customerId, security, nowMs, scaCodeExpired) }
-        }
-        const good = challenge.codeSha256 !== undefined && codeMatches(challenge.id, req.code, challenge.codeSha256)
-        if (!good) {
-          yield* Effect.orDie(
-            store.scaChallenges.update({ ...challenge, attempts: challenge.attempts + 1, lastFailedAt: isoOf(nowMs) })
-          )
-          return { error: yield* countFailure(store, customerId, security, nowMs, wrongScaCode) }
-        }
-        yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "PASS", nowMs)))
-        yield* countSuccess(store, security, nowMs)
-        return { ok: yield* openSession(customerId, challenge, req.endUserIpAddress, nowMs) }
+        const found = yield* openLogin(customerId, req)
+        if ("error" in found) return found
+        const proved = yield* challenges.prove(found.challenge, req, security, nowMs)
+        if (proved._tag !== "Passed") return { error: proved.error }
+        return { ok: yield* openSession(customerId, proved.challenge, req.endUserIpAddress, nowMs) }
       })
     )
     if ("error" in outcome) return yield* outcome.error

@@ -2,16 +2,12 @@ import { Clock, Effect, Result } from "effect"
 import { externalAccountNotFound } from "../accounts/errors.ts"
 import type { ExternalAccount, TrustedBeneficiaryRecord } from "../accounts/model.ts"
 import { selfCustodyWallet } from "../accounts/ownership-rules.ts"
-import { Ids } from "../ports/ids.ts"
-import { KeyVault } from "../ports/key-vault.ts"
-import { KycProvider } from "../ports/kyc.ts"
-import { Notifier } from "../ports/notifier.ts"
 import { type Repositories, Store } from "../ports/store.ts"
 import type { InvalidInput, LimitExceeded, Refused } from "../shared/errors.ts"
 import type { ExternalAccountId } from "../shared/ids.ts"
 import { allows, transition } from "../shared/machine.ts"
 import { isoOf } from "../shared/time.ts"
-import { challengeView, makeChallenges } from "./challenges.ts"
+import { challengesInContext } from "./challenges.ts"
 import { noOpenTrustChallenge, notUsdcAddress, noUsableFactor, trustNotApplicable } from "./errors.ts"
 import { trustedBeneficiaryMachine } from "./machine.ts"
 import type { BeneficiaryTrustConfirm, BeneficiaryTrustConfirmRequest, BeneficiaryTrustStart } from "./model.ts"
@@ -52,11 +48,7 @@ export const isTrustedBeneficiary = (
 /** The trust use cases of `Sca`, over the ports of the layer that builds them. */
 export const makeTrust = Effect.fnUntraced(function* () {
   const store = yield* Store
-  const ids = yield* Ids
-  const notifier = yield* Notifier
-  const kyc = yield* KycProvider
-  const vault = yield* KeyVault
-  const challenges = makeChallenges({ store, ids, notifier, kyc, vault })
+  const challenges = yield* challengesInContext
 
   /**
    * The checks every trust route runs first, in the plan's order, inside the caller's transaction. The customer's
@@ -131,7 +123,7 @@ export const makeTrust = Effect.fnUntraced(function* () {
       })
     )
     yield* challenges.sendCode(issued.code)
-    const started: BeneficiaryTrustStart = { scaChallenge: challengeView(issued.challenge) }
+    const started: BeneficiaryTrustStart = { scaChallenge: yield* challenges.view(issued.challenge) }
     return started
   })
 
