@@ -64,7 +64,14 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     confirmFactorEnrollment: write,
     deleteFactor: write
   },
-  payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
+  payments: {
+    createQuote: transact,
+    executeQuote: transact,
+    authorizeQuote: transact,
+    resendQuoteScaCode: transact,
+    transferOut: transact,
+    transferIn: transact
+  },
   sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox, settleLiveness: sandbox },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }

@@ -629,6 +629,18 @@ const trustedBeneficiaries: Migration = {
   )
 }
 
+/**
+ * Issue 14, quotes under SCA: the challenge a quote waiting for authorization carries (`quote.scaChallenge`), the
+ * factor asked for at creation, and when a real-time-funded quote was authorized (its deposit is not challenged).
+ */
+const scaQuotes: Migration = {
+  up: statements(
+    `ALTER TABLE quotes ADD COLUMN sca_challenge jsonb`,
+    `ALTER TABLE quotes ADD COLUMN sca_factor text`,
+    `ALTER TABLE quotes ADD COLUMN sca_authorized_at ${OPTIONAL_INSTANT}`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -641,6 +653,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0008_ownership_verification": ownershipVerification,
   "0009_sca": sca,
   "0010_sca_factors": scaFactors,
+  "0011_sca_quotes": scaQuotes,
   "0012_trusted_beneficiaries": trustedBeneficiaries
 }
 

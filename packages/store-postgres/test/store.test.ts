@@ -34,6 +34,7 @@ describe("migrations", () => {
         "0008_ownership_verification",
         "0009_sca",
         "0010_sca_factors",
+        "0011_sca_quotes",
         "0012_trusted_beneficiaries"
       ])
       assert.deepStrictEqual(await migrate(k), [])
