@@ -35,7 +35,7 @@ const customerIn = async (server: TestServer, region: string | undefined) => {
       ...(region === undefined ? {} : { region }),
       email: `m.${randomUUID()}@example.com`,
       phoneNumber: germanPhone(),
-      currencies: ["USD", "MXN"]
+      currencies: ["USD", "MXN", "USDC"]
     })
   )
   expect(r.status, JSON.stringify(r.json)).toBe(201)
@@ -43,7 +43,7 @@ const customerIn = async (server: TestServer, region: string | undefined) => {
   const listed = await server.call("GET", `/customers/internal-accounts?customerId=${id}`)
   const accounts: Record<string, string> = {}
   for (const a of listed.json.data) accounts[a.currency] = a.id
-  return { id, usd: accounts.USD!, mxn: accounts.MXN! }
+  return { id, usd: accounts.USD!, mxn: accounts.MXN!, usdc: accounts.USDC! }
 }
 
 const scaQuotesSuite = (stores: () => StoresUnderTest) => {
@@ -376,6 +376,42 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     expectError(await execute(other.id), 423, "ACCOUNT_LOCKED")
     expect((await security(c.id))?.failedAttempts).toBe(5)
     expect((await getQuote(other.id)).status).toBe("PENDING")
+  })
+
+  it("AC-38, S-03: a trusted USDC wallet is paid without a challenge (a live session still required); after untrust the next payment is challenged", async () => {
+    const c = await subject(0)
+    await fundAccount(server, c.usdc, 50_000_000)
+    const wallet = await server.call("POST", "/customers/external-accounts", {
+      customerId: c.id,
+      currency: "USDC",
+      ownershipType: "THIRD_PARTY",
+      accountInfo: { accountType: "ETHEREUM_WALLET", address: `0x${randomUUID().replaceAll("-", "").padEnd(40, "0")}` }
+    })
+    expect(wallet.status, JSON.stringify(wallet.json)).toBe(201)
+    const trustPath = `/customers/external-accounts/${wallet.json.id}`
+    const move = async (kind: "trust" | "untrust") => {
+      const started = await server.call("POST", `${trustPath}/${kind}`)
+      expect(started.status, JSON.stringify(started.json)).toBe(200)
+      const confirmed = await server.call("POST", `${trustPath}/${kind}/confirm`, {
+        challengeId: started.json.scaChallenge.id,
+        code: SANDBOX_CODE
+      })
+      expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
+      expect(confirmed.json.trusted).toBe(kind === "trust")
+    }
+    await move("trust")
+    const trusted = await createQuote(quoteBody(c.usdc, wallet.json.id, 1_000_000))
+    const paid = await execute(trusted.id)
+    expect(paid.status, JSON.stringify(paid.json)).toBe(200)
+    expect(["PROCESSING", "COMPLETED"]).toContain(paid.json.status)
+    expect(paid.json.scaChallenge).toBeUndefined()
+    expect(await eventsOf(trusted.transactionId)).not.toContain("OUTGOING_PAYMENT.PENDING_AUTHORIZATION")
+
+    await move("untrust")
+    const again = await createQuote(quoteBody(c.usdc, wallet.json.id, 1_000_000))
+    const challenged = await execute(again.id)
+    expect(challenged.json.status).toBe("PENDING_AUTHORIZATION")
+    expect(challenged.json.scaChallenge.purpose).toBe("PAYOUT")
   })
 
   it("S-01: a US customer's execute is unchanged (PROCESSING, no challenge); authorize and resend are 409 CONFLICT", async () => {

@@ -30,6 +30,7 @@ import { challengePlan, type ScaDestinationKind } from "../sca/plan.ts"
 import { refuseWhileLocked, settled } from "../sca/proofs.ts"
 import { isScaSubject } from "../sca/regions.ts"
 import { requireScaSession } from "../sca/sessions.ts"
+import { isTrustedBeneficiary } from "../sca/trust.ts"
 import type { EngineSettings } from "../shared/engine-config.ts"
 import type { InvalidInput, LimitExceeded, Refused, StoreError } from "../shared/errors.ts"
 import { isoOf } from "../shared/time.ts"
@@ -75,14 +76,19 @@ export const quoteSlot = (quoteId: string): string => `QUOTE|${quoteId}`
 
 /**
  * Whether the quote's destination is a trusted beneficiary of the customer (AC-31 … AC-38): trusted, its payments
- * skip the per-transaction challenges. THE ONE PLACE the trust lookup goes: until sca/trust.ts is built, nothing
- * is trusted (it will be `isTrustedBeneficiary(store, customerId, externalAccountId)` for an external account).
+ * skip the per-transaction challenges (a live session is still required). The one place the trust lookup goes: an
+ * external account the customer trusts now (sca/trust.ts); an internal account or an UMA address is never trusted.
  */
 export const isDestinationTrusted = (
-  _store: PaymentPorts["store"],
-  _customerId: string,
-  _quote: QuoteRecord
-): Effect.Effect<boolean, StoreError> => Effect.succeed(false)
+  store: PaymentPorts["store"],
+  customerId: string,
+  quote: QuoteRecord
+): Effect.Effect<boolean, StoreError> => {
+  const destination = quote.quote.destination
+  return destination.destinationType === "ACCOUNT" && destination.accountId.startsWith("ExternalAccount:")
+    ? isTrustedBeneficiary(store, customerId, destination.accountId)
+    : Effect.succeed(false)
+}
 
 const destinationKind = (quote: Quote): ScaDestinationKind =>
   quote.destination.destinationType === "UMA_ADDRESS"
