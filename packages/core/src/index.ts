@@ -126,8 +126,9 @@ export { sparkAddressOf, sparkIdentityKey } from "./shared/spark-address.ts"
 export * from "./shared/time.ts"
 export * from "./shared/validation.ts"
 export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
-export { dailyVolumeKey, quotePaymentsLayer } from "./transactions/execute.ts"
+export { quotePaymentsLayer } from "./transactions/execute.ts"
 export { paymentLegs, refundReference } from "./transactions/legs.ts"
+export { dailyVolumeKey } from "./transactions/limits.ts"
 export {
   type IncomingEvent,
   type IncomingState,

@@ -10,9 +10,12 @@ import type { AccountInfo, ExternalAccount, InternalAccountRecord, PaymentRail }
 import type { Customer } from "../src/customers/model.ts"
 import { PaymentsLayer } from "../src/engine.ts"
 import type { PlatformConfig } from "../src/platform/model.ts"
+import { PlatformConfigService } from "../src/platform/service.ts"
 import { Directory, type UmaReceiver } from "../src/ports/directory.ts"
 import { FxRates } from "../src/ports/fx.ts"
 import { Ids } from "../src/ports/ids.ts"
+import { KycProvider } from "../src/ports/kyc.ts"
+import { Notifier } from "../src/ports/notifier.ts"
 import { type Payout, type PayoutStatus, Rail, type RailError } from "../src/ports/rail.ts"
 import { Store } from "../src/ports/store.ts"
 import type { CreateQuoteRequest } from "../src/quotes/model.ts"
@@ -172,11 +175,38 @@ const directory = Directory.of({
   umaReceiver: (address) => Effect.succeed(UMA_RECEIVERS[address])
 })
 
+/** The sandbox's SCA code (SB-11): the test notifier accepts it besides the codes it sends. */
+export const SCA_CODE = "123456"
+
+/** A code the test notifier sent: the channel, the number and the text it was linked to (PSD2 dynamic linking). */
+export interface SentCode {
+  readonly channel: string
+  readonly to: string
+  readonly context: string | undefined
+}
+
+/** A notifier that records what it sends, and a KYC provider that asks for no contact verification. */
+const makeNotifier = (sent: Array<SentCode>) =>
+  Notifier.of({
+    send: (channel, to, _code, context) => Effect.sync(() => void sent.push({ channel, to, context })),
+    fixedCode: SCA_CODE,
+    fixedWalletCode: undefined
+  })
+
+const kycProvider = KycProvider.of({
+  createLink: () => Effect.die("not used"),
+  review: () => Effect.die("not used"),
+  screenDocument: () => Effect.succeed({ _tag: "Accepted" }),
+  contactVerification: () => ({ email: false, phone: false })
+})
+
 // ---- the environment ----
 
 export interface TestEnv {
   readonly rail: TestRail
   readonly fx: TestFx
+  /** Every code the notifier sent (SCA challenges of quotes). */
+  readonly sent: ReadonlyArray<SentCode>
   readonly layer: Layer.Layer<Quotes | Transactions | Store | Ids | Rail | FxRates | Directory>
 }
 
@@ -192,6 +222,7 @@ export interface EnvOptions {
 export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
   const rail = makeTestRail()
   const fx = makeTestFx()
+  const sent: Array<SentCode> = []
   const wrapStore = options.store
   const ports = Layer.mergeAll(
     options.storeLayer !== undefined
@@ -202,10 +233,12 @@ export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
     Ids.layerSeeded(seed),
     Layer.succeed(Rail, options.rail === undefined ? rail.service : options.rail(rail.service)),
     Layer.succeed(FxRates, fx.service),
-    Layer.succeed(Directory, directory)
+    Layer.succeed(Directory, directory),
+    Layer.succeed(Notifier, makeNotifier(sent)),
+    Layer.succeed(KycProvider, kycProvider)
   )
-  const layer = PaymentsLayer.pipe(Layer.provideMerge(ports))
-  return { rail, fx, layer }
+  const layer = PaymentsLayer.pipe(Layer.provideMerge(PlatformConfigService.layer), Layer.provideMerge(ports))
+  return { rail, fx, sent, layer }
 }
 
 /** Puts the TestClock on a fixed, readable instant. */

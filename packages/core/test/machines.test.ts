@@ -34,9 +34,16 @@ import {
 /** `state event -> next [emits...]`, written by hand from the spec; every pair not listed is illegal. */
 type Expected = Readonly<Record<string, readonly [string, ReadonlyArray<string>]>>
 
+// S-03, S-05, S-06, S-11, Q-35: a payment under SCA waits in PENDING_AUTHORIZATION (the event again for each
+// challenge), then executes, or (real-time-funded) awaits its deposit, or fails with nothing to refund.
 const outgoingExpected: Expected = {
   "PENDING EXECUTE": ["PROCESSING", ["OUTGOING_PAYMENT.PROCESSING"]],
+  "PENDING EXECUTE_SCA": ["PENDING_AUTHORIZATION", ["OUTGOING_PAYMENT.PENDING_AUTHORIZATION"]],
   "PENDING EXPIRE": ["EXPIRED", ["OUTGOING_PAYMENT.EXPIRED"]],
+  "PENDING_AUTHORIZATION NEXT_CHALLENGE": ["PENDING_AUTHORIZATION", ["OUTGOING_PAYMENT.PENDING_AUTHORIZATION"]],
+  "PENDING_AUTHORIZATION AUTHORIZE": ["PROCESSING", ["OUTGOING_PAYMENT.PROCESSING"]],
+  "PENDING_AUTHORIZATION AUTHORIZE_FUNDING": ["PENDING", []],
+  "PENDING_AUTHORIZATION SCA_EXPIRE": ["SCA_FAILED", ["OUTGOING_PAYMENT.FAILED"]],
   "PROCESSING SETTLE": ["COMPLETED", ["OUTGOING_PAYMENT.COMPLETED"]],
   "PROCESSING FAIL": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
   "COMPLETED RETURN": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
@@ -52,13 +59,15 @@ const incomingExpected: Expected = {
   "REFUND_PENDING REFUND_FAIL": ["REFUND_FAILED", ["INCOMING_PAYMENT.REFUND_FAILED"]]
 }
 
+// Q-19, S-04, S-06, S-11: a quote waiting for authorization is authorized (or, real-time-funded, awaits its
+// deposit again) or fails when its challenge expires; its own expiresAt no longer applies (design Q3).
 const quoteExpected: Expected = {
   "PENDING EXECUTE": ["PROCESSING", []],
   "PENDING EXECUTE_SCA": ["PENDING_AUTHORIZATION", []],
   "PENDING EXPIRE": ["EXPIRED", []],
   "PENDING_AUTHORIZATION AUTHORIZE": ["PROCESSING", []],
+  "PENDING_AUTHORIZATION AUTHORIZE_FUNDING": ["PENDING", []],
   "PENDING_AUTHORIZATION FAIL": ["FAILED", []],
-  "PENDING_AUTHORIZATION EXPIRE": ["EXPIRED", []],
   "PROCESSING COMPLETE": ["COMPLETED", []],
   "PROCESSING FAIL": ["FAILED", []]
 }
@@ -152,8 +161,31 @@ const cases: ReadonlyArray<{
 }> = [
   {
     machine: outgoingPaymentMachine,
-    states: ["PENDING", "PROCESSING", "COMPLETED", "REFUND_PENDING", "REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED"],
-    events: ["EXECUTE", "SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL", "EXPIRE"],
+    states: [
+      "PENDING",
+      "PENDING_AUTHORIZATION",
+      "PROCESSING",
+      "COMPLETED",
+      "REFUND_PENDING",
+      "REFUND_COMPLETED",
+      "REFUND_FAILED",
+      "EXPIRED",
+      "SCA_FAILED"
+    ],
+    events: [
+      "EXECUTE",
+      "EXECUTE_SCA",
+      "NEXT_CHALLENGE",
+      "AUTHORIZE",
+      "AUTHORIZE_FUNDING",
+      "SCA_EXPIRE",
+      "SETTLE",
+      "FAIL",
+      "RETURN",
+      "REFUND_SETTLE",
+      "REFUND_FAIL",
+      "EXPIRE"
+    ],
     expected: outgoingExpected
   },
   {
@@ -165,7 +197,7 @@ const cases: ReadonlyArray<{
   {
     machine: quoteMachine,
     states: ["PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"],
-    events: ["EXECUTE", "EXECUTE_SCA", "AUTHORIZE", "COMPLETE", "FAIL", "EXPIRE"],
+    events: ["EXECUTE", "EXECUTE_SCA", "AUTHORIZE", "AUTHORIZE_FUNDING", "COMPLETE", "FAIL", "EXPIRE"],
     expected: quoteExpected
   },
   { machine: credentialMachine, states: ["ACTIVE", "REVOKED"], events: ["REVOKE"], expected: credentialExpected },
@@ -283,15 +315,17 @@ describe("state machines", () => {
     })
   }
 
-  it("public statuses: refund states of an outgoing payment read FAILED; of an incoming one COMPLETED", () => {
+  it("public statuses: refund states and SCA_FAILED of an outgoing payment read FAILED (S-11); of an incoming one COMPLETED", () => {
     expect(outgoingStatus).toEqual({
       PENDING: "PENDING",
+      PENDING_AUTHORIZATION: "PENDING_AUTHORIZATION",
       PROCESSING: "PROCESSING",
       COMPLETED: "COMPLETED",
       REFUND_PENDING: "FAILED",
       REFUND_COMPLETED: "FAILED",
       REFUND_FAILED: "FAILED",
-      EXPIRED: "EXPIRED"
+      EXPIRED: "EXPIRED",
+      SCA_FAILED: "FAILED"
     })
     expect(incomingStatus).toEqual({
       PENDING: "PENDING",
@@ -304,7 +338,9 @@ describe("state machines", () => {
   })
 
   it("rules read off the tables: the states a quote expires from, where a refund is due, unknown names allow nothing", () => {
-    expect(expirableQuoteStates).toEqual(["PENDING", "PENDING_AUTHORIZATION"])
+    // Design Q3: a quote waiting for authorization fails by its challenge's expiry, not its own.
+    expect(expirableQuoteStates).toEqual(["PENDING"])
+    expect(statesAllowing(outgoingPaymentMachine, "SCA_EXPIRE")).toEqual(["PENDING_AUTHORIZATION"])
     expect(statesAllowing(outgoingPaymentMachine, "SETTLE", "RETURN")).toEqual(["PROCESSING", "COMPLETED"])
     expect(statesAllowing(incomingPaymentMachine, "REFUND_SETTLE")).toEqual(["REFUND_PENDING"])
     expect(statesAllowing(quoteMachine)).toEqual([])

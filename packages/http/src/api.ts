@@ -32,6 +32,7 @@ import {
   EndUserTerms,
   ExchangeRate,
   ExchangeRatesQuery,
+  ExecuteQuoteRequest,
   ExternalAccount,
   ExternalAccountId,
   ExternalAccountLookup,
@@ -63,6 +64,7 @@ import {
   PasskeyAuthChallenge,
   PlatformConfig,
   Quote,
+  QuoteAwaitingAuthorization,
   QuoteId,
   ReceiverLookupQuery,
   RecordSecurityEventRequest,
@@ -74,6 +76,7 @@ import {
   SandboxResetLivenessRequest,
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
+  ScaAuthorization,
   ScaCustomerQuery,
   ScaFactorConfirmRequest,
   ScaFactorConfirmResponse,
@@ -586,7 +589,13 @@ export const ScaGroup = HttpApiGroup.make("sca")
   )
 
 export const PaymentsGroup = HttpApiGroup.make("payments")
-  .add(HttpApiEndpoint.post("createQuote", "/quotes", { payload: CreateQuoteRequest, success: Quote.pipe(created) }))
+  .add(
+    HttpApiEndpoint.post("createQuote", "/quotes", {
+      payload: CreateQuoteRequest,
+      // S-06: a real-time-funded quote of a customer subject to SCA waits for its challenge (202), the rest 201.
+      success: [QuoteAwaitingAuthorization.pipe(accepted), Quote.pipe(created)]
+    })
+  )
   .add(HttpApiEndpoint.get("getQuote", "/quotes/:quoteId", { params: { quoteId: QuoteId }, success: Quote }))
   .add(
     HttpApiEndpoint.post("executeQuote", "/quotes/:quoteId/execute", {
@@ -601,7 +610,21 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
           })
         )
       },
+      payload: ExecuteQuoteRequest,
       success: Quote
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("authorizeQuote", "/quotes/:quoteId/authorize", {
+      params: { quoteId: QuoteId },
+      payload: ScaAuthorization,
+      success: Quote
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("resendQuoteScaCode", "/quotes/:quoteId/authorize/resend", {
+      params: { quoteId: QuoteId },
+      success: HttpApiSchema.NoContent
     })
   )
   .add(
@@ -644,7 +667,12 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
       success: Transaction.pipe(created)
     }).annotateMerge(OpenApi.annotations({ deprecated: true, description: "Superseded by POST /quotes" }))
   )
-  .annotateMerge(OpenApi.annotations({ title: "Payments", description: "Quotes, execution, transactions, receivers" }))
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Payments",
+      description: "Quotes, execution and its SCA authorization, transactions, receivers"
+    })
+  )
 
 export const TestDelivery = Schema.Struct({
   url: Schema.String,

@@ -66,7 +66,14 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     startFactorReset: write,
     completeFactorReset: write
   },
-  payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
+  payments: {
+    createQuote: transact,
+    executeQuote: transact,
+    authorizeQuote: transact,
+    resendQuoteScaCode: transact,
+    transferOut: transact,
+    transferIn: transact
+  },
   sandbox: {
     fund: sandbox,
     send: sandbox,

@@ -201,7 +201,13 @@ export const makeHandlers = Effect.gen(function* () {
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),
       getQuote: ({ params }) => quotes.get(params.quoteId),
-      executeQuote: ({ params, headers }) => quotes.execute(params.quoteId, headers["service-wallet-signature"]),
+      executeQuote: ({ params, headers, payload }) =>
+        quotes.execute(params.quoteId, {
+          walletSignature: headers["service-wallet-signature"],
+          scaFactor: payload?.scaFactor
+        }),
+      authorizeQuote: ({ params, payload }) => transactions.authorizeQuote(params.quoteId, payload),
+      resendQuoteScaCode: ({ params }) => transactions.resendQuoteScaCode(params.quoteId),
       listTransactions: ({ query }) => transactions.list(query),
       getTransaction: ({ params }) => transactions.get(params.transactionId),
       lookupExternalAccount: ({ params, query }) => quotes.lookupExternalAccount(params.accountId, query),

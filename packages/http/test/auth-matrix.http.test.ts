@@ -118,6 +118,8 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "payments.createQuote": "transact",
   "payments.getQuote": "read",
   "payments.executeQuote": "transact",
+  "payments.authorizeQuote": "transact",
+  "payments.resendQuoteScaCode": "transact",
   "payments.listTransactions": "read",
   "payments.getTransaction": "read",
   "payments.lookupExternalAccount": "read",

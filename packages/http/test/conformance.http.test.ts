@@ -340,6 +340,28 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     }
     expect((await server.call("POST", `/customers/external-accounts/${accountId}/trust`)).status).toBe(423)
   },
+  "sca-session-required-to-pay": async (server, { customer }) => {
+    const id = await euCustomerWithVerifiedPhone(server)
+    const funded = await server.call("POST", "/quotes", {
+      source: { sourceType: "REALTIME_FUNDING", currency: "USD", customerId: id },
+      destination: { destinationType: "ACCOUNT", accountId: customer.accounts.USD! },
+      lockedCurrencySide: "SENDING",
+      lockedCurrencyAmount: 100
+    })
+    expect(funded.status).toBe(409)
+  },
+  "sca-locked-to-pay": async (server, { customer }) => {
+    const id = await euCustomerWithVerifiedPhone(server)
+    const listed = await server.call("GET", `/customers/internal-accounts?customerId=${id}`)
+    const quote = await server.call("POST", "/quotes", quoteBody(listed.json.data[0].id, customer.accounts.USD!, 100))
+    expect(quote.status).toBe(201)
+    const started = await server.call("POST", `/sca/login/start?customerId=${id}`, { factor: "SMS_OTP" })
+    const wrong = { factor: "SMS_OTP", endUserIpAddress: "203.0.113.42", challengeId: started.json.challengeId }
+    for (let i = 0; i < 5; i++) {
+      await server.call("POST", `/sca/login/complete?customerId=${id}`, { ...wrong, code: "000000" })
+    }
+    expect((await server.call("POST", `/quotes/${quote.json.id}/execute`)).status).toBe(423)
+  },
   "contact-code-needs-the-contact": async (server) => {
     const id = await euCustomer(server, { phoneNumber: undefined })
     expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(400)

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { consent, expectError, expectInvalid, fundAccount, quoteBody, useTestServer } from "./harness.ts"
+import { germanPhone, readyForSca } from "./sca-kit.ts"
 import { selfCustodyWallet, type WalletType } from "./self-custody-wallets.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
@@ -25,6 +26,7 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
       customerType: "INDIVIDUAL",
       fullName: "Ada Lovelace",
       region,
+      phoneNumber: germanPhone(),
       currencies: ["USDC"],
       endUserTermsConsent: consent
     })
@@ -327,7 +329,11 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
           amount
         })
       expectError(await transfer(THRESHOLD), 400, "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED")
-      expect((await transfer(1_000_000)).status).toBe(201)
+      // The customer is in an SCA region: the payment below the threshold goes, waiting for its challenge (S-03).
+      await readyForSca(server, customerId)
+      const paid = await transfer(1_000_000)
+      expect(paid.status).toBe(201)
+      expect(paid.json.status).toBe("PENDING_AUTHORIZATION")
 
       const issued = await challenge(account.id, "WALLET_SIGNATURE")
       expect((await verify(account.id, wallet.signMessage(issued.json.messageToSign))).status).toBe(200)

@@ -40,7 +40,12 @@ export interface OperationAlias {
 }
 
 const NON_BANK_RAILS = ["INTERNAL", "LIGHTNING", "SOLANA", "ETHEREUM", "BASE", "POLYGON", "TRON", "PLASMA", "BITCOIN"]
-const QUOTE_OPERATIONS = ["POST /quotes", "GET /quotes/{quoteId}", "POST /quotes/{quoteId}/execute"]
+const QUOTE_OPERATIONS = [
+  "POST /quotes",
+  "GET /quotes/{quoteId}",
+  "POST /quotes/{quoteId}/execute",
+  "POST /quotes/{quoteId}/authorize"
+]
 
 export const differences: ReadonlyArray<Difference> = [
   // ---- names and shapes ----
@@ -100,7 +105,7 @@ export const differences: ReadonlyArray<Difference> = [
       "POST /transfer-out",
       ...QUOTE_OPERATIONS
     ],
-    statuses: [200, 201],
+    statuses: [200, 201, 202],
     at: ["/data/*/destinationPaymentRail", "/data/*/paymentRail", "/paymentRail", "/destination/paymentRail"],
     values: NON_BANK_RAILS,
     why:
@@ -112,7 +117,7 @@ export const differences: ReadonlyArray<Difference> = [
   {
     id: "rate-details-service-names",
     operations: QUOTE_OPERATIONS,
-    statuses: [200, 201],
+    statuses: [200, 201, 202],
     at: ["/rateDetails"],
     renamedKeys: {
       serviceApiMultiplier: "gridApiMultiplier",
@@ -332,6 +337,29 @@ export const differences: ReadonlyArray<Difference> = [
       "lists 423 on the SCA login complete only."
   },
   {
+    id: "sca-session-required-to-pay",
+    operations: ["POST /quotes", "POST /transfer-out"],
+    statuses: [409],
+    at: ["status"],
+    values: ["SCA_SESSION_REQUIRED"],
+    why:
+      "A customer subject to SCA needs a live SCA session for every payment it starts (FEATURES S-09, C-38; the " +
+      "spec: money movement is refused after sessionExpiresAt): a quote executed at once or funded by payment " +
+      "instructions is challenged at creation (S-06), so POST /quotes and transfer-out answer 409 " +
+      "SCA_SESSION_REQUIRED too; the upstream lists it on execute and authorize only."
+  },
+  {
+    id: "sca-locked-to-pay",
+    operations: ["POST /quotes", "POST /quotes/{quoteId}/execute", "POST /transfer-out"],
+    statuses: [423],
+    at: ["status"],
+    values: ["ACCOUNT_LOCKED"],
+    why:
+      "A customer locked after too many failed SCA proofs gets 423 ACCOUNT_LOCKED when it starts a payment that " +
+      "would issue a challenge (Errors: 423; FEATURES C-41), so a locked customer is sent no new code; the upstream " +
+      "lists 423 on authorize only."
+  },
+  {
     id: "contact-code-needs-the-contact",
     operations: ["POST /customers/{customerId}/verify-email", "POST /customers/{customerId}/verify-phone"],
     statuses: [400],
@@ -409,9 +437,10 @@ export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
   {
     operation: "GET /transactions",
     at: "?status",
-    values: ["CREATED", "PENDING_AUTHORIZATION", "REJECTED", "REFUNDED"],
+    values: ["CREATED", "REJECTED", "REFUNDED"],
     why:
-      "Payment transactions are PENDING, PROCESSING, COMPLETED, FAILED or EXPIRED (Resources › Transaction); a " +
-      "filter on a status no transaction has is refused rather than answered empty."
+      "Payment transactions are PENDING, PENDING_AUTHORIZATION (SCA, S-03), PROCESSING, COMPLETED, FAILED or " +
+      "EXPIRED (Resources › Transaction); a filter on a status no transaction has is refused rather than answered " +
+      "empty."
   }
 ]

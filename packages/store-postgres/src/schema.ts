@@ -653,6 +653,22 @@ const trustedBeneficiaries: Migration = {
   )
 }
 
+/**
+ * Issue 14, quotes under SCA: the challenge a quote waiting for authorization carries (`quote.scaChallenge`), the
+ * factor asked for at creation, and when a real-time-funded quote was authorized (its deposit is not challenged).
+ * The expiry worker's index holds PENDING quotes only now (the quote machine lets no other state expire).
+ */
+const scaQuotes: Migration = {
+  up: statements(
+    `ALTER TABLE quotes ADD COLUMN sca_challenge jsonb`,
+    `ALTER TABLE quotes ADD COLUMN sca_factor text`,
+    `ALTER TABLE quotes ADD COLUMN sca_authorized_at ${OPTIONAL_INSTANT}`,
+    // A quote waiting for authorization no longer expires by its own expiresAt (its challenge's expiry fails it).
+    `DROP INDEX quotes_expiry_idx`,
+    `CREATE INDEX quotes_expiry_idx ON quotes (expires_at) WHERE status IN ('PENDING')`
+  )
+}
+
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
   "0001_initial": initial,
@@ -666,7 +682,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0009_sca": sca,
   "0010_sca_factors": scaFactors,
   "0011_sca_factor_resets": scaFactorResets,
-  "0012_trusted_beneficiaries": trustedBeneficiaries
+  "0012_trusted_beneficiaries": trustedBeneficiaries,
+  "0013_sca_quotes": scaQuotes
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -27,6 +27,7 @@ import {
   outboxRecord,
   platformConfig,
   quote,
+  quoteAwaitingAuthorization,
   token,
   transaction
 } from "./records.ts"
@@ -140,7 +141,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.internalAccounts, [internalAccount(1), withoutKey(internalAccount(2), "customerId")]],
   [tables.externalAccounts, [externalAccount(1)]],
   [tables.ownershipChallenges, [ownershipChallengeFull(walletScope), ownershipChallengeMinimal(walletScope)]],
-  [tables.quotes, [quote(1)]],
+  [tables.quotes, [quote(1), quoteAwaitingAuthorization(2)]],
   [
     tables.transactions,
     [

@@ -199,6 +199,26 @@ export const quote = (
   }
 }
 
+/** A quote waiting for its SCA challenge: the optional SCA fields set. */
+export const quoteAwaitingAuthorization = (n: number): QuoteRecord => {
+  const base = quote(n, { status: "PENDING_AUTHORIZATION" })
+  return {
+    ...base,
+    quote: {
+      ...base.quote,
+      scaChallenge: {
+        id: idOf("ScaChallenge", n),
+        expiresAt: "2026-11-21T13:41:44.123Z",
+        factor: "SMS_OTP",
+        availableFactors: ["SMS_OTP"],
+        purpose: "PAYOUT"
+      }
+    },
+    scaFactor: "SMS_OTP",
+    scaAuthorizedAt: "2026-11-21T13:37:44.123Z"
+  }
+}
+
 export const transaction = (n: number, extra: Partial<TransactionRecord> = {}): TransactionRecord => {
   const id = idOf<TransactionRecord["transaction"]["id"]>("Transaction", n)
   return {

@@ -25,10 +25,13 @@ export const quotes = table<QuoteRecord, QuoteFilter, "transactionId">()({
     "quote.description": optional(text("description")),
     "quote.remittanceInformation": optional(text("remittance_information")),
     "quote.purposeOfPayment": optional(text("purpose_of_payment")),
+    "quote.scaChallenge": optional(json("sca_challenge")),
     "pricing.netSendingAmount": bigint("net_sending_amount"),
     "pricing.serviceFee": bigint("service_fee"),
     "pricing.platformFee": bigint("platform_fee"),
-    "pricing.minorRate": text("minor_rate")
+    "pricing.minorRate": text("minor_rate"),
+    scaFactor: optional(text("sca_factor")),
+    scaAuthorizedAt: optional(instant("sca_authorized_at"))
   },
   primaryKey: ["id"],
   unique: { transactionId: { column: "quote.transactionId" } },

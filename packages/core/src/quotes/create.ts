@@ -12,6 +12,7 @@ import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory } from "../ports/directory.ts"
 import type { Ids } from "../ports/ids.ts"
 import type { Store } from "../ports/store.ts"
+import { isScaSubject } from "../sca/regions.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
 import type { CommandEnv } from "../shared/engine-config.ts"
 import { InvalidInput } from "../shared/errors.ts"
@@ -41,6 +42,7 @@ import type { CreateQuoteRequest, Quote, QuoteRecord } from "./model.ts"
 import type { QuotePayments } from "./payments.ts"
 import { type FeeSchedule, feeScheduleFor, type Pricing, platformFeeFor, priceQuote } from "./pricing.ts"
 import type { Rates } from "./rates.ts"
+import { refuseUnlinkable } from "./sca-factor.ts"
 import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.ts"
 
 export interface CreateOptions {
@@ -342,6 +344,8 @@ const newQuoteRecord = (request: CreateQuoteRequest, parts: QuoteParts, env: Com
 export const createQuote = Effect.fnUntraced(
   function* (ports: QuoteCreationPorts, request: CreateQuoteRequest, env: CommandEnv, options: CreateOptions) {
     const { store } = ports
+    const unlinkable = refuseUnlinkable(request.scaFactor)
+    if (unlinkable !== undefined) return yield* Effect.fail(unlinkable)
     const config = yield* store.config.get()
     const source = yield* resolveSource(store, request, config)
     const destination = yield* resolveDestination(store, ports.directory, request.destination, source.sourceAccount)
@@ -396,12 +400,15 @@ export const createQuote = Effect.fnUntraced(
     )
     const railChosen =
       request.destination.destinationType === "ACCOUNT" && request.destination.paymentRail !== undefined
+    const customer = source.customer
     return yield* ports.payments.place(
-      record,
+      request.scaFactor === undefined ? record : { ...record, scaFactor: request.scaFactor },
       {
-        platformCustomerId: source.customer?.platformCustomerId,
+        platformCustomerId: customer?.platformCustomerId,
         rail: destination.rail,
-        railSelectionMode: railChosen ? "MANUAL" : "AUTO"
+        railSelectionMode: railChosen ? "MANUAL" : "AUTO",
+        customer,
+        scaSettings: customer !== undefined && isScaSubject(customer, env.settings) ? env.settings : undefined
       },
       request.immediatelyExecute === true,
       config,

@@ -112,3 +112,54 @@ export const invalidField = (field: string, constraint: Record<string, unknown>,
   InvalidInput.one(field, constraint, message)
 
 export type QuoteError = InvalidInput | Refused | NotFound | Conflict | LimitExceeded | StoreError
+
+// ---- quotes under Strong Customer Authentication (S-03 … S-08, S-11) ----
+
+/** 400 on `scaFactor` (S-08): a payment's challenge needs a factor that carries dynamic linking; TOTP cannot. */
+export const scaFactorNotLinkable = (): InvalidInput =>
+  InvalidInput.one(
+    "scaFactor",
+    { enum: ["SMS_OTP", "PASSKEY"] },
+    "TOTP cannot carry the dynamic linking a payment's SCA challenge needs; use SMS_OTP or PASSKEY"
+  )
+
+/** 400 on `scaFactor`: the customer cannot use the factor asked for (or none that can carry a payment's challenge). */
+export const scaFactorNotUsable = (asked: string | undefined, usable: ReadonlyArray<string>): InvalidInput =>
+  InvalidInput.one(
+    "scaFactor",
+    { enum: usable },
+    asked === undefined
+      ? "The customer has no factor for a payment's SCA challenge: verify its phone (SMS_OTP) or enrol a passkey"
+      : `The customer cannot use ${asked} for a payment's SCA challenge (usable: ${usable.join(", ") || "none"})`
+  )
+
+/** 409 `CONFLICT` (S-04): the quote's customer is not subject to SCA (or the quote has none: platform-funded). */
+export const quoteNotUnderSca = (quoteId: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `Quote ${quoteId} needs no Strong Customer Authentication: its customer is not in an SCA region`
+  })
+
+/** 409 `CONFLICT` (S-04, S-07): the quote has no challenge to authorize (already authorized, failed, or never). */
+export const noPendingAuthorization = (quoteId: string, status: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `Quote ${quoteId} has no pending SCA challenge (status ${status})`,
+    details: { status }
+  })
+
+/** 409 `CONFLICT` (S-07): only an SMS code can be sent again; a passkey challenge is answered on the device. */
+export const scaCodeNotResendable = (quoteId: string, factor: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `The SCA challenge of quote ${quoteId} uses ${factor}: there is no code to send again`,
+    details: { factor }
+  })
+
+/** 400 on `code` (S-11): the challenge expired, so the payment failed (`SCA_NOT_COMPLETED`); a new quote is needed. */
+export const quoteChallengeExpired = (quoteId: string): InvalidInput =>
+  InvalidInput.one(
+    "code",
+    { expired: true },
+    `The SCA challenge of quote ${quoteId} expired: its payment failed (SCA_NOT_COMPLETED); create a new quote`
+  )

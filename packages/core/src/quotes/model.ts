@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import { ScaChallenge, ScaFactor } from "../sca/model.ts"
 import { Currency, CurrencyCode } from "../shared/currency.ts"
 import { CustomerId, InternalAccountId, LookupId, QuoteId, TransactionId } from "../shared/ids.ts"
 import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
@@ -89,9 +90,21 @@ export const CreateQuoteRequest = Schema.Struct({
   remittanceInformation: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(80))),
   purposeOfPayment: Schema.optionalKey(PurposeOfPayment),
   platformFeeOverride: Schema.optionalKey(PlatformFeeOverride),
+  /**
+   * S-08: the factor of the SCA challenge the quote gets (at creation for a real-time-funded source, else at
+   * execute): `SMS_OTP` (default) or `PASSKEY`; `TOTP` cannot carry dynamic linking and is refused (400).
+   */
+  scaFactor: Schema.optionalKey(ScaFactor),
   senderCustomerInfo: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 })
 export type CreateQuoteRequest = typeof CreateQuoteRequest.Type
+
+/**
+ * `POST /quotes/{quoteId}/execute`'s optional body (Q-23, upstream `ExecuteQuoteRequest`): the factor of the SCA
+ * challenge the call issues (S-08, as `CreateQuoteRequest.scaFactor`). No body is `null`.
+ */
+export const ExecuteQuoteRequest = Schema.NullOr(Schema.Struct({ scaFactor: Schema.optionalKey(ScaFactor) }))
+export type ExecuteQuoteRequest = typeof ExecuteQuoteRequest.Type
 
 export const QuoteStatus = Schema.Literals([
   "PENDING",
@@ -138,9 +151,22 @@ export const Quote = Schema.Struct({
   remittanceInformation: Schema.optionalKey(Schema.String),
   purposeOfPayment: Schema.optionalKey(PurposeOfPayment),
   paymentInstructions: Schema.Array(PaymentInstructions),
-  rateDetails: RateDetails
+  rateDetails: RateDetails,
+  /** S-03: the SCA challenge to satisfy now; present only while `PENDING_AUTHORIZATION`. */
+  scaChallenge: Schema.optionalKey(ScaChallenge)
 })
 export type Quote = typeof Quote.Type
+
+/**
+ * S-06: a real-time-funded quote of a customer subject to SCA as `POST /quotes` creates it (202): waiting for its
+ * challenge, its payment instructions withheld until it is authorized.
+ */
+export const QuoteAwaitingAuthorization = Schema.Struct({
+  ...Quote.fields,
+  status: Schema.Literal("PENDING_AUTHORIZATION"),
+  source: RealtimeFundingSource,
+  scaChallenge: ScaChallenge
+})
 
 /** A quote as stored: the public quote and how it was priced (exact decimals as strings). */
 export interface QuoteRecord {
@@ -155,6 +181,13 @@ export interface QuoteRecord {
     /** Exact receiving-minor-units per sending-minor-unit rate used (decimal string). */
     readonly minorRate: string
   }
+  /** The SCA factor asked for at creation (`scaFactor`): the default of the challenge execute issues. */
+  readonly scaFactor?: ScaFactor | undefined
+  /**
+   * When the quote's SCA challenges were passed before its money could move: a real-time-funded quote's deposit
+   * then executes it without another challenge (S-06).
+   */
+  readonly scaAuthorizedAt?: string | undefined
 }
 
 // ---- receiver lookups ----

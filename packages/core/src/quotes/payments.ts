@@ -6,9 +6,12 @@
  */
 import { type Clock, Context, type Effect } from "effect"
 import type { PaymentRail } from "../accounts/model.ts"
+import type { Customer } from "../customers/model.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { UniqueViolation } from "../ports/store.ts"
-import type { Conflict, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import type { ScaFactor } from "../sca/model.ts"
+import type { CommandEnv, EngineSettings } from "../shared/engine-config.ts"
+import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import type { Steps } from "../shared/tracing.ts"
 import type { Quote, QuoteRecord } from "./model.ts"
@@ -21,9 +24,24 @@ export interface PaymentTerms {
   readonly rail: PaymentRail
   /** `MANUAL` when the request named the rail. */
   readonly railSelectionMode: "AUTO" | "MANUAL"
+  /** The paying customer, as read by the creating command (`undefined` for a platform-funded quote). */
+  readonly customer: Customer | undefined
+  /**
+   * Who is subject to SCA, when the paying customer may be (its region is one of `scaRegions`): a quote executed
+   * at once or funded by payment instructions is then challenged (S-06). `undefined`: no SCA.
+   */
+  readonly scaSettings: Pick<EngineSettings, "scaRegions"> | undefined
 }
 
-export type ExecuteError = NotFound | Conflict | Refused | LimitExceeded | StoreError | IllegalTransition
+/** What `POST /quotes/{quoteId}/execute` brings besides the quote id. */
+export interface ExecuteRequest {
+  /** The `Service-Wallet-Signature` header: a quote from an embedded wallet needs it (Q-24). */
+  readonly walletSignature?: string | undefined
+  /** The factor of the SCA challenge this execute issues (S-08; TOTP is 400). */
+  readonly scaFactor?: ScaFactor | undefined
+}
+
+export type ExecuteError = InvalidInput | NotFound | Conflict | Refused | LimitExceeded | StoreError | IllegalTransition
 
 export class QuotePayments extends Context.Service<
   QuotePayments,
@@ -31,7 +49,9 @@ export class QuotePayments extends Context.Service<
     /**
      * Stores a new quote with its outgoing payment (PENDING, `OUTGOING_PAYMENT.PENDING`) in one store
      * transaction; with `execute`, the payment is executed in that same transaction under `config`'s limits and
-     * submitted to its rail after the commit. Returns the quote as it then is. A step of the creating command
+     * submitted to its rail after the commit. A subject customer's quote that would move money (executed at once,
+     * or real-time-funded) waits in PENDING_AUTHORIZATION for its first SCA challenge instead (S-03, S-06), its SMS
+     * sent after the commit. Returns the quote as it then is. A step of the creating command
      * (see `Steps`): a unique violation on the fresh ids reaches that command, which makes it a defect.
      */
     readonly place: (
@@ -42,13 +62,10 @@ export class QuotePayments extends Context.Service<
       clock: Clock.Clock
     ) => Steps<Quote, ExecuteError | UniqueViolation>
     /**
-     * Executes a stored quote (`POST /quotes/{quoteId}/execute`); returns it as it then is. A quote from an
-     * embedded wallet needs `walletSignature`, the wallet's stamp over its `payloadToSign` (Q-24).
+     * Executes a stored quote (`POST /quotes/{quoteId}/execute`); returns it as it then is: moving, or waiting in
+     * PENDING_AUTHORIZATION for an SCA challenge (S-03). A quote from an embedded wallet needs
+     * `walletSignature`, the wallet's stamp over its `payloadToSign` (Q-24).
      */
-    readonly execute: (
-      quoteId: string,
-      clock: Clock.Clock,
-      walletSignature?: string | undefined
-    ) => Effect.Effect<Quote, ExecuteError>
+    readonly execute: (quoteId: string, env: CommandEnv, request: ExecuteRequest) => Effect.Effect<Quote, ExecuteError>
   }
 >()("paycore/quotes/QuotePayments") {}

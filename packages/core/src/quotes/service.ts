@@ -11,7 +11,7 @@ import { type CreateOptions, createQuote } from "./create.ts"
 import { type QuoteError, quoteNotFound } from "./errors.ts"
 import { exchangeRates } from "./exchange-rates.ts"
 import type { CreateQuoteRequest, ExternalAccountLookup, Quote, ReceiverLookupQuery, UmaLookup } from "./model.ts"
-import { QuotePayments } from "./payments.ts"
+import { type ExecuteRequest, QuotePayments } from "./payments.ts"
 import { makeRates } from "./rates.ts"
 import { lookupExternalAccount, lookupUma } from "./receivers.ts"
 
@@ -25,18 +25,21 @@ export class Quotes extends Context.Service<
   Quotes,
   {
     /**
-     * `POST /quotes` (201); with `immediatelyExecute` the quote comes back executed. `options.sameCurrencyOnly`:
+     * `POST /quotes` (201); with `immediatelyExecute` the quote comes back executed. For a customer subject to SCA,
+     * a quote executed at once or funded by payment instructions comes back PENDING_AUTHORIZATION with its
+     * `scaChallenge` (S-06: without payment instructions until authorized). `options.sameCurrencyOnly`:
      * deprecated transfer-out, which refuses a destination in another currency.
      */
     readonly create: (request: CreateQuoteRequest, options?: CreateOptions) => Effect.Effect<Quote, QuotesError>
     /** `GET /quotes/{quoteId}` (404 `QUOTE_NOT_FOUND`). */
     readonly get: (id: string) => Effect.Effect<Quote, NotFound | StoreError>
     /**
-     * `POST /quotes/{quoteId}/execute`: the quote in PROCESSING (or further, when it settled at once). A quote from
-     * an embedded wallet needs `walletSignature` (the `Service-Wallet-Signature` header, Q-24); other quotes
-     * ignore it.
+     * `POST /quotes/{quoteId}/execute`: the quote in PROCESSING (or further, when it settled at once), or, for a
+     * customer subject to SCA, in PENDING_AUTHORIZATION with its `scaChallenge` (S-03; `request.scaFactor` picks
+     * the factor, TOTP is 400). A quote from an embedded wallet needs `request.walletSignature` (the
+     * `Service-Wallet-Signature` header, Q-24); other quotes ignore it.
      */
-    readonly execute: (id: string, walletSignature?: string | undefined) => Effect.Effect<Quote, QuotesError>
+    readonly execute: (id: string, request?: ExecuteRequest) => Effect.Effect<Quote, QuotesError>
     /** `GET /exchange-rates`: rates from the cache (refreshed after `fxCacheSeconds`), fees included. */
     readonly exchangeRates: (query: ExchangeRatesQuery) => Effect.Effect<ReadonlyArray<ExchangeRate>, QuotesError>
     /** `GET /receiver/external-account/{accountId}`. */
@@ -69,8 +72,7 @@ export class Quotes extends Context.Service<
         // The two hot commands of the payment path: `command`, not `Effect.fn` (see shared/tracing.ts).
         create: (request, options = {}) =>
           command("Quotes.create", (env) => createQuote(creation, request, env, options)),
-        execute: (id, walletSignature) =>
-          command("Quotes.execute", (env) => payments.execute(id, env.clock, walletSignature)),
+        execute: (id, request = {}) => command("Quotes.execute", (env) => payments.execute(id, env, request)),
         get,
         exchangeRates: Effect.fn("Quotes.exchangeRates")(function* (query: ExchangeRatesQuery) {
           return yield* exchangeRates(store, rates, query)

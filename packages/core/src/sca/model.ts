@@ -334,6 +334,16 @@ export type BeneficiaryTrustConfirmRequest = typeof BeneficiaryTrustConfirmReque
 export const BeneficiaryTrustConfirm = Schema.Struct({ trusted: Schema.Boolean })
 export type BeneficiaryTrustConfirm = typeof BeneficiaryTrustConfirm.Type
 
+/**
+ * `POST /quotes/{quoteId}/authorize` (upstream `ScaAuthorization`, S-04): the proof of the quote's open challenge and
+ * the end user's IP address (kept for the provider's risk assessment; optional).
+ */
+export const ScaAuthorization = Schema.Struct({
+  ...ScaProof.fields,
+  endUserIpAddress: Schema.optionalKey(Schema.String.check(Schema.isMinLength(3), Schema.isMaxLength(45)))
+})
+export type ScaAuthorization = typeof ScaAuthorization.Type
+
 /** What a per-transaction challenge is dynamically linked to (PSD2 RTS Art. 5): the amount and the payee. */
 export interface LinkedOperation {
   readonly amount: number

@@ -7,30 +7,31 @@ import { type Clock, Effect, Layer } from "effect"
 import type { Mutable } from "effect/Types"
 import { debitsOf, resolveSteps, shortfallOf, writeTransfersSteps } from "../ledger/service.ts"
 import type { PlatformConfig } from "../platform/model.ts"
+import type { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
+import type { KycProvider } from "../ports/kyc.ts"
+import type { Notifier } from "../ports/notifier.ts"
 import { Rail } from "../ports/rail.ts"
 import { Store, together, type UniqueViolation } from "../ports/store.ts"
-import {
-  dailyVolumeLimitExceeded,
-  quoteAlreadyExecuted,
-  quoteExpired,
-  quoteNotExecutable,
-  quoteNotFound,
-  transactionSizeLimitExceeded
-} from "../quotes/errors.ts"
+import { quoteAlreadyExecuted, quoteExpired, quoteNotExecutable, quoteNotFound } from "../quotes/errors.ts"
 import { isQuoteDueToExpire } from "../quotes/expiry.ts"
 import { paymentReference, walletSigningOf } from "../quotes/funding.ts"
 import { quoteMachine } from "../quotes/machine.ts"
 import type { Quote, QuoteRecord } from "../quotes/model.ts"
 import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/payments.ts"
+import { refuseUnlinkable } from "../quotes/sca-factor.ts"
+import type { ScaFactor } from "../sca/model.ts"
+import type { EngineSettings } from "../shared/engine-config.ts"
 import type { LimitExceeded, Refused } from "../shared/errors.ts"
 import { allows } from "../shared/machine.ts"
 import { amountOf } from "../shared/money.ts"
-import { addSeconds, utcDay } from "../shared/time.ts"
+import { addSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { verifyWalletStamp } from "../wallet-auth/signed-retry.ts"
 import { emitSteps } from "../webhooks/service.ts"
+import { type ScaPaymentPorts, scaContextSteps, scaPaymentPorts, startAuthorizationSteps } from "./authorization.ts"
 import { isInternalTransfer, paymentLegs } from "./legs.ts"
+import { dailyVolumeKey, dailyVolumeRefusal, sizeLimitRefusal } from "./limits.ts"
 import { outgoingPaymentMachine } from "./machine.ts"
 import type { Transaction, TransactionRecord } from "./model.ts"
 import {
@@ -49,6 +50,10 @@ export interface ExecuteOptions {
   readonly viaDeposit?: boolean
   /** The `Service-Wallet-Signature` of the request: a quote from an embedded wallet needs it (Q-24). */
   readonly walletSignature?: string | undefined
+  /** The factor the request asks the SCA challenge in (S-08; TOTP refused). */
+  readonly scaFactor?: ScaFactor | undefined
+  /** The engine's settings (who is subject to SCA); without them no SCA applies (a deposit, an internal step). */
+  readonly settings?: Pick<EngineSettings, "scaRegions"> | undefined
 }
 
 /** What `reserveSteps` left: the quote and its transaction, both moved on. */
@@ -58,16 +63,6 @@ export interface Reserved {
   /** What the rail will be asked for, when it was read alongside the reservation (see `submitSteps`). */
   readonly payout?: PayoutRead
 }
-
-const secondsToUtcMidnight = (iso: string): number => {
-  const now = Date.parse(iso)
-  const next = Date.parse(`${utcDay(iso)}T00:00:00.000Z`) + 86_400_000
-  return Math.max(1, Math.ceil((next - now) / 1000))
-}
-
-/** The daily-volume counter key of a customer (or the platform) in one currency on one UTC day. */
-export const dailyVolumeKey = (customerId: string | undefined, currencyCode: string, iso: string): string =>
-  `daily-volume:${customerId ?? "platform"}:${currencyCode}:${utcDay(iso)}`
 
 /**
  * The outgoing payment of a new quote, PENDING: amounts, fees and rail from the quote, the reconciliation
@@ -127,7 +122,8 @@ const outgoingPaymentOf = (quoteRecord: QuoteRecord, terms: PaymentTerms): Trans
 /**
  * Executes a PENDING quote inside the caller's store transaction: the platform's limits for the sending
  * currency (`config`, read in this transaction), the amount counted into the day's volume, the holds on the
- * source (all-or-nothing; `INSUFFICIENT_FUNDS` leaves nothing behind), quote and transaction to PROCESSING.
+ * source (all-or-nothing; `INSUFFICIENT_FUNDS` leaves nothing behind), quote and transaction to PROCESSING (by
+ * `EXECUTE`, or `AUTHORIZE` once the last SCA challenge of a PENDING_AUTHORIZATION quote passed).
  * An internal transfer settles at once (its holds are posted). A payout to a rail is submitted after commit
  * (`submitReservedSteps`).
  */
@@ -136,40 +132,35 @@ export function* reserveSteps(
   config: PlatformConfig | undefined,
   quote: QuoteRecord,
   record: TransactionRecord,
-  now: string
+  now: string,
+  event: "EXECUTE" | "AUTHORIZE" = "EXECUTE"
 ): Steps<Reserved, MoveError | Refused | LimitExceeded> {
   const { store } = ports
-  const code = quote.quote.sendingCurrency.code
-  const amount = quote.quote.totalSendingAmount
-  const limit = config?.transactionLimits.find((l) => l.currency === code)
-  if (limit?.maxTransactionAmount !== undefined && amount > limit.maxTransactionAmount) {
-    return yield* Effect.fail(transactionSizeLimitExceeded(code, amount, limit.maxTransactionAmount))
-  }
+  const tooLarge = sizeLimitRefusal(config, quote)
+  if (tooLarge !== undefined) return yield* Effect.fail(tooLarge)
   const legs = paymentLegs(quote)
   const debits = debitsOf(legs)
   // Counted first, checked after: `add` is atomic, so two payments of one customer at once cannot both see
   // room for themselves (a read then an add could, on a database); a refusal rolls the count back. The count
   // and the locked balances are asked for together (one round trip on PostgreSQL), always in this order.
+  const code = quote.quote.sendingCurrency.code
   const [total, balances] = yield* together(
     store,
-    () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), amount),
+    () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), quote.quote.totalSendingAmount),
     () => store.ledger.balances(debits)
   )
-  if (limit?.maxDailyVolume !== undefined && total > limit.maxDailyVolume) {
-    return yield* Effect.fail(
-      dailyVolumeLimitExceeded(code, total - amount, amount, limit.maxDailyVolume, secondsToUtcMidnight(now))
-    )
-  }
+  const overVolume = dailyVolumeRefusal(config, quote, total, now)
+  if (overVolume !== undefined) return yield* Effect.fail(overVolume)
   const refused = shortfallOf(debits, balances)
   if (refused !== undefined) return yield* Effect.fail(refused)
   // A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
   // second reservation would collide on the transfer ids instead of holding the money twice.
   yield* writeTransfersSteps(store, record.id, legs, "PENDING", now, 0)
-  let executing = yield* moveQuoteSteps(ports, quote, "EXECUTE")
+  let executing = yield* moveQuoteSteps(ports, quote, event)
   let tx = yield* moveTransactionSteps(
     ports,
     record,
-    "EXECUTE",
+    event,
     { record: { dueAt: addSeconds(now, SUBMIT_GRACE_SECONDS) } },
     now
   )
@@ -234,7 +225,7 @@ export function* submitReservedSteps(
 
 /** The store transaction of `executeQuote`: the reserved quote and transaction, or the quote's `expiresAt` when it expired. */
 const executeInStore = Effect.fnUntraced(function* (
-  ports: PaymentPorts,
+  ports: ScaPaymentPorts,
   quoteId: string,
   options: ExecuteOptions,
   clock: Clock.Clock
@@ -268,74 +259,145 @@ const executeInStore = Effect.fnUntraced(function* (
     yield* expireQuoteAndTransactionSteps(ports, quote, now)
     return quote.quote.expiresAt
   }
+  // S-03: a subject customer's payment waits for its challenges. A deposit executes a real-time-funded quote
+  // whose challenges were passed before its payment instructions were shown (S-06): no challenge again.
+  if (options.viaDeposit !== true && options.settings !== undefined) {
+    const sca = yield* scaContextSteps(store, quote, options.settings)
+    if (sca !== undefined) {
+      const challenged = yield* startAuthorizationSteps(
+        ports,
+        sca,
+        quote,
+        record,
+        options.scaFactor,
+        config,
+        clock.currentTimeMillisUnsafe()
+      )
+      if (challenged !== undefined) return challenged
+    }
+  }
   if (isInternalTransfer(quote)) return yield* reserveSteps(ports, config, quote, record, now)
-  // The payout's external account is read alongside the reservation's first statements (one round trip).
+  return yield* reserveWithPayoutSteps(ports, config, quote, record, now, "EXECUTE")
+})
+
+/** `reserveSteps` for a payout, with what the rail will be asked for read alongside (one round trip). */
+export function* reserveWithPayoutSteps(
+  ports: PaymentPorts,
+  config: PlatformConfig | undefined,
+  quote: QuoteRecord,
+  record: TransactionRecord,
+  now: string,
+  event: "EXECUTE" | "AUTHORIZE"
+): Steps<Reserved, MoveError | Refused | LimitExceeded> {
   const [reserved, payout] = yield* together(
-    store,
-    () => reserveSteps(ports, config, quote, record, now),
+    ports.store,
+    () => reserveSteps(ports, config, quote, record, now, event),
     () => payoutOfSteps(ports, record)
   )
   return { ...reserved, payout: { payout } }
-})
+}
+
+/** What an execute left: the quote and its transaction, reserved and submitted, or waiting for a challenge. */
+export type Executed = Pick<Reserved, "quote" | "transaction">
 
 /**
  * Executes a quote: 409 `QUOTE_ALREADY_EXECUTED` unless PENDING; at or after `expiresAt` the quote
  * and its transaction are moved to EXPIRED (committed) and the call fails with 409 `QUOTE_EXPIRED`.
- * Then reserves (see `reserveSteps`) and submits the payout. Returns the quote and the transaction.
+ * A subject customer's payment then waits in PENDING_AUTHORIZATION for its first challenge (its SMS sent after the
+ * commit; see `startAuthorizationSteps`); any other is reserved (see `reserveSteps`) and its payout submitted.
+ * Returns the quote and the transaction.
  */
 export const executeQuote = Effect.fnUntraced(function* (
-  ports: PaymentPorts,
+  ports: ScaPaymentPorts,
   quoteId: string,
   clock: Clock.Clock,
   options: ExecuteOptions = {}
-): Effect.fn.Return<Reserved, ExecuteError | UniqueViolation> {
+): Effect.fn.Return<Executed, ExecuteError | UniqueViolation> {
+  const unlinkable = refuseUnlinkable(options.scaFactor)
+  if (unlinkable !== undefined) return yield* Effect.fail(unlinkable)
   const outcome = yield* ports.store.transaction(executeInStore(ports, quoteId, options, clock))
   if (typeof outcome === "string") return yield* Effect.fail(quoteExpired(quoteId, outcome))
+  if ("_tag" in outcome) {
+    yield* ports.challenges.sendCode(outcome.code)
+    return outcome
+  }
   return yield* submitReservedSteps(ports, outcome, clock)
 }, dieOnUnique)
 
-/** The store transaction of `placeQuote`: the quote, its PENDING payment and event; executed when asked. */
+/**
+ * The store transaction of `placeQuote`: the quote, its PENDING payment and event; executed when asked. A subject
+ * customer's quote that would move money (executed at once, or real-time-funded) is challenged instead (S-06).
+ */
 const placeInStore = Effect.fnUntraced(function* (
-  ports: PaymentPorts,
+  ports: ScaPaymentPorts,
   quote: QuoteRecord,
   record: TransactionRecord,
+  terms: PaymentTerms,
   execute: boolean,
-  config: PlatformConfig | undefined
+  config: PlatformConfig | undefined,
+  clock: Clock.Clock
 ) {
   const { store } = ports
   const now = quote.quote.createdAt
   yield* store.quotes.insert(quote)
   yield* store.transactions.insert(record)
   yield* emitSteps(store, ports.ids, ["OUTGOING_PAYMENT.PENDING"], record.id, record.transaction, now)
+  const funding = quote.quote.source.sourceType === "REALTIME_FUNDING"
+  if (terms.scaSettings !== undefined && (execute || funding)) {
+    const sca = yield* scaContextSteps(store, quote, terms.scaSettings, terms.customer)
+    if (sca !== undefined) {
+      const challenged = yield* startAuthorizationSteps(
+        ports,
+        sca,
+        quote,
+        record,
+        undefined,
+        config,
+        clock.currentTimeMillisUnsafe()
+      )
+      if (challenged !== undefined) return challenged
+    }
+  }
   if (!execute) return undefined
   return yield* reserveSteps(ports, config, quote, record, now)
 })
 
 /** `QuotePayments.place`: the quote and its payment stored, executed and submitted when asked. */
 function* placeQuoteSteps(
-  ports: PaymentPorts,
+  ports: ScaPaymentPorts,
   quote: QuoteRecord,
   terms: PaymentTerms,
   execute: boolean,
   config: PlatformConfig | undefined,
   clock: Clock.Clock
 ): Steps<Quote, ExecuteError | UniqueViolation> {
-  const reserved = yield* ports.store.transaction(
-    placeInStore(ports, quote, outgoingPaymentOf(quote, terms), execute, config)
+  const placed = yield* ports.store.transaction(
+    placeInStore(ports, quote, outgoingPaymentOf(quote, terms), terms, execute, config, clock)
   )
-  if (reserved === undefined) return quote.quote
-  return (yield* submitReservedSteps(ports, reserved, clock)).quote.quote
+  if (placed === undefined) return quote.quote
+  if ("_tag" in placed) {
+    yield* ports.challenges.sendCode(placed.code)
+    return placed.quote.quote
+  }
+  return (yield* submitReservedSteps(ports, placed, clock)).quote.quote
 }
 
 /** `QuotePayments` over the payment engine (see quotes/payments.ts). */
-export const quotePaymentsLayer: Layer.Layer<QuotePayments, never, Store | Ids | Rail> = Layer.effect(
+export const quotePaymentsLayer: Layer.Layer<
+  QuotePayments,
+  never,
+  Store | Ids | Rail | Notifier | KycProvider | PlatformConfigService
+> = Layer.effect(
   QuotePayments,
   Effect.gen(function* () {
-    const ports: PaymentPorts = { store: yield* Store, ids: yield* Ids, rail: yield* Rail }
+    const ports = yield* scaPaymentPorts
     return QuotePayments.of({
       place: (quote, terms, execute, config, clock) => placeQuoteSteps(ports, quote, terms, execute, config, clock),
-      execute: (quoteId, clock, walletSignature) =>
-        Effect.map(executeQuote(ports, quoteId, clock, { walletSignature }), (executed) => executed.quote.quote)
+      execute: (quoteId, env, options) =>
+        Effect.map(
+          executeQuote(ports, quoteId, env.clock, { ...options, settings: env.settings }),
+          (executed) => executed.quote.quote
+        )
     })
   })
 )

@@ -13,6 +13,7 @@ import type { CustomerId } from "../shared/ids.ts"
 import { amountOf } from "../shared/money.ts"
 import { nowIso } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
+import type { ScaPaymentPorts } from "./authorization.ts"
 import { invalidFundAmount, SANDBOX_FUND_MAX } from "./errors.ts"
 import { executeQuote } from "./execute.ts"
 import { depositLeg } from "./legs.ts"
@@ -155,7 +156,7 @@ export const sandboxUmaReceive = Effect.fnUntraced(function* (ports: PaymentPort
 })
 
 /** Sandbox: the deposit for a quote funded by payment instructions arrives, so the quote executes. */
-export const sandboxSend = Effect.fnUntraced(function* (ports: PaymentPorts, request: SandboxSendRequest) {
+export const sandboxSend = Effect.fnUntraced(function* (ports: ScaPaymentPorts, request: SandboxSendRequest) {
   const quote = yield* ports.store.quotes.get(request.quoteId)
   if (quote === undefined) return yield* Effect.fail(quoteNotFound(request.quoteId))
   if (quote.quote.source.sourceType !== "REALTIME_FUNDING") {

@@ -8,17 +8,53 @@ import type { TransactionStatus } from "./model.ts"
  * refund itself is a later step (`REFUND_SETTLE` or `REFUND_FAIL`). A payout the receiving
  * bank returns after it settled (`RETURN`) fails the same way with `PAYOUT_RETURNED`.
  * COMPLETED is not terminal: a return can still arrive.
+ *
+ * Under Strong Customer Authentication (S-03 … S-06, S-11) a payment waits in PENDING_AUTHORIZATION with no money
+ * held: each challenge of its quote emits PENDING_AUTHORIZATION again (`NEXT_CHALLENGE`, S-05), the last one
+ * executes it (`AUTHORIZE`) or, for a real-time-funded quote, brings it back to PENDING to await the deposit
+ * (`AUTHORIZE_FUNDING`). An expired challenge fails it as SCA_FAILED (public `FAILED`, `SCA_NOT_COMPLETED`): nothing
+ * moved, so there is nothing to refund.
  */
 export const outgoingPaymentMachine = defineMachine({
   name: "OutgoingPayment",
-  states: ["PENDING", "PROCESSING", "COMPLETED", "REFUND_PENDING", "REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED"],
-  events: ["EXECUTE", "SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL", "EXPIRE"],
+  states: [
+    "PENDING",
+    "PENDING_AUTHORIZATION",
+    "PROCESSING",
+    "COMPLETED",
+    "REFUND_PENDING",
+    "REFUND_COMPLETED",
+    "REFUND_FAILED",
+    "EXPIRED",
+    "SCA_FAILED"
+  ],
+  events: [
+    "EXECUTE",
+    "EXECUTE_SCA",
+    "NEXT_CHALLENGE",
+    "AUTHORIZE",
+    "AUTHORIZE_FUNDING",
+    "SCA_EXPIRE",
+    "SETTLE",
+    "FAIL",
+    "RETURN",
+    "REFUND_SETTLE",
+    "REFUND_FAIL",
+    "EXPIRE"
+  ],
   initial: "PENDING",
-  terminal: ["REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED"],
+  terminal: ["REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED", "SCA_FAILED"],
   transitions: {
     PENDING: {
       EXECUTE: { to: "PROCESSING", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
+      EXECUTE_SCA: { to: "PENDING_AUTHORIZATION", emits: ["OUTGOING_PAYMENT.PENDING_AUTHORIZATION"] },
       EXPIRE: { to: "EXPIRED", emits: ["OUTGOING_PAYMENT.EXPIRED"] }
+    },
+    PENDING_AUTHORIZATION: {
+      NEXT_CHALLENGE: { to: "PENDING_AUTHORIZATION", emits: ["OUTGOING_PAYMENT.PENDING_AUTHORIZATION"] },
+      AUTHORIZE: { to: "PROCESSING", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
+      AUTHORIZE_FUNDING: { to: "PENDING", emits: [] },
+      SCA_EXPIRE: { to: "SCA_FAILED", emits: ["OUTGOING_PAYMENT.FAILED"] }
     },
     PROCESSING: {
       SETTLE: { to: "COMPLETED", emits: ["OUTGOING_PAYMENT.COMPLETED"] },
@@ -33,7 +69,8 @@ export const outgoingPaymentMachine = defineMachine({
     },
     REFUND_COMPLETED: {},
     REFUND_FAILED: {},
-    EXPIRED: {}
+    EXPIRED: {},
+    SCA_FAILED: {}
   }
 })
 export type OutgoingState = (typeof outgoingPaymentMachine.states)[number]
@@ -73,12 +110,14 @@ export type IncomingEvent = (typeof incomingPaymentMachine.events)[number]
 /** The public `status` of an outgoing payment in a machine state. */
 export const outgoingStatus: { readonly [K in OutgoingState]: TransactionStatus } = {
   PENDING: "PENDING",
+  PENDING_AUTHORIZATION: "PENDING_AUTHORIZATION",
   PROCESSING: "PROCESSING",
   COMPLETED: "COMPLETED",
   REFUND_PENDING: "FAILED",
   REFUND_COMPLETED: "FAILED",
   REFUND_FAILED: "FAILED",
-  EXPIRED: "EXPIRED"
+  EXPIRED: "EXPIRED",
+  SCA_FAILED: "FAILED"
 }
 
 /** The public `status` of an incoming payment in a machine state. */

@@ -7,7 +7,15 @@ import { Amount, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import { DateTimeString, UmaAddress } from "../shared/schemas.ts"
 
-export const TransactionStatus = Schema.Literals(["PENDING", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"])
+/** `PENDING_AUTHORIZATION`: an outgoing payment waiting for its quote's SCA challenges (S-03). */
+export const TransactionStatus = Schema.Literals([
+  "PENDING",
+  "PENDING_AUTHORIZATION",
+  "PROCESSING",
+  "COMPLETED",
+  "FAILED",
+  "EXPIRED"
+])
 export type TransactionStatus = typeof TransactionStatus.Type
 
 export const TransactionType = Schema.Literals(["INCOMING", "OUTGOING"])
@@ -25,7 +33,8 @@ export const FailureReason = Schema.Literals([
 export type FailureReason = typeof FailureReason.Type
 
 /**
- * A transaction's `failureReason`: a payout's is the rail's (above); an incoming payment (a pull, a deposit) keeps
+ * A transaction's `failureReason`: a payout's is the rail's (above), or `SCA_NOT_COMPLETED` when its SCA challenge
+ * expired before it was authorized (S-11, Q-35: nothing moved); an incoming payment (a pull, a deposit) keeps
  * `COMPLIANCE_REJECTED` and `QUOTE_EXECUTION_FAILED` and otherwise reads `COLLECTION_FAILED`, the upstream's name
  * for a collection that did not credit (its incoming catalogue has no payout reasons).
  */
@@ -36,7 +45,8 @@ export const TransactionFailureReason = Schema.Literals([
   "ACCOUNT_CANNOT_RECEIVE",
   "ACCOUNT_INVALID",
   "COMPLIANCE_REJECTED",
-  "COLLECTION_FAILED"
+  "COLLECTION_FAILED",
+  "SCA_NOT_COMPLETED"
 ])
 export type TransactionFailureReason = typeof TransactionFailureReason.Type
 

@@ -185,6 +185,24 @@ export function* moveQuoteSteps(
   return next
 }
 
+/**
+ * Moves a quote through the quote machine and saves the whole record with `next` applied: the SCA moves, which
+ * also set or drop the quote's `scaChallenge` (and a real-time-funded quote's payment instructions).
+ */
+export function* moveQuoteWithSteps(
+  { store }: PaymentPorts,
+  record: QuoteRecord,
+  event: QuoteEvent,
+  next: (record: QuoteRecord) => QuoteRecord
+): Steps<QuoteRecord, MoveError> {
+  const move = transition(quoteMachine, record.quote.status as QuoteState, event)
+  if (Result.isFailure(move)) return yield* Effect.fail(move.failure)
+  const changed = next(record)
+  const moved: QuoteRecord = { ...changed, quote: { ...changed.quote, status: move.success.to } }
+  yield* store.quotes.update(moved)
+  return moved
+}
+
 /** Moves the quote of an outgoing payment if the move is legal from where it is (quotes follow transactions). */
 export function* followQuoteSteps(
   ports: PaymentPorts,

@@ -1,12 +1,19 @@
 import { Context, Effect, Layer } from "effect"
-import { Ids } from "../ports/ids.ts"
-import { Rail } from "../ports/rail.ts"
-import { Store } from "../ports/store.ts"
+import type { PlatformConfigService } from "../platform/service.ts"
+import type { Ids } from "../ports/ids.ts"
+import type { KycProvider } from "../ports/kyc.ts"
+import type { Notifier } from "../ports/notifier.ts"
+import type { Rail } from "../ports/rail.ts"
+import type { Store } from "../ports/store.ts"
+import type { Quote } from "../quotes/model.ts"
 import { Quotes } from "../quotes/service.ts"
+import type { ScaAuthorization } from "../sca/model.ts"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
 import { command } from "../shared/tracing.ts"
+import { scaPaymentPorts } from "./authorization.ts"
+import { authorizeQuote, resendQuoteCode } from "./authorize.ts"
 import { fundSandbox, sandboxSend, sandboxUmaReceive } from "./incoming.ts"
 import type {
   ListTransactionsQuery,
@@ -16,7 +23,7 @@ import type {
   TransferInRequest,
   TransferOutRequest
 } from "./model.ts"
-import type { PaymentPorts } from "./moves.ts"
+import { currentClock } from "./moves.ts"
 import { getTransaction, listTransactions } from "./reads.ts"
 import { type ProcessDueReport, processDue } from "./settlement.ts"
 import { transferIn, transferOut } from "./transfers.ts"
@@ -54,12 +61,24 @@ export class Transactions extends Context.Service<
     readonly transferIn: (request: TransferInRequest) => Effect.Effect<Transaction, TransactionsError>
     /** Deprecated `POST /transfer-out`: a same-currency quote locked on the sending side, executed at once. */
     readonly transferOut: (request: TransferOutRequest) => Effect.Effect<Transaction, TransactionsError>
+    /**
+     * `POST /quotes/{quoteId}/authorize` (S-04 … S-06, S-11): the proof of the quote's open SCA challenge; the quote
+     * then carries the next challenge, or moves (PROCESSING / COMPLETED), or, real-time-funded, is PENDING with
+     * its payment instructions (see `authorizeQuote`).
+     */
+    readonly authorizeQuote: (quoteId: string, proof: ScaAuthorization) => Effect.Effect<Quote, TransactionsError>
+    /** `POST /quotes/{quoteId}/authorize/resend` (S-07): a new SMS code for the open challenge, its expiry kept. */
+    readonly resendQuoteScaCode: (quoteId: string) => Effect.Effect<void, TransactionsError>
   }
 >()("paycore/transactions/Transactions") {
-  static readonly layer: Layer.Layer<Transactions, never, Store | Ids | Rail | Quotes> = Layer.effect(
+  static readonly layer: Layer.Layer<
+    Transactions,
+    never,
+    Store | Ids | Rail | Notifier | KycProvider | PlatformConfigService | Quotes
+  > = Layer.effect(
     Transactions,
     Effect.gen(function* () {
-      const ports: PaymentPorts = { store: yield* Store, ids: yield* Ids, rail: yield* Rail }
+      const ports = yield* scaPaymentPorts
       const quotes = yield* Quotes
       return Transactions.of({
         list: Effect.fn("Transactions.list")(function* (query: ListTransactionsQuery) {
@@ -84,6 +103,13 @@ export class Transactions extends Context.Service<
         }),
         transferOut: Effect.fn("Transactions.transferOut")(function* (request: TransferOutRequest) {
           return yield* transferOut(ports, quotes, request)
+        }),
+        authorizeQuote: Effect.fn("Transactions.authorizeQuote")(function* (quoteId: string, proof: ScaAuthorization) {
+          const authorized = yield* authorizeQuote(ports, quoteId, proof, yield* currentClock)
+          return authorized.quote.quote
+        }),
+        resendQuoteScaCode: Effect.fn("Transactions.resendQuoteScaCode")(function* (quoteId: string) {
+          return yield* resendQuoteCode(ports, quoteId, yield* currentClock)
         })
       })
     })

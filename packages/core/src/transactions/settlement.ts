@@ -13,6 +13,7 @@ import type { Refused } from "../shared/errors.ts"
 import { statesAllowing } from "../shared/machine.ts"
 import { addSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
+import { failUnauthorizedSteps, quoteSlot } from "./authorization.ts"
 import { expireQuoteAndTransactionSteps } from "./execute.ts"
 import { refundReference } from "./legs.ts"
 import { type IncomingEvent, incomingPaymentMachine, type OutgoingEvent, outgoingPaymentMachine } from "./machine.ts"
@@ -54,10 +55,13 @@ const WORKER_EVENTS = ["SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL
   OutgoingEvent & IncomingEvent
 >
 
-/** The states a transaction can be due for the worker in: those of either machine that allow one of its moves. */
+/**
+ * The states a transaction can be due for the worker in: those of either machine that allow one of its moves, and
+ * an outgoing payment waiting for an SCA challenge (due when the challenge expires, S-11).
+ */
 const WORKER_STATES: ReadonlyArray<string> = [
   ...new Set<string>([
-    ...statesAllowing(outgoingPaymentMachine, ...WORKER_EVENTS),
+    ...statesAllowing(outgoingPaymentMachine, ...WORKER_EVENTS, "SCA_EXPIRE"),
     ...statesAllowing(incomingPaymentMachine, ...WORKER_EVENTS)
   ])
 ]
@@ -220,6 +224,30 @@ const expireQuote = (ports: PaymentPorts, quoteId: string, clock: Clock.Clock) =
   dieOnUnique(ports.store.transaction(expireInStore(ports, quoteId, clock)))
 
 /**
+ * The worker's SCA expiry step (S-11): re-reads the quote and its payment under lock; a payment still waiting for a
+ * challenge that expired by now fails with `SCA_NOT_COMPLETED` (see `failUnauthorizedSteps`). A challenge still
+ * open (a later step was issued) only moves `dueAt` to its expiry.
+ */
+const expireUnauthorizedInStore = Effect.fnUntraced(function* (
+  ports: PaymentPorts,
+  record: TransactionRecord,
+  clock: Clock.Clock
+) {
+  const { store } = ports
+  const quoteId = record.transaction.quoteId
+  if (quoteId === undefined) return record
+  const locked = yield* store.quotes.getForUpdateWithTransaction(quoteId)
+  const current = locked?.transaction
+  if (locked === undefined || current === undefined || !canMove(current, "SCA_EXPIRE")) return current ?? record
+  const nowMs = clock.currentTimeMillisUnsafe()
+  const open = yield* store.scaChallenges.findUnique("openSlot", quoteSlot(quoteId))
+  if (open !== undefined && nowMs < Date.parse(open.expiresAt)) {
+    return yield* saveRecordSteps(ports, current, { record: { dueAt: open.expiresAt } }, nowOf(clock))
+  }
+  return yield* failUnauthorizedSteps(ports, locked.quote, current, open, nowMs)
+})
+
+/**
  * One worker step for a due transaction (as listed), chosen by its state. A unique violation is
  * not converted to a defect here: the pass counts and logs any failure of a step alike.
  */
@@ -228,13 +256,15 @@ const stepTransaction = (
   record: TransactionRecord,
   clock: Clock.Clock
 ): Effect.Effect<TransactionRecord, MoveError | Refused> =>
-  refundDue(record)
-    ? Effect.gen(() => refundSteps(ports, record, clock))
-    : awaitingSubmission(record)
-      ? Effect.gen(() => submitSteps(ports, record, clock))
-      : awaitingRail(record)
-        ? poll(ports, record, clock)
-        : Effect.succeed(record)
+  canMove(record, "SCA_EXPIRE")
+    ? ports.store.transaction(expireUnauthorizedInStore(ports, record, clock))
+    : refundDue(record)
+      ? Effect.gen(() => refundSteps(ports, record, clock))
+      : awaitingSubmission(record)
+        ? Effect.gen(() => submitSteps(ports, record, clock))
+        : awaitingRail(record)
+          ? poll(ports, record, clock)
+          : Effect.succeed(record)
 
 const logStepFailure = <E>(cause: Cause.Cause<E>) => Effect.logWarning("paycore worker step failed", cause)
 

@@ -330,6 +330,13 @@ export const quoteFull = (s: Scope, id?: string): QuoteRecord => {
       description: "Invoice 42 — ünïcode ✓",
       remittanceInformation: "INV-42",
       purposeOfPayment: "GOODS_OR_SERVICES",
+      scaChallenge: {
+        id: newId("ScaChallenge"),
+        expiresAt: plusSeconds(base.quote.createdAt, 300),
+        factor: "SMS_OTP",
+        availableFactors: ["SMS_OTP", "PASSKEY"],
+        purpose: "CURRENCY_CONVERSION"
+      },
       paymentInstructions: [
         {
           instructionsNotes: "Pay by SEPA",
@@ -351,7 +358,9 @@ export const quoteFull = (s: Scope, id?: string): QuoteRecord => {
         serviceApiVariableFeeAmount: 25
       }
     },
-    pricing: { netSendingAmount: 10_000, serviceFee: 100, platformFee: 50, minorRate: "0.92345670000000000001" }
+    pricing: { netSendingAmount: 10_000, serviceFee: 100, platformFee: 50, minorRate: "0.92345670000000000001" },
+    scaFactor: "SMS_OTP",
+    scaAuthorizedAt: plusSeconds(base.quote.createdAt, 30)
   }
 }
 
