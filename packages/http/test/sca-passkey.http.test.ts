@@ -15,7 +15,17 @@ import {
 } from "@paycore/testkit/wallet-client"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
-import { type CallResult, expectError, individualPacket, type TestServer, useTestServer } from "./harness.ts"
+import {
+  addUsPayee,
+  balanceIn,
+  type CallResult,
+  expectError,
+  fundAccount,
+  individualPacket,
+  quoteBody,
+  type TestServer,
+  useTestServer
+} from "./harness.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
 const SANDBOX_CODE = "123456"
@@ -367,6 +377,79 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
     expect((await security(id))?.failedAttempts).toBe(2)
     expect((await passkeyLogin(id, device)).status).toBe(200)
     expect((await security(id))?.failedAttempts).toBe(0)
+  })
+
+  it("S-08, S-04, S-02: a payment authorized with the passkey: its challenge carries assertion options over its own dynamic-linking hash; an assertion made for another payment is 400 and counted, a code is 400 uncounted; its own → PROCESSING", async () => {
+    const { id, device } = await enrolled()
+    const listed = await server.call("GET", `/customers/internal-accounts?customerId=${id}`)
+    const usd = (listed.json.data as Array<{ id: string; currency: string }>).find((a) => a.currency === "USD")!.id
+    await fundAccount(server, usd, 10_000)
+    const payee = await addUsPayee(server, id)
+    const waiting = async (amount: number) => {
+      const quote = await server.call("POST", "/quotes", quoteBody(usd, payee, amount))
+      expect(quote.status, JSON.stringify(quote.json)).toBe(201)
+      const executed = await server.call("POST", `/quotes/${quote.json.id}/execute`, { scaFactor: "PASSKEY" })
+      expect(executed.status, JSON.stringify(executed.json)).toBe(200)
+      expect(executed.json.status).toBe("PENDING_AUTHORIZATION")
+      return executed.json
+    }
+    const first = await waiting(1_000)
+    const second = await waiting(2_000)
+    expect(first.scaChallenge).toMatchObject({
+      factor: "PASSKEY",
+      purpose: "PAYOUT",
+      passkeyAssertionOptions: {
+        rpId: "localhost",
+        allowCredentials: [{ type: "public-key", id: device.credentialId }],
+        userVerification: "preferred",
+        timeout: 300_000
+      }
+    })
+    // A per-transaction challenge carries no allowed origins (upstream): the app's own origin is sent back.
+    expect(first.scaChallenge.passkeyAllowedOrigins).toBeUndefined()
+    const own = hexOf(first.scaChallenge.passkeyAssertionOptions)
+    const other = hexOf(second.scaChallenge.passkeyAssertionOptions)
+    expect(own).toMatch(/^[0-9a-f]{64}$/)
+    expect(own).not.toBe(other)
+
+    const authorize = (quoteId: string, proof: Record<string, unknown>) =>
+      server.call("POST", `/quotes/${quoteId}/authorize`, { ...proof, endUserIpAddress: IP })
+    /** A failed proof throttles the challenge for 1 s (L-14): moved into the past instead of waited for. */
+    const pastThrottle = async (quoteId: string) => {
+      const rows = await run(server.store.scaChallenges.list({ customerId: id }, { limit: 50, sortOrder: "desc" }))
+      const open = rows.data.find((c) => c.subjectId === quoteId && c.status === "OPEN")!
+      await run(
+        server.store.scaChallenges.update({ ...open, lastFailedAt: new Date(Date.now() - 5_000).toISOString() })
+      )
+    }
+
+    // Signed over the second payment's challenge, sent for the first: the hash binds it to its own payment.
+    const crossed = await authorize(first.id, {
+      passkeyAssertion: toWebAuthnJson(await device.assert(other)),
+      origin: ORIGIN
+    })
+    expectError(crossed, 400, "INVALID_INPUT")
+    expect(crossed.json.details.errors[0]).toMatchObject({ field: "passkeyAssertion", constraint: { valid: true } })
+    expect((await security(id))?.failedAttempts).toBe(1)
+    await pastThrottle(first.id)
+    // The sandbox code is no proof of a passkey challenge: only the offered factor (not counted).
+    expectError(await authorize(first.id, { code: SANDBOX_CODE }), 400, "INVALID_INPUT")
+    expect((await security(id))?.failedAttempts).toBe(1)
+
+    const authorized = await authorize(first.id, {
+      passkeyAssertion: toWebAuthnJson(await device.assert(own)),
+      origin: ORIGIN
+    })
+    expect(authorized.status, JSON.stringify(authorized.json)).toBe(200)
+    expect(authorized.json.status).toBe("PROCESSING")
+    expect(authorized.json.scaChallenge).toBeUndefined()
+    expect((await security(id))?.failedAttempts).toBe(0)
+    const second200 = await authorize(second.id, {
+      passkeyAssertion: toWebAuthnJson(await device.assert(other)),
+      origin: ORIGIN
+    })
+    expect(second200.status, JSON.stringify(second200.json)).toBe(200)
+    expect(await balanceIn(server, id)).toBe(10_000 - first.totalSendingAmount - second.totalSendingAmount)
   })
 
   it("S-01, S-09: passkey enrolment is 409 CONFLICT outside the SCA regions and 409 SCA_SESSION_REQUIRED without a login; passkey login start 409 outside", async () => {
