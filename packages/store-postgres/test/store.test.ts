@@ -34,7 +34,8 @@ describe("migrations", () => {
         "0008_ownership_verification",
         "0009_sca",
         "0010_sca_factors",
-        "0012_trusted_beneficiaries"
+        "0012_trusted_beneficiaries",
+        "0013_cards"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -7,6 +7,16 @@ import type {
   TrustedBeneficiaryFilter,
   TrustedBeneficiaryRecord
 } from "../accounts/model.ts"
+import type {
+  CardFilter,
+  CardNetworkEventFilter,
+  CardNetworkEventRecord,
+  CardRecord,
+  CardRevealFilter,
+  CardRevealRecord,
+  CardTransactionFilter,
+  CardTransactionRecord
+} from "../cards/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type {
@@ -278,6 +288,14 @@ export interface Repositories {
   readonly scaFactors: Collection<ScaFactorRecord, ScaFactorFilter, "slot" | "pendingSlot">
   /** One row per external account a customer trusted once (its id is the account's); `status` says whether it still does. */
   readonly trustedBeneficiaries: Collection<TrustedBeneficiaryRecord, TrustedBeneficiaryFilter>
+  /** `platformCardId` is unique (design Q21). */
+  readonly cards: Collection<CardRecord, CardFilter, "platformCardId">
+  /** `issuerTransactionToken` is unique: a network retry of one authorization finds the first decision. */
+  readonly cardTransactions: Collection<CardTransactionRecord, CardTransactionFilter, "issuerTransactionToken">
+  /** The inbox of network events: `issuerEventId` is unique, so an at-least-once delivery applies once. */
+  readonly cardNetworkEvents: Collection<CardNetworkEventRecord, CardNetworkEventFilter, "issuerEventId">
+  /** The audit log of reveals (CD-33): who asked; never the URL. */
+  readonly cardReveals: Collection<CardRevealRecord, CardRevealFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

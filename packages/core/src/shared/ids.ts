@@ -23,7 +23,12 @@ export const idTypes = [
   "DelegatedKey",
   "ScaChallenge",
   "ScaSession",
-  "ScaFactor"
+  "ScaFactor",
+  "Card",
+  "CardTransaction",
+  "CardFundingSource",
+  "CardNetworkEvent",
+  "CardReveal"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -81,6 +86,16 @@ export const ScaSessionId = makeId("ScaSession")
 export type ScaSessionId = typeof ScaSessionId.Type
 export const ScaFactorId = makeId("ScaFactor")
 export type ScaFactorId = typeof ScaFactorId.Type
+export const CardId = makeId("Card")
+export type CardId = typeof CardId.Type
+export const CardTransactionId = makeId("CardTransaction")
+export type CardTransactionId = typeof CardTransactionId.Type
+export const CardFundingSourceId = makeId("CardFundingSource")
+export type CardFundingSourceId = typeof CardFundingSourceId.Type
+export const CardNetworkEventId = makeId("CardNetworkEvent")
+export type CardNetworkEventId = typeof CardNetworkEventId.Type
+export const CardRevealId = makeId("CardReveal")
+export type CardRevealId = typeof CardRevealId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -104,6 +119,11 @@ export interface IdOf {
   ScaChallenge: ScaChallengeId
   ScaSession: ScaSessionId
   ScaFactor: ScaFactorId
+  Card: CardId
+  CardTransaction: CardTransactionId
+  CardFundingSource: CardFundingSourceId
+  CardNetworkEvent: CardNetworkEventId
+  CardReveal: CardRevealId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
