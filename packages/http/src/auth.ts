@@ -64,8 +64,26 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     confirmFactorEnrollment: write,
     deleteFactor: write
   },
+  cards: { createCard: write, updateCard: write, revealCard: write },
   payments: { createQuote: transact, executeQuote: transact, transferOut: transact, transferIn: transact },
-  sandbox: { fund: sandbox, send: sandbox, umaReceive: sandbox, testWebhook: sandbox, settleLiveness: sandbox },
+  sandbox: {
+    fund: sandbox,
+    send: sandbox,
+    umaReceive: sandbox,
+    testWebhook: sandbox,
+    settleLiveness: sandbox,
+    // CD-52: the card simulations refuse a production token too.
+    simulateCardAuthorization: sandbox,
+    simulateCardClearing: sandbox,
+    simulateCardReturn: sandbox,
+    simulateCardBalanceInquiry: sandbox,
+    simulateCardCreditAuthorization: sandbox,
+    simulateCardFinancialAuthorization: sandbox,
+    simulateCardFinancialCreditAuthorization: sandbox,
+    simulateCardAuthorizationAdvice: sandbox,
+    simulateCardCreditAuthorizationAdvice: sandbox,
+    simulateCardReturnReversal: sandbox
+  },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }
 
