@@ -101,7 +101,7 @@ export const CardCreateRequest = Schema.Struct({
   fundingSources: FundingSourceIds,
   form: CardForm,
   platformCardId: Schema.optionalKey(boundedString(255)),
-  threeDSecurePassword: Schema.optionalKey(Schema.String.check(Schema.isMinLength(8), Schema.isMaxLength(64))),
+  threeDSecurePassword: Schema.optionalKey(boundedString(128)),
   maxSpendPerTransaction: Schema.optionalKey(CardSpendLimit),
   maxSpendPerDay: Schema.optionalKey(CardSpendLimit),
   maxTransactionsPerDay: Schema.optionalKey(CardCountLimit)
@@ -327,6 +327,11 @@ export interface AuthorizationRequest {
   readonly currency: string
   readonly merchant: CardMerchant
   readonly forcedDecline?: DeclineReason | undefined
+  /**
+   * The funding pull's outcome comes later, as a `PullResult` event (`pullSummary.pendingCount` is 1 until then: the
+   * sandbox's `005` and `006`); otherwise the pull is confirmed with the approval.
+   */
+  readonly awaitPullResult?: boolean | undefined
 }
 
 /** `CardNetwork.authorize`'s answer; `cardTransactionId` is absent for a balance inquiry (no row). */

@@ -31,12 +31,18 @@ import type { Card, CardCreateRequest, CardRevealResponse, CardUpdateRequest, Li
 // - Services and their fixed signatures: `Cards` below (A), `CardNetwork.authorize / reconcile` (network.ts, B),
 //   `CardSimulations.simulate(cardId, kind, body)` (simulations.ts, C), `closeOutSteps(ports, card, now)`
 //   (close-out.ts, B writes it, A calls it on every move to CLOSED; a no-op until then), `CardsWorker.processDue`
-//   (worker.ts) = `provisionDueCards` (provisioning.ts, A) + `applyDueNetworkEvents` (inbox.ts, B).
+//   (worker.ts) = `provisionDueCards` (provisioning.ts, A) + `applyDueNetworkEvents` (inbox.ts, B). The one S0 line
+//   left to A: engine.ts giving funding-sources.ts's real `CardFundingSources` to `WalletAuth.layer`.
 // - HTTP: `cards.createCard / listCards / getCard / updateCard / revealCard` and `sandbox.simulateCard*` call exactly
 //   these operations; `revealCard` is never stored by an Idempotency-Key and answers `Cache-Control: no-store`.
 // - Storage: cards, cardTransactions, cardNetworkEvents, cardReveals (ports/store.ts), the counters `cardCounters`.
 //   The testkit's `seedCard` / `seedCardTransaction` write records straight to the store, `scriptedCardIssuer()` is
 //   an issuer whose answers a test scripts.
+// - Network events: the simulator's script is `Authorize` steps (to `CardNetwork.authorize`; a forced decline for the
+//   descriptor suffixes 002/003, `awaitPullResult` for 005/006) and `Deliver` steps (to `CardNetwork.reconcile`,
+//   `dueAt` = now + `afterSeconds`: a `PullResult` CONFIRMED after 30 s for 005, FAILED at once for 006; a `Clearing`
+//   with `pullRefused` when the parent's descriptor ends 002). Events name their transaction by its
+//   `issuerTransactionToken`; `issuerEventId` dedupes them.
 // - Ledger: `systemAccount("card-network", ccy)` is what the service owes the network (legs.ts, B).
 // - Settings: `EngineSettings.liveCardLimit` (null: none) and `cardCurrencies`.
 
