@@ -14,7 +14,7 @@ const LAYERS = [
   ["wallet-auth"],
   ["customers"],
   ["onboarding", "sca"],
-  ["quotes"],
+  ["quotes", "cards"],
   ["transactions"]
 ]
 const CONTEXTS = LAYERS.flat()

@@ -1,6 +1,10 @@
 import { Layer } from "effect"
 import { OwnershipVerification } from "./accounts/ownership.ts"
 import { Accounts } from "./accounts/service.ts"
+import { CardNetwork } from "./cards/network.ts"
+import { Cards } from "./cards/service.ts"
+import { CardSimulations } from "./cards/simulations.ts"
+import { CardsWorker } from "./cards/worker.ts"
 import { Customers } from "./customers/service.ts"
 import { BulkImports, Documents, Onboarding } from "./onboarding/service.ts"
 import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
@@ -20,6 +24,11 @@ export const PaymentsLayer = Transactions.layer.pipe(
   Layer.provide(quotePaymentsLayer)
 )
 
+/** The cards context's services (issue 15): simulations deliver to the card network. */
+export const CardsLayer = Layer.mergeAll(Cards.layer, CardSimulations.layer, CardsWorker.layer).pipe(
+  Layer.provideMerge(CardNetwork.layer)
+)
+
 /**
  * Every service of the engine over its ports. Provide a Store, the ports (Rail, FxRates, Directory, Notifier,
  * KycProvider, DocumentStore, WebhookTransport, WebhookSigner) and Ids to get a running engine.
@@ -35,7 +44,8 @@ export const EngineLayer = Layer.mergeAll(
   WebhookSecrets.layer,
   WalletAuth.layer,
   OwnershipVerification.layer,
-  Sca.layer
+  Sca.layer,
+  CardsLayer
 ).pipe(
   Layer.provideMerge(Customers.layer),
   // Below WalletAuth: a wallet's privacy update answers the account as Accounts shows it.

@@ -12,6 +12,14 @@ export {
   variantRails
 } from "./accounts/service.ts"
 export { bitcoinMessageDigest, verifyWalletSignature } from "./accounts/wallet-signatures.ts"
+export * from "./cards/errors.ts"
+export * from "./cards/machine.ts"
+export * from "./cards/model.ts"
+export { CardNetwork, type CardNetworkError } from "./cards/network.ts"
+export { Cards, type CardsError } from "./cards/service.ts"
+export { type CardSimulationError, CardSimulations } from "./cards/simulations.ts"
+export * from "./cards/views.ts"
+export { CardsWorker, type CardsWorkerReport } from "./cards/worker.ts"
 export {
   customerDeleted,
   platformCustomerIdTaken,
@@ -54,6 +62,8 @@ export {
   Tokens
 } from "./platform/service.ts"
 export * from "./ports/card-funding-sources.ts"
+export * from "./ports/card-issuer.ts"
+export * from "./ports/card-network-simulator.ts"
 export * from "./ports/directory.ts"
 export * from "./ports/document-store.ts"
 export * from "./ports/fx.ts"

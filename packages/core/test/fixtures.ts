@@ -7,10 +7,16 @@ import { makeMemoryStore, layer as memoryStore } from "@paycore/store-memory"
 import { Clock, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { AccountInfo, ExternalAccount, InternalAccountRecord, PaymentRail } from "../src/accounts/model.ts"
+import type { CardNetwork } from "../src/cards/network.ts"
+import type { Cards } from "../src/cards/service.ts"
+import type { CardSimulations } from "../src/cards/simulations.ts"
+import type { CardsWorker } from "../src/cards/worker.ts"
 import type { Customer } from "../src/customers/model.ts"
-import { PaymentsLayer } from "../src/engine.ts"
+import { CardsLayer, PaymentsLayer } from "../src/engine.ts"
 import type { PlatformConfig } from "../src/platform/model.ts"
 import { PlatformConfigService } from "../src/platform/service.ts"
+import { CardIssuer, type CardIssuerService } from "../src/ports/card-issuer.ts"
+import { CardNetworkSimulator, type CardNetworkSimulatorService } from "../src/ports/card-network-simulator.ts"
 import { Directory, type UmaReceiver } from "../src/ports/directory.ts"
 import { FxRates } from "../src/ports/fx.ts"
 import { Ids } from "../src/ports/ids.ts"
@@ -207,7 +213,19 @@ export interface TestEnv {
   readonly fx: TestFx
   /** Every code the notifier sent (SCA challenges of quotes). */
   readonly sent: ReadonlyArray<SentCode>
-  readonly layer: Layer.Layer<Quotes | Transactions | Store | Ids | Rail | FxRates | Directory>
+  readonly layer: Layer.Layer<
+    | Quotes
+    | Transactions
+    | Cards
+    | CardNetwork
+    | CardSimulations
+    | CardsWorker
+    | Store
+    | Ids
+    | Rail
+    | FxRates
+    | Directory
+  >
 }
 
 export interface EnvOptions {
@@ -217,6 +235,10 @@ export interface EnvOptions {
   readonly store?: (store: Store["Service"]) => Store["Service"]
   /** Another store instead of the memory store (the property test on PostgreSQL). */
   readonly storeLayer?: Layer.Layer<Store, unknown>
+  /** The card issuer (e.g. the testkit's `scriptedCardIssuer().service`); none by default: cards are 501. */
+  readonly cardIssuer?: CardIssuerService
+  /** The card network simulator; none by default (the simulations are 404). */
+  readonly cardNetworkSimulator?: CardNetworkSimulatorService
 }
 
 export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
@@ -235,9 +257,16 @@ export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
     Layer.succeed(FxRates, fx.service),
     Layer.succeed(Directory, directory),
     Layer.succeed(Notifier, makeNotifier(sent)),
-    Layer.succeed(KycProvider, kycProvider)
+    Layer.succeed(KycProvider, kycProvider),
+    options.cardIssuer === undefined ? Layer.empty : Layer.succeed(CardIssuer, options.cardIssuer),
+    options.cardNetworkSimulator === undefined
+      ? Layer.empty
+      : Layer.succeed(CardNetworkSimulator, options.cardNetworkSimulator)
   )
-  const layer = PaymentsLayer.pipe(Layer.provideMerge(PlatformConfigService.layer), Layer.provideMerge(ports))
+  const layer = Layer.mergeAll(PaymentsLayer, CardsLayer).pipe(
+    Layer.provideMerge(PlatformConfigService.layer),
+    Layer.provideMerge(ports)
+  )
   return { rail, fx, sent, layer }
 }
 

@@ -1,6 +1,8 @@
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { externalAccountMachine } from "../src/accounts/machine.ts"
+import { cardEventOf, cardMachine, cardTransactionMachine, closedReasonOf } from "../src/cards/machine.ts"
+import { cardTransactionStatesOf, cardTransactionStatus } from "../src/cards/views.ts"
 import { expirableQuoteStates } from "../src/quotes/expiry.ts"
 import { quoteMachine } from "../src/quotes/machine.ts"
 import {
@@ -153,6 +155,52 @@ const trustedBeneficiaryExpected: Expected = {
   "TRUSTED UNTRUST": ["UNTRUSTED", []]
 }
 
+// CD-19 … CD-25: the issuer activates or rejects a PROCESSING card; PATCH freezes, unfreezes, closes; the service may
+// close too; CLOSED is terminal. Every move emits the spec's card.state_change.
+const cardExpected: Expected = {
+  "PROCESSING ACTIVATE": ["ACTIVE", ["card.state_change"]],
+  "PROCESSING REJECT": ["CLOSED", ["card.state_change"]],
+  "ACTIVE FREEZE": ["FROZEN", ["card.state_change"]],
+  "ACTIVE CLOSE": ["CLOSED", ["card.state_change"]],
+  "ACTIVE CLOSE_BY_SERVICE": ["CLOSED", ["card.state_change"]],
+  "FROZEN UNFREEZE": ["ACTIVE", ["card.state_change"]],
+  "FROZEN CLOSE": ["CLOSED", ["card.state_change"]],
+  "FROZEN CLOSE_BY_SERVICE": ["CLOSED", ["card.state_change"]]
+}
+
+// CD-34 … CD-40, V-04, V-05 (design section 2): a new row is APPROVEd, DECLINEd or POSTed; advices re-size, clearings
+// post in parts or whole, a zero clearing or a close expires, a failed pull declines; returns and reversals re-fire the
+// state's event; a late pull confirmation moves nothing. No EXCEPTION or REFUNDED anywhere.
+const cardTransactionExpected: Expected = {
+  "REQUESTED APPROVE": ["AUTHORIZED", ["CARD_TRANSACTION.AUTHORIZED"]],
+  "REQUESTED DECLINE": ["DECLINED", ["CARD_TRANSACTION.DECLINED"]],
+  "REQUESTED POST": ["SETTLED", ["CARD_TRANSACTION.SETTLED"]],
+  "AUTHORIZED RESIZE": ["AUTHORIZED", ["CARD_TRANSACTION.AUTHORIZED"]],
+  "AUTHORIZED CLEAR_PART": ["PARTIALLY_SETTLED", ["CARD_TRANSACTION.PARTIALLY_SETTLED"]],
+  "AUTHORIZED CLEAR_ALL": ["SETTLED", ["CARD_TRANSACTION.SETTLED"]],
+  "AUTHORIZED CLEAR_UNFUNDED": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]],
+  "AUTHORIZED EXPIRE": ["EXPIRED", ["CARD_TRANSACTION.SETTLED"]],
+  "AUTHORIZED PULL_FAIL": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]],
+  "AUTHORIZED PULL_CONFIRM": ["AUTHORIZED", []],
+  "PARTIALLY_SETTLED RESIZE": ["PARTIALLY_SETTLED", ["CARD_TRANSACTION.PARTIALLY_SETTLED"]],
+  "PARTIALLY_SETTLED CLEAR_PART": ["PARTIALLY_SETTLED", ["CARD_TRANSACTION.PARTIALLY_SETTLED"]],
+  "PARTIALLY_SETTLED CLEAR_ALL": ["SETTLED", ["CARD_TRANSACTION.SETTLED"]],
+  "PARTIALLY_SETTLED CLEAR_UNFUNDED": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]],
+  "PARTIALLY_SETTLED EXPIRE": ["EXPIRED", ["CARD_TRANSACTION.SETTLED"]],
+  "PARTIALLY_SETTLED PULL_FAIL": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]],
+  "PARTIALLY_SETTLED PULL_CONFIRM": ["PARTIALLY_SETTLED", []],
+  "PARTIALLY_SETTLED RETURN": ["PARTIALLY_SETTLED", ["CARD_TRANSACTION.PARTIALLY_SETTLED"]],
+  "PARTIALLY_SETTLED RETURN_REVERSAL": ["PARTIALLY_SETTLED", ["CARD_TRANSACTION.PARTIALLY_SETTLED"]],
+  "SETTLED PULL_FAIL": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]],
+  "SETTLED PULL_CONFIRM": ["SETTLED", []],
+  "SETTLED RETURN": ["SETTLED", ["CARD_TRANSACTION.SETTLED"]],
+  "SETTLED RETURN_REVERSAL": ["SETTLED", ["CARD_TRANSACTION.SETTLED"]],
+  "EXPIRED CLEAR_UNFUNDED": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]],
+  "EXPIRED CLEAR_LATE": ["SETTLED", ["CARD_TRANSACTION.SETTLED"]],
+  "EXPIRED PULL_CONFIRM": ["EXPIRED", []],
+  "PULL_FAILED CLEAR_UNFUNDED": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
@@ -254,6 +302,32 @@ const cases: ReadonlyArray<{
     states: ["INITIATED", "PENDING_REVIEW", "LIVENESS_PASSED", "COMPLETED", "REJECTED", "EXPIRED"],
     events: ["SUBMIT", "PASS", "REJECT", "COMPLETE", "EXPIRE"],
     expected: scaFactorResetExpected
+  },
+  {
+    machine: cardMachine,
+    states: ["PROCESSING", "ACTIVE", "FROZEN", "CLOSED"],
+    events: ["ACTIVATE", "REJECT", "FREEZE", "UNFREEZE", "CLOSE", "CLOSE_BY_SERVICE"],
+    expected: cardExpected
+  },
+  {
+    machine: cardTransactionMachine,
+    states: ["REQUESTED", "AUTHORIZED", "PARTIALLY_SETTLED", "SETTLED", "DECLINED", "EXPIRED", "PULL_FAILED"],
+    events: [
+      "APPROVE",
+      "DECLINE",
+      "POST",
+      "RESIZE",
+      "CLEAR_PART",
+      "CLEAR_ALL",
+      "CLEAR_UNFUNDED",
+      "EXPIRE",
+      "CLEAR_LATE",
+      "PULL_FAIL",
+      "PULL_CONFIRM",
+      "RETURN",
+      "RETURN_REVERSAL"
+    ],
+    expected: cardTransactionExpected
   }
 ]
 
@@ -348,5 +422,62 @@ describe("state machines", () => {
     expect(allows(quoteMachine, "PENDING_AUTHORIZATION", "EXECUTE")).toBe(false)
     expect(allows(quoteMachine, "NO_SUCH_STATE", "EXPIRE")).toBe(false)
     expect(allows(incomingPaymentMachine, "PENDING", "EXPIRE")).toBe(false)
+  })
+
+  it("CD-25: PATCH maps its target to an event, so ACTIVE → ACTIVE and any move from PROCESSING or CLOSED is illegal", () => {
+    expect(cardEventOf).toEqual({ ACTIVE: "UNFREEZE", FROZEN: "FREEZE", CLOSED: "CLOSE" })
+    const legal = (from: string, to: "ACTIVE" | "FROZEN" | "CLOSED") => allows(cardMachine, from, cardEventOf[to])
+    expect(legal("ACTIVE", "FROZEN") && legal("FROZEN", "ACTIVE") && legal("ACTIVE", "CLOSED")).toBe(true)
+    expect(legal("FROZEN", "CLOSED")).toBe(true)
+    for (const to of ["ACTIVE", "FROZEN", "CLOSED"] as const) {
+      expect(legal("PROCESSING", to)).toBe(false)
+      expect(legal("CLOSED", to)).toBe(false)
+    }
+    expect(legal("ACTIVE", "ACTIVE")).toBe(false)
+    expect(legal("FROZEN", "FROZEN")).toBe(false)
+    expect(closedReasonOf).toEqual({
+      REJECT: "ISSUER_REJECTED",
+      CLOSE: "CLOSED_BY_PLATFORM",
+      CLOSE_BY_SERVICE: "CLOSED_BY_SERVICE"
+    })
+    for (const event of Object.keys(closedReasonOf) as Array<keyof typeof closedReasonOf>) {
+      for (const from of statesAllowing(cardMachine, event)) {
+        expect(cardMachine.transitions[from][event]?.to).toBe("CLOSED")
+      }
+    }
+  })
+
+  it("CD-34, CD-37, CD-38, V-04, V-05: card transaction statuses are read off the state; EXCEPTION and REFUNDED nowhere", () => {
+    expect(cardTransactionStatus).toEqual({
+      AUTHORIZED: "AUTHORIZED",
+      PARTIALLY_SETTLED: "PARTIALLY_SETTLED",
+      SETTLED: "SETTLED",
+      EXPIRED: "SETTLED",
+      DECLINED: "DECLINED",
+      PULL_FAILED: "DECLINED",
+      EXCEPTION: "DECLINED"
+    })
+    // Every stored state of the machine (all but REQUESTED) has a public status.
+    for (const state of cardTransactionMachine.states.filter((s) => s !== "REQUESTED")) {
+      expect(Object.keys(cardTransactionStatus)).toContain(state)
+    }
+    expect(cardTransactionStatesOf("DECLINED")).toEqual(["DECLINED", "PULL_FAILED", "EXCEPTION"])
+    expect(cardTransactionStatesOf("SETTLED")).toEqual(["SETTLED", "EXPIRED"])
+    expect(cardTransactionStatesOf("AUTHORIZED")).toEqual(["AUTHORIZED"])
+    const emitted = Object.values(cardTransactionMachine.transitions).flatMap((moves) =>
+      Object.values(moves).flatMap((move) => move?.emits ?? [])
+    )
+    expect(new Set(emitted)).toEqual(
+      new Set([
+        "CARD_TRANSACTION.AUTHORIZED",
+        "CARD_TRANSACTION.PARTIALLY_SETTLED",
+        "CARD_TRANSACTION.SETTLED",
+        "CARD_TRANSACTION.DECLINED"
+      ])
+    )
+    expect(cardTransactionMachine.states).not.toContain("EXCEPTION")
+    expect(cardTransactionMachine.states).not.toContain("REFUNDED")
+    // A legacy EXCEPTION row takes no move.
+    expect(allows(cardTransactionMachine, "EXCEPTION", "RETURN")).toBe(false)
   })
 })

@@ -12,6 +12,11 @@ import {
   BeneficiaryTrustStart,
   BulkImportAccepted,
   BulkImportJob,
+  Card,
+  CardCreateRequest,
+  CardId,
+  CardRevealResponse,
+  CardUpdateRequest,
   ChallengeCredentialRequest,
   ContactVerificationConfirmRequest,
   CreateBeneficialOwnerRequest,
@@ -47,6 +52,7 @@ import {
   KycLink,
   KycLinkRequest,
   ListBeneficialOwnersQuery,
+  ListCardsQuery,
   ListCustomersQuery,
   ListDelegatedKeysQuery,
   ListDocumentsQuery,
@@ -71,6 +77,13 @@ import {
   RecordSecurityEventResponse,
   RefreshSessionRequest,
   ReplaceDocumentFields,
+  SandboxCardAuthorizationAdviceRequest,
+  SandboxCardAuthorizationRequest,
+  SandboxCardBalanceInquiryRequest,
+  SandboxCardClearingRequest,
+  SandboxCardReturnRequest,
+  SandboxCardSimulationResponse,
+  SandboxCardTransactionRefRequest,
   SandboxFundRequest,
   SandboxLivenessRequest,
   SandboxResetLivenessRequest,
@@ -588,6 +601,41 @@ export const ScaGroup = HttpApiGroup.make("sca")
     })
   )
 
+export const CardsGroup = HttpApiGroup.make("cards")
+  .add(
+    HttpApiEndpoint.post("createCard", "/cards", {
+      // CD-01, CD-02: required; a retry carries the same key and gets the same card.
+      headers: { "idempotency-key": IdempotencyKeyHeader },
+      payload: CardCreateRequest,
+      success: Card.pipe(created)
+    })
+  )
+  .add(HttpApiEndpoint.get("listCards", "/cards", { query: ListCardsQuery, success: PageOf(Card) }))
+  .add(HttpApiEndpoint.get("getCard", "/cards/:id", { params: { id: CardId }, success: Card }))
+  .add(
+    HttpApiEndpoint.patch("updateCard", "/cards/:id", {
+      params: { id: CardId },
+      // A-10: the platform credential alone; wallet signature headers are not read.
+      payload: CardUpdateRequest,
+      success: Card
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("revealCard", "/cards/:id/reveal", {
+      params: { id: CardId },
+      // CD-33: answered once with Cache-Control: no-store, never stored by an Idempotency-Key (app.ts).
+      success: CardRevealResponse
+    })
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Cards",
+      description:
+        "Virtual debit cards funded by internal accounts: issue, list, freeze, unfreeze, close, funding sources, " +
+        "limits and PAN reveal (501 NOT_IMPLEMENTED where no card issuer is configured)"
+    })
+  )
+
 export const PaymentsGroup = HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.post("createQuote", "/quotes", {
@@ -680,6 +728,18 @@ export const TestDelivery = Schema.Struct({
   response_body: Schema.String
 })
 
+/** `POST /sandbox/cards/{id}/simulate/<event>` (CD-45 … CD-52): 202 with the issuer's transaction token. */
+const cardSimulation = <const Name extends string, const Path extends string, P extends Schema.Top>(
+  name: Name,
+  path: Path,
+  payload: P
+) =>
+  HttpApiEndpoint.post(name, `/sandbox/cards/:id/simulate/${path}`, {
+    params: { id: CardId },
+    payload,
+    success: SandboxCardSimulationResponse.pipe(accepted)
+  })
+
 export const SandboxGroup = HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("fund", "/sandbox/internal-accounts/:accountId/fund", {
@@ -710,6 +770,28 @@ export const SandboxGroup = HttpApiGroup.make("sandbox")
       success: TwoFactorResetStatus
     })
   )
+  .add(cardSimulation("simulateCardAuthorization", "authorization", SandboxCardAuthorizationRequest))
+  .add(cardSimulation("simulateCardClearing", "clearing", SandboxCardClearingRequest))
+  .add(cardSimulation("simulateCardReturn", "return", SandboxCardReturnRequest))
+  .add(cardSimulation("simulateCardBalanceInquiry", "balance_inquiry", SandboxCardBalanceInquiryRequest))
+  .add(cardSimulation("simulateCardCreditAuthorization", "credit_authorization", SandboxCardAuthorizationRequest))
+  .add(cardSimulation("simulateCardFinancialAuthorization", "financial_authorization", SandboxCardAuthorizationRequest))
+  .add(
+    cardSimulation(
+      "simulateCardFinancialCreditAuthorization",
+      "financial_credit_authorization",
+      SandboxCardAuthorizationRequest
+    )
+  )
+  .add(cardSimulation("simulateCardAuthorizationAdvice", "authorization_advice", SandboxCardAuthorizationAdviceRequest))
+  .add(
+    cardSimulation(
+      "simulateCardCreditAuthorizationAdvice",
+      "credit_authorization_advice",
+      SandboxCardAuthorizationRequest
+    )
+  )
+  .add(cardSimulation("simulateCardReturnReversal", "return_reversal", SandboxCardTransactionRefRequest))
   .annotateMerge(OpenApi.annotations({ title: "Sandbox", description: "Test helpers; refuse production tokens" }))
 
 export const WebhookDelivery = Schema.Struct({
@@ -797,6 +879,7 @@ export const Api = HttpApi.make("paycore")
   .add(AccountsGroup)
   .add(WalletAuthGroup)
   .add(ScaGroup)
+  .add(CardsGroup)
   .add(PaymentsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)

@@ -1,5 +1,6 @@
 import {
   BulkImports,
+  CardsWorker,
   EngineLayer,
   Idempotency,
   KeyVault,
@@ -28,7 +29,10 @@ import { nodeStampVerifier } from "./stamp-verifier.ts"
 export type EnginePorts = Layer.Services<typeof EngineLayer>
 
 export interface AppOptions {
-  /** How often the settlement/expiry worker and the webhook dispatcher run; 0 disables them (tests drive them). */
+  /**
+   * How often the settlement/expiry worker (with the cards worker) and the webhook dispatcher run; 0 disables them
+   * (tests drive them).
+   */
   readonly workerIntervalMillis?: number | undefined
   readonly webhookIntervalMillis?: number | undefined
   /**
@@ -53,6 +57,9 @@ const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic w
  */
 const isSecondLeg = (headers: Record<string, unknown>): boolean =>
   headers["service-wallet-signature"] !== undefined || headers["request-id"] !== undefined
+
+/** `POST /cards/{id}/reveal`: answered with `Cache-Control: no-store` and kept nowhere (CD-33). */
+const isReveal = (info: EndpointInfo): boolean => info.group === "cards" && info.name === "revealCard"
 
 /**
  * The engine served over HTTP: builds every service from the ports, binds the handlers, and
@@ -92,7 +99,8 @@ export const makeApp = (options: AppOptions = {}) =>
     }
 
     // Mutating requests carrying `Idempotency-Key` run once per key: the response is stored in the same
-    // store transaction as the command's writes and replayed for the same request.
+    // store transaction as the command's writes and replayed for the same request. A card reveal is the exception
+    // (CD-33): its answer is a bearer secret, so it is never stored, whatever the key, and not cached on the way.
     const intercept = (
       request: {
         readonly info: EndpointInfo
@@ -104,6 +112,9 @@ export const makeApp = (options: AppOptions = {}) =>
       effect: Effect.Effect<unknown, unknown>,
       render: (value: unknown) => { readonly status: number; readonly body: unknown }
     ) => {
+      if (isReveal(request.info)) {
+        return Effect.map(effect, (value) => ({ ...render(value), headers: { "cache-control": "no-store" } }))
+      }
       const key = request.headers["idempotency-key"]
       if (request.method === "GET" || typeof key !== "string") return undefined
       if (isSecondLeg(request.headers)) return undefined
@@ -146,7 +157,9 @@ export const makeApp = (options: AppOptions = {}) =>
     if (worker > 0) {
       const transactions = Context.get(context, Transactions)
       const bulkImports = Context.get(context, BulkImports)
+      const cardsWorker = Context.get(context, CardsWorker)
       yield* Effect.andThen(transactions.processDue(), bulkImports.sweep()).pipe(
+        Effect.andThen(cardsWorker.processDue()),
         Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause))),
         Effect.repeat(Schedule.spaced(worker)),
         Effect.forkScoped

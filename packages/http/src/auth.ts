@@ -80,8 +80,20 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     umaReceive: sandbox,
     testWebhook: sandbox,
     settleLiveness: sandbox,
-    settleScaResetLiveness: sandbox
+    settleScaResetLiveness: sandbox,
+    // CD-52: the card simulations refuse a production token too.
+    simulateCardAuthorization: sandbox,
+    simulateCardClearing: sandbox,
+    simulateCardReturn: sandbox,
+    simulateCardBalanceInquiry: sandbox,
+    simulateCardCreditAuthorization: sandbox,
+    simulateCardFinancialAuthorization: sandbox,
+    simulateCardFinancialCreditAuthorization: sandbox,
+    simulateCardAuthorizationAdvice: sandbox,
+    simulateCardCreditAuthorizationAdvice: sandbox,
+    simulateCardReturnReversal: sandbox
   },
+  cards: { createCard: write, updateCard: write, revealCard: write },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }
 

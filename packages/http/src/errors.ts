@@ -18,6 +18,8 @@ const refusedStatus: Readonly<Record<string, number>> = {
   UNSUPPORTED_UMA_VERSION: 412,
   EMAIL_OTP_CREDENTIAL_SYNC_FAILED: 424,
   DOCUMENT_REJECTED: 422,
+  // CD-42 (upstream Error501): no card issuer is configured here, or the route is not built yet.
+  NOT_IMPLEMENTED: 501,
   SERVICE_UNAVAILABLE: 503
 }
 

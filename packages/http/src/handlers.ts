@@ -1,6 +1,8 @@
 import {
   Accounts,
   BulkImports,
+  CardSimulations,
+  Cards,
   Customers,
   Discoveries,
   Documents,
@@ -81,6 +83,8 @@ export const makeHandlers = Effect.gen(function* () {
   const walletAuth = yield* WalletAuth
   const ownership = yield* OwnershipVerification
   const sca = yield* Sca
+  const cards = yield* Cards
+  const simulations = yield* CardSimulations
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
   const scope = yield* Scope.Scope
   const runInBackground = (jobId: string) =>
@@ -198,6 +202,14 @@ export const makeHandlers = Effect.gen(function* () {
       completeFactorReset: ({ params, query, payload }) =>
         sca.completeFactorReset(query.customerId, params.resetId, payload)
     },
+    cards: {
+      createCard: ({ payload }) => cards.create(payload),
+      listCards: ({ query }) => cards.list(query),
+      getCard: ({ params }) => cards.get(params.id),
+      updateCard: ({ params, payload }) => cards.update(params.id, payload),
+      // CD-33: the reveal is audited with the asking token.
+      revealCard: ({ params, principal }) => cards.reveal(params.id, principal.tokenId)
+    },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),
       getQuote: ({ params }) => quotes.get(params.quoteId),
@@ -222,7 +234,22 @@ export const makeHandlers = Effect.gen(function* () {
       umaReceive: ({ payload }) => transactions.sandboxUmaReceive(payload),
       testWebhook: () => webhooks.sendTest(),
       settleLiveness: ({ params, payload }) => ownership.settleLiveness(params.externalAccountId, payload),
-      settleScaResetLiveness: ({ params, payload }) => sca.settleResetLiveness(params.resetId, payload)
+      settleScaResetLiveness: ({ params, payload }) => sca.settleResetLiveness(params.resetId, payload),
+      simulateCardAuthorization: ({ params, payload }) => simulations.simulate(params.id, "AUTHORIZATION", payload),
+      simulateCardClearing: ({ params, payload }) => simulations.simulate(params.id, "CLEARING", payload),
+      simulateCardReturn: ({ params, payload }) => simulations.simulate(params.id, "RETURN", payload),
+      simulateCardBalanceInquiry: ({ params, payload }) => simulations.simulate(params.id, "BALANCE_INQUIRY", payload),
+      simulateCardCreditAuthorization: ({ params, payload }) =>
+        simulations.simulate(params.id, "CREDIT_AUTHORIZATION", payload),
+      simulateCardFinancialAuthorization: ({ params, payload }) =>
+        simulations.simulate(params.id, "FINANCIAL_AUTHORIZATION", payload),
+      simulateCardFinancialCreditAuthorization: ({ params, payload }) =>
+        simulations.simulate(params.id, "FINANCIAL_CREDIT_AUTHORIZATION", payload),
+      simulateCardAuthorizationAdvice: ({ params, payload }) =>
+        simulations.simulate(params.id, "AUTHORIZATION_ADVICE", payload),
+      simulateCardCreditAuthorizationAdvice: ({ params, payload }) =>
+        simulations.simulate(params.id, "CREDIT_AUTHORIZATION_ADVICE", payload),
+      simulateCardReturnReversal: ({ params, payload }) => simulations.simulate(params.id, "RETURN_REVERSAL", payload)
     },
     webhooks: {
       publicKey: () => Effect.succeed({ publicKey: signer.publicKeyPem }),

@@ -714,9 +714,25 @@ const sendRaw = (origin: URL, raw: string, timeoutMillis: number): Promise<FuzzR
 // -----------------------------------------------------------------------------
 
 /** The problems of an answer: a 5xx, a missing or malformed error body, a 405 without `Allow`. */
+/**
+ * 501 `NOT_IMPLEMENTED` (upstream `Error501`, CD-42) is a designed answer, not a server failure: the card routes where
+ * no card issuer is configured, or until their slice is built. Any other 5xx is a failure.
+ */
+export const isNotImplemented = (status: number, json: unknown): boolean =>
+  status === 501 && typeof json === "object" && json !== null && (json as { code?: unknown }).code === "NOT_IMPLEMENTED"
+
+const parsedOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 export const answerProblems = (c: FuzzCase, r: FuzzResponse): Array<string> => {
   const problems: Array<string> = []
-  if (r.status < 200 || r.status >= 500) problems.push(`status ${r.status}`)
+  const failed = r.status >= 500 && !isNotImplemented(r.status, parsedOrUndefined(r.text))
+  if (r.status < 200 || failed) problems.push(`status ${r.status}`)
   if (r.status >= 400) {
     let body: unknown
     try {

@@ -1,6 +1,7 @@
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import {
+  CardsWorker,
   DocumentStore,
   Ids,
   OidcKeys,
@@ -52,7 +53,10 @@ export interface TestServer {
     permissions: ReadonlyArray<Permission>,
     environment?: "SANDBOX" | "PRODUCTION"
   ) => Promise<Credentials>
-  /** One pass of the settlement/expiry worker (the rail settles everything at once: speedUp 1e9). */
+  /**
+   * One pass of the settlement/expiry worker (the rail settles everything at once: speedUp 1e9), then one of the
+   * cards worker (issuer provisioning and syncs, deferred network events).
+   */
   readonly processDue: () => Promise<void>
   /** One pass of the webhook dispatcher. */
   readonly dispatch: () => Promise<void>
@@ -147,7 +151,15 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       const t = await run(tokens.create({ name: "test", permissions: [...permissions] as [Permission], environment }))
       return { clientId: t.clientId, clientSecret: t.clientSecret }
     },
-    processDue: () => run(Effect.asVoid(Context.get(app.context, Transactions).processDue())),
+    processDue: () =>
+      run(
+        Effect.asVoid(
+          Effect.andThen(
+            Context.get(app.context, Transactions).processDue(),
+            Context.get(app.context, CardsWorker).processDue()
+          )
+        )
+      ),
     dispatch: () => run(Effect.asVoid(Context.get(app.context, WebhookDispatcher).dispatchDue())),
     webhooks,
     publicKeyPem: Context.get(portsContext, WebhookSigner).publicKeyPem,

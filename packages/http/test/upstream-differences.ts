@@ -442,5 +442,13 @@ export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
       "Payment transactions are PENDING, PENDING_AUTHORIZATION (SCA, S-03), PROCESSING, COMPLETED, FAILED or " +
       "EXPIRED (Resources › Transaction); a filter on a status no transaction has is refused rather than answered " +
       "empty."
+  },
+  {
+    operation: "GET /cards",
+    at: "?state",
+    values: ["PENDING_KYC"],
+    why:
+      "A card is PROCESSING, ACTIVE, FROZEN or CLOSED (CD-04, Resources › Card); KYC is checked before a card is " +
+      "issued (CARDHOLDER_KYC_NOT_APPROVED), so no card waits on it and a filter on that state is refused."
   }
 ]

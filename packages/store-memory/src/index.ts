@@ -2,6 +2,7 @@ import type { Repositories } from "@paycore/core"
 import { Store } from "@paycore/core"
 import { Effect, Layer } from "effect"
 import { accountRepositories } from "./accounts.ts"
+import { cardRepositories } from "./cards.ts"
 import { collectionsOf } from "./collection.ts"
 import { customerRepositories } from "./customers.ts"
 import { idempotencyRepositories } from "./idempotency.ts"
@@ -36,6 +37,7 @@ export const makeMemoryStore = Effect.sync(() => {
     ...onboardingRepositories(collection, journal),
     ...walletAuthRepositories(collection),
     ...scaRepositories(collection),
+    ...cardRepositories(collection),
     ...ledgerRepositories(journal),
     ...webhookRepositories(collection, journal),
     ...idempotencyRepositories(journal)

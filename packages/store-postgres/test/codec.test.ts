@@ -12,6 +12,7 @@ import type {
 } from "@paycore/core"
 import type { Counter, OutboxSubject, Table } from "@paycore/store-tables"
 import * as tables from "@paycore/store-tables"
+import * as cardRecords from "../../testkit/src/store-conformance/card-tests.ts"
 import { makeScope } from "../../testkit/src/store-conformance/ids.ts"
 import { ownershipChallengeFull, ownershipChallengeMinimal } from "../../testkit/src/store-conformance/records.ts"
 import * as scaRecords from "../../testkit/src/store-conformance/sca-tests.ts"
@@ -181,6 +182,16 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     [scaRecords.trustedBeneficiaryFull(walletScope), scaRecords.trustedBeneficiaryMinimal(walletScope)]
   ],
   [tables.scaFactorResets, [scaRecords.scaFactorResetFull(walletScope), scaRecords.scaFactorResetMinimal(walletScope)]],
+  [tables.cards, [cardRecords.cardFull(walletScope), cardRecords.cardMinimal(walletScope)]],
+  [
+    tables.cardTransactions,
+    [cardRecords.cardTransactionFull(walletScope), cardRecords.cardTransactionMinimal(walletScope)]
+  ],
+  [
+    tables.cardNetworkEvents,
+    [cardRecords.cardNetworkEventFull(walletScope), cardRecords.cardNetworkEventMinimal(walletScope)]
+  ],
+  [tables.cardReveals, [cardRecords.cardRevealFull(walletScope)]],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

@@ -36,7 +36,8 @@ describe("migrations", () => {
         "0010_sca_factors",
         "0011_sca_factor_resets",
         "0012_trusted_beneficiaries",
-        "0013_sca_quotes"
+        "0013_sca_quotes",
+        "0014_cards"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -3,6 +3,7 @@
  * owns them. Adding a resource: its description here, its migration in store-postgres's schema.ts.
  */
 import { externalAccounts, internalAccounts, ownershipChallenges } from "./accounts.ts"
+import { cardNetworkEvents, cardReveals, cards, cardTransactions } from "./cards.ts"
 import { customers } from "./customers.ts"
 import type { Table } from "./describe.ts"
 import { counters, idempotency } from "./idempotency.ts"
@@ -22,6 +23,10 @@ export type { OutboxSubject } from "./webhooks.ts"
 export {
   beneficialOwners,
   bulkImportJobs,
+  cardNetworkEvents,
+  cardReveals,
+  cards,
+  cardTransactions,
   contactChallenges,
   counters,
   customers,
@@ -84,6 +89,10 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   scaFactors,
   trustedBeneficiaries,
   scaFactorResets,
+  cards,
+  cardTransactions,
+  cardNetworkEvents,
+  cardReveals,
   idempotency,
   counters
 ]

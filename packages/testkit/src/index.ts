@@ -1,4 +1,5 @@
 export * from "./card-funding-sources.ts"
+export * from "./cards.ts"
 export * from "./failing-store.ts"
 export * from "./ledger-invariants.ts"
 export * from "./store-snapshot.ts"

@@ -8,6 +8,15 @@ import { describe, layer } from "@effect/vitest"
 import type { Store } from "@paycore/core"
 import type { Duration, Layer } from "effect"
 import {
+  cardNetworkEventsCase,
+  cardNetworkEventTests,
+  cardRevealsCase,
+  cardsCase,
+  cardTests,
+  cardTransactionsCase,
+  cardTransactionTests
+} from "./store-conformance/card-tests.ts"
+import {
   beneficialOwnersCase,
   bulkImportJobsCase,
   type CollectionCase,
@@ -129,6 +138,10 @@ export const storeConformance = (
       collection(scaFactorsCase, scaFactorTests)
       collection(trustedBeneficiariesCase, () => {})
       collection(scaFactorResetsCase, scaFactorResetTests)
+      collection(cardsCase, cardTests)
+      collection(cardTransactionsCase, cardTransactionTests)
+      collection(cardNetworkEventsCase, cardNetworkEventTests)
+      collection(cardRevealsCase, () => {})
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

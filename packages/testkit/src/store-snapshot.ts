@@ -67,7 +67,11 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       scaSecurity: yield* everyRow((p) => store.scaSecurity.list({}, p)),
       scaFactors: yield* everyRow((p) => store.scaFactors.list({}, p)),
       trustedBeneficiaries: yield* everyRow((p) => store.trustedBeneficiaries.list({}, p)),
-      scaFactorResets: yield* everyRow((p) => store.scaFactorResets.list({}, p))
+      scaFactorResets: yield* everyRow((p) => store.scaFactorResets.list({}, p)),
+      cards: yield* everyRow((p) => store.cards.list({}, p)),
+      cardTransactions: yield* everyRow((p) => store.cardTransactions.list({}, p)),
+      cardNetworkEvents: yield* everyRow((p) => store.cardNetworkEvents.list({ includeApplied: true }, p)),
+      cardReveals: yield* everyRow((p) => store.cardReveals.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

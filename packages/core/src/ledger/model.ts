@@ -1,6 +1,6 @@
 /**
  * Ledger accounts are keyed by string: an internal account's id, or a system account
- * `system:<role>:<currency>` (deposits, payouts, fx, fees, platform-fees, suspense).
+ * `system:<role>:<currency>` (deposits, payouts, fx, fees, platform-fees, suspense, card-network).
  * Balances are credit-normal: a customer's money is a positive `posted`.
  */
 export interface LedgerBalance {
@@ -29,6 +29,7 @@ export interface LedgerTransfer {
   readonly createdAt: string
 }
 
-export type SystemRole = "deposits" | "payouts" | "fx" | "fees" | "platform-fees" | "suspense"
+/** `card-network`: what the service owes the card issuer / network for card transactions (cards/legs.ts). */
+export type SystemRole = "deposits" | "payouts" | "fx" | "fees" | "platform-fees" | "suspense" | "card-network"
 
 export const systemAccount = (role: SystemRole, currency: string): string => `system:${role}:${currency}`

@@ -7,6 +7,16 @@ import type {
   TrustedBeneficiaryFilter,
   TrustedBeneficiaryRecord
 } from "../accounts/model.ts"
+import type {
+  CardFilter,
+  CardNetworkEventFilter,
+  CardNetworkEventRecord,
+  CardRecord,
+  CardRevealFilter,
+  CardRevealRecord,
+  CardTransactionFilter,
+  CardTransactionRecord
+} from "../cards/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type {
@@ -282,6 +292,14 @@ export interface Repositories {
   readonly trustedBeneficiaries: Collection<TrustedBeneficiaryRecord, TrustedBeneficiaryFilter>
   /** Factor resets; the start limit counts a customer's rows of the last 24 h (`createdAfter`). */
   readonly scaFactorResets: Collection<ScaFactorResetRecord, ScaFactorResetFilter>
+  /** `platformCardId` is unique (design Q21). */
+  readonly cards: Collection<CardRecord, CardFilter, "platformCardId">
+  /** `issuerTransactionToken` is unique: a network retry of one authorization finds the first decision. */
+  readonly cardTransactions: Collection<CardTransactionRecord, CardTransactionFilter, "issuerTransactionToken">
+  /** The inbox of network events: `issuerEventId` is unique, so an at-least-once delivery applies once. */
+  readonly cardNetworkEvents: Collection<CardNetworkEventRecord, CardNetworkEventFilter, "issuerEventId">
+  /** The audit log of reveals (CD-33): who asked; never the URL. */
+  readonly cardReveals: Collection<CardRevealRecord, CardRevealFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

@@ -30,6 +30,16 @@ export interface EngineSettings {
    * where PSD2 applies; `[]` switches SCA off. A customer without a region is never subject.
    */
   readonly scaRegions: ReadonlyArray<string>
+  /**
+   * Cards that are not `CLOSED` a platform may hold at once (L-12, CD-14): one more issue is 400
+   * `CARD_LIMIT_REACHED`. The spec shows no number; `null` is no limit.
+   */
+  readonly liveCardLimit: number | null
+  /**
+   * The currencies a card may be funded in (CD-15): every funding source of a card shares one of them, and it is the
+   * card's currency (docs/design/cards.md, Q9). No FX on cards.
+   */
+  readonly cardCurrencies: ReadonlyArray<string>
 }
 
 /** Where the Travel Rule asks for proof that a customer owns the self-custody wallet it pays, and from what amount. */
@@ -66,7 +76,9 @@ export const defaultEngineSettings: EngineSettings = {
     thresholds: { USDC: 1_000_000_000, USDT: 1_000_000_000 },
     challengeSeconds: 900
   },
-  scaRegions: EEA_REGIONS
+  scaRegions: EEA_REGIONS,
+  liveCardLimit: 10_000,
+  cardCurrencies: ["USD", "USDB"]
 }
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {

@@ -24,7 +24,12 @@ export const idTypes = [
   "ScaChallenge",
   "ScaSession",
   "ScaFactor",
-  "ScaFactorReset"
+  "ScaFactorReset",
+  "Card",
+  "CardTransaction",
+  "CardFundingSource",
+  "CardNetworkEvent",
+  "CardReveal"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -84,6 +89,16 @@ export const ScaFactorId = makeId("ScaFactor")
 export type ScaFactorId = typeof ScaFactorId.Type
 export const ScaFactorResetId = makeId("ScaFactorReset")
 export type ScaFactorResetId = typeof ScaFactorResetId.Type
+export const CardId = makeId("Card")
+export type CardId = typeof CardId.Type
+export const CardTransactionId = makeId("CardTransaction")
+export type CardTransactionId = typeof CardTransactionId.Type
+export const CardFundingSourceId = makeId("CardFundingSource")
+export type CardFundingSourceId = typeof CardFundingSourceId.Type
+export const CardNetworkEventId = makeId("CardNetworkEvent")
+export type CardNetworkEventId = typeof CardNetworkEventId.Type
+export const CardRevealId = makeId("CardReveal")
+export type CardRevealId = typeof CardRevealId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -108,6 +123,11 @@ export interface IdOf {
   ScaSession: ScaSessionId
   ScaFactor: ScaFactorId
   ScaFactorReset: ScaFactorResetId
+  Card: CardId
+  CardTransaction: CardTransactionId
+  CardFundingSource: CardFundingSourceId
+  CardNetworkEvent: CardNetworkEventId
+  CardReveal: CardRevealId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))

@@ -1,0 +1,109 @@
+import { Context, Effect, Layer } from "effect"
+import { CardIssuer } from "../ports/card-issuer.ts"
+import { Ids } from "../ports/ids.ts"
+import { Store } from "../ports/store.ts"
+import type { Conflict, Forbidden, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import type { Page } from "../shared/paging.ts"
+import type { CardPorts } from "./card-ports.ts"
+import { cardsNotImplemented } from "./errors.ts"
+import type { Card, CardCreateRequest, CardRevealResponse, CardUpdateRequest, ListCardsQuery } from "./model.ts"
+
+// The cards context (issue 15; docs/design/cards.md). S0 built the foundation; slices A (issue, manage, reveal,
+// issuer), B (authorization and the ledger) and C (simulator, listing, bench) fill it in. The contracts S0 fixed, so
+// the slices need not touch each other's files or S0's shared ones (api.ts, handlers.ts, auth.ts, engine.ts, app.ts,
+// the migration, the store modules):
+//
+// - Shapes: model.ts (Schemas with the upstream's names, the spec's rules; records; `NetworkEvent`,
+//   `AuthorizationRequest`, `AuthorizationDecision`, `ReconcileOutcome`, `ScriptedEvent`, `cardCounters`).
+//   `toCard`, `toCardTransaction`, `cardTransactionStatus`, `cardTransactionStatesOf` in views.ts: every read and every
+//   event's `data` goes through them. `fundingSources` is always `bindings`' account ids in order; a CLOSED card keeps
+//   its last `fundingSources` with `bindings: []`. A card transaction's `accountId` is always set (the paying account,
+//   or for a decline the card's first source).
+// - Machines (machine.ts): `cardMachine` (PATCH target → event: `cardEventOf`; closing reasons: `closedReasonOf`) and
+//   `cardTransactionMachine`; a move's `emits` are the events to write (`emitSteps`, subject = the resource's id,
+//   data = its view). No other code lists states.
+// - Errors (errors.ts): 501 `cardsNotImplemented` (no issuer: every card route, CD-42), 404 `cardNotFound`
+//   (`REFERENCE_NOT_FOUND`) and `cardTransactionNotFound` (`TRANSACTION_NOT_FOUND`), 404 `noCardSimulator`, and the
+//   rest of section 1's codes; their HTTP statuses are in packages/http/src/errors.ts already.
+// - Ports: `CardIssuer` (`undefined` = no issuer) and `CardNetworkSimulator` (`undefined` = none: sandbox routes 404),
+//   read once when a layer is built into `CardPorts` (card-ports.ts). Issuer calls never run in a store transaction;
+//   `POST /cards` runs inside its idempotency transaction, so provisioning is the worker's (provisioning.ts).
+// - Services and their fixed signatures: `Cards` below (A), `CardNetwork.authorize / reconcile` (network.ts, B),
+//   `CardSimulations.simulate(cardId, kind, body)` (simulations.ts, C), `closeOutSteps(ports, card, now)`
+//   (close-out.ts, B writes it, A calls it on every move to CLOSED; a no-op until then), `CardsWorker.processDue`
+//   (worker.ts) = `provisionDueCards` (provisioning.ts, A) + `applyDueNetworkEvents` (inbox.ts, B). The one S0 line
+//   left to A: engine.ts giving funding-sources.ts's real `CardFundingSources` to `WalletAuth.layer`.
+// - HTTP: `cards.createCard / listCards / getCard / updateCard / revealCard` and `sandbox.simulateCard*` call exactly
+//   these operations; `revealCard` is never stored by an Idempotency-Key and answers `Cache-Control: no-store`.
+// - Storage: cards, cardTransactions, cardNetworkEvents, cardReveals (ports/store.ts), the counters `cardCounters`.
+//   The testkit's `seedCard` / `seedCardTransaction` write records straight to the store, `scriptedCardIssuer()` is
+//   an issuer whose answers a test scripts.
+// - Network events: the simulator's script is `Authorize` steps (to `CardNetwork.authorize`; a forced decline for the
+//   descriptor suffixes 002/003, `awaitPullResult` for 005/006) and `Deliver` steps (to `CardNetwork.reconcile`,
+//   `dueAt` = now + `afterSeconds`: a `PullResult` CONFIRMED after 30 s for 005, FAILED at once for 006; a `Clearing`
+//   with `pullRefused` when the parent's descriptor ends 002). Events name their transaction by its
+//   `issuerTransactionToken`; `issuerEventId` dedupes them.
+// - Ledger: `systemAccount("card-network", ccy)` is what the service owes the network (legs.ts, B).
+// - Settings: `EngineSettings.liveCardLimit` (null: none) and `cardCurrencies`.
+
+export type CardsError = InvalidInput | NotFound | Refused | Forbidden | Conflict | StoreError
+
+export class Cards extends Context.Service<
+  Cards,
+  {
+    /**
+     * `POST /cards` (CD-01 … CD-15, CD-19, L-12): checks in section 1's order, then the card `PROCESSING` with its
+     * bindings and `dueAt = now` (the worker provisions it), `live-cards` + 1. Runs in the request's idempotency
+     * transaction: no issuer call but `fundingEligibility`, before it.
+     */
+    readonly create: (request: CardCreateRequest) => Effect.Effect<Card, CardsError>
+    /** `GET /cards` (CD-16): filters, newest first by default; 400 on a cursor not issued here. */
+    readonly list: (query: ListCardsQuery) => Effect.Effect<Page<Card>, CardsError>
+    /** `GET /cards/{id}` (CD-17): 404 `REFERENCE_NOT_FOUND`. */
+    readonly get: (id: string) => Effect.Effect<Card, CardsError>
+    /**
+     * `PATCH /cards/{id}` (CD-18, CD-20 … CD-31, A-10): the platform credential alone; events in order
+     * `card.state_change`, `CARD.FUNDING_SOURCE_CHANGE`. A move to `CLOSED` runs `closeOutSteps`.
+     */
+    readonly update: (id: string, request: CardUpdateRequest) => Effect.Effect<Card, CardsError>
+    /**
+     * `POST /cards/{id}/reveal` (CD-32, CD-33): asks the issuer now, audits `actor` (the API token's id) in
+     * `card_reveals`; the URL is answered only, never stored or logged.
+     */
+    readonly reveal: (id: string, actor: string) => Effect.Effect<CardRevealResponse, CardsError>
+    /** The service's own close (compliance; in-process only): `CLOSE_BY_SERVICE`, as a platform close otherwise. */
+    readonly closeByService: (id: string) => Effect.Effect<Card, CardsError>
+  }
+>()("paycore/cards/Cards") {
+  static readonly layer: Layer.Layer<Cards, never, Store | Ids> = Layer.effect(
+    Cards,
+    Effect.gen(function* () {
+      const ports: CardPorts = { store: yield* Store, ids: yield* Ids, issuer: yield* CardIssuer }
+      // CD-42: without an issuer every card route is 501. With one, the routes are 501 until slice A builds them.
+      const notBuilt = (operation: string) =>
+        Effect.fail(
+          ports.issuer === undefined ? cardsNotImplemented() : cardsNotImplemented(`${operation} is not built yet`)
+        )
+      return Cards.of({
+        create: Effect.fn("Cards.create")(function* (_request: CardCreateRequest) {
+          return yield* notBuilt("POST /cards")
+        }),
+        list: Effect.fn("Cards.list")(function* (_query: ListCardsQuery) {
+          return yield* notBuilt("GET /cards")
+        }),
+        get: Effect.fn("Cards.get")(function* (_id: string) {
+          return yield* notBuilt("GET /cards/{id}")
+        }),
+        update: Effect.fn("Cards.update")(function* (_id: string, _request: CardUpdateRequest) {
+          return yield* notBuilt("PATCH /cards/{id}")
+        }),
+        reveal: Effect.fn("Cards.reveal")(function* (_id: string, _actor: string) {
+          return yield* notBuilt("POST /cards/{id}/reveal")
+        }),
+        closeByService: Effect.fn("Cards.closeByService")(function* (_id: string) {
+          return yield* notBuilt("Cards.closeByService")
+        })
+      })
+    })
+  )
+}
