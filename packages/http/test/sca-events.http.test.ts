@@ -9,48 +9,14 @@ import { randomUUID } from "node:crypto"
 import { requireScaSession, type ScaSessionRecord, Store } from "@paycore/core"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
-import { expectError, individualPacket, type TestServer, UNKNOWN_CUSTOMER, useTestServer } from "./harness.ts"
+import { expectError, type TestServer, UNKNOWN_CUSTOMER, useTestServer } from "./harness.ts"
+import { run, scaCustomer, smsLoginAttempt } from "./sca-kit.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
-const SANDBOX_CODE = "123456"
-const IP = "203.0.113.42"
 const MINUTE_MS = 60_000
-
-const phone = () => `+49151${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`
-
-/** A customer of `region` with a phone; a German one verifies it (SMS_OTP is then usable). */
-const customerIn = async (server: TestServer, region: string) => {
-  const r = await server.call(
-    "POST",
-    "/customers",
-    individualPacket("Ada Lovelace", { region, email: `a.${randomUUID()}@example.com`, phoneNumber: phone() })
-  )
-  expect(r.status, JSON.stringify(r.json)).toBe(201)
-  const id = r.json.id as string
-  if (region === "DE") {
-    expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
-    const confirmed = await server.call("POST", `/customers/${id}/verify-phone/confirm`, { code: SANDBOX_CODE })
-    expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
-  }
-  return id
-}
 
 const record = (server: TestServer, customerId: string, eventType: string) =>
   server.call("POST", `/sca/record-event?customerId=${customerId}`, { eventType })
-
-/** An SMS login with the sandbox code: the status of the start, then of the complete. */
-const login = async (server: TestServer, customerId: string) => {
-  const started = await server.call("POST", `/sca/login/start?customerId=${customerId}`, { factor: "SMS_OTP" })
-  if (started.status !== 200) return started
-  return server.call("POST", `/sca/login/complete?customerId=${customerId}`, {
-    factor: "SMS_OTP",
-    endUserIpAddress: IP,
-    challengeId: started.json.challengeId,
-    code: SANDBOX_CODE
-  })
-}
-
-const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
 
 /** Within a second of `expectedMs` (the server's clock read between `before` and now). */
 const expectInstantNear = (iso: string, offsetMs: number, before: number) => {
@@ -80,13 +46,13 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
   }
 
   it("S-01: record-event is 409 CONFLICT for a customer outside the SCA regions, 404 USER_NOT_FOUND for an unknown one, 400 for an unknown event; nothing is counted", async () => {
-    const us = await customerIn(server, "US")
+    const { id: us } = await scaCustomer(server, { region: "US", phone: "unverified" })
     for (const eventType of ["FAILED_LOGIN_ATTEMPT", "RESET_PASSWORD_COMPLETED"]) {
       expectError(await record(server, us, eventType), 409, "CONFLICT")
       expectError(await record(server, UNKNOWN_CUSTOMER, eventType), 404, "USER_NOT_FOUND")
     }
     expect(await security(us)).toBeUndefined()
-    const de = await customerIn(server, "DE")
+    const { id: de } = await scaCustomer(server, { region: "DE", phone: "verified" })
     for (const body of [{ eventType: "SIGN_IN" }, {}, { eventType: 5 }]) {
       expectError(await server.call("POST", `/sca/record-event?customerId=${de}`, body), 400, "INVALID_INPUT")
     }
@@ -99,7 +65,7 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-10, C-41: FAILED_LOGIN_ATTEMPT climbs the ladder: 200 with the state, the 5th locks 15 min, one recorded while locked is counted and answers 423", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     for (let i = 1; i <= 4; i++) {
       const r = await record(server, id, "FAILED_LOGIN_ATTEMPT")
       expect(r.status, JSON.stringify(r.json)).toBe(200)
@@ -116,7 +82,7 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
     expect(fifth.json).toMatchObject({ suspended: false, failedAttempts: 5 })
     expectInstantNear(fifth.json.lockedUntil, 15 * MINUTE_MS, before)
     // The one ladder: the login is locked too.
-    expectError(await login(server, id), 423, "ACCOUNT_LOCKED")
+    expectError(await smsLoginAttempt(server, id), 423, "ACCOUNT_LOCKED")
 
     // Recorded while locked: counted, the next rung (30 min), and 423.
     const sixth = await record(server, id, "FAILED_LOGIN_ATTEMPT")
@@ -134,8 +100,8 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-10, C-41, S-09: record-event to suspension, then RESET_PASSWORD_COMPLETED lifts it, sets the count to 0 and revokes the SCA sessions; a login works again", async () => {
-    const id = await customerIn(server, "DE")
-    const first = await login(server, id)
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    const first = await smsLoginAttempt(server, id)
     expect(first.status, JSON.stringify(first.json)).toBe(200)
     // A second live session (another device), and one that has already lapsed: only live ones are revoked.
     const sessions = await run(server.store.scaSessions.list({ customerId: id }, { limit: 10, sortOrder: "asc" }))
@@ -147,7 +113,7 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
       expiresAt: new Date(Date.now() - 20 * 86_400_000).toISOString()
     }
     await run(server.store.scaSessions.insert(lapsed))
-    const second = await login(server, id)
+    const second = await smsLoginAttempt(server, id)
     expect(second.status, JSON.stringify(second.json)).toBe(200)
     expect(await sessionCheck(id)).toMatch(/^ScaSession:/)
 
@@ -162,7 +128,7 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
     expect(suspended).toMatchObject({ suspended: true, failedAttempts: 9 })
     expect(suspended.lockedUntil).toBeUndefined()
     // Suspended: no automatic end, the login is refused, and another failure is counted with 423.
-    expectError(await login(server, id), 423, "ACCOUNT_LOCKED")
+    expectError(await smsLoginAttempt(server, id), 423, "ACCOUNT_LOCKED")
     const tenth = await record(server, id, "FAILED_LOGIN_ATTEMPT")
     expectError(tenth, 423, "ACCOUNT_LOCKED")
     expect(tenth.json.details).toEqual({ suspended: true, lockedUntil: null, failedAttempts: 10 })
@@ -188,7 +154,7 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
     expect(await sessionCheck(id)).toBe("SCA_SESSION_REQUIRED")
 
     // A new login opens a new session; a second reset revokes it as well, and is answered the same.
-    const again = await login(server, id)
+    const again = await smsLoginAttempt(server, id)
     expect(again.status, JSON.stringify(again.json)).toBe(200)
     const fresh = await sessionCheck(id)
     expect(fresh).toMatch(/^ScaSession:/)
@@ -198,7 +164,7 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-10: RESET_PASSWORD_COMPLETED for a customer that never failed answers the open state and writes no lock row", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const r = await record(server, id, "RESET_PASSWORD_COMPLETED")
     expect(r.status, JSON.stringify(r.json)).toBe(200)
     expect(r.json).toEqual({
@@ -211,7 +177,7 @@ const scaEventsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("C-41: concurrent FAILED_LOGIN_ATTEMPTs are counted one after the other", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const results = await Promise.all(Array.from({ length: 6 }, () => record(server, id, "FAILED_LOGIN_ATTEMPT")))
     // Four below the lock and the 5th that locks are 200; the 6th arrives locked: 423.
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 423])

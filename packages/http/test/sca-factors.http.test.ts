@@ -7,18 +7,13 @@
  * packages/core/test/sca-totp.test.ts). The whole file runs on the memory store, on PGlite, and on PostgreSQL.
  */
 import { randomUUID } from "node:crypto"
-import { Effect } from "effect"
 import { Secret, TOTP, URI } from "otpauth"
 import { expect, it } from "vitest"
-import { expectError, individualPacket, type TestServer, UNKNOWN_CUSTOMER, useTestServer } from "./harness.ts"
+import { expectError, type TestServer, UNKNOWN_CUSTOMER, useTestServer } from "./harness.ts"
+import { END_USER_IP, run, SANDBOX_CODE, scaCustomer, scaLogin } from "./sca-kit.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
-const SANDBOX_CODE = "123456"
-const IP = "203.0.113.42"
 const STEP_MS = 30_000
-
-const phone = () => `+49151${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`
-const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
 
 /** The code of a base32 secret at `atMs` (SHA-1, 6 digits, 30 s: what an authenticator app shows). */
 const codeAt = (secretBase32: string, atMs = Date.now()) =>
@@ -33,36 +28,6 @@ const wrongCode = (secretBase32: string) => {
   }
 }
 
-/** A customer of `region` with a verified phone. */
-const customerIn = async (server: TestServer, region: string) => {
-  const r = await server.call(
-    "POST",
-    "/customers",
-    individualPacket("Ada Lovelace", { region, email: `a.${randomUUID()}@example.com`, phoneNumber: phone() })
-  )
-  expect(r.status, JSON.stringify(r.json)).toBe(201)
-  const id = r.json.id as string
-  if (region === "DE") {
-    expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
-    expect((await server.call("POST", `/customers/${id}/verify-phone/confirm`, { code: SANDBOX_CODE })).status).toBe(
-      200
-    )
-  }
-  return id
-}
-
-const smsLogin = async (server: TestServer, customerId: string) => {
-  const started = await server.call("POST", `/sca/login/start?customerId=${customerId}`, { factor: "SMS_OTP" })
-  expect(started.status, JSON.stringify(started.json)).toBe(200)
-  const done = await server.call("POST", `/sca/login/complete?customerId=${customerId}`, {
-    factor: "SMS_OTP",
-    endUserIpAddress: IP,
-    challengeId: started.json.challengeId,
-    code: SANDBOX_CODE
-  })
-  expect(done.status, JSON.stringify(done.json)).toBe(200)
-}
-
 const enrol = (server: TestServer, customerId: string, body: Record<string, unknown> = { type: "TOTP" }) =>
   server.call("POST", `/sca/factors?customerId=${customerId}`, body)
 
@@ -70,7 +35,11 @@ const confirm = (server: TestServer, customerId: string, secret: string, code: s
   server.call("POST", `/sca/factors/confirm?customerId=${customerId}`, { type: "TOTP", secret, code })
 
 const totpLogin = (server: TestServer, customerId: string, code: string) =>
-  server.call("POST", `/sca/login/complete?customerId=${customerId}`, { factor: "TOTP", endUserIpAddress: IP, code })
+  server.call("POST", `/sca/login/complete?customerId=${customerId}`, {
+    factor: "TOTP",
+    endUserIpAddress: END_USER_IP,
+    code
+  })
 
 const list = (server: TestServer, customerId: string) => server.call("GET", `/sca/factors?customerId=${customerId}`)
 
@@ -80,8 +49,8 @@ const scaFactorsSuite = (stores: () => StoresUnderTest) => {
 
   /** A subject customer logged in by SMS with a confirmed TOTP factor: its base32 secret and recovery codes. */
   const enrolled = async () => {
-    const id = await customerIn(server, "DE")
-    await smsLogin(server, id)
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
     const started = await enrol(server, id)
     expect(started.status, JSON.stringify(started.json)).toBe(200)
     const confirmed = await confirm(server, id, started.json.secret, codeAt(started.json.secretBase32Encoded))
@@ -95,11 +64,11 @@ const scaFactorsSuite = (stores: () => StoresUnderTest) => {
 
   it("S-01, S-09: enrolment answers 404 for an unknown customer, 409 CONFLICT outside the SCA regions, 409 SCA_SESSION_REQUIRED without a login", async () => {
     expectError(await enrol(server, UNKNOWN_CUSTOMER), 404, "USER_NOT_FOUND")
-    const us = await customerIn(server, "US")
+    const { id: us } = await scaCustomer(server, { region: "US", phone: "unverified" })
     expectError(await enrol(server, us), 409, "CONFLICT")
     expectError(await confirm(server, us, "x", SANDBOX_CODE), 409, "CONFLICT")
     expectError(await server.call("DELETE", `/sca/factors/ScaFactor:${randomUUID()}?customerId=${us}`), 409, "CONFLICT")
-    const de = await customerIn(server, "DE")
+    const { id: de } = await scaCustomer(server, { region: "DE", phone: "verified" })
     expectError(await enrol(server, de), 409, "SCA_SESSION_REQUIRED")
     expectError(await confirm(server, de, "x", SANDBOX_CODE), 409, "SCA_SESSION_REQUIRED")
     expectError(
@@ -108,14 +77,14 @@ const scaFactorsSuite = (stores: () => StoresUnderTest) => {
       "SCA_SESSION_REQUIRED"
     )
     // SMS_OTP is never enrolled; a type that is none is 400.
-    await smsLogin(server, de)
+    await scaLogin(server, de)
     for (const type of ["SMS_OTP", "EMAIL", undefined])
       expectError(await enrol(server, de, { type }), 400, "INVALID_INPUT")
   })
 
   it("S-02: POST /sca/factors → secret, its base32 and an otpauth URI; confirm with a real code → 10 recovery codes; GET lists TOTP; the secret is sealed at rest", async () => {
-    const id = await customerIn(server, "DE")
-    await smsLogin(server, id)
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
     const started = await enrol(server, id)
     expect(started.status, JSON.stringify(started.json)).toBe(200)
     const { type, secret, secretBase32Encoded, totpUri } = started.json
@@ -160,8 +129,8 @@ const scaFactorsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-02: a wrong confirm code is 400 and counted; another secret is 400 uncounted; a new start replaces the pending one", async () => {
-    const id = await customerIn(server, "DE")
-    await smsLogin(server, id)
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
     const first = await enrol(server, id)
     const wrong = await confirm(server, id, first.json.secret, wrongCode(first.json.secretBase32Encoded))
     expectError(wrong, 400, "INVALID_INPUT")
@@ -190,8 +159,8 @@ const scaFactorsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-02: a confirm after the 600 s of the enrolment is 400 (expired) and counted", async () => {
-    const id = await customerIn(server, "DE")
-    await smsLogin(server, id)
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
     const started = await enrol(server, id)
     const row = (await run(server.store.scaFactors.list({ customerId: id }, { limit: 1, sortOrder: "asc" }))).data[0]!
     await run(server.store.scaFactors.update({ ...row, enrolExpiresAt: new Date(Date.now() - 1000).toISOString() }))
@@ -245,8 +214,8 @@ const scaFactorsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-15: in the sandbox 123456 confirms a TOTP enrolment and completes a TOTP login", async () => {
-    const id = await customerIn(server, "DE")
-    await smsLogin(server, id)
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
     const started = await enrol(server, id)
     const ok = await confirm(server, id, started.json.secret, SANDBOX_CODE)
     expect(ok.status, JSON.stringify(ok.json)).toBe(200)
@@ -256,7 +225,7 @@ const scaFactorsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-14: TOTP login before enrolment is 400 on factor; a missing code is 400; locked customers get 423 on enrolment", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     expectError(
       await server.call("POST", `/sca/login/start?customerId=${id}`, { factor: "TOTP" }),
       400,
@@ -268,7 +237,7 @@ const scaFactorsSuite = (stores: () => StoresUnderTest) => {
     const { id: enrolledId } = await enrolled()
     const noCode = await server.call("POST", `/sca/login/complete?customerId=${enrolledId}`, {
       factor: "TOTP",
-      endUserIpAddress: IP
+      endUserIpAddress: END_USER_IP
     })
     expectError(noCode, 400, "INVALID_INPUT")
     expect(noCode.json.details.errors[0].field).toBe("code")

@@ -6,37 +6,12 @@
  * The whole file runs on the memory store, on PGlite, and on the PostgreSQL server named by DATABASE_URL.
  */
 import { randomUUID } from "node:crypto"
-import { Effect } from "effect"
 import { expect, it } from "vitest"
-import { expectError, individualPacket, type TestServer, UNKNOWN_CUSTOMER, useTestServer } from "./harness.ts"
+import { expectError, type TestServer, UNKNOWN_CUSTOMER, useTestServer } from "./harness.ts"
+import { ageChallenge, END_USER_IP, run, SANDBOX_CODE, scaCustomer } from "./sca-kit.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
-const SANDBOX_CODE = "123456"
-const IP = "203.0.113.42"
 const DAY_MS = 86_400_000
-
-const phone = () => `+49151${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`
-
-/** A customer of `region` with a phone; an EEA one verifies it first (the sandbox KYC provider asks it to). */
-const customerIn = async (server: TestServer, region: string | undefined, verifyPhone = true) => {
-  const r = await server.call(
-    "POST",
-    "/customers",
-    individualPacket("Marie Curie", {
-      ...(region === undefined ? {} : { region }),
-      email: `m.${randomUUID()}@example.com`,
-      phoneNumber: phone()
-    })
-  )
-  expect(r.status, JSON.stringify(r.json)).toBe(201)
-  const id = r.json.id as string
-  if (verifyPhone && region === "DE") {
-    expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
-    const confirmed = await server.call("POST", `/customers/${id}/verify-phone/confirm`, { code: SANDBOX_CODE })
-    expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
-  }
-  return id
-}
 
 const start = (server: TestServer, customerId: string, factor = "SMS_OTP") =>
   server.call("POST", `/sca/login/start?customerId=${customerId}`, { factor })
@@ -44,35 +19,18 @@ const start = (server: TestServer, customerId: string, factor = "SMS_OTP") =>
 const complete = (server: TestServer, customerId: string, body: Record<string, unknown>) =>
   server.call("POST", `/sca/login/complete?customerId=${customerId}`, {
     factor: "SMS_OTP",
-    endUserIpAddress: IP,
+    endUserIpAddress: END_USER_IP,
     ...body
   })
 
-const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
-
 const scaLoginSuite = (stores: () => StoresUnderTest) => {
   const server = useTestServer(async () => {}, stores())
-
-  /** Moves a challenge's send and expiry instants `ms` into the past (as if that much time had gone by). */
-  const ageChallenge = async (challengeId: string, ms: number) => {
-    const row = (await run(server.store.scaChallenges.get(challengeId)))!
-    const back = (iso: string | undefined) =>
-      iso === undefined ? undefined : new Date(Date.parse(iso) - ms).toISOString()
-    await run(
-      server.store.scaChallenges.update({
-        ...row,
-        createdAt: back(row.createdAt)!,
-        lastSentAt: back(row.lastSentAt),
-        expiresAt: back(row.expiresAt)!
-      })
-    )
-  }
 
   const security = (customerId: string) => run(server.store.scaSecurity.get(customerId))
 
   it("S-01: a customer outside the SCA regions (US, or no region) gets 409 CONFLICT on every SCA route", async () => {
     for (const region of ["US", undefined]) {
-      const id = await customerIn(server, region)
+      const { id } = await scaCustomer(server, { region, phone: "unverified" })
       expectError(await server.call("GET", `/sca/factors?customerId=${id}`), 409, "CONFLICT")
       expectError(await start(server, id), 409, "CONFLICT")
       expectError(
@@ -90,19 +48,19 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-02: GET /sca/factors lists SMS_OTP once the phone is verified; SMS_OTP login needs it (400 before)", async () => {
-    const id = await customerIn(server, "DE", false)
+    const { id } = await scaCustomer(server, { region: "DE", phone: "unverified" })
     const before = await server.call("GET", `/sca/factors?customerId=${id}`)
     expect(before.status).toBe(200)
     expect(before.json).toEqual({ factors: [] })
     expectError(await start(server, id), 400, "INVALID_INPUT")
-    const verified = await customerIn(server, "DE")
+    const { id: verified } = await scaCustomer(server, { region: "DE", phone: "verified" })
     expect((await server.call("GET", `/sca/factors?customerId=${verified}`)).json).toEqual({
       factors: [{ factor: "SMS_OTP" }]
     })
   })
 
   it("S-12, S-13, S-14, S-15, L-09: SMS login start → complete with the sandbox code → SUCCESS, a 180-day session", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const before = Date.now()
     const started = await start(server, id)
     expect(started.status, JSON.stringify(started.json)).toBe(200)
@@ -124,7 +82,7 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
     expect(sessionMs).toBeLessThanOrEqual(Date.now() + 180 * DAY_MS + 1000)
     const sessions = await run(server.store.scaSessions.list({ customerId: id }, { limit: 10, sortOrder: "asc" }))
     expect(sessions.data.map((s) => [s.expiresAt, s.endUserIp, s.challengeId])).toEqual([
-      [done.json.sessionExpiresAt, IP, started.json.challengeId]
+      [done.json.sessionExpiresAt, END_USER_IP, started.json.challengeId]
     ])
     expect((await run(server.store.scaChallenges.get(started.json.challengeId)))!.status).toBe("PASSED")
     // The code is used once.
@@ -134,7 +92,7 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("L-14: a second login code within 60 s is 429 RATE_LIMITED with Retry-After; later it supersedes the first", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const first = await start(server, id)
     expect(first.status).toBe(200)
     const limited = await start(server, id)
@@ -143,7 +101,7 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
     expect(retryAfter).toBeGreaterThan(0)
     expect(retryAfter).toBeLessThanOrEqual(60)
 
-    await ageChallenge(first.json.challengeId, 61_000)
+    await ageChallenge(server, first.json.challengeId, 61_000)
     const second = await start(server, id)
     expect(second.status, JSON.stringify(second.json)).toBe(200)
     expect(second.json.challengeId).not.toBe(first.json.challengeId)
@@ -157,7 +115,7 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-12: a wrong code is 400 and counted; the right one then succeeds and sets the count back to 0", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const started = await start(server, id)
     const wrong = await complete(server, id, { challengeId: started.json.challengeId, code: "000000" })
     expectError(wrong, 400, "INVALID_INPUT")
@@ -173,9 +131,9 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-12: an expired code is 400 (expired) and counted; the challenge is EXPIRED", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const started = await start(server, id)
-    await ageChallenge(started.json.challengeId, 301_000)
+    await ageChallenge(server, started.json.challengeId, 301_000)
     const late = await complete(server, id, { challengeId: started.json.challengeId, code: SANDBOX_CODE })
     expectError(late, 400, "INVALID_INPUT")
     expect(late.json.details.errors[0]).toMatchObject({ field: "code", constraint: { expired: true } })
@@ -186,7 +144,7 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-10, C-41: the 5th wrong code locks (423 ACCOUNT_LOCKED, lockedUntil +15 min); nothing counts while locked", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const started = await start(server, id)
     const proof = (code: string) => complete(server, id, { challengeId: started.json.challengeId, code })
     for (let i = 1; i <= 4; i++) expectError(await proof("000000"), 400, "INVALID_INPUT")
@@ -211,7 +169,7 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("C-41: six concurrent wrong codes are counted one after the other: four 400, then the lock, then 423 uncounted", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const started = await start(server, id)
     const results = await Promise.all(
       Array.from({ length: 6 }, () => complete(server, id, { challengeId: started.json.challengeId, code: "000000" }))
@@ -221,7 +179,7 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-14: a factor not enrolled yet (TOTP, PASSKEY) is 400 on start and complete; a missing proof field is 400", async () => {
-    const id = await customerIn(server, "DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     for (const factor of ["TOTP", "PASSKEY"]) {
       expectError(await start(server, id, factor), 400, "INVALID_INPUT")
       expectError(await complete(server, id, { factor, code: SANDBOX_CODE }), 400, "INVALID_INPUT")
@@ -234,7 +192,7 @@ const scaLoginSuite = (stores: () => StoresUnderTest) => {
     expectError(noCode, 400, "INVALID_INPUT")
     expect(noCode.json.details.errors[0].field).toBe("code")
     // Another customer's challenge is no open challenge of this one (and counts nothing).
-    const other = await customerIn(server, "DE")
+    const { id: other } = await scaCustomer(server, { region: "DE", phone: "verified" })
     expectError(
       await complete(server, other, { challengeId: started.json.challengeId, code: SANDBOX_CODE }),
       400,

@@ -6,14 +6,7 @@
  * testkit's software authenticator and sent as browsers' `toJSON()` gives them; no verifier is stubbed. The whole
  * file runs on the memory store, on PGlite, and on PostgreSQL.
  */
-import { randomUUID } from "node:crypto"
-import {
-  type CeremonyOverrides,
-  type SoftwareAuthenticator,
-  softwareAuthenticator,
-  toWebAuthnJson
-} from "@paycore/testkit/wallet-client"
-import { Effect } from "effect"
+import { type CeremonyOverrides, type SoftwareAuthenticator, toWebAuthnJson } from "@paycore/testkit/wallet-client"
 import { expect, it } from "vitest"
 import {
   addUsPayee,
@@ -21,65 +14,36 @@ import {
   type CallResult,
   expectError,
   fundAccount,
-  individualPacket,
   quoteBody,
   type TestServer,
   useTestServer
 } from "./harness.ts"
+import {
+  confirmPasskeyEnrolment,
+  END_USER_IP,
+  enrolPasskey,
+  PASSKEY_ORIGIN,
+  passkeyDevice,
+  run,
+  SANDBOX_CODE,
+  scaCustomer,
+  scaLogin,
+  startPasskeyEnrolment
+} from "./sca-kit.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
-
-const SANDBOX_CODE = "123456"
-const IP = "203.0.113.42"
-/** A sandbox origin: the default relying party `localhost` allows http://localhost on any port. */
-const ORIGIN = "http://localhost:5173"
-
-const phone = () => `+49151${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`
-const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
-const authenticator = () => softwareAuthenticator({ rpId: "localhost", origin: ORIGIN })
-
-/** An EEA customer with a verified phone (`region` US: not subject). */
-const customerIn = async (server: TestServer, region: string) => {
-  const r = await server.call(
-    "POST",
-    "/customers",
-    individualPacket("Grace Hopper", { region, email: `g.${randomUUID()}@example.com`, phoneNumber: phone() })
-  )
-  expect(r.status, JSON.stringify(r.json)).toBe(201)
-  const id = r.json.id as string
-  if (region === "DE") {
-    expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
-    expect((await server.call("POST", `/customers/${id}/verify-phone/confirm`, { code: SANDBOX_CODE })).status).toBe(
-      200
-    )
-  }
-  return id
-}
-
-const smsLogin = async (server: TestServer, customerId: string) => {
-  const started = await server.call("POST", `/sca/login/start?customerId=${customerId}`, { factor: "SMS_OTP" })
-  expect(started.status, JSON.stringify(started.json)).toBe(200)
-  const done = await server.call("POST", `/sca/login/complete?customerId=${customerId}`, {
-    factor: "SMS_OTP",
-    endUserIpAddress: IP,
-    challengeId: started.json.challengeId,
-    code: SANDBOX_CODE
-  })
-  expect(done.status, JSON.stringify(done.json)).toBe(200)
-}
-
-const startEnrolment = (server: TestServer, customerId: string) =>
-  server.call("POST", `/sca/factors?customerId=${customerId}`, { type: "PASSKEY" })
-
-const confirmEnrolment = (server: TestServer, customerId: string, credential: unknown, origin = ORIGIN) =>
-  server.call("POST", `/sca/factors/confirm?customerId=${customerId}`, { type: "PASSKEY", origin, credential })
 
 const startPasskeyLogin = (server: TestServer, customerId: string) =>
   server.call("POST", `/sca/login/start?customerId=${customerId}`, { factor: "PASSKEY" })
 
-const completePasskeyLogin = (server: TestServer, customerId: string, passkeyAssertion: unknown, origin = ORIGIN) =>
+const completePasskeyLogin = (
+  server: TestServer,
+  customerId: string,
+  passkeyAssertion: unknown,
+  origin = PASSKEY_ORIGIN
+) =>
   server.call("POST", `/sca/login/complete?customerId=${customerId}`, {
     factor: "PASSKEY",
-    endUserIpAddress: IP,
+    endUserIpAddress: END_USER_IP,
     passkeyAssertion,
     origin
   })
@@ -94,17 +58,10 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
     (await run(server.store.scaFactors.list({ customerId }, { limit: 20, sortOrder: "asc" }))).data
 
   /** A logged-in subject customer with `device` enrolled as its passkey. */
-  const enrolled = async (device: SoftwareAuthenticator = authenticator()) => {
-    const id = await customerIn(server, "DE")
-    await smsLogin(server, id)
-    const started = await startEnrolment(server, id)
-    expect(started.status, JSON.stringify(started.json)).toBe(200)
-    const confirmed = await confirmEnrolment(
-      server,
-      id,
-      toWebAuthnJson(await device.register(started.json.options.challenge))
-    )
-    expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
+  const enrolled = async (device: SoftwareAuthenticator = passkeyDevice()) => {
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
+    await enrolPasskey(server, id, device)
     return { id, device }
   }
 
@@ -117,9 +74,9 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
   }
 
   it("S-02: POST /sca/factors {PASSKEY} → registration options of the relying party; confirm with the device's credential → the factor; GET lists it with its credentialId", async () => {
-    const id = await customerIn(server, "DE")
-    await smsLogin(server, id)
-    const started = await startEnrolment(server, id)
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
+    const started = await startPasskeyEnrolment(server, id)
     expect(started.status, JSON.stringify(started.json)).toBe(200)
     expect(started.json).toMatchObject({
       type: "PASSKEY",
@@ -143,8 +100,8 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
       ["PASSKEY", "PENDING", challenge]
     ])
 
-    const device = authenticator()
-    const confirmed = await confirmEnrolment(server, id, toWebAuthnJson(await device.register(challenge)))
+    const device = passkeyDevice()
+    const confirmed = await confirmPasskeyEnrolment(server, id, toWebAuthnJson(await device.register(challenge)))
     expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
     expect(confirmed.json).toEqual({
       type: "PASSKEY",
@@ -157,22 +114,22 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
       factors: [{ factor: "SMS_OTP" }, { factor: "PASSKEY", credentialId: device.credentialId }]
     })
     // The enrolment is used: the same credential again finds none pending.
-    const again = await confirmEnrolment(server, id, toWebAuthnJson(await device.register(challenge)))
+    const again = await confirmPasskeyEnrolment(server, id, toWebAuthnJson(await device.register(challenge)))
     expectError(again, 400, "INVALID_INPUT")
     expect(again.json.details.errors[0]).toMatchObject({ field: "credential", constraint: { pending: true } })
   })
 
   it("S-02, C-41: a registration from another origin, over another challenge or for another relying party is 400 and counted; then the right one enrols", async () => {
-    const id = await customerIn(server, "DE")
-    await smsLogin(server, id)
-    const { challenge } = (await startEnrolment(server, id)).json.options
-    const device = authenticator()
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
+    const { challenge } = (await startPasskeyEnrolment(server, id)).json.options
+    const device = passkeyDevice()
     const other = Buffer.alloc(32, 7).toString("base64url")
     // Each refusal is sent after the previous one is answered (the count is checked in between).
     const refusals: ReadonlyArray<() => Promise<CallResult>> = [
       // An origin the relying party does not allow, in the client data and in the body.
       async () =>
-        confirmEnrolment(
+        confirmPasskeyEnrolment(
           server,
           id,
           toWebAuthnJson(await device.register(challenge, { origin: "https://evil.example" })),
@@ -180,12 +137,16 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
         ),
       // The body's origin is allowed, but the client data ran elsewhere.
       async () =>
-        confirmEnrolment(server, id, toWebAuthnJson(await device.register(challenge, { origin: "https://localhost" }))),
+        confirmPasskeyEnrolment(
+          server,
+          id,
+          toWebAuthnJson(await device.register(challenge, { origin: "https://localhost" }))
+        ),
       // Another challenge.
-      async () => confirmEnrolment(server, id, toWebAuthnJson(await device.register(other))),
+      async () => confirmPasskeyEnrolment(server, id, toWebAuthnJson(await device.register(other))),
       // Another relying party id in the authenticator data.
       async () =>
-        confirmEnrolment(server, id, toWebAuthnJson(await device.register(challenge, { rpId: "example.com" })))
+        confirmPasskeyEnrolment(server, id, toWebAuthnJson(await device.register(challenge, { rpId: "example.com" })))
     ]
     for (const [i, refusal] of refusals.entries()) {
       const r = await refusal()
@@ -193,18 +154,22 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
       expect(r.json.details.errors[0]).toMatchObject({ field: "credential", constraint: { valid: true } })
       expect((await security(id))?.failedAttempts).toBe(i + 1)
     }
-    const ok = await confirmEnrolment(server, id, toWebAuthnJson(await device.register(challenge)))
+    const ok = await confirmPasskeyEnrolment(server, id, toWebAuthnJson(await device.register(challenge)))
     expect(ok.status, JSON.stringify(ok.json)).toBe(200)
     expect((await security(id))?.failedAttempts).toBe(0)
   })
 
   it("S-02: a second passkey is 409 PASSKEY_ALREADY_ENROLLED; DELETE → 204, then a passkey login is 400; a new passkey enrols after it", async () => {
     const { id, device } = await enrolled()
-    expectError(await startEnrolment(server, id), 409, "PASSKEY_ALREADY_ENROLLED")
+    expectError(await startPasskeyEnrolment(server, id), 409, "PASSKEY_ALREADY_ENROLLED")
     // A confirm without a pending enrolment changes nothing either.
-    const second = authenticator()
+    const second = passkeyDevice()
     expectError(
-      await confirmEnrolment(server, id, toWebAuthnJson(await second.register(Buffer.alloc(32).toString("base64url")))),
+      await confirmPasskeyEnrolment(
+        server,
+        id,
+        toWebAuthnJson(await second.register(Buffer.alloc(32).toString("base64url")))
+      ),
       400,
       "INVALID_INPUT"
     )
@@ -237,9 +202,9 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
       "REFERENCE_NOT_FOUND"
     )
 
-    const started = await startEnrolment(server, id)
+    const started = await startPasskeyEnrolment(server, id)
     expect(started.status).toBe(200)
-    const enrolledAgain = await confirmEnrolment(
+    const enrolledAgain = await confirmPasskeyEnrolment(
       server,
       id,
       toWebAuthnJson(await second.register(started.json.options.challenge))
@@ -290,7 +255,7 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
   it("S-12, C-41: a wrong passkey login is 400 and counted: a replayed counter, another challenge, another relying party, another device, an origin not allowed; the challenge stays open", async () => {
     const { id, device } = await enrolled()
     expect((await passkeyLogin(id, device)).status).toBe(200)
-    const stranger = authenticator()
+    const stranger = passkeyDevice()
     const started = await startPasskeyLogin(server, id)
     const hex = hexOf(started.json.passkeyOptions)
     const wrongs = [
@@ -333,22 +298,22 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
     const { id, device } = await enrolled()
     const missing = await server.call("POST", `/sca/login/complete?customerId=${id}`, {
       factor: "PASSKEY",
-      endUserIpAddress: IP,
-      origin: ORIGIN
+      endUserIpAddress: END_USER_IP,
+      origin: PASSKEY_ORIGIN
     })
     expectError(missing, 400, "INVALID_INPUT")
     expect(missing.json.details.errors[0].field).toBe("passkeyAssertion")
     const assertion = toWebAuthnJson(await device.assert("ab".repeat(32)))
     const noOrigin = await server.call("POST", `/sca/login/complete?customerId=${id}`, {
       factor: "PASSKEY",
-      endUserIpAddress: IP,
+      endUserIpAddress: END_USER_IP,
       passkeyAssertion: assertion
     })
     expectError(noOrigin, 400, "INVALID_INPUT")
     expect(noOrigin.json.details.errors[0].field).toBe("origin")
     // Not the W3C shape: the schema refuses it.
     expectError(await completePasskeyLogin(server, id, { credentialId: device.credentialId }), 400, "INVALID_INPUT")
-    // The open login is an SMS one (smsLogin's was used; a new one is started).
+    // The open login is an SMS one (scaLogin's was used; a new one is started).
     await server.call("POST", `/sca/login/start?customerId=${id}`, { factor: "SMS_OTP" })
     const mismatch = await completePasskeyLogin(server, id, assertion)
     expectError(mismatch, 400, "INVALID_INPUT")
@@ -413,7 +378,7 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
     expect(own).not.toBe(other)
 
     const authorize = (quoteId: string, proof: Record<string, unknown>) =>
-      server.call("POST", `/quotes/${quoteId}/authorize`, { ...proof, endUserIpAddress: IP })
+      server.call("POST", `/quotes/${quoteId}/authorize`, { ...proof, endUserIpAddress: END_USER_IP })
     /** A failed proof throttles the challenge for 1 s (L-14): moved into the past instead of waited for. */
     const pastThrottle = async (quoteId: string) => {
       const rows = await run(server.store.scaChallenges.list({ customerId: id }, { limit: 50, sortOrder: "desc" }))
@@ -426,7 +391,7 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
     // Signed over the second payment's challenge, sent for the first: the hash binds it to its own payment.
     const crossed = await authorize(first.id, {
       passkeyAssertion: toWebAuthnJson(await device.assert(other)),
-      origin: ORIGIN
+      origin: PASSKEY_ORIGIN
     })
     expectError(crossed, 400, "INVALID_INPUT")
     expect(crossed.json.details.errors[0]).toMatchObject({ field: "passkeyAssertion", constraint: { valid: true } })
@@ -438,7 +403,7 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
 
     const authorized = await authorize(first.id, {
       passkeyAssertion: toWebAuthnJson(await device.assert(own)),
-      origin: ORIGIN
+      origin: PASSKEY_ORIGIN
     })
     expect(authorized.status, JSON.stringify(authorized.json)).toBe(200)
     expect(authorized.json.status).toBe("PROCESSING")
@@ -446,20 +411,20 @@ const scaPasskeySuite = (stores: () => StoresUnderTest) => {
     expect((await security(id))?.failedAttempts).toBe(0)
     const second200 = await authorize(second.id, {
       passkeyAssertion: toWebAuthnJson(await device.assert(other)),
-      origin: ORIGIN
+      origin: PASSKEY_ORIGIN
     })
     expect(second200.status, JSON.stringify(second200.json)).toBe(200)
     expect(await balanceIn(server, id)).toBe(10_000 - first.totalSendingAmount - second.totalSendingAmount)
   })
 
   it("S-01, S-09: passkey enrolment is 409 CONFLICT outside the SCA regions and 409 SCA_SESSION_REQUIRED without a login; passkey login start 409 outside", async () => {
-    const us = await customerIn(server, "US")
-    expectError(await startEnrolment(server, us), 409, "CONFLICT")
+    const { id: us } = await scaCustomer(server, { region: "US", phone: "unverified" })
+    expectError(await startPasskeyEnrolment(server, us), 409, "CONFLICT")
     expectError(await startPasskeyLogin(server, us), 409, "CONFLICT")
-    const de = await customerIn(server, "DE")
-    expectError(await startEnrolment(server, de), 409, "SCA_SESSION_REQUIRED")
+    const { id: de } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    expectError(await startPasskeyEnrolment(server, de), 409, "SCA_SESSION_REQUIRED")
     expectError(
-      await confirmEnrolment(server, de, toWebAuthnJson(await authenticator().register("AAAA"))),
+      await confirmPasskeyEnrolment(server, de, toWebAuthnJson(await passkeyDevice().register("AAAA"))),
       409,
       "SCA_SESSION_REQUIRED"
     )

@@ -8,7 +8,6 @@
  * PostgreSQL server named by DATABASE_URL (where the race is a real one).
  */
 import { randomUUID } from "node:crypto"
-import { Effect } from "effect"
 import { expect, it } from "vitest"
 import {
   addMxPayee,
@@ -16,33 +15,30 @@ import {
   balanceIn,
   expectError,
   fundAccount,
-  individualPacket,
   quoteBody,
   type TestServer,
   useTestServer
 } from "./harness.ts"
-import { END_USER_IP, germanPhone, readyForSca, SANDBOX_CODE, scaLogin, verifyPhone } from "./sca-kit.ts"
+import {
+  ageChallenge,
+  END_USER_IP,
+  readyForSca,
+  run,
+  SANDBOX_CODE,
+  scaCustomer,
+  scaLogin,
+  trustMove,
+  verifyPhone
+} from "./sca-kit.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
-const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
-
-/** A customer of `region` with a USD (and MXN) account and a phone; its id and USD account. */
-const customerIn = async (server: TestServer, region: string | undefined) => {
-  const r = await server.call(
-    "POST",
-    "/customers",
-    individualPacket("Marie Curie", {
-      ...(region === undefined ? {} : { region }),
-      email: `m.${randomUUID()}@example.com`,
-      phoneNumber: germanPhone(),
-      currencies: ["USD", "MXN", "USDC"]
-    })
-  )
-  expect(r.status, JSON.stringify(r.json)).toBe(201)
-  const id = r.json.id as string
-  const listed = await server.call("GET", `/customers/internal-accounts?customerId=${id}`)
-  const accounts: Record<string, string> = {}
-  for (const a of listed.json.data) accounts[a.currency] = a.id
+/** A customer of `region` with USD, MXN and USDC accounts and a phone (not verified); its id and accounts. */
+const customerIn = async (server: TestServer, region: string) => {
+  const { id, accounts } = await scaCustomer(server, {
+    region,
+    phone: "unverified",
+    currencies: ["USD", "MXN", "USDC"]
+  })
   return { id, usd: accounts.USD!, mxn: accounts.MXN!, usdc: accounts.USDC! }
 }
 
@@ -77,24 +73,11 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
   const challengeRow = async (id: string) => (await run(server.store.scaChallenges.get(id)))!
   const security = (customerId: string) => run(server.store.scaSecurity.get(customerId))
 
-  /** Moves a challenge's instants `ms` into the past (as if that much time had gone by), and its payment's `dueAt`. */
-  const ageChallenge = async (challengeId: string, ms: number, transactionId?: string) => {
-    const row = await challengeRow(challengeId)
-    const back = (iso: string | undefined) =>
-      iso === undefined ? undefined : new Date(Date.parse(iso) - ms).toISOString()
-    await run(
-      server.store.scaChallenges.update({
-        ...row,
-        createdAt: back(row.createdAt)!,
-        lastSentAt: back(row.lastSentAt),
-        lastFailedAt: back(row.lastFailedAt),
-        expiresAt: back(row.expiresAt)!
-      })
-    )
-    if (transactionId !== undefined) {
-      const tx = (await run(server.store.transactions.get(transactionId)))!
-      await run(server.store.transactions.update({ ...tx, dueAt: back(tx.dueAt) }))
-    }
+  /** Moves a payment's `dueAt` `ms` into the past (as if that much time had gone by). */
+  const ageDueAt = async (transactionId: string, ms: number) => {
+    const tx = (await run(server.store.transactions.get(transactionId)))!
+    const dueAt = tx.dueAt === undefined ? undefined : new Date(Date.parse(tx.dueAt) - ms).toISOString()
+    await run(server.store.transactions.update({ ...tx, dueAt }))
   }
 
   it("S-03, Q-19, Q-23: execute → PENDING_AUTHORIZATION with scaChallenge; nothing moved; OUTGOING_PAYMENT.PENDING_AUTHORIZATION in the outbox; a re-execute is 409 QUOTE_ALREADY_EXECUTED", async () => {
@@ -150,7 +133,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     expectError(tooSoon, 429, "RATE_LIMITED")
     expect(tooSoon.headers.get("retry-after")).toBe("1")
     expect((await security(c.id))?.failedAttempts).toBe(1)
-    await ageChallenge(challenge.id, 2_000)
+    await ageChallenge(server, challenge.id, 2_000)
 
     const right = await authorize(quote.id)
     expect(right.status, JSON.stringify(right.json)).toBe(200)
@@ -225,7 +208,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     const quote = await createQuote(quoteBody(c.usd, c.payee, 1_000))
     const challenge = (await execute(quote.id)).json.scaChallenge
     expectError(await resend(quote.id), 429, "RATE_LIMITED")
-    await ageChallenge(challenge.id, 61_000)
+    await ageChallenge(server, challenge.id, 61_000)
     const aged = await challengeRow(challenge.id)
 
     const sent = await resend(quote.id)
@@ -251,7 +234,8 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     const c = await subject()
     const quote = await createQuote(quoteBody(c.usd, c.payee, 1_000))
     const challenge = (await execute(quote.id)).json.scaChallenge
-    await ageChallenge(challenge.id, 301_000, quote.transactionId)
+    await ageChallenge(server, challenge.id, 301_000)
+    await ageDueAt(quote.transactionId, 301_000)
     await server.processDue()
 
     const tx = await getTx(quote.transactionId)
@@ -279,7 +263,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     const c = await subject()
     const quote = await createQuote(quoteBody(c.usd, c.payee, 1_000))
     const challenge = (await execute(quote.id)).json.scaChallenge
-    await ageChallenge(challenge.id, 301_000)
+    await ageChallenge(server, challenge.id, 301_000)
     const late = await authorize(quote.id)
     expectError(late, 400, "INVALID_INPUT")
     expect(late.json.details.errors[0]).toMatchObject({ field: "code", constraint: { expired: true } })
@@ -388,18 +372,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
       accountInfo: { accountType: "ETHEREUM_WALLET", address: `0x${randomUUID().replaceAll("-", "").padEnd(40, "0")}` }
     })
     expect(wallet.status, JSON.stringify(wallet.json)).toBe(201)
-    const trustPath = `/customers/external-accounts/${wallet.json.id}`
-    const move = async (kind: "trust" | "untrust") => {
-      const started = await server.call("POST", `${trustPath}/${kind}`)
-      expect(started.status, JSON.stringify(started.json)).toBe(200)
-      const confirmed = await server.call("POST", `${trustPath}/${kind}/confirm`, {
-        challengeId: started.json.scaChallenge.id,
-        code: SANDBOX_CODE
-      })
-      expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
-      expect(confirmed.json.trusted).toBe(kind === "trust")
-    }
-    await move("trust")
+    await trustMove(server, wallet.json.id, "trust")
     const trusted = await createQuote(quoteBody(c.usdc, wallet.json.id, 1_000_000))
     const paid = await execute(trusted.id)
     expect(paid.status, JSON.stringify(paid.json)).toBe(200)
@@ -407,7 +380,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     expect(paid.json.scaChallenge).toBeUndefined()
     expect(await eventsOf(trusted.transactionId)).not.toContain("OUTGOING_PAYMENT.PENDING_AUTHORIZATION")
 
-    await move("untrust")
+    await trustMove(server, wallet.json.id, "untrust")
     const again = await createQuote(quoteBody(c.usdc, wallet.json.id, 1_000_000))
     const challenged = await execute(again.id)
     expect(challenged.json.status).toBe("PENDING_AUTHORIZATION")

@@ -8,67 +8,25 @@
  * runs on the memory store, on PGlite, and on PostgreSQL.
  */
 import { randomUUID } from "node:crypto"
-import { Notifier } from "@paycore/core"
-import { softwareAuthenticator, toWebAuthnJson } from "@paycore/testkit/wallet-client"
-import { Effect, Layer, Redacted } from "effect"
 import { expect, it } from "vitest"
-import { expectError, individualPacket, UNKNOWN_CUSTOMER, useTestServer } from "./harness.ts"
+import { expectError, UNKNOWN_CUSTOMER, useTestServer } from "./harness.ts"
+import {
+  END_USER_IP,
+  enrolPasskey,
+  enrolTotp,
+  recordingNotifier,
+  run,
+  SANDBOX_CODE,
+  scaCustomer,
+  scaLogin
+} from "./sca-kit.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
-const SANDBOX_CODE = "123456"
-const IP = "203.0.113.42"
 const HOUR_MS = 3_600_000
-
-const phone = () => `+49151${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`
-const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
-
-/** Every code the engine sends, with its channel and number (the sandbox's `123456` is still accepted). */
-const recordingNotifier = () => {
-  const sent: Array<{ readonly channel: string; readonly to: string; readonly code: string }> = []
-  const layer = Layer.succeed(
-    Notifier,
-    Notifier.of({
-      send: (channel, to, code) => Effect.sync(() => void sent.push({ channel, to, code: Redacted.value(code) })),
-      fixedCode: SANDBOX_CODE,
-      fixedWalletCode: "000000"
-    })
-  )
-  return { sent, layer }
-}
 
 const scaResetsSuite = (stores: () => StoresUnderTest) => {
   const notifier = recordingNotifier()
   const server = useTestServer(async () => {}, { ...stores(), extraLayer: notifier.layer })
-
-  /** An EEA customer with a verified phone (`region` US: not subject). */
-  const customerIn = async (region: string, verifyPhone = true) => {
-    const number = phone()
-    const r = await server.call(
-      "POST",
-      "/customers",
-      individualPacket("Katherine Johnson", { region, email: `k.${randomUUID()}@example.com`, phoneNumber: number })
-    )
-    expect(r.status, JSON.stringify(r.json)).toBe(201)
-    const id = r.json.id as string
-    if (region === "DE" && verifyPhone) {
-      expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
-      const confirmed = await server.call("POST", `/customers/${id}/verify-phone/confirm`, { code: SANDBOX_CODE })
-      expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
-    }
-    return { id, number }
-  }
-
-  const smsLogin = async (customerId: string) => {
-    const started = await server.call("POST", `/sca/login/start?customerId=${customerId}`, { factor: "SMS_OTP" })
-    expect(started.status, JSON.stringify(started.json)).toBe(200)
-    const done = await server.call("POST", `/sca/login/complete?customerId=${customerId}`, {
-      factor: "SMS_OTP",
-      endUserIpAddress: IP,
-      challengeId: started.json.challengeId,
-      code: SANDBOX_CODE
-    })
-    expect(done.status, JSON.stringify(done.json)).toBe(200)
-  }
 
   const startReset = (customerId: string, factor: string) =>
     server.call("POST", `/sca/factors/reset?customerId=${customerId}`, { factor })
@@ -90,7 +48,7 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
   }
 
   it("POST /sca/factors/reset → 201 {resetId, verificationLink, expiresAt +30 min}; GET → INITIATED; 404 for an unknown or another customer's reset; 409 outside the SCA regions", async () => {
-    const { id } = await customerIn("DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const before = Date.now()
     const started = await startReset(id, "SMS_OTP")
     expect(started.status, JSON.stringify(started.json)).toBe(201)
@@ -105,27 +63,27 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
     expect(status.status, JSON.stringify(status.json)).toBe(200)
     expect(status.json).toEqual({ status: "INITIATED", factor: "SMS_OTP", expiresAt })
 
-    const other = await customerIn("DE")
+    const other = await scaCustomer(server, { region: "DE", phone: "verified" })
     expectError(await getReset(other.id, resetId), 404, "REFERENCE_NOT_FOUND")
     expectError(await completeReset(other.id, resetId), 404, "REFERENCE_NOT_FOUND")
     expectError(await getReset(id, `ScaFactorReset:${randomUUID()}`), 404, "REFERENCE_NOT_FOUND")
     expectError(await settle(`ScaFactorReset:${randomUUID()}`, "PASSED"), 404, "REFERENCE_NOT_FOUND")
     expectError(await getReset(id, "not-a-reset"), 400, "INVALID_INPUT")
     expectError(await startReset(UNKNOWN_CUSTOMER, "SMS_OTP"), 404, "USER_NOT_FOUND")
-    const us = await customerIn("US")
+    const us = await scaCustomer(server, { region: "US", phone: "unverified" })
     expectError(await startReset(us.id, "SMS_OTP"), 409, "CONFLICT")
     expectError(await getReset(us.id, resetId), 409, "CONFLICT")
     expectError(await completeReset(us.id, resetId), 409, "CONFLICT")
   })
 
   it("a factor that is not enrolled cannot be reset (400 on factor): TOTP and PASSKEY before enrolment, SMS_OTP without a verified phone", async () => {
-    const { id } = await customerIn("DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     for (const factor of ["TOTP", "PASSKEY"]) {
       const r = await startReset(id, factor)
       expectError(r, 400, "INVALID_INPUT")
       expect(r.json.details.errors[0].field).toBe("factor")
     }
-    const unverified = await customerIn("DE", false)
+    const unverified = await scaCustomer(server, { region: "DE", phone: "unverified" })
     expectError(await startReset(unverified.id, "SMS_OTP"), 400, "INVALID_INPUT")
     expectError(await startReset(id, "EMAIL"), 400, "INVALID_INPUT")
     expect(await run(server.store.scaFactorResets.list({ customerId: id }, { limit: 5, sortOrder: "asc" }))).toEqual(
@@ -134,7 +92,7 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("L-14: 5 reset starts in 24 h, the 6th is 429 RATE_LIMITED with Retry-After; once the oldest is 24 h old a start is accepted", async () => {
-    const { id } = await customerIn("DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const ids: Array<string> = []
     for (let i = 0; i < 5; i++) {
       const r = await startReset(id, "SMS_OTP")
@@ -161,7 +119,7 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("complete before liveness passed is 400 and changes nothing; a FAILED verdict is REJECTED (400); the sandbox verdict is 409 once given; a lapsed reset is EXPIRED", async () => {
-    const { id } = await customerIn("DE")
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const started = (await startReset(id, "SMS_OTP")).json.resetId as string
     const mobile = { countryCode: "+44", number: "7700900123" }
     const early = await completeReset(id, started, { mobile })
@@ -192,7 +150,7 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("an SMS_OTP reset after the sandbox liveness: complete with mobile → 204; the next login code goes to the new number; the customer record keeps its phone", async () => {
-    const { id, number } = await customerIn("DE")
+    const { id, phoneNumber: number } = await scaCustomer(server, { region: "DE", phone: "verified" })
     const resetId = await passedReset(id, "SMS_OTP")
     // The mobile is required, and must make an E.164 number.
     const noMobile = await completeReset(id, resetId)
@@ -218,7 +176,7 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
       "INVALID_INPUT"
     )
 
-    await smsLogin(id)
+    await scaLogin(server, id)
     expect(notifier.sent.at(-1)).toMatchObject({ channel: "SMS", to: "+447700900123" })
     expect(notifier.sent.some((m) => m.to === "+447700900123" && m.code.length === 6)).toBe(true)
     expect((await server.call("GET", `/customers/${id}`)).json.phoneNumber).toBe(number)
@@ -229,7 +187,7 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
     // A second SMS reset replaces the number again.
     const again = await passedReset(id, "SMS_OTP")
     expect((await completeReset(id, again, { mobile: { countryCode: "+33", number: "612345678" } })).status).toBe(204)
-    await smsLogin(id)
+    await scaLogin(server, id)
     expect(notifier.sent.at(-1)?.to).toBe("+33612345678")
     const rows = (await run(server.store.scaFactors.list({ customerId: id }, { limit: 10, sortOrder: "asc" }))).data
     expect(rows.map((r) => [r.factor, r.status, r.phone])).toEqual([
@@ -239,19 +197,9 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("a TOTP reset removes the factor (TOTP login 400, enrollmentStatus PENDING); the customer enrols TOTP again (COMPLETED)", async () => {
-    const { id } = await customerIn("DE")
-    await smsLogin(id)
-    const enrol = async () => {
-      const started = await server.call("POST", `/sca/factors?customerId=${id}`, { type: "TOTP" })
-      expect(started.status, JSON.stringify(started.json)).toBe(200)
-      const confirmed = await server.call("POST", `/sca/factors/confirm?customerId=${id}`, {
-        type: "TOTP",
-        secret: started.json.secret,
-        code: SANDBOX_CODE
-      })
-      expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
-    }
-    await enrol()
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
+    await enrolTotp(server, id)
     const resetId = await passedReset(id, "TOTP")
     // No body for a TOTP reset.
     const done = await completeReset(id, resetId)
@@ -262,12 +210,12 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
     })
     const login = await server.call("POST", `/sca/login/complete?customerId=${id}`, {
       factor: "TOTP",
-      endUserIpAddress: IP,
+      endUserIpAddress: END_USER_IP,
       code: SANDBOX_CODE
     })
     expectError(login, 400, "INVALID_INPUT")
     expect(login.json.details.errors[0].field).toBe("factor")
-    await enrol()
+    await enrolTotp(server, id)
     expect((await getReset(id, resetId)).json.enrollmentStatus).toBe("COMPLETED")
     const rows = (await run(server.store.scaFactors.list({ customerId: id }, { limit: 10, sortOrder: "asc" }))).data
     expect(rows.map((r) => [r.factor, r.status])).toEqual([
@@ -277,22 +225,9 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("a PASSKEY reset removes the passkey, so another one can be enrolled (no more 409 PASSKEY_ALREADY_ENROLLED)", async () => {
-    const { id } = await customerIn("DE")
-    await smsLogin(id)
-    const enrol = async () => {
-      const device = softwareAuthenticator({ rpId: "localhost", origin: "http://localhost" })
-      const started = await server.call("POST", `/sca/factors?customerId=${id}`, { type: "PASSKEY" })
-      expect(started.status, JSON.stringify(started.json)).toBe(200)
-      const credential = toWebAuthnJson(await device.register(started.json.options.challenge))
-      const confirmed = await server.call("POST", `/sca/factors/confirm?customerId=${id}`, {
-        type: "PASSKEY",
-        origin: "http://localhost",
-        credential
-      })
-      expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
-      return device
-    }
-    await enrol()
+    const { id } = await scaCustomer(server, { region: "DE", phone: "verified" })
+    await scaLogin(server, id)
+    await enrolPasskey(server, id)
     expectError(
       await server.call("POST", `/sca/factors?customerId=${id}`, { type: "PASSKEY" }),
       409,
@@ -306,7 +241,7 @@ const scaResetsSuite = (stores: () => StoresUnderTest) => {
       400,
       "INVALID_INPUT"
     )
-    const device = await enrol()
+    const device = await enrolPasskey(server, id)
     expect((await getReset(id, resetId)).json.enrollmentStatus).toBe("COMPLETED")
     const listed = (await server.call("GET", `/sca/factors?customerId=${id}`)).json.factors
     expect(listed).toEqual([{ factor: "SMS_OTP" }, { factor: "PASSKEY", credentialId: device.credentialId }])

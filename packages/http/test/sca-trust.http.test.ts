@@ -7,18 +7,23 @@
  * The whole file runs on the memory store, on PGlite, and on PostgreSQL.
  */
 import { randomBytes, randomUUID } from "node:crypto"
-import type { ScaChallengeRecord, ScaFactorRecord, ScaSessionRecord } from "@paycore/core"
-import { Effect } from "effect"
+import type { ScaFactorRecord, ScaSessionRecord } from "@paycore/core"
 import { expect, it } from "vitest"
-import { addUsPayee, expectError, individualPacket, type TestServer, useTestServer } from "./harness.ts"
+import { addUsPayee, expectError, useTestServer } from "./harness.ts"
+import {
+  ageChallenge,
+  END_USER_IP,
+  enrolTotp,
+  run,
+  SANDBOX_CODE,
+  type ScaCustomerOptions,
+  scaCustomer,
+  scaLogin,
+  trustMove
+} from "./sca-kit.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 
-const SANDBOX_CODE = "123456"
-const IP = "203.0.113.42"
 const UNKNOWN_ACCOUNT = "ExternalAccount:01234567-89ab-7def-8123-456789abcdef"
-
-const phone = () => `+49151${String(Math.floor(Math.random() * 1e8)).padStart(8, "0")}`
-const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
 
 const trustPath = (accountId: string, move: "trust" | "untrust", confirm = false) =>
   `/customers/external-accounts/${accountId}/${move}${confirm ? "/confirm" : ""}`
@@ -33,39 +38,9 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
   const challengeRow = async (id: string) => (await run(server.store.scaChallenges.get(id)))!
   const trustRow = (accountId: string) => run(server.store.trustedBeneficiaries.get(accountId))
 
-  /** A customer of `region`; `phone: "verified"` verifies its phone (SMS_OTP usable), `"none"` gives it none. */
-  const customerIn = async (server: TestServer, region: string, contact: "verified" | "none" = "verified") => {
-    const r = await server.call(
-      "POST",
-      "/customers",
-      individualPacket("Lise Meitner", {
-        region,
-        currencies: ["USD", "USDC"],
-        email: `l.${randomUUID()}@example.com`,
-        ...(contact === "none" ? {} : { phoneNumber: phone() })
-      })
-    )
-    expect(r.status, JSON.stringify(r.json)).toBe(201)
-    const id = r.json.id as string
-    if (region === "DE" && contact === "verified") {
-      expect((await server.call("POST", `/customers/${id}/verify-phone`)).status).toBe(204)
-      const confirmed = await server.call("POST", `/customers/${id}/verify-phone/confirm`, { code: SANDBOX_CODE })
-      expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
-    }
-    return id
-  }
-
-  const smsLogin = async (customerId: string) => {
-    const started = await server.call("POST", `/sca/login/start?customerId=${customerId}`, { factor: "SMS_OTP" })
-    expect(started.status, JSON.stringify(started.json)).toBe(200)
-    const done = await server.call("POST", `/sca/login/complete?customerId=${customerId}`, {
-      factor: "SMS_OTP",
-      endUserIpAddress: IP,
-      challengeId: started.json.challengeId,
-      code: SANDBOX_CODE
-    })
-    expect(done.status, JSON.stringify(done.json)).toBe(200)
-  }
+  /** A customer of `region` with USD and USDC accounts and a phone, verified unless `phone` says otherwise. */
+  const customerIn = async (region: string, phone: ScaCustomerOptions["phone"] = "verified") =>
+    (await scaCustomer(server, { region, phone, currencies: ["USD", "USDC"] })).id
 
   /** A live SCA session written to the store (a customer without a phone cannot log in by SMS first). */
   const seedSession = (customerId: string) => {
@@ -74,7 +49,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
       id: `ScaSession:${randomUUID()}` as ScaSessionRecord["id"],
       customerId,
       factor: "SMS_OTP",
-      endUserIp: IP,
+      endUserIp: END_USER_IP,
       challengeId: `ScaChallenge:${randomUUID()}`,
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + 86_400_000).toISOString()
@@ -99,8 +74,8 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
 
   /** A logged-in EEA customer (SMS_OTP usable) with an ACTIVE USDC wallet. */
   const trustingCustomer = async () => {
-    const customerId = await customerIn(server, "DE")
-    await smsLogin(customerId)
+    const customerId = await customerIn("DE")
+    await scaLogin(server, customerId)
     const wallet = await addWallet(customerId)
     expect(wallet.status).toBe("ACTIVE")
     return { customerId, accountId: wallet.id }
@@ -110,15 +85,6 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     server.call("POST", trustPath(accountId, move))
   const confirm = (accountId: string, body: Record<string, unknown>, move: "trust" | "untrust" = "trust") =>
     server.call("POST", trustPath(accountId, move, true), body)
-
-  /** Trust start → confirm with the sandbox code → trusted. */
-  const trust = async (accountId: string) => {
-    const started = await start(accountId)
-    expect(started.status, JSON.stringify(started.json)).toBe(200)
-    const confirmed = await confirm(accountId, { challengeId: started.json.scaChallenge.id, code: SANDBOX_CODE })
-    expect(confirmed.status, JSON.stringify(confirmed.json)).toBe(200)
-    expect(confirmed.json).toEqual({ trusted: true })
-  }
 
   /** As if the last failed proof on the challenge were `ms` ago (the 1 s throttle is not what a test waits for). */
   const ageFailure = async (challengeId: string, ms = 1000) => {
@@ -130,20 +96,6 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
         lastFailedAt: new Date(Date.parse(row.lastFailedAt) - ms).toISOString()
       })
     )
-  }
-
-  /** Moves a challenge's send and expiry instants `ms` into the past (as if that much time had gone by). */
-  const ageChallenge = async (challengeId: string, ms: number) => {
-    const row = await challengeRow(challengeId)
-    const back = (iso: string | undefined) =>
-      iso === undefined ? undefined : new Date(Date.parse(iso) - ms).toISOString()
-    const aged: ScaChallengeRecord = {
-      ...row,
-      createdAt: back(row.createdAt)!,
-      lastSentAt: back(row.lastSentAt),
-      expiresAt: back(row.expiresAt)!
-    }
-    await run(server.store.scaChallenges.update(aged))
   }
 
   it("AC-31, AC-32, AC-36: trust start → an SMS_OTP scaChallenge → confirm with the challengeId and the sandbox 123456 → {trusted: true}; a second trust start is 409", async () => {
@@ -179,8 +131,8 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("AC-39: only a USDC wallet address can be trusted: a USDT wallet or a USD bank account is 400 INVALID_INPUT, and no challenge is issued", async () => {
-    const customerId = await customerIn(server, "DE")
-    await smsLogin(customerId)
+    const customerId = await customerIn("DE")
+    await scaLogin(server, customerId)
     const usdt = await addWallet(customerId, { currency: "USDT" })
     const bank = await addUsPayee(server, customerId)
     for (const accountId of [usdt.id, bank]) {
@@ -198,7 +150,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("AC-35: a customer outside the SCA regions gets 409 CONFLICT on every trust route; an unknown or deleted account is 404", async () => {
-    const us = await customerIn(server, "US")
+    const us = await customerIn("US", "unverified")
     const wallet = await addWallet(us)
     for (const move of ["trust", "untrust"] as const) {
       expectError(await start(wallet.id, move), 409, "CONFLICT")
@@ -211,7 +163,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("S-09: without a live SCA session every trust route is 409 SCA_SESSION_REQUIRED, and nothing is issued", async () => {
-    const customerId = await customerIn(server, "DE")
+    const customerId = await customerIn("DE")
     const wallet = await addWallet(customerId)
     for (const move of ["trust", "untrust"] as const) {
       expectError(await start(wallet.id, move), 409, "SCA_SESSION_REQUIRED")
@@ -223,8 +175,8 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("AC-31: only an ACTIVE account is trusted: a wallet awaiting ownership verification is 409 CONFLICT", async () => {
-    const customerId = await customerIn(server, "DE")
-    await smsLogin(customerId)
+    const customerId = await customerIn("DE")
+    await scaLogin(server, customerId)
     const own = await addWallet(customerId, { ownershipType: "FIRST_PARTY" })
     expect(own.status).toBe("PENDING_OWNERSHIP_VERIFICATION")
     const refused = await start(own.id)
@@ -233,16 +185,9 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
   })
 
   it("AC-37: only the offered factor is accepted: TOTP offered (no phone) → a passkey assertion is 400 uncounted, the TOTP code trusts; PASSKEY offered → a code is 400", async () => {
-    const customerId = await customerIn(server, "DE", "none")
+    const customerId = await customerIn("DE", "none")
     await seedSession(customerId)
-    const enrol = await server.call("POST", `/sca/factors?customerId=${customerId}`, { type: "TOTP" })
-    expect(enrol.status, JSON.stringify(enrol.json)).toBe(200)
-    const enrolled = await server.call("POST", `/sca/factors/confirm?customerId=${customerId}`, {
-      type: "TOTP",
-      secret: enrol.json.secret,
-      code: SANDBOX_CODE
-    })
-    expect(enrolled.status, JSON.stringify(enrolled.json)).toBe(200)
+    await enrolTotp(server, customerId)
     const wallet = await addWallet(customerId)
 
     const started = await start(wallet.id)
@@ -323,7 +268,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
   it("AC-33, AC-34, AC-38: untrust start → a challenge → confirm → {trusted: false}; untrust of an untrusted account is 409; trust again works", async () => {
     const { customerId, accountId } = await trustingCustomer()
     expectError(await start(accountId, "untrust"), 409, "CONFLICT")
-    await trust(accountId)
+    await trustMove(server, accountId, "trust")
     const started = await start(accountId, "untrust")
     expect(started.status, JSON.stringify(started.json)).toBe(200)
     expect(started.json.scaChallenge).toMatchObject({ factor: "SMS_OTP", availableFactors: ["SMS_OTP"] })
@@ -336,13 +281,13 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     expect(untrusted.json).toEqual({ trusted: false })
     expect(await trustRow(accountId)).toMatchObject({ customerId, status: "UNTRUSTED", challengeId: row.id })
     expectError(await start(accountId, "untrust"), 409, "CONFLICT")
-    await trust(accountId)
+    await trustMove(server, accountId, "trust")
     expect((await trustRow(accountId))?.status).toBe("TRUSTED")
   })
 
   it("AC-22, AC-23: DELETE of a trusted account is 409 BENEFICIARY_TRUSTED and it stays trusted; after untrust DELETE is 204", async () => {
     const { accountId } = await trustingCustomer()
-    await trust(accountId)
+    await trustMove(server, accountId, "trust")
     const refused = await server.call("DELETE", `/customers/external-accounts/${accountId}`)
     expectError(refused, 409, "BENEFICIARY_TRUSTED")
     expect((await trustRow(accountId))?.status).toBe("TRUSTED")
@@ -413,7 +358,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
   it("AC-32: a confirm after the challenge's 300 s is 400 expired and counted, the challenge EXPIRED; a new start issues a fresh one", async () => {
     const { customerId, accountId } = await trustingCustomer()
     const first = await start(accountId)
-    await ageChallenge(first.json.scaChallenge.id, 300_000)
+    await ageChallenge(server, first.json.scaChallenge.id, 300_000)
     const late = await confirm(accountId, { challengeId: first.json.scaChallenge.id, code: SANDBOX_CODE })
     expectError(late, 400, "INVALID_INPUT")
     expect(late.json.details.errors[0]).toMatchObject({ field: "code", constraint: { expired: true } })
@@ -432,7 +377,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     const tooSoon = await start(accountId)
     expectError(tooSoon, 429, "RATE_LIMITED")
     expect(Number(tooSoon.headers.get("retry-after"))).toBeGreaterThan(55)
-    await ageChallenge(first.json.scaChallenge.id, 60_000)
+    await ageChallenge(server, first.json.scaChallenge.id, 60_000)
     const second = await start(accountId)
     expect(second.status, JSON.stringify(second.json)).toBe(200)
     expect((await challengeRow(first.json.scaChallenge.id)).status).toBe("SUPERSEDED")
