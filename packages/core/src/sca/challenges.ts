@@ -258,7 +258,7 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault, platform }: C
    * send or after 5 sends (L-14); 400 once expired. The caller refuses other factors (nothing to resend).
    */
   const resend = Effect.fnUntraced(function* (challenge: ScaChallengeRecord, smsTo: string, nowMs: number) {
-    if (nowMs >= Date.parse(challenge.expiresAt)) return yield* scaCodeExpired()
+    if (nowMs >= Date.parse(challenge.expiresAt)) return yield* scaCodeExpired(challenge.kind)
     if (challenge.sends >= MAX_CODE_SENDS) {
       return yield* scaResendsExhausted(Math.ceil((Date.parse(challenge.expiresAt) - nowMs) / 1000))
     }
@@ -354,7 +354,7 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault, platform }: C
     if (nowMs >= Date.parse(challenge.expiresAt)) {
       yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "EXPIRE", nowMs)))
       const expired = passkey ? passkeyChallengeExpired : scaCodeExpired
-      const error = yield* countFailure(store, challenge.customerId, security, nowMs, expired)
+      const error = yield* countFailure(store, challenge.customerId, security, nowMs, () => expired(challenge.kind))
       return { _tag: "Expired", error } as ProofOutcome
     }
     // Payments and trust throttle proofs (L-14: upstream throttles authorize); a login's ladder is its own brake.
