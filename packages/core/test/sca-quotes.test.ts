@@ -165,6 +165,28 @@ describe("Quotes under SCA on a TestClock", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
+  it.effect(
+    "S-07: a resend after the challenge's 300 s is 400 expired, and says a new quote is needed (not a login)",
+    () => {
+      const env = makeEnv(35)
+      return Effect.gen(function* () {
+        const { account, usdPayee } = yield* subjectPayer
+        const quotes = yield* Quotes
+        const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 1_000))
+        yield* quotes.execute(quote.id)
+        yield* TestClock.adjust(SCA_CHALLENGE_SECONDS * 1000)
+        const late = yield* Effect.flip((yield* Transactions).resendQuoteScaCode(quote.id))
+        assert.strictEqual(late._tag, "InvalidInput")
+        assert.strictEqual(
+          late.message,
+          "The SCA code has expired; the payment can no longer be authorized; create a new quote"
+        )
+        assert.strictEqual(env.sent.length, 1)
+        yield* invariants
+      }).pipe(Effect.provide(env.layer))
+    }
+  )
+
   it.effect("S-01: a customer without a region pays as before: no challenge, no SMS", () => {
     const env = makeEnv(34)
     return Effect.gen(function* () {

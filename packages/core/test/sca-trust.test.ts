@@ -89,6 +89,8 @@ describe("trusted beneficiaries on a TestClock", () => {
         assert.deepStrictEqual(expired._tag === "InvalidInput" ? expired.errors[0]?.constraint : undefined, {
           expired: true
         })
+        // The message says what to do with a trust code, not a login's.
+        assert.include(expired.message, "start the trust again")
         assert.strictEqual((yield* store.scaChallenges.get(lateStart.scaChallenge!.id))?.status, "EXPIRED")
         assert.strictEqual((yield* store.scaSecurity.get(late.customerId))?.failedAttempts, 1)
         assert.isUndefined(yield* store.trustedBeneficiaries.get(late.accountId))

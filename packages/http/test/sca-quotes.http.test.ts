@@ -339,7 +339,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     expect((await authorize(quote.id)).status).toBe(200)
   })
 
-  it("S-10, C-41: a locked customer gets 423 ACCOUNT_LOCKED on execute and authorize; nothing is counted", async () => {
+  it("S-10, C-41: a locked customer gets 423 ACCOUNT_LOCKED on execute, authorize and resend (no new code is sent); nothing is counted", async () => {
     const c = await subject()
     const quote = await createQuote(quoteBody(c.usd, c.payee, 1_000))
     const other = await createQuote(quoteBody(c.usd, c.payee, 1_000))
@@ -358,6 +358,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     expectError(refused, 423, "ACCOUNT_LOCKED")
     expect(refused.json.details).toMatchObject({ suspended: false, lockedUntil, failedAttempts: 5 })
     expectError(await execute(other.id), 423, "ACCOUNT_LOCKED")
+    expectError(await resend(quote.id), 423, "ACCOUNT_LOCKED")
     expect((await security(c.id))?.failedAttempts).toBe(5)
     expect((await getQuote(other.id)).status).toBe("PENDING")
   })

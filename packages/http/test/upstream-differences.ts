@@ -350,14 +350,19 @@ export const differences: ReadonlyArray<Difference> = [
   },
   {
     id: "sca-locked-to-pay",
-    operations: ["POST /quotes", "POST /quotes/{quoteId}/execute", "POST /transfer-out"],
+    operations: [
+      "POST /quotes",
+      "POST /quotes/{quoteId}/execute",
+      "POST /quotes/{quoteId}/authorize/resend",
+      "POST /transfer-out"
+    ],
     statuses: [423],
     at: ["status"],
     values: ["ACCOUNT_LOCKED"],
     why:
       "A customer locked after too many failed SCA proofs gets 423 ACCOUNT_LOCKED when it starts a payment that " +
-      "would issue a challenge (Errors: 423; FEATURES C-41), so a locked customer is sent no new code; the upstream " +
-      "lists 423 on authorize only."
+      "would issue a challenge or asks for a new code (Errors: 423; FEATURES C-41), so a locked customer is sent no " +
+      "new code; the upstream lists 423 on authorize only."
   },
   {
     id: "contact-code-needs-the-contact",

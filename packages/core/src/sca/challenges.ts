@@ -34,7 +34,7 @@ import type {
   ScaSecurityRecord
 } from "./model.ts"
 import { type PasskeyRelyingParty, passkeyAssertionOptions, passkeyProof, scaRelyingParty } from "./passkey-factor.ts"
-import { countFailure, countSuccess, factorSlot, settled, totpProof } from "./proofs.ts"
+import { countFailure, countSuccess, factorSlot, refuseWhileLocked, settled, totpProof } from "./proofs.ts"
 
 // The one mechanism every SCA flow uses for its challenges (S-02, S-07, S-11, S-15, L-14): which factors a customer
 // can use, issuing a challenge into its open slot (SMS code hashed, passkey challenge linked to the operation),
@@ -255,10 +255,13 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault, platform }: C
 
   /**
    * A new code for an open SMS challenge (S-07): the old code dies, `expiresAt` stays. 429 within 60 s of the last
-   * send or after 5 sends (L-14); 400 once expired. The caller refuses other factors (nothing to resend).
+   * send or after 5 sends (L-14); 423 while the customer is locked; 400 once expired. The caller refuses other
+   * factors (nothing to resend).
    */
   const resend = Effect.fnUntraced(function* (challenge: ScaChallengeRecord, smsTo: string, nowMs: number) {
-    if (nowMs >= Date.parse(challenge.expiresAt)) return yield* scaCodeExpired()
+    // A locked customer is sent no new code (C-41): what it would prove is refused anyway.
+    yield* refuseWhileLocked(yield* store.scaSecurity.get(challenge.customerId), nowMs)
+    if (nowMs >= Date.parse(challenge.expiresAt)) return yield* scaCodeExpired(challenge.kind)
     if (challenge.sends >= MAX_CODE_SENDS) {
       return yield* scaResendsExhausted(Math.ceil((Date.parse(challenge.expiresAt) - nowMs) / 1000))
     }
@@ -354,7 +357,7 @@ export const makeChallenges = ({ store, ids, notifier, kyc, vault, platform }: C
     if (nowMs >= Date.parse(challenge.expiresAt)) {
       yield* Effect.orDie(store.scaChallenges.update(settled(challenge, "EXPIRE", nowMs)))
       const expired = passkey ? passkeyChallengeExpired : scaCodeExpired
-      const error = yield* countFailure(store, challenge.customerId, security, nowMs, expired)
+      const error = yield* countFailure(store, challenge.customerId, security, nowMs, () => expired(challenge.kind))
       return { _tag: "Expired", error } as ProofOutcome
     }
     // Payments and trust throttle proofs (L-14: upstream throttles authorize); a login's ladder is its own brake.

@@ -1,5 +1,5 @@
 import { Conflict, InvalidInput, LimitExceeded, NotFound, Refused } from "../shared/errors.ts"
-import type { LockDetails, ScaFactor } from "./model.ts"
+import type { LockDetails, ScaChallengeKind, ScaFactor } from "./model.ts"
 
 /** 409 `CONFLICT` (S-01): the customer's region is not subject to SCA; every SCA endpoint answers this. */
 export const scaNotRequired = (customerId: string): Conflict =>
@@ -78,9 +78,17 @@ export const wrongScaCode = (attemptsLeftBeforeLock: number): InvalidInput =>
     `The SCA code is not correct; ${attemptsLeftBeforeLock} attempt(s) left before the account is locked`
   )
 
-/** 400 on `code` (counted): the challenge expired; start a new login. */
-export const scaCodeExpired = (): InvalidInput =>
-  InvalidInput.one("code", { expired: true }, "The SCA code has expired; start a new login")
+/** What a customer does once a challenge of this kind expired: the message says it (a trust code is no login). */
+const afterExpiry = (kind: ScaChallengeKind): string =>
+  kind === "LOGIN"
+    ? "start a new login"
+    : kind === "QUOTE"
+      ? "the payment can no longer be authorized; create a new quote"
+      : `start the ${kind.toLowerCase()} again`
+
+/** 400 on `code` (counted when proved): the challenge expired. */
+export const scaCodeExpired = (kind: ScaChallengeKind): InvalidInput =>
+  InvalidInput.one("code", { expired: true }, `The SCA code has expired; ${afterExpiry(kind)}`)
 
 /** 400 on `code` (not counted): this TOTP code's time step was already used; wait for the next code (S-14). */
 export const totpCodeReused = (): InvalidInput =>
@@ -109,9 +117,9 @@ export const wrongPasskeyAssertion = (attemptsLeftBeforeLock: number): InvalidIn
     `The passkey assertion does not verify; ${attemptsLeftBeforeLock} attempt(s) left before the account is locked`
   )
 
-/** 400 on `passkeyAssertion` (counted): the passkey login was started more than 300 s ago; start a new one. */
-export const passkeyChallengeExpired = (): InvalidInput =>
-  InvalidInput.one("passkeyAssertion", { expired: true }, "The passkey challenge has expired; start a new login")
+/** 400 on `passkeyAssertion` (counted): the passkey challenge was issued more than 300 s ago. */
+export const passkeyChallengeExpired = (kind: ScaChallengeKind): InvalidInput =>
+  InvalidInput.one("passkeyAssertion", { expired: true }, `The passkey challenge has expired; ${afterExpiry(kind)}`)
 
 /** 400 on `passkeyAssertion` (not counted): no passkey login of this customer is open; start one. */
 export const noOpenPasskeyLogin = (): InvalidInput =>

@@ -53,7 +53,7 @@ export const outgoingPaymentMachine = defineMachine({
     PENDING_AUTHORIZATION: {
       NEXT_CHALLENGE: { to: "PENDING_AUTHORIZATION", emits: ["OUTGOING_PAYMENT.PENDING_AUTHORIZATION"] },
       AUTHORIZE: { to: "PROCESSING", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
-      AUTHORIZE_FUNDING: { to: "PENDING", emits: [] },
+      AUTHORIZE_FUNDING: { to: "PENDING", emits: ["OUTGOING_PAYMENT.PENDING"] },
       SCA_EXPIRE: { to: "SCA_FAILED", emits: ["OUTGOING_PAYMENT.FAILED"] }
     },
     PROCESSING: {
