@@ -7,7 +7,8 @@
 import { p256 } from "@noble/curves/nist.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
 import { cardTransactionViolations, ledgerViolations, type SeedFundingSource, seedCard } from "@paycore/testkit"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
+import { closeOutSteps } from "../src/cards/close-out.ts"
 import { cardTransactionMachine } from "../src/cards/machine.ts"
 import type {
   AuthorizationRequest,
@@ -18,6 +19,7 @@ import type {
   NetworkEventBase
 } from "../src/cards/model.ts"
 import { CardNetwork } from "../src/cards/network.ts"
+import { Ids } from "../src/ports/ids.ts"
 import { KeyVault } from "../src/ports/key-vault.ts"
 import { Store } from "../src/ports/store.ts"
 import { Transactions } from "../src/transactions/service.ts"
@@ -166,4 +168,49 @@ export const cardInvariantProblems = Effect.gen(function* () {
     if (problem !== undefined) problems.push(`${tx.id}: ${problem}`)
   }
   return problems
+})
+
+/**
+ * The card moved to `state` by a store write under its lock, as slice A's PATCH does (a close detaches the bindings
+ * and runs `closeOutSteps` in the same transaction).
+ */
+export const setCardState = Effect.fnUntraced(function* (card: CardRecord, state: CardRecord["state"]) {
+  const store = yield* Store
+  const ids = yield* Ids
+  const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+  yield* store.transaction(
+    Effect.gen(function* () {
+      const current = yield* store.cards.getForUpdate(card.id)
+      if (current === undefined) return yield* Effect.die(new Error(`no card ${card.id}`))
+      const next: CardRecord =
+        state === "CLOSED"
+          ? { ...current, state, stateReason: "CLOSED_BY_PLATFORM", bindings: [], updatedAt: now }
+          : { ...current, state, updatedAt: now }
+      yield* Effect.orDie(store.cards.update(next))
+      if (state === "CLOSED") yield* closeOutSteps({ store, ids, issuer: undefined }, next, now)
+    })
+  )
+})
+
+/** The card's bindings replaced by `accountIds` under its lock (slice A's PATCH `fundingSources`), fiat accounts. */
+export const rebindCard = Effect.fnUntraced(function* (card: CardRecord, accountIds: ReadonlyArray<string>) {
+  const store = yield* Store
+  const ids = yield* Ids
+  yield* store.transaction(
+    Effect.gen(function* () {
+      const current = yield* store.cards.getForUpdate(card.id)
+      if (current === undefined) return yield* Effect.die(new Error(`no card ${card.id}`))
+      const bindings: Array<CardFundingBinding> = []
+      for (const accountId of accountIds) {
+        bindings.push({
+          id: yield* ids.make("CardFundingSource"),
+          accountId: accountId as CardFundingBinding["accountId"],
+          accountType: "INTERNAL_FIAT"
+        })
+      }
+      yield* Effect.orDie(
+        store.cards.update({ ...current, bindings, fundingSources: bindings.map((b) => b.accountId) })
+      )
+    })
+  )
 })

@@ -9,12 +9,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { seedCardTransaction } from "@paycore/testkit"
 import { Clock, Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { closeOutSteps } from "../src/cards/close-out.ts"
 import { pullPayload } from "../src/cards/legs.ts"
 import { type CardRecord, cardCounters } from "../src/cards/model.ts"
 import { toCardTransaction } from "../src/cards/views.ts"
 import { CardsWorker } from "../src/cards/worker.ts"
-import { Ids } from "../src/ports/ids.ts"
 import { Store } from "../src/ports/store.ts"
 import { utcDay } from "../src/shared/time.ts"
 import {
@@ -24,7 +22,8 @@ import {
   cardTx,
   cardWorld,
   deliver,
-  revokeKey
+  revokeKey,
+  setCardState
 } from "./card-kit.ts"
 import { balance, eventsOf, makeEnv, setConfig, startClock, T0 } from "./fixtures.ts"
 
@@ -48,24 +47,6 @@ const counters = Effect.fnUntraced(function* (card: CardRecord) {
     spend: yield* store.counters.get(cardCounters.spend(card.id, day)),
     count: yield* store.counters.get(cardCounters.count(card.id, day))
   }
-})
-
-/** The card moved to `state` by a store write (slice A's PATCH), with `closeOutSteps` when it closes. */
-const setCardState = Effect.fnUntraced(function* (card: CardRecord, state: CardRecord["state"]) {
-  const store = yield* Store
-  const ids = yield* Ids
-  const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-  yield* store.transaction(
-    Effect.gen(function* () {
-      const current = (yield* store.cards.getForUpdate(card.id))!
-      const next: CardRecord =
-        state === "CLOSED"
-          ? { ...current, state, stateReason: "CLOSED_BY_PLATFORM", bindings: [], updatedAt: now }
-          : { ...current, state, updatedAt: now }
-      yield* Effect.orDie(store.cards.update(next))
-      if (state === "CLOSED") yield* closeOutSteps({ store, ids, issuer: undefined }, next, now)
-    })
-  )
 })
 
 const declinedWith = (decision: { _tag: string; reason?: string }, reason: string) =>
