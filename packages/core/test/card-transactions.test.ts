@@ -523,6 +523,29 @@ describe("card authorizations and the ledger", () => {
     )
   )
 
+  it.effect(
+    "CD-37: a pull that fails after the clearing: the account gets the settled part back, suspense fronts it",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const { accounts, card } = yield* cardWorld([10_000])
+          const source = accounts[0]!.id
+          const tx = yield* cardTx((yield* authorize(card, 2_000, { awaitPullResult: true })).cardTransactionId)
+          const dueAt = new Date(T0 + 30_000).toISOString()
+          yield* deliver(tx, { _tag: "PullResult", outcome: "FAILED" }, { dueAt })
+          yield* deliver(tx, { _tag: "Clearing", amount: 2_000 })
+          yield* deliver(tx, { _tag: "Return", amount: 500 })
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 8_500 })
+          yield* TestClock.adjust(30_000)
+          assert.deepInclude(yield* (yield* CardsWorker).processDue(), { events: 1, errors: 0 })
+          assert.deepInclude(yield* cardTx(tx.id), { state: "PULL_FAILED", settledAmount: 2_000, refundedAmount: 500 })
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 10_000 })
+          assert.deepInclude(yield* balance(SUSPENSE, "USD"), { posted: -1_500 })
+          assert.deepStrictEqual((yield* eventsOf(tx.id)).slice(-1), ["CARD_TRANSACTION.DECLINED"])
+        })
+      )
+  )
+
   it.effect("the inbox: a replayed issuerEventId applies once; a retried token answers its first decision; 404s", () =>
     run(
       Effect.gen(function* () {
