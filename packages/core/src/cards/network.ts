@@ -1,15 +1,23 @@
 import { Context, Effect, Layer } from "effect"
-import type { Ids } from "../ports/ids.ts"
-import type { Store } from "../ports/store.ts"
+import { CardIssuer } from "../ports/card-issuer.ts"
+import { Ids } from "../ports/ids.ts"
+import { KeyVault } from "../ports/key-vault.ts"
+import { Store } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
+import { isoOf, nowIso } from "../shared/time.ts"
+import { command } from "../shared/tracing.ts"
+import { authorizeSteps, type CardNetworkPorts } from "./authorize.ts"
+import { reconcileSteps } from "./inbox.ts"
 import type { AuthorizationDecision, AuthorizationRequest, NetworkEvent, ReconcileOutcome } from "./model.ts"
+import { dieOnUniqueViolation } from "./reconcile.ts"
 
 /** An unknown card (404 `REFERENCE_NOT_FOUND`), or the store failed. */
 export type CardNetworkError = NotFound | StoreError
 
 /**
  * The inbound side of the card network (design section 0): what an issuer processor's webhook adapter calls, as the
- * sandbox simulator does. Nothing here knows the sandbox. Slice B builds it (authorize.ts, reconcile.ts, inbox.ts).
+ * sandbox simulator does. Nothing here knows the sandbox. authorize.ts decides, inbox.ts and reconcile.ts apply the
+ * later events.
  */
 export class CardNetwork extends Context.Service<
   CardNetwork,
@@ -34,13 +42,30 @@ export class CardNetwork extends Context.Service<
 >()("paycore/cards/CardNetwork") {
   static readonly layer: Layer.Layer<CardNetwork, never, Store | Ids> = Layer.effect(
     CardNetwork,
-    // Slice B builds it over `CardPorts` (Store, Ids, CardIssuer). Until then no route reaches it: CardSimulations
-    // answers 404 or 501 first.
-    Effect.sync(() =>
-      CardNetwork.of({
-        authorize: () => Effect.die(new Error("CardNetwork.authorize is not built yet")),
-        reconcile: () => Effect.die(new Error("CardNetwork.reconcile is not built yet"))
+    Effect.gen(function* () {
+      const ports: CardNetworkPorts = {
+        store: yield* Store,
+        ids: yield* Ids,
+        issuer: yield* CardIssuer,
+        vault: yield* KeyVault
+      }
+      const { store } = ports
+      return CardNetwork.of({
+        // The hot path of cards: a `command` (a span only when a tracing backend is installed), as Quotes.execute.
+        authorize: (request) =>
+          command("CardNetwork.authorize", (env) =>
+            dieOnUniqueViolation(store.transaction(Effect.gen(() => authorizeSteps(ports, request, isoOf(env.nowMs)))))
+          ),
+        reconcile: Effect.fn("CardNetwork.reconcile")(function* (
+          event: NetworkEvent,
+          options?: { readonly dueAt?: string | undefined }
+        ) {
+          const now = yield* nowIso
+          return yield* dieOnUniqueViolation(
+            store.transaction(Effect.gen(() => reconcileSteps(ports, event, options?.dueAt, now)))
+          )
+        })
       })
-    )
+    })
   )
 }
