@@ -3,14 +3,7 @@ import { PaymentRail } from "../accounts/model.ts"
 import { CardTransaction, CardTransactionStatus } from "../cards/model.ts"
 import { PurposeOfPayment } from "../quotes/model.ts"
 import { CurrencyCode } from "../shared/currency.ts"
-import {
-  CardTransactionId,
-  CustomerId,
-  ExternalAccountId,
-  InternalAccountId,
-  QuoteId,
-  TransactionId
-} from "../shared/ids.ts"
+import { CustomerId, ExternalAccountId, InternalAccountId, QuoteId, TransactionId, uuidPattern } from "../shared/ids.ts"
 import { Amount, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import { DateTimeString, UmaAddress } from "../shared/schemas.ts"
@@ -129,8 +122,12 @@ export type TransactionOneOf = typeof TransactionOneOf.Type
 /** A listed transaction that is a payment (not a card transaction). */
 export const isPayment = (t: TransactionOneOf): t is Transaction => t.type !== "CARD"
 
-/** `GET /transactions/{transactionId}` takes a payment's id or a card transaction's (Q-44). */
-export const AnyTransactionId = Schema.Union([TransactionId, CardTransactionId])
+/** `GET /transactions/{transactionId}` takes a payment's id or a card transaction's (Q-44): one rule, one error. */
+export const AnyTransactionId = Schema.String.check(
+  Schema.isPattern(new RegExp(`^(Transaction|CardTransaction):${uuidPattern}$`), {
+    expected: "a Transaction id (Transaction:<uuid>) or a CardTransaction id (CardTransaction:<uuid>)"
+  })
+)
 
 /** The listing's `type` filter: a payment's type, or `CARD` for card transactions (Q-34). */
 export const ListedTransactionType = Schema.Literals([...TransactionType.literals, "CARD"])
