@@ -184,7 +184,7 @@ export type PostgresBenchResult =
 const sum = (values: ReadonlyArray<number>): number => values.reduce((a, b) => a + b, 0)
 
 /** One statement on a short-lived connection (administration: schemas, databases, settings). */
-const admin = async <R extends pg.QueryResultRow = pg.QueryResultRow>(
+export const admin = async <R extends pg.QueryResultRow = pg.QueryResultRow>(
   connectionString: string,
   statement: string
 ): Promise<Array<R>> => {
@@ -197,7 +197,7 @@ const admin = async <R extends pg.QueryResultRow = pg.QueryResultRow>(
   }
 }
 
-const onPath = async (command: string): Promise<boolean> => {
+export const onPath = async (command: string): Promise<boolean> => {
   try {
     await run(command, ["--version"])
     return true
@@ -520,7 +520,7 @@ export const describeStatements = (sql: ReadonlyArray<SentStatement>): string =>
 // -----------------------------------------------------------------------------
 
 /** `url` with the `application_name` its sessions show in pg_stat_activity (a URL; else `url` as it is). */
-const withApplicationName = (url: string, name: string): string => {
+export const withApplicationName = (url: string, name: string): string => {
   try {
     const u = new URL(url)
     u.searchParams.set("application_name", name)
@@ -721,7 +721,7 @@ const checkLedger = (
 // pgbench
 // -----------------------------------------------------------------------------
 
-interface PgbenchTarget {
+export interface PgbenchTarget {
   /** The connection string pgbench is given. */
   readonly dbname: string
   /** Extra environment (PGOPTIONS with a search_path in the schema fallback). */
@@ -731,7 +731,7 @@ interface PgbenchTarget {
 }
 
 /** A fresh database for pgbench's tables; a fresh schema of the same database when databases cannot be created. */
-const pgbenchTarget = async (url: string): Promise<PgbenchTarget> => {
+export const pgbenchTarget = async (url: string): Promise<PgbenchTarget> => {
   const name = `paycore_bench_pgbench_${process.pid}`
   let parsed: URL | undefined
   try {
@@ -766,7 +766,7 @@ const pgbenchTarget = async (url: string): Promise<PgbenchTarget> => {
   }
 }
 
-const pgbench = async (target: PgbenchTarget, args: ReadonlyArray<string>): Promise<string> => {
+export const pgbench = async (target: PgbenchTarget, args: ReadonlyArray<string>): Promise<string> => {
   const { stdout } = await run("pgbench", [...args, target.dbname], {
     env: target.env,
     maxBuffer: 16 * 1024 * 1024
@@ -774,7 +774,7 @@ const pgbench = async (target: PgbenchTarget, args: ReadonlyArray<string>): Prom
   return stdout
 }
 
-const pgbenchRun = async (target: PgbenchTarget, clients: number, seconds: number): Promise<number> => {
+export const pgbenchRun = async (target: PgbenchTarget, clients: number, seconds: number): Promise<number> => {
   const jobs = Math.max(1, Math.min(clients, availableParallelism()))
   const out = await pgbench(target, [
     "-c",

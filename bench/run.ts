@@ -2,7 +2,8 @@
  * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
  *
  *   node bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
- *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3] [--only core,postgres,wallet,http,csv]
+ *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
+ *                     [--only core,postgres,wallet,http,csv,cards]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
@@ -14,7 +15,10 @@
  *    `node:crypto`'s bare ECDSA P-256 verify in the same run (bench/wallet.ts).
  * 4. CSV bulk import rows per second of a 50,000-row file, and the server process's peak RSS, on PostgreSQL (the
  *    server of DATABASE_URL, else PGlite) and on the memory store (bench/csv-import.ts).
+ * 6. Card authorizations per second (`CardNetwork.authorize`) on the memory store and, with DATABASE_URL, on
+ *    PostgreSQL against pgbench; the merged `GET /transactions` listing against payments alone (bench/cards.ts).
  */
+import { benchCards, formatCardsBench } from "./cards.ts"
 import { benchCore, formatCoreBench } from "./core.ts"
 import { benchCsvImport, CSV_IMPORT_STORES, formatCsvImportBench } from "./csv-import.ts"
 import { numberFlag } from "./figures.ts"
@@ -146,4 +150,7 @@ const benchHttpPart = async () => {
 }
 
 if (runs("http")) await benchHttpPart()
+if (runs("cards")) {
+  console.log(formatCardsBench(await benchCards({ seconds: numberFlag("seconds") ?? 5, postgres: postgresFlags() })))
+}
 if (runs("csv")) for (const store of CSV_IMPORT_STORES) console.log(formatCsvImportBench(await benchCsvImport(store)))

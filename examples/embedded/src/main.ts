@@ -19,6 +19,7 @@ import {
   type Quote,
   Quotes,
   type Transaction,
+  type TransactionId,
   Transactions,
   WebhookDispatcher,
   WebhookSigner
@@ -86,7 +87,7 @@ export interface FirstPaymentsSummary {
 const isSettling = (t: Transaction) => t.status === "PENDING" || t.status === "PROCESSING"
 
 /** Runs the settlement worker until no transaction of `ids` is in flight (the rail settles on the real clock). */
-const settle = Effect.fnUntraced(function* (ids: ReadonlyArray<string>) {
+const settle = Effect.fnUntraced(function* (ids: ReadonlyArray<TransactionId>) {
   const transactions = yield* Transactions
   for (let pass = 1; pass <= 200; pass++) {
     yield* transactions.processDue()

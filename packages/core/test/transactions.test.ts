@@ -8,6 +8,7 @@ import { Quotes } from "../src/quotes/service.ts"
 import { StoreError } from "../src/shared/errors.ts"
 import { encodeCursor } from "../src/shared/paging.ts"
 import { refundReference } from "../src/transactions/legs.ts"
+import { isPayment } from "../src/transactions/model.ts"
 import { MAX_REFUND_ATTEMPTS } from "../src/transactions/refunds.ts"
 import { Transactions } from "../src/transactions/service.ts"
 import { MAX_POLL_ATTEMPTS } from "../src/transactions/settlement.ts"
@@ -41,7 +42,7 @@ describe("Transactions", () => {
       const { account, customer } = yield* seedPayer(0)
       const transactions = yield* Transactions
       assert.strictEqual(yield* transactions.fundSandbox(account.id, 2_500), account.id)
-      const [tx] = (yield* transactions.list({ accountIdentifier: account.id })).data
+      const [tx] = (yield* transactions.list({ accountIdentifier: account.id })).data.filter(isPayment)
       assert.strictEqual(tx!.type, "INCOMING")
       assert.strictEqual(tx!.direction, "CREDIT")
       assert.strictEqual(tx!.status, "COMPLETED")
@@ -429,7 +430,7 @@ describe("Transactions", () => {
       assert.isFalse(rest.hasMore)
       const processing = yield* transactions.list({ status: "PROCESSING" })
       assert.strictEqual(processing.totalCount, 3)
-      const ref = outgoing.data[0]!.reconciliationInstructions!.reference
+      const ref = outgoing.data.filter(isPayment)[0]!.reconciliationInstructions!.reference
       assert.strictEqual((yield* transactions.list({ reference: ref })).totalCount, 1)
       const bad = yield* Effect.flip(transactions.list({ cursor: "nope" }))
       assert.strictEqual(bad._tag, "InvalidInput")

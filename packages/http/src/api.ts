@@ -1,5 +1,6 @@
 import {
   AccountQuery,
+  AnyTransactionId,
   ApiToken,
   ApiTokenWithSecret,
   AuthMethod,
@@ -107,7 +108,7 @@ import {
   SignedRetryHeaders,
   TokenId,
   Transaction,
-  TransactionId,
+  TransactionOneOf,
   TransferInRequest,
   TransferOutRequest,
   TwoFactorResetCompleteRequest,
@@ -678,13 +679,13 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
   .add(
     HttpApiEndpoint.get("listTransactions", "/transactions", {
       query: ListTransactionsQuery,
-      success: PageOf(Transaction)
+      success: PageOf(TransactionOneOf)
     })
   )
   .add(
     HttpApiEndpoint.get("getTransaction", "/transactions/:transactionId", {
-      params: { transactionId: TransactionId },
-      success: Transaction
+      params: { transactionId: AnyTransactionId },
+      success: TransactionOneOf
     })
   )
   .add(

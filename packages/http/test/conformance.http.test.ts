@@ -6,8 +6,10 @@
  */
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { type DeferredVault, deferredVault } from "@paycore/testkit"
+import { Ids, type InternalAccountId, Store } from "@paycore/core"
+import { type DeferredVault, deferredVault, seedCard, seedCardTransaction } from "@paycore/testkit"
 import { sessionKey } from "@paycore/testkit/wallet-client"
+import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { Api, openApiDocument } from "../src/index.ts"
@@ -384,6 +386,15 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     expect(r.status).toBe(404)
   },
   "internal-account-path": (server, { customer }) => server.call("GET", `/internal-account?customerId=${customer.id}`),
+  "card-transaction-declined-status": async (server, { customer }) => {
+    const declined = await Effect.runPromise(
+      Effect.gen(function* () {
+        const card = yield* seedCard(customer.id, [customer.accounts.USD as InternalAccountId])
+        return yield* seedCardTransaction(card, { state: "DECLINED", declineReason: "CARD_PAUSED" })
+      }).pipe(Effect.provide(Layer.mergeAll(Layer.succeed(Store, server.store), Ids.layer)))
+    )
+    expect((await server.call("GET", `/transactions/${declined.id}`)).json.status).toBe("DECLINED")
+  },
   "wallet-operation-processing": async (server, { vault }) => {
     await ensureUsdb(server)
     const kit = walletKit(server)

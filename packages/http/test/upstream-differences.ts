@@ -393,6 +393,18 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "An id or UMA address in the body that names nothing is 404 as in a path: USER_NOT_FOUND for a customer, " +
       "UMA_NOT_FOUND for a well-formed UMA address without a receiver (Errors: 404), NOT_FOUND for an account."
+  },
+  // ---- card transactions (issue 15, slice C) ----
+  {
+    id: "card-transaction-declined-status",
+    operations: ["GET /transactions", "GET /transactions/{transactionId}"],
+    statuses: [200],
+    at: ["/data/*/status", "/status"],
+    values: ["DECLINED"],
+    why:
+      "A card transaction whose authorization was refused, or whose funding pull failed after the network settled, " +
+      "is DECLINED (CD-37, V-04: EXCEPTION renamed DECLINED, no alias; States › Card transaction); the upstream " +
+      "still lists EXCEPTION and REFUNDED (V-05: removed) and has no DECLINED."
   }
 ]
 

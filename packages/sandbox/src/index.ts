@@ -1,11 +1,13 @@
 import type { Directory, FxRates, KycProvider, Notifier, Rail } from "@paycore/core"
 import { Layer } from "effect"
+import { SandboxCardNetwork } from "./card-network.ts"
 import { SandboxDirectory } from "./directory.ts"
 import { SandboxFxRates } from "./fx.ts"
 import { type SandboxKycOptions, SandboxKycProvider } from "./kyc.ts"
 import { SandboxNotifier } from "./notifier.ts"
 import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
 
+export * from "./card-network.ts"
 export * from "./directory.ts"
 export * from "./document-store-folder.ts"
 export * from "./fx.ts"
@@ -15,6 +17,16 @@ export * from "./rail.ts"
 
 export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {}
 
-/** Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier` and `KycProvider`. */
+/**
+ * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, and the card network simulator
+ * (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations).
+ */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
-  Layer.mergeAll(SandboxRail(options), SandboxFxRates, SandboxDirectory, SandboxNotifier, SandboxKycProvider(options))
+  Layer.mergeAll(
+    SandboxRail(options),
+    SandboxFxRates,
+    SandboxDirectory,
+    SandboxNotifier,
+    SandboxKycProvider(options),
+    SandboxCardNetwork
+  )

@@ -1,8 +1,9 @@
 import { Schema } from "effect"
 import { PaymentRail } from "../accounts/model.ts"
+import { CardTransaction, CardTransactionStatus } from "../cards/model.ts"
 import { PurposeOfPayment } from "../quotes/model.ts"
 import { CurrencyCode } from "../shared/currency.ts"
-import { CustomerId, ExternalAccountId, InternalAccountId, QuoteId, TransactionId } from "../shared/ids.ts"
+import { CustomerId, ExternalAccountId, InternalAccountId, QuoteId, TransactionId, uuidPattern } from "../shared/ids.ts"
 import { Amount, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import { DateTimeString, UmaAddress } from "../shared/schemas.ts"
@@ -111,12 +112,48 @@ export const Transaction = Schema.Struct({
 })
 export type Transaction = typeof Transaction.Type
 
+/**
+ * What `GET /transactions` and `GET /transactions/{id}` answer (upstream `TransactionOneOf`, discriminated by
+ * `type`): a payment (`INCOMING`, `OUTGOING`) or a card transaction (`CARD`, Q-34, CD-41).
+ */
+export const TransactionOneOf = Schema.Union([Transaction, CardTransaction])
+export type TransactionOneOf = typeof TransactionOneOf.Type
+
+/** A listed transaction that is a payment (not a card transaction). */
+export const isPayment = (t: TransactionOneOf): t is Transaction => t.type !== "CARD"
+
+/** `GET /transactions/{transactionId}` takes a payment's id or a card transaction's (Q-44): one rule, one error. */
+export const AnyTransactionId = Schema.String.check(
+  Schema.isPattern(new RegExp(`^(Transaction|CardTransaction):${uuidPattern}$`), {
+    expected: "a Transaction id (Transaction:<uuid>) or a CardTransaction id (CardTransaction:<uuid>)"
+  })
+)
+
+/** The listing's `type` filter: a payment's type, or `CARD` for card transactions (Q-34). */
+export const ListedTransactionType = Schema.Literals([...TransactionType.literals, "CARD"])
+export type ListedTransactionType = typeof ListedTransactionType.Type
+
+/**
+ * The listing's `status` filter: a payment's status or a card transaction's (two enums, CD-35). `EXCEPTION` and
+ * `REFUNDED` are neither (V-04, V-05): 400.
+ */
+export const ListedTransactionStatus = Schema.Literals([
+  ...TransactionStatus.literals,
+  ...CardTransactionStatus.literals
+])
+export type ListedTransactionStatus = typeof ListedTransactionStatus.Type
+
+/**
+ * `GET /transactions` (Q-43): payments and card transactions in one time order (design section 3, "Listing").
+ * `reference` is a payment's reconciliation reference or a card transaction's `issuerTransactionToken`;
+ * `accountIdentifier` a payment's source or destination account, or a card transaction's funding account.
+ */
 export const ListTransactionsQuery = Schema.Struct({
   customerId: Schema.optionalKey(CustomerId),
   platformCustomerId: Schema.optionalKey(Schema.String),
   accountIdentifier: Schema.optionalKey(Schema.String),
-  status: Schema.optionalKey(TransactionStatus),
-  type: Schema.optionalKey(TransactionType),
+  status: Schema.optionalKey(ListedTransactionStatus),
+  type: Schema.optionalKey(ListedTransactionType),
   reference: Schema.optionalKey(Schema.String),
   startDate: Schema.optionalKey(DateTimeString),
   endDate: Schema.optionalKey(DateTimeString),

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer } from "effect"
+import type { CardTransaction } from "../cards/model.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
 import type { Ids } from "../ports/ids.ts"
 import type { KycProvider } from "../ports/kyc.ts"
@@ -9,6 +10,7 @@ import type { Quote } from "../quotes/model.ts"
 import { Quotes } from "../quotes/service.ts"
 import type { ScaAuthorization } from "../sca/model.ts"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import type { CardTransactionId, TransactionId } from "../shared/ids.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
 import { command } from "../shared/tracing.ts"
@@ -20,6 +22,7 @@ import type {
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
   Transaction,
+  TransactionOneOf,
   TransferInRequest,
   TransferOutRequest
 } from "./model.ts"
@@ -37,6 +40,13 @@ export type TransactionsError =
   | StoreError
   | IllegalTransition
 
+/** What `get` answers for an id: a payment for a `Transaction:` id, a card transaction for a `CardTransaction:` one. */
+export type TransactionById<Id extends string> = Id extends TransactionId
+  ? Transaction
+  : Id extends CardTransactionId
+    ? CardTransaction
+    : TransactionOneOf
+
 /**
  * Transactions: reads (reads.ts), the settlement worker (settlement.ts), incoming payments and the sandbox money
  * helpers (incoming.ts), and the deprecated transfers (transfers.ts). Executing quotes (execute.ts) is reached
@@ -45,10 +55,13 @@ export type TransactionsError =
 export class Transactions extends Context.Service<
   Transactions,
   {
-    /** `GET /transactions`. */
-    readonly list: (query: ListTransactionsQuery) => Effect.Effect<Page<Transaction>, InvalidInput | StoreError>
-    /** `GET /transactions/{transactionId}` (404 `TRANSACTION_NOT_FOUND`). */
-    readonly get: (id: string) => Effect.Effect<Transaction, NotFound | StoreError>
+    /** `GET /transactions`: payments and card transactions in one time order (reads.ts). */
+    readonly list: (query: ListTransactionsQuery) => Effect.Effect<Page<TransactionOneOf>, InvalidInput | StoreError>
+    /**
+     * `GET /transactions/{transactionId}` (404 `TRANSACTION_NOT_FOUND`): a payment's id answers the payment, a
+     * `CardTransaction:` id the card transaction.
+     */
+    readonly get: <Id extends string>(id: Id) => Effect.Effect<TransactionById<Id>, NotFound | StoreError>
     /** One pass of the background worker (see `processDue`). */
     readonly processDue: () => Effect.Effect<ProcessDueReport, StoreError>
     /** `POST /sandbox/internal-accounts/{accountId}/fund`; returns the account id. */
@@ -84,8 +97,8 @@ export class Transactions extends Context.Service<
         list: Effect.fn("Transactions.list")(function* (query: ListTransactionsQuery) {
           return yield* listTransactions(ports, query)
         }),
-        get: Effect.fn("Transactions.get")(function* (id: string) {
-          return yield* getTransaction(ports, id)
+        get: Effect.fn("Transactions.get")(function* <Id extends string>(id: Id) {
+          return (yield* getTransaction(ports, id)) as TransactionById<Id>
         }),
         // A hot command (see shared/tracing.ts): the worker's pass, whose span would enclose every settlement.
         processDue: () => command("Transactions.processDue", (env) => processDue(ports, env.clock)),

@@ -16,7 +16,7 @@ import { emitSteps } from "../webhooks/service.ts"
 import { depositLeg } from "./legs.ts"
 import type { TransactionRecord, TransferInRequest, TransferOutRequest } from "./model.ts"
 import { currentClock, dieOnUnique, type PaymentPorts } from "./moves.ts"
-import { getTransaction } from "./reads.ts"
+import { getPayment } from "./reads.ts"
 import { SUBMIT_GRACE_SECONDS, submitSteps } from "./submission.ts"
 
 /** An external account a transfer-in can pull from: US bank accounts (ACH debit) in this engine. */
@@ -130,5 +130,5 @@ export const transferOut = Effect.fnUntraced(function* (
     },
     { sameCurrencyOnly: true }
   )
-  return yield* getTransaction(ports, quote.transactionId)
+  return yield* getPayment(ports, quote.transactionId)
 })
