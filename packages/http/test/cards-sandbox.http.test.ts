@@ -3,8 +3,7 @@
  * docs/cards-sandbox.md): the ten `/sandbox/cards/{id}/simulate/*` routes with the sandbox simulator installed (the
  * test server's `Sandbox.layer`). The refusals (404, 403, 400) run now, over cards and card transactions written
  * straight to the store. The walks through the network (each route → the transaction its token finds, the
- * descriptor suffixes, clearings, returns, reversals) need `CardNetwork.authorize / reconcile` (slice B): they are
- * `it.skip` with `// needs slice B` until it is merged.
+ * descriptor suffixes, clearings, returns, reversals) run through `CardNetwork.authorize / reconcile` (slice B).
  */
 import { randomUUID } from "node:crypto"
 import {
@@ -229,8 +228,7 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
     const authorize = async (card: CardRecord, descriptor?: string, amount?: number) =>
       byToken(await accepted(await simulate(card.id, "authorization", purchase(descriptor, amount))))
 
-    // needs slice B
-    it.skip("CD-45, CD-47: each authorization-family route answers 202 and its token finds its transaction", async () => {
+    it("CD-45, CD-47: each authorization-family route answers 202 and its token finds its transaction", async () => {
       const { customer, card } = await cardholder(100_000)
       const expected = {
         authorization: ["AUTHORIZED", "DEBIT"],
@@ -260,8 +258,7 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
       expect(found.json.totalCount).toBe(0)
     })
 
-    // needs slice B
-    it.skip("CD-46, CD-47: each descriptor suffix on each authorization-family route", async () => {
+    it("CD-46, CD-47: each descriptor suffix on each authorization-family route", async () => {
       const { card } = await cardholder(1_000_000)
       const debits = new Set(["authorization", "financial_authorization"])
       for (const route of AUTHORIZATION_ROUTES) {
@@ -289,8 +286,7 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
       }
     })
 
-    // needs slice B
-    it.skip("CD-46: 005 is approved with its pull pending, confirmed 30 s later by a worker pass", async () => {
+    it("CD-46: 005 is approved with its pull pending, confirmed 30 s later by a worker pass", async () => {
       const { card } = await cardholder(100_000)
       const tx = await authorize(card, "SLOW PULL 005")
       expect(tx.status).toBe("AUTHORIZED")
@@ -304,8 +300,7 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
       expect(confirmed.pullSummary).toEqual({ count: 1, totalAmount: 1250, pendingCount: 0 })
     })
 
-    // needs slice B
-    it.skip("CD-46, CD-37: 006 is approved, then its pull confirmation fails at once: DECLINED (PULL_FAILED)", async () => {
+    it("CD-46, CD-37: 006 is approved, then its pull confirmation fails at once: DECLINED (PULL_FAILED)", async () => {
       const { customer, card } = await cardholder(100_000)
       const tx = await authorize(card, "BROKEN PULL 006")
       expect(tx).toMatchObject({ status: "DECLINED", declineReason: "PULL_FAILED" })
@@ -314,8 +309,7 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
       expect(account.json.data[0].balance.amount).toBe(100_000)
     })
 
-    // needs slice B
-    it.skip("CD-48: clearings: partial, then the rest; over the authorization (post-hoc pull); zero (expiry)", async () => {
+    it("CD-48: clearings: partial, then the rest; over the authorization (post-hoc pull); zero (expiry)", async () => {
       const { card } = await cardholder(100_000)
       const clear = async (tx: { id: string; issuerTransactionToken: string }, amount: number) => {
         const token = await accepted(await simulate(card.id, "clearing", { cardTransactionId: tx.id, amount }))
@@ -345,8 +339,7 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
       expectNotApplicable(await simulate(card.id, "clearing", { cardTransactionId: expired.id, amount: 10 }), "SETTLED")
     })
 
-    // needs slice B
-    it.skip("CD-49, CD-51, CD-40: returns up to the net settled amount, stay SETTLED; a reversal undoes the latest", async () => {
+    it("CD-49, CD-51, CD-40: returns up to the net settled amount, stay SETTLED; a reversal undoes the latest", async () => {
       const { card } = await cardholder(100_000)
       const tx = await authorize(card, "BOOK STORE", 1000)
       await accepted(await simulate(card.id, "clearing", { cardTransactionId: tx.id, amount: 1000 }))
@@ -372,8 +365,7 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
       expect(reversed).toMatchObject({ status: "SETTLED", refundedAmount: { amount: 300 } })
     })
 
-    // needs slice B
-    it.skip("CD-50: an advice re-sizes an open authorization to its new total", async () => {
+    it("CD-50: an advice re-sizes an open authorization to its new total", async () => {
       const { card } = await cardholder(100_000)
       const tx = await authorize(card, "HOTEL", 1000)
       const advise = (amount: number) => simulate(card.id, "authorization_advice", { cardTransactionId: tx.id, amount })
@@ -390,8 +382,7 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
       expectNotApplicable(await advise(499), "PARTIALLY_SETTLED")
     })
 
-    // needs slice B
-    it.skip("CD-22, CD-46: a frozen card's authorization is DECLINED CARD_PAUSED, with no pull result after it", async () => {
+    it("CD-22, CD-46: a frozen card's authorization is DECLINED CARD_PAUSED, with no pull result after it", async () => {
       const { card } = await cardholder(100_000)
       const frozen = await run(
         Effect.gen(function* () {
