@@ -1,11 +1,13 @@
 import type { Directory, FxRates, KycProvider, Notifier, Rail } from "@paycore/core"
 import { Layer } from "effect"
+import { SandboxCardIssuer, type SandboxCardIssuerOptions } from "./card-issuer.ts"
 import { SandboxDirectory } from "./directory.ts"
 import { SandboxFxRates } from "./fx.ts"
 import { type SandboxKycOptions, SandboxKycProvider } from "./kyc.ts"
 import { SandboxNotifier } from "./notifier.ts"
 import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
 
+export * from "./card-issuer.ts"
 export * from "./directory.ts"
 export * from "./document-store-folder.ts"
 export * from "./fx.ts"
@@ -13,8 +15,18 @@ export * from "./kyc.ts"
 export * from "./notifier.ts"
 export * from "./rail.ts"
 
-export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {}
+export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
+  /** The card issuer's program (default: the service decides, PAN reveal, no 3-D Secure password). */
+  readonly cardIssuer?: SandboxCardIssuerOptions | undefined
+}
 
-/** Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier` and `KycProvider`. */
+/** Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider` and the `CardIssuer`. */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
-  Layer.mergeAll(SandboxRail(options), SandboxFxRates, SandboxDirectory, SandboxNotifier, SandboxKycProvider(options))
+  Layer.mergeAll(
+    SandboxRail(options),
+    SandboxFxRates,
+    SandboxDirectory,
+    SandboxNotifier,
+    SandboxKycProvider(options),
+    SandboxCardIssuer(options.cardIssuer)
+  )
