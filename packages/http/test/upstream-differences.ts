@@ -388,6 +388,49 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "An id or UMA address in the body that names nothing is 404 as in a path: USER_NOT_FOUND for a customer, " +
       "UMA_NOT_FOUND for a well-formed UMA address without a receiver (Errors: 404), NOT_FOUND for an account."
+  },
+
+  // ---- cards (issue 15, slice A) ----
+  {
+    id: "card-funding-source-ineligible",
+    operations: ["POST /cards", "PATCH /cards/{id}"],
+    statuses: [400],
+    at: ["/code"],
+    values: ["FUNDING_SOURCE_INELIGIBLE"],
+    why:
+      "A funding source that is not the cardholder's, not in one card-eligible currency, or refused by the issuer is " +
+      "400 FUNDING_SOURCE_INELIGIBLE (FEATURES CD-15, CD-44; Cards, update rule 1). The upstream's descriptions of " +
+      "both operations name that code, but its Error400 code enum leaves it out."
+  },
+  {
+    id: "card-limit-reached",
+    operations: ["POST /cards"],
+    statuses: [400],
+    at: ["/code"],
+    values: ["CARD_LIMIT_REACHED"],
+    why:
+      "A platform at its live-card limit cannot issue another card: 400 CARD_LIMIT_REACHED (Cards, issue rule 5; " +
+      "Errors; Limits: live cards; FEATURES CD-14, C-45). The upstream has no live-card limit and no such code."
+  },
+  {
+    id: "card-cardholder-not-found",
+    operations: ["POST /cards"],
+    statuses: [404],
+    at: ["status"],
+    values: ["USER_NOT_FOUND"],
+    why:
+      "A cardholderId that names no customer is 404 USER_NOT_FOUND, as every customer id in a body is (Errors: " +
+      "404); the upstream lists no 404 on POST /cards."
+  },
+  {
+    id: "card-platform-card-id-taken",
+    operations: ["POST /cards"],
+    statuses: [409],
+    at: ["status"],
+    values: ["CONFLICT"],
+    why:
+      "platformCardId mirrors platformCustomerId (upstream Card): one card per value, so reusing it is 409 CONFLICT " +
+      "as a taken platformCustomerId is (docs/design/cards.md Q21); the upstream lists no 409 on POST /cards."
   }
 ]
 
