@@ -434,6 +434,14 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     const body = cardBody(holder.id, [holder.accounts.USD!], { platformCardId: `emp-${randomUUID()}` })
     expect((await issue(server, body)).status).toBe(201)
     expect((await issue(server, body)).status).toBe(409)
+  },
+  "card-reveal-conflicts": async (server) => {
+    const holder = await cardholder(server)
+    const processing = await issue(
+      server,
+      cardBody(holder.id, [holder.accounts.USD!], { platformCardId: `emp-${randomUUID()}-001` })
+    )
+    expect((await server.call("POST", `/cards/${processing.json.id}/reveal`)).status).toBe(409)
   }
 }
 

@@ -431,6 +431,18 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "platformCardId mirrors platformCustomerId (upstream Card): one card per value, so reusing it is 409 CONFLICT " +
       "as a taken platformCustomerId is (docs/design/cards.md Q21); the upstream lists no 409 on POST /cards."
+  },
+  {
+    id: "card-reveal-conflicts",
+    operations: ["POST /cards/{id}/reveal"],
+    statuses: [409],
+    at: ["status"],
+    values: ["CONFLICT", "SCA_SESSION_REQUIRED"],
+    why:
+      "Reveal and 3DS password retrieval are SCA-protected (Authentication 5): a cardholder subject to SCA needs a " +
+      "live session, else 409 SCA_SESSION_REQUIRED as for payments (S-09); and only a card with details that is not " +
+      "closed (ACTIVE or FROZEN) can be revealed, else 409 CONFLICT (docs/design/cards.md Q20). The upstream lists " +
+      "no 409 on reveal."
   }
 ]
 
