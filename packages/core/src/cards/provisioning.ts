@@ -70,6 +70,15 @@ function* stallSteps(ports: CardPorts, card: CardRecord, now: string, why: strin
   yield* saveSteps(ports, card, { stalledAt: now }, ["dueAt"])
 }
 
+/** What a closed (rejected) card keeps no more: the worker's bookkeeping and any unsent issuer change. */
+const ISSUE_BOOKKEEPING = [
+  "threeDSecurePasswordSealed",
+  "issuerSync",
+  "dueAt",
+  "attempts",
+  "stalledAt"
+] as const satisfies ReadonlyArray<keyof CardRecord>
+
 /**
  * The issuer's answer to a `provision` or `status` call, applied to a card still `PROCESSING` with the same
  * `processorRef` (else someone else applied one). `Active` → `ACTIVATE` with the card's details (CD-20); `Rejected`
@@ -124,15 +133,6 @@ const applyProvisioning = Effect.fnUntraced(function* (
     }
   }
 })
-
-/** What a closed (rejected) card keeps no more: the worker's bookkeeping and any unsent issuer change. */
-const ISSUE_BOOKKEEPING = [
-  "threeDSecurePasswordSealed",
-  "issuerSync",
-  "dueAt",
-  "attempts",
-  "stalledAt"
-] as const satisfies ReadonlyArray<keyof CardRecord>
 
 /** The first ask: `provision` with the sealed 3-D Secure password opened for this call only. */
 const provision = Effect.fnUntraced(function* (ports: IssuerPorts, card: CardRecord) {
