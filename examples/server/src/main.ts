@@ -1,5 +1,6 @@
 /**
- * The runnable sandbox service: core + a store (see `store.ts`) + sandbox rail/FX/directory + HTTP binding.
+ * The runnable sandbox service: core + a store (see `store.ts`) + the sandbox ports (rail, FX, directory, KYC, the
+ * card issuer: `POST /cards` issues cards, activated by the worker within a second; docs/cards.md) + HTTP binding.
  *
  *   PORT=8080                                  listen on 127.0.0.1:$PORT
  *   DATABASE_URL / PAYCORE_DATA_DIR / PAYCORE_STORE   where the data lives (store.ts)

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { OwnershipVerification } from "./accounts/ownership.ts"
 import { Accounts } from "./accounts/service.ts"
+import { cardFundingSourcesLayer } from "./cards/funding-sources.ts"
 import { CardNetwork } from "./cards/network.ts"
 import { Cards } from "./cards/service.ts"
 import { CardSimulations } from "./cards/simulations.ts"
@@ -42,7 +43,8 @@ export const EngineLayer = Layer.mergeAll(
   PaymentsLayer,
   WebhookDispatcher.layer,
   WebhookSecrets.layer,
-  WalletAuth.layer,
+  // Delegated keys name the funding sources of real cards (W-42 … W-47).
+  WalletAuth.layer.pipe(Layer.provide(cardFundingSourcesLayer)),
   OwnershipVerification.layer,
   Sca.layer,
   CardsLayer

@@ -6,13 +6,14 @@
  */
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { Ids, type InternalAccountId, Store } from "@paycore/core"
+import { cardCounters, Ids, type InternalAccountId, Store } from "@paycore/core"
 import { type DeferredVault, deferredVault, seedCard, seedCardTransaction } from "@paycore/testkit"
 import { sessionKey } from "@paycore/testkit/wallet-client"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { Api, openApiDocument } from "../src/index.ts"
+import { cardholder as approvedCardholder, cardBody, issue } from "./cards-kit.ts"
 import {
   covers,
   describeFailure,
@@ -240,6 +241,16 @@ const trustingCustomer = async (server: TestServer) => {
   return { customerId, accountId: wallet.json.id as string }
 }
 
+/** A cardholder the sandbox's KYC approved (its paperwork skipped for this one only). */
+const cardholder = async (server: TestServer) => {
+  await server.call("PATCH", "/config", { skipVerificationPaperwork: true })
+  try {
+    return await approvedCardholder(server)
+  } finally {
+    await server.call("PATCH", "/config", { skipVerificationPaperwork: false })
+  }
+}
+
 const kycLink = (server: TestServer, customerId: string, key: string, redirectUri = "https://app.example.com/done") =>
   server.call("POST", `/customers/${customerId}/kyc-link`, { redirectUri }, { headers: { "idempotency-key": key } })
 
@@ -406,6 +417,40 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     vault.defer(1)
     const processing = await server.call("POST", path, body, { headers: retry(first, key) })
     expect(processing.json.status).toBe("PROCESSING")
+  },
+  "card-funding-source-ineligible": async (server) => {
+    const holder = await cardholder(server)
+    const other = await cardholder(server)
+    const r = await issue(server, cardBody(holder.id, [other.accounts.USD!]))
+    expect(r.status).toBe(400)
+  },
+  "card-limit-reached": async (server) => {
+    const holder = await cardholder(server)
+    const live = await Effect.runPromise(server.store.counters.get(cardCounters.live))
+    const room = 10_000 - live
+    await Effect.runPromise(server.store.counters.add(cardCounters.live, room))
+    try {
+      expect((await issue(server, cardBody(holder.id, [holder.accounts.USD!]))).status).toBe(400)
+    } finally {
+      await Effect.runPromise(server.store.counters.add(cardCounters.live, -room))
+    }
+  },
+  "card-cardholder-not-found": async (server, { customer }) => {
+    expect((await issue(server, cardBody(UNKNOWN_CUSTOMER, [customer.accounts.USD!]))).status).toBe(404)
+  },
+  "card-platform-card-id-taken": async (server) => {
+    const holder = await cardholder(server)
+    const body = cardBody(holder.id, [holder.accounts.USD!], { platformCardId: `emp-${randomUUID()}` })
+    expect((await issue(server, body)).status).toBe(201)
+    expect((await issue(server, body)).status).toBe(409)
+  },
+  "card-reveal-conflicts": async (server) => {
+    const holder = await cardholder(server)
+    const processing = await issue(
+      server,
+      cardBody(holder.id, [holder.accounts.USD!], { platformCardId: `emp-${randomUUID()}-001` })
+    )
+    expect((await server.call("POST", `/cards/${processing.json.id}/reveal`)).status).toBe(409)
   }
 }
 

@@ -405,6 +405,61 @@ export const differences: ReadonlyArray<Difference> = [
       "A card transaction whose authorization was refused, or whose funding pull failed after the network settled, " +
       "is DECLINED (CD-37, V-04: EXCEPTION renamed DECLINED, no alias; States › Card transaction); the upstream " +
       "still lists EXCEPTION and REFUNDED (V-05: removed) and has no DECLINED."
+  },
+
+  // ---- cards (issue 15, slice A) ----
+  {
+    id: "card-funding-source-ineligible",
+    operations: ["POST /cards", "PATCH /cards/{id}"],
+    statuses: [400],
+    at: ["/code"],
+    values: ["FUNDING_SOURCE_INELIGIBLE"],
+    why:
+      "A funding source that is not the cardholder's, not in one card-eligible currency, or refused by the issuer is " +
+      "400 FUNDING_SOURCE_INELIGIBLE (FEATURES CD-15, CD-44; Cards, update rule 1). The upstream's descriptions of " +
+      "both operations name that code, but its Error400 code enum leaves it out."
+  },
+  {
+    id: "card-limit-reached",
+    operations: ["POST /cards"],
+    statuses: [400],
+    at: ["/code"],
+    values: ["CARD_LIMIT_REACHED"],
+    why:
+      "A platform at its live-card limit cannot issue another card: 400 CARD_LIMIT_REACHED (Cards, issue rule 5; " +
+      "Errors; Limits: live cards; FEATURES CD-14, C-45). The upstream has no live-card limit and no such code."
+  },
+  {
+    id: "card-cardholder-not-found",
+    operations: ["POST /cards"],
+    statuses: [404],
+    at: ["status"],
+    values: ["USER_NOT_FOUND"],
+    why:
+      "A cardholderId that names no customer is 404 USER_NOT_FOUND, as every customer id in a body is (Errors: " +
+      "404); the upstream lists no 404 on POST /cards."
+  },
+  {
+    id: "card-platform-card-id-taken",
+    operations: ["POST /cards"],
+    statuses: [409],
+    at: ["status"],
+    values: ["CONFLICT"],
+    why:
+      "platformCardId mirrors platformCustomerId (upstream Card): one card per value, so reusing it is 409 CONFLICT " +
+      "as a taken platformCustomerId is (docs/design/cards.md Q21); the upstream lists no 409 on POST /cards."
+  },
+  {
+    id: "card-reveal-conflicts",
+    operations: ["POST /cards/{id}/reveal"],
+    statuses: [409],
+    at: ["status"],
+    values: ["CONFLICT", "SCA_SESSION_REQUIRED"],
+    why:
+      "Reveal and 3DS password retrieval are SCA-protected (Authentication 5): a cardholder subject to SCA needs a " +
+      "live session, else 409 SCA_SESSION_REQUIRED as for payments (S-09); and only a card with details that is not " +
+      "closed (ACTIVE or FROZEN) can be revealed, else 409 CONFLICT (docs/design/cards.md Q20). The upstream lists " +
+      "no 409 on reveal."
   }
 ]
 

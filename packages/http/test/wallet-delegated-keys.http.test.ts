@@ -9,7 +9,8 @@ import { Store, signWithDelegatedKey } from "@paycore/core"
 import { cardFundingSourcesRegistry } from "@paycore/testkit"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { type CallResult, expectError, expectInvalid, UUID, useTestServer } from "./harness.ts"
+import { accountEnding, approveKyc, cardBody, cardRow, endingIn, issued } from "./cards-kit.ts"
+import { type CallResult, expectError, expectInvalid, individualPacket, UUID, useTestServer } from "./harness.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 import { expectChallenge, retry, type SignedInWallet, walletKit } from "./wallet-kit.ts"
 
@@ -324,6 +325,48 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
       expectError(await server.call("DELETE", `${PATH}/${UNKNOWN_KEY}`), 404, "REFERENCE_NOT_FOUND")
       expectInvalid(await server.call("DELETE", `${PATH}/Session:1`), ["path.id"])
       expect(await snapshot()).toEqual(before)
+    })
+  })
+
+  describe("on real cards (issue 15)", () => {
+    /** A signed-in wallet whose customer's KYC the sandbox approved, so it can hold a card. */
+    const cardholderWallet = async () => {
+      expect((await server.call("PATCH", "/config", { skipVerificationPaperwork: true })).status).toBe(200)
+      const w = await signedInWallet(individualPacket("Delia Delegate", { currencies: ["USD", "USDB"] }))
+      await approveKyc(server, w.customerId)
+      return w
+    }
+
+    it("W-42, W-45, W-46, CD-13, CD-24: a card's embedded-wallet source takes a key (202, 202, 201), kept while the wallet stays bound, revoked when it leaves or the card closes; then 404", async () => {
+      const w = await cardholderWallet()
+      const fiat = await accountEnding(server, w.customerId, "100", { currency: "USDB" })
+      const card = await issued(
+        server,
+        cardBody(w.customerId, [w.accountId, fiat], { platformCardId: endingIn("000") })
+      )
+      expect(card).toMatchObject({ state: "ACTIVE", currency: "USDB", fundingSources: [w.accountId, fiat] })
+      const body = { cardId: card.id, internalAccountId: w.accountId, nickname: "Card payments key" }
+      const walletBinding = (await cardRow(server, card.id))?.bindings.find((b) => b.accountId === w.accountId)
+      const key = await activeKey(w, body)
+      expect(key).toMatchObject({ cardId: card.id, accountId: w.accountId, status: "ACTIVE" })
+      expect(key.fundingSourceId).toBe(walletBinding?.id)
+      // Only a card's own wallet source: the fiat account is no embedded wallet (400), another card 404.
+      expectError(await server.call("POST", PATH, { ...body, internalAccountId: fiat }), 400, "INVALID_INPUT")
+      const statusOf = async (id: string) => (await server.call("GET", `${PATH}/${id}`)).json.status
+
+      const patch = (b: unknown) => server.call("PATCH", `/cards/${card.id}`, b)
+      expect((await patch({ fundingSources: [fiat, w.accountId] })).status).toBe(200)
+      expect(await statusOf(key.id)).toBe("ACTIVE")
+      expect((await patch({ fundingSources: [fiat] })).status).toBe(200)
+      expect(await statusOf(key.id)).toBe("REVOKED")
+      expectError(await server.call("POST", PATH, body), 404, "REFERENCE_NOT_FOUND")
+
+      expect((await patch({ fundingSources: [w.accountId, fiat] })).status).toBe(200)
+      const again = await activeKey(w, body)
+      expect(again.fundingSourceId).not.toBe(key.fundingSourceId)
+      expect((await patch({ state: "CLOSED" })).status).toBe(200)
+      expect(await statusOf(again.id)).toBe("REVOKED")
+      expectError(await server.call("POST", PATH, body), 404, "REFERENCE_NOT_FOUND")
     })
   })
 }

@@ -1,5 +1,6 @@
 import type { Directory, FxRates, KycProvider, Notifier, Rail } from "@paycore/core"
 import { Layer } from "effect"
+import { SandboxCardIssuer, type SandboxCardIssuerOptions } from "./card-issuer.ts"
 import { SandboxCardNetwork } from "./card-network.ts"
 import { SandboxDirectory } from "./directory.ts"
 import { SandboxFxRates } from "./fx.ts"
@@ -7,6 +8,7 @@ import { type SandboxKycOptions, SandboxKycProvider } from "./kyc.ts"
 import { SandboxNotifier } from "./notifier.ts"
 import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
 
+export * from "./card-issuer.ts"
 export * from "./card-network.ts"
 export * from "./directory.ts"
 export * from "./document-store-folder.ts"
@@ -15,11 +17,14 @@ export * from "./kyc.ts"
 export * from "./notifier.ts"
 export * from "./rail.ts"
 
-export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {}
+export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
+  /** The card issuer's program (default: the service decides, PAN reveal, no 3-D Secure password). */
+  readonly cardIssuer?: SandboxCardIssuerOptions | undefined
+}
 
 /**
- * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, and the card network simulator
- * (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations).
+ * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, the `CardIssuer`, and the card
+ * network simulator (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations).
  */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
   Layer.mergeAll(
@@ -28,5 +33,6 @@ export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates 
     SandboxDirectory,
     SandboxNotifier,
     SandboxKycProvider(options),
-    SandboxCardNetwork
+    SandboxCardNetwork,
+    SandboxCardIssuer(options.cardIssuer)
   )

@@ -86,3 +86,35 @@ export const limitNotSupported = (field: string, capability: string): InvalidInp
  */
 export const simulationNotApplicable = (status: string, why: string): Refused =>
   new Refused({ code: "INVALID_INPUT", message: why, details: { status } })
+
+/** 503 `SERVICE_UNAVAILABLE`: the card issuer could not be reached, or refused the call (a reveal, an eligibility check). */
+export const cardIssuerUnavailable = (message: string): Refused =>
+  new Refused({ code: "SERVICE_UNAVAILABLE", message: `The card issuer is unavailable: ${message}` })
+
+/** 400 on `threeDSecurePassword` (design Q19): the card program takes no static 3-D Secure password. */
+export const threeDSecurePasswordNotSupported = (): InvalidInput =>
+  InvalidInput.one(
+    "threeDSecurePassword",
+    { supportsThreeDSecurePassword: true },
+    "threeDSecurePassword is not supported by this card program"
+  )
+
+/** 400 (CD-18): a `PATCH /cards/{id}` naming no field. */
+export const emptyCardUpdate = (): InvalidInput =>
+  InvalidInput.one(
+    "body",
+    { minProperties: 1 },
+    "Give at least one of state, fundingSources, maxSpendPerTransaction, maxSpendPerDay, maxTransactionsPerDay"
+  )
+
+/** 400 (CD-26, CD-28, CD-30): `fundingSources` or a limit beside `state: CLOSED`. */
+export const notWithClose = (field: string): InvalidInput =>
+  InvalidInput.one(field, { notWith: "state: CLOSED" }, `${field} cannot be changed while closing the card`)
+
+/** 400 (CD-27): on a program where the issuer decides authorizations, `fundingSources` goes without `state`. */
+export const notWithStateOnIssuerProgram = (): InvalidInput =>
+  InvalidInput.one(
+    "fundingSources",
+    { notWith: "state" },
+    "On an issuer-decisioning card program, fundingSources cannot be changed together with state"
+  )

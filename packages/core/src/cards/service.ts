@@ -1,12 +1,18 @@
 import { Context, Effect, Layer } from "effect"
 import { CardIssuer } from "../ports/card-issuer.ts"
 import { Ids } from "../ports/ids.ts"
+import { KeyVault } from "../ports/key-vault.ts"
 import { Store } from "../ports/store.ts"
 import type { Conflict, Forbidden, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
 import type { CardPorts } from "./card-ports.ts"
 import { cardsNotImplemented } from "./errors.ts"
+import { issueCard } from "./issue.ts"
 import type { Card, CardCreateRequest, CardRevealResponse, CardUpdateRequest, ListCardsQuery } from "./model.ts"
+import type { IssuerPorts } from "./provisioning.ts"
+import { getCard, listCards } from "./reads.ts"
+import { revealCard } from "./reveal.ts"
+import { closeCardByService, updateCard } from "./update.ts"
 
 // The cards context (issue 15; docs/design/cards.md). S0 built the foundation; slices A (issue, manage, reveal,
 // issuer), B (authorization and the ledger) and C (simulator, listing, bench) fill it in. The contracts S0 fixed, so
@@ -79,29 +85,34 @@ export class Cards extends Context.Service<
     Cards,
     Effect.gen(function* () {
       const ports: CardPorts = { store: yield* Store, ids: yield* Ids, issuer: yield* CardIssuer }
-      // CD-42: without an issuer every card route is 501. With one, the routes are 501 until slice A builds them.
-      const notBuilt = (operation: string) =>
-        Effect.fail(
-          ports.issuer === undefined ? cardsNotImplemented() : cardsNotImplemented(`${operation} is not built yet`)
-        )
+      const vault = yield* KeyVault
+      // CD-42: without an issuer every card route is 501 NOT_IMPLEMENTED, before anything else is looked at.
+      const issuing = Effect.suspend(() => {
+        const issuer = ports.issuer
+        return issuer === undefined
+          ? Effect.fail(cardsNotImplemented())
+          : Effect.succeed<IssuerPorts>({ ...ports, issuer, vault })
+      })
       return Cards.of({
-        create: Effect.fn("Cards.create")(function* (_request: CardCreateRequest) {
-          return yield* notBuilt("POST /cards")
+        create: Effect.fn("Cards.create")(function* (request: CardCreateRequest) {
+          return yield* issueCard(yield* issuing, request)
         }),
-        list: Effect.fn("Cards.list")(function* (_query: ListCardsQuery) {
-          return yield* notBuilt("GET /cards")
+        list: Effect.fn("Cards.list")(function* (query: ListCardsQuery) {
+          yield* issuing
+          return yield* listCards(ports.store, query)
         }),
-        get: Effect.fn("Cards.get")(function* (_id: string) {
-          return yield* notBuilt("GET /cards/{id}")
+        get: Effect.fn("Cards.get")(function* (id: string) {
+          yield* issuing
+          return yield* getCard(ports.store, id)
         }),
-        update: Effect.fn("Cards.update")(function* (_id: string, _request: CardUpdateRequest) {
-          return yield* notBuilt("PATCH /cards/{id}")
+        update: Effect.fn("Cards.update")(function* (id: string, request: CardUpdateRequest) {
+          return yield* updateCard(yield* issuing, id, request)
         }),
-        reveal: Effect.fn("Cards.reveal")(function* (_id: string, _actor: string) {
-          return yield* notBuilt("POST /cards/{id}/reveal")
+        reveal: Effect.fn("Cards.reveal")(function* (id: string, actor: string) {
+          return yield* revealCard(yield* issuing, id, actor)
         }),
-        closeByService: Effect.fn("Cards.closeByService")(function* (_id: string) {
-          return yield* notBuilt("Cards.closeByService")
+        closeByService: Effect.fn("Cards.closeByService")(function* (id: string) {
+          return yield* closeCardByService(yield* issuing, id)
         })
       })
     })

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { CardIssuer } from "../ports/card-issuer.ts"
 import { Ids } from "../ports/ids.ts"
+import { KeyVault } from "../ports/key-vault.ts"
 import { Store } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { nowIso } from "../shared/time.ts"
@@ -30,10 +31,11 @@ export class CardsWorker extends Context.Service<
     CardsWorker,
     Effect.gen(function* () {
       const ports: CardPorts = { store: yield* Store, ids: yield* Ids, issuer: yield* CardIssuer }
+      const vault = yield* KeyVault
       return CardsWorker.of({
         processDue: Effect.fn("CardsWorker.processDue")(function* () {
           const now = yield* nowIso
-          const cards = yield* provisionDueCards(ports, now)
+          const cards = yield* provisionDueCards(ports, vault, now)
           const events = yield* applyDueNetworkEvents(ports, now)
           return { cards: cards.stepped, events: events.applied, errors: cards.errors + events.errors }
         })

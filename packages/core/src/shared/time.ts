@@ -45,5 +45,14 @@ export const addSeconds = (iso: string, seconds: number): string => isoOf(Date.p
 /** `seconds` (rounded to the millisecond) after an instant in epoch milliseconds, as ISO text. */
 export const isoAfter = (ms: number, seconds: number): string => isoOf(ms + Math.round(seconds * 1000))
 
+const MAX_BACKOFF_SECONDS = 3600
+
+/**
+ * The delay before retry number `attempts` after a retryable error of a port the worker polls (a rail, a card
+ * issuer): 5 s doubling, capped at an hour.
+ */
+export const pollBackoffSeconds = (attempts: number): number =>
+  Math.min(5 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_SECONDS)
+
 /** The UTC calendar day `YYYY-MM-DD` of an instant (daily limits reset then). */
 export const utcDay = (iso: string): string => iso.slice(0, 10)

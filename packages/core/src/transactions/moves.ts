@@ -13,7 +13,7 @@ import { type QuoteEvent, type QuoteState, quoteMachine } from "../quotes/machin
 import type { QuoteRecord } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { allows, IllegalTransition, transition } from "../shared/machine.ts"
-import { addSeconds, isoOf } from "../shared/time.ts"
+import { addSeconds, isoOf, pollBackoffSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { emitSteps } from "../webhooks/service.ts"
 import { refundReference } from "./legs.ts"
@@ -37,12 +37,6 @@ export interface PaymentPorts {
 }
 
 export type MoveError = StoreError | UniqueViolation | IllegalTransition
-
-const MAX_BACKOFF_SECONDS = 3600
-
-/** The delay before retry number `attempts` after a retryable rail error: 5 s doubling, capped at an hour. */
-export const backoffSeconds = (attempts: number): number =>
-  Math.min(5 * 2 ** Math.max(0, attempts - 1), MAX_BACKOFF_SECONDS)
 
 const isUniqueViolation = (e: unknown): e is UniqueViolation =>
   typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "UniqueViolation"
@@ -271,7 +265,7 @@ export function* retryLaterSteps(
     return yield* saveRecordSteps(
       ports,
       current,
-      { record: { attempts, dueAt: addSeconds(now, backoffSeconds(attempts)) } },
+      { record: { attempts, dueAt: addSeconds(now, pollBackoffSeconds(attempts)) } },
       now
     )
   }

@@ -6,11 +6,10 @@
 import { type Clock, Effect, Result } from "effect"
 import type { Payout, RailError } from "../ports/rail.ts"
 import type { Refused, StoreError } from "../shared/errors.ts"
-import { addSeconds } from "../shared/time.ts"
+import { addSeconds, pollBackoffSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import type { TransactionRecord } from "./model.ts"
 import {
-  backoffSeconds,
   canMove,
   failPaymentSteps,
   isOutgoing,
@@ -122,7 +121,7 @@ const recordSubmission = Effect.fnUntraced(function* (
     return yield* saveRecordSteps(
       ports,
       current,
-      { record: { attempts, dueAt: addSeconds(now, backoffSeconds(attempts)) } },
+      { record: { attempts, dueAt: addSeconds(now, pollBackoffSeconds(attempts)) } },
       now
     )
   }

@@ -68,6 +68,18 @@ export const signWithDelegatedKey = Effect.fn("WalletAuth.signWithDelegatedKey")
   }
 })
 
+/**
+ * The key after its `REVOKE` move (W-46): `REVOKED`, its funding source's slot freed; `undefined` unless the machine
+ * allows the move (only an `ACTIVE` key). `DELETE /auth/delegated-keys/{id}` makes it, and so does the cards context
+ * when the key's funding source leaves its card (a new `fundingSources`, a close).
+ */
+export const revokedKey = (current: DelegatedKeyRecord, now: string): DelegatedKeyRecord | undefined => {
+  const move = transition(delegatedKeyMachine, current.status, "REVOKE")
+  if (Result.isFailure(move)) return undefined
+  const { activeSlot: _slot, ...rest } = current
+  return { ...rest, status: move.success.to as DelegatedKeyStatus, updatedAt: now }
+}
+
 /** The bound parameter that tells a third leg from a second: the second leg's challenge binds the key it made. */
 const DELEGATED_KEY = "delegatedKeyId"
 
@@ -213,14 +225,8 @@ export const makeDelegatedKeys = Effect.fnUntraced(function* () {
       Effect.gen(function* () {
         const current = yield* store.delegatedKeys.getForUpdate(id)
         if (current === undefined) return yield* delegatedKeyNotFound(id)
-        const move = transition(delegatedKeyMachine, current.status, "REVOKE")
-        if (Result.isFailure(move)) return yield* delegatedKeyNotActive(id, current.status)
-        const { activeSlot: _slot, ...rest } = current
-        const revoked: DelegatedKeyRecord = {
-          ...rest,
-          status: move.success.to as DelegatedKeyStatus,
-          updatedAt: isoOf(yield* Clock.currentTimeMillis)
-        }
+        const revoked = revokedKey(current, isoOf(yield* Clock.currentTimeMillis))
+        if (revoked === undefined) return yield* delegatedKeyNotActive(id, current.status)
         // Leaving the slot frees it: no unique key to be taken.
         yield* Effect.orDie(store.delegatedKeys.update(revoked))
         return undefined
