@@ -3,6 +3,7 @@
  * `machine.ts` under `src/`, the doc's section `## \`<name>\`` holds the mermaid block equal to
  * `toMermaid(machine)` and a transition table with one row per legal (state, event) pair and
  * none for an illegal one. On failure the message prints the expected block to paste into the doc.
+ * An area's page that shows a machine's diagram too (`EMBEDDED_DIAGRAMS`) is held to the same mermaid block.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -12,8 +13,13 @@ import { type Machine, toMermaid } from "../src/shared/machine.ts"
 type AnyMachine = Machine<string, string, string>
 
 const srcDir = join(import.meta.dirname, "../src")
-const docPath = join(import.meta.dirname, "../../../docs/state-machines.md")
-const doc = readFileSync(docPath, "utf8")
+const docsDir = join(import.meta.dirname, "../../../docs")
+const doc = readFileSync(join(docsDir, "state-machines.md"), "utf8")
+
+/** Area pages that show machines' diagrams, each under a heading `#… \`<name>\`` of its own. */
+const EMBEDDED_DIAGRAMS: ReadonlyArray<{ readonly page: string; readonly machines: ReadonlyArray<string> }> = [
+  { page: "cards.md", machines: ["Card", "CardTransaction"] }
+]
 
 const isMachine = (value: unknown): value is AnyMachine =>
   typeof value === "object" &&
@@ -57,12 +63,14 @@ const hint = (machine: AnyMachine): string =>
   `docs/state-machines.md is out of date for ${machine.name}. Regenerate it: paste this under ` +
   `"## \`${machine.name}\`":\n\n${expectedBlock(machine)}\n\n`
 
-/** The doc's text from the heading `## \`<name>\`` up to the next `## ` heading. */
-const sectionOf = (name: string): string | undefined => {
-  const start = doc.indexOf(`\n## \`${name}\``)
-  if (start < 0) return undefined
-  const end = doc.indexOf("\n## ", start + 1)
-  return doc.slice(start, end < 0 ? undefined : end)
+/** A page's text from the heading `#… \`<name>\`` (any level) up to the next heading of that level or above. */
+const sectionOf = (page: string, name: string): string | undefined => {
+  const heading = new RegExp(`^(#{2,6}) \`${name}\`$`, "m").exec(page)
+  if (heading === null) return undefined
+  const level = heading[1]!.length
+  const rest = page.slice(heading.index + heading[0].length)
+  const next = new RegExp(`^#{1,${level}} `, "m").exec(rest)
+  return page.slice(heading.index, next === null ? undefined : heading.index + heading[0].length + next.index)
 }
 
 /** The content of the first ```mermaid block of a section. */
@@ -89,7 +97,7 @@ describe("docs/state-machines.md", () => {
   })
 
   describe.each(machines.map((machine) => [machine.name, machine] as const))("%s", (_name, machine) => {
-    const section = sectionOf(machine.name) ?? ""
+    const section = sectionOf(doc, machine.name) ?? ""
 
     it("has a section", () => {
       expect(section, hint(machine)).not.toBe("")
@@ -104,3 +112,23 @@ describe("docs/state-machines.md", () => {
     })
   })
 })
+
+describe.each(EMBEDDED_DIAGRAMS.flatMap(({ page, machines: names }) => names.map((name) => [page, name] as const)))(
+  "docs/%s shows %s",
+  (page, name) => {
+    const machine = machines.find((m) => m.name === name)
+    const section = sectionOf(readFileSync(join(docsDir, page), "utf8"), name) ?? ""
+    const pasteHint = (m: AnyMachine) =>
+      `docs/${page} is out of date for ${m.name}: paste under its heading:\n\n\`\`\`mermaid\n${toMermaid(m)}\n\`\`\`\n\n`
+
+    it("names a machine of the code", () => {
+      expect(machine, `no machine named ${name}: fix EMBEDDED_DIAGRAMS`).toBeDefined()
+    })
+
+    it("embeds toMermaid(machine) under its heading", () => {
+      if (machine === undefined) return
+      expect(section, `docs/${page} has no heading \`${name}\``).not.toBe("")
+      expect(mermaidOf(section), pasteHint(machine)).toBe(toMermaid(machine))
+    })
+  }
+)

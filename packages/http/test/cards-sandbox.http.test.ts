@@ -1,7 +1,7 @@
 /**
- * The sandbox card network (issue 15, slice C; docs/design/cards.md, sections 1 and 2 "Numbers";
- * docs/cards-sandbox.md): the ten `/sandbox/cards/{id}/simulate/*` routes with the sandbox simulator installed (the
- * test server's `Sandbox.layer`). The refusals (404, 403, 400) run now, over cards and card transactions written
+ * The sandbox card network (issue 15, slice C; docs/design/cards.md, sections 1 and 2 "Numbers"; docs/cards.md,
+ * "The sandbox"): the ten `/sandbox/cards/{id}/simulate/*` routes with the sandbox simulator installed (the test
+ * server's `Sandbox.layer`). The refusals (404, 403, 400) run now, over cards and card transactions written
  * straight to the store. The walks through the network (each route → the transaction its token finds, the
  * descriptor suffixes, clearings, returns, reversals) run through `CardNetwork.authorize / reconcile` (slice B).
  */

@@ -55,7 +55,7 @@ export const descriptorOutcome = (descriptor: string): DescriptorOutcome => {
  * What each authorization-family simulation is on the network: the stored kind (design section 2) and whether it
  * pulls from the funding source. Only a debit pulls, so the pull suffixes (`005`, `006`) touch debits only; a
  * credit, a credit advice and a balance inquiry are approved plainly under them (design section 5, Q14 and
- * docs/cards-sandbox.md).
+ * docs/cards.md, "The three suffix tables").
  */
 export const authorizationKinds = {
   AUTHORIZATION: { kind: "AUTHORIZATION", pulls: true },

@@ -15,10 +15,10 @@ export interface CardFundingSourcesService {
 }
 
 /**
- * The cards a delegated key can be created for (W-42 … W-47, design open question 7). Cards are not built yet: the
- * cards context will provide the real service over its own tables. Until then the default knows no card, so
- * `POST /auth/delegated-keys` answers 404; tests register funding sources with the testkit's
- * `cardFundingSourcesRegistry()`.
+ * The cards a delegated key can be created for (W-42 … W-47, design open question 7). The engine provides the real
+ * service over the card records (`cards/funding-sources.ts`, docs/cards.md); this default, which knows no card, is
+ * what it falls back on for a card it does not store: wallet-only tests register funding sources there with the
+ * testkit's `cardFundingSourcesRegistry()`.
  */
 export const CardFundingSources = Context.Reference<CardFundingSourcesService>("paycore/ports/CardFundingSources", {
   defaultValue: () => ({ find: () => Effect.succeed(undefined) })
