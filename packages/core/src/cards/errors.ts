@@ -53,7 +53,7 @@ export const cardLimitReached = (limit: number): Refused =>
 export const invalidCardTransition = (from: string, to: string): Conflict =>
   new Conflict({
     code: "INVALID_STATE_TRANSITION",
-    message: `A ${from} card cannot become ${to}`,
+    message: `A card in state ${from} cannot become ${to}`,
     details: { from, to }
   })
 
