@@ -38,19 +38,23 @@ describe("which follow-up simulation a parent takes (simulationRefusal)", () => 
     assert.isFalse(takes("AUTHORIZATION_ADVICE", parent("PARTIALLY_SETTLED", 600), 599))
   })
 
-  it("CD-49: a return needs a settled clearing and at most the net settled amount", () => {
+  it("CD-49, CD-24: a return needs a settled clearing (an expiry's cleared part too) and at most the net settled amount", () => {
     for (const state of STATES) {
-      const settles = state === "PARTIALLY_SETTLED" || state === "SETTLED"
+      const settles = state === "PARTIALLY_SETTLED" || state === "SETTLED" || state === "EXPIRED"
       assert.strictEqual(takes("RETURN", parent(state, 1000), 1), settles, `return ${state}`)
     }
     assert.isFalse(takes("RETURN", parent("SETTLED", 0), 1))
     assert.isTrue(takes("RETURN", parent("SETTLED", 1000, 400), 600))
     assert.isFalse(takes("RETURN", parent("SETTLED", 1000, 400), 601))
+    // An authorization the close (or a zero clearing) expired with nothing cleared has nothing to return.
+    assert.isFalse(takes("RETURN", parent("EXPIRED", 0), 1))
+    assert.isTrue(takes("RETURN", parent("EXPIRED", 1000, 400), 600))
+    assert.isFalse(takes("RETURN", parent("EXPIRED", 1000, 400), 601))
   })
 
-  it("CD-51: a return reversal needs a posted return", () => {
+  it("CD-51, CD-24: a return reversal needs a posted return", () => {
     for (const state of STATES) {
-      const settles = state === "PARTIALLY_SETTLED" || state === "SETTLED"
+      const settles = state === "PARTIALLY_SETTLED" || state === "SETTLED" || state === "EXPIRED"
       assert.strictEqual(takes("RETURN_REVERSAL", parent(state, 1000, 100), 0), settles, `reversal ${state}`)
       assert.isFalse(takes("RETURN_REVERSAL", parent(state, 1000, 0), 0), `reversal ${state} without a return`)
     }

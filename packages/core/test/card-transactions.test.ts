@@ -6,7 +6,7 @@
  */
 import { createPublicKey, verify } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { seedCardTransaction } from "@paycore/testkit"
+import { seedCard, seedCardTransaction } from "@paycore/testkit"
 import { Clock, Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { pullPayload } from "../src/cards/legs.ts"
@@ -447,6 +447,151 @@ describe("card authorizations and the ledger", () => {
         assert.deepInclude(yield* balance(SUSPENSE, "USD"), { posted: -7_500 })
       })
     )
+  )
+
+  it.effect(
+    "CD-24, CD-40, CD-49, CD-51, CD-29: a purchase cleared in part before its card closed takes a return of the cleared part and its reversal (EXPIRED, reads SETTLED, SETTLED re-fired)",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const { accounts, card } = yield* cardWorld([10_000], { maxSpendPerDay: 3_000 })
+          const source = accounts[0]!.id
+          const tx = yield* cardTx((yield* authorize(card, 3_000)).cardTransactionId)
+          yield* deliver(tx, { _tag: "Clearing", amount: 1_000 })
+          yield* setCardState(card, "CLOSED")
+          const expired = yield* cardTx(tx.id)
+          assert.deepInclude(expired, { state: "EXPIRED", heldAmount: 0, settledAmount: 1_000, refundedAmount: 0 })
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 9_000, pendingDebits: 0, available: 9_000 })
+          assert.deepInclude(yield* balance(NETWORK, "USD"), { posted: 1_000, pendingCredits: 0 })
+
+          // A return of part of what cleared: the account is credited, the status stays SETTLED, SETTLED re-fires.
+          assert.deepStrictEqual(yield* deliver(tx, { _tag: "Return", amount: 400 }), { _tag: "Applied" })
+          let returned = yield* cardTx(tx.id)
+          assert.deepInclude(returned, { state: "EXPIRED", settledAmount: 1_000, refundedAmount: 400, heldAmount: 0 })
+          assert.deepStrictEqual(returned.refundSummary, { count: 1, totalAmount: 400 })
+          const view = toCardTransaction(returned)
+          assert.strictEqual(view.status, "SETTLED")
+          assert.strictEqual(view.refundedAmount?.amount, 400)
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 9_400, available: 9_400 })
+          assert.deepInclude(yield* balance(NETWORK, "USD"), { posted: 600 })
+          assert.deepStrictEqual(yield* eventsOf(tx.id), [
+            "CARD_TRANSACTION.AUTHORIZED",
+            "CARD_TRANSACTION.PARTIALLY_SETTLED",
+            "CARD_TRANSACTION.SETTLED",
+            "CARD_TRANSACTION.SETTLED"
+          ])
+
+          // Never more than what cleared and is not yet returned (the 2 000 that expired was never paid).
+          assert.deepInclude(yield* deliver(tx, { _tag: "Return", amount: 601 }), { _tag: "Refused" })
+          assert.deepStrictEqual(yield* deliver(tx, { _tag: "Return", amount: 600 }), { _tag: "Applied" })
+          assert.deepInclude(yield* cardTx(tx.id), { state: "EXPIRED", refundedAmount: 1_000 })
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 10_000 })
+
+          // The reversal takes the latest return (600) back from the account; the status stays.
+          assert.deepStrictEqual(yield* deliver(tx, { _tag: "ReturnReversal" }), { _tag: "Applied" })
+          returned = yield* cardTx(tx.id)
+          assert.deepInclude(returned, { state: "EXPIRED", settledAmount: 1_000, refundedAmount: 400 })
+          assert.deepStrictEqual(returned.refundSummary, { count: 2, totalAmount: 400 })
+          assert.strictEqual(toCardTransaction(returned).status, "SETTLED")
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 9_400, available: 9_400 })
+          assert.deepInclude(yield* balance(NETWORK, "USD"), { posted: 600 })
+          assert.deepStrictEqual((yield* eventsOf(tx.id)).slice(3), [
+            "CARD_TRANSACTION.SETTLED",
+            "CARD_TRANSACTION.SETTLED",
+            "CARD_TRANSACTION.SETTLED"
+          ])
+          // None of it gave daily capacity back (CD-29).
+          assert.deepStrictEqual(yield* counters(card), { spend: 3_000, count: 1 })
+          // A late presentment of the rest still posts it (CLEAR_LATE), the return kept.
+          yield* deliver(tx, { _tag: "Clearing", amount: 2_000 })
+          assert.deepInclude(yield* cardTx(tx.id), { state: "SETTLED", settledAmount: 3_000, refundedAmount: 400 })
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 7_400 })
+        })
+      )
+  )
+
+  it.effect("CD-24, CD-49: an authorization that expired with nothing cleared takes no return", () =>
+    run(
+      Effect.gen(function* () {
+        const { accounts, card } = yield* cardWorld([10_000])
+        const tx = yield* cardTx((yield* authorize(card, 2_000)).cardTransactionId)
+        yield* setCardState(card, "CLOSED")
+        assert.deepInclude(yield* deliver(tx, { _tag: "Return", amount: 1 }), { _tag: "Refused" })
+        assert.deepInclude(yield* deliver(tx, { _tag: "ReturnReversal" }), { _tag: "Refused" })
+        assert.deepInclude(yield* cardTx(tx.id), { state: "EXPIRED", settledAmount: 0, refundedAmount: 0 })
+        assert.deepInclude(yield* balance(accounts[0]!.id, "USD"), { posted: 10_000, available: 10_000 })
+        assert.deepStrictEqual(yield* eventsOf(tx.id), ["CARD_TRANSACTION.AUTHORIZED", "CARD_TRANSACTION.SETTLED"])
+      })
+    )
+  )
+
+  it.effect(
+    "CD-24, CD-51, CD-37: after the close, a return reversal the account cannot pay is fronted from suspense: DECLINED",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const { accounts, card, customer } = yield* cardWorld([5_000])
+          const source = accounts[0]!.id
+          const other = yield* seedCard(customer.id, [source])
+          const tx = yield* cardTx((yield* authorize(card, 3_000)).cardTransactionId)
+          yield* deliver(tx, { _tag: "Clearing", amount: 2_000 })
+          yield* setCardState(card, "CLOSED")
+          yield* deliver(tx, { _tag: "Return", amount: 1_500 })
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 4_500 })
+          // The returned money is spent with another card on the same account before the reversal comes.
+          const spend = yield* cardTx((yield* authorize(other, 4_500)).cardTransactionId)
+          yield* deliver(spend, { _tag: "Clearing", amount: 4_500 })
+          assert.deepStrictEqual(yield* deliver(tx, { _tag: "ReturnReversal" }), { _tag: "Applied" })
+          const declined = yield* cardTx(tx.id)
+          assert.deepInclude(declined, {
+            state: "PULL_FAILED",
+            settledAmount: 2_000,
+            refundedAmount: 0,
+            declineReason: "PULL_FAILED"
+          })
+          assert.strictEqual(toCardTransaction(declined).status, "DECLINED")
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 0, available: 0 })
+          assert.deepInclude(yield* balance(SUSPENSE, "USD"), { posted: -1_500 })
+          assert.deepInclude(yield* balance(NETWORK, "USD"), { posted: 6_500 })
+          assert.deepStrictEqual(yield* eventsOf(tx.id), [
+            "CARD_TRANSACTION.AUTHORIZED",
+            "CARD_TRANSACTION.PARTIALLY_SETTLED",
+            "CARD_TRANSACTION.SETTLED",
+            "CARD_TRANSACTION.SETTLED",
+            "CARD_TRANSACTION.DECLINED"
+          ])
+        })
+      )
+  )
+
+  it.effect(
+    "CD-24, CD-37, CD-46: a pull that fails after the close: the account gets the cleared part back, suspense fronts it",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const { accounts, card } = yield* cardWorld([10_000])
+          const source = accounts[0]!.id
+          const tx = yield* cardTx((yield* authorize(card, 3_000, { awaitPullResult: true })).cardTransactionId)
+          yield* deliver(tx, { _tag: "Clearing", amount: 1_000 })
+          yield* setCardState(card, "CLOSED")
+          yield* deliver(tx, { _tag: "Return", amount: 200 })
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 9_200 })
+          assert.deepStrictEqual(yield* deliver(tx, { _tag: "PullResult", outcome: "FAILED" }), { _tag: "Applied" })
+          const declined = yield* cardTx(tx.id)
+          assert.deepInclude(declined, {
+            state: "PULL_FAILED",
+            settledAmount: 1_000,
+            refundedAmount: 200,
+            heldAmount: 0,
+            declineReason: "PULL_FAILED"
+          })
+          assert.strictEqual(declined.pullSummary.pendingCount, 0)
+          assert.deepInclude(yield* balance(source, "USD"), { posted: 10_000, pendingDebits: 0 })
+          assert.deepInclude(yield* balance(SUSPENSE, "USD"), { posted: -800 })
+          assert.deepInclude(yield* balance(NETWORK, "USD"), { posted: 800 })
+          assert.deepStrictEqual((yield* eventsOf(tx.id)).slice(-1), ["CARD_TRANSACTION.DECLINED"])
+        })
+      )
   )
 
   it.effect(

@@ -197,7 +197,10 @@ const cardTransactionExpected: Expected = {
   "SETTLED RETURN_REVERSAL": ["SETTLED", ["CARD_TRANSACTION.SETTLED"]],
   "EXPIRED CLEAR_UNFUNDED": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]],
   "EXPIRED CLEAR_LATE": ["SETTLED", ["CARD_TRANSACTION.SETTLED"]],
+  "EXPIRED PULL_FAIL": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]],
   "EXPIRED PULL_CONFIRM": ["EXPIRED", []],
+  "EXPIRED RETURN": ["EXPIRED", ["CARD_TRANSACTION.SETTLED"]],
+  "EXPIRED RETURN_REVERSAL": ["EXPIRED", ["CARD_TRANSACTION.SETTLED"]],
   "PULL_FAILED CLEAR_UNFUNDED": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]]
 }
 
@@ -424,7 +427,7 @@ describe("state machines", () => {
     expect(allows(incomingPaymentMachine, "PENDING", "EXPIRE")).toBe(false)
   })
 
-  it("CD-25: PATCH maps its target to an event, so ACTIVE → ACTIVE and any move from PROCESSING or CLOSED is illegal", () => {
+  it("CD-25, CD-05: PATCH maps its target to an event, so ACTIVE → ACTIVE and any move from PROCESSING or CLOSED is illegal; each closing event has its stateReason", () => {
     expect(cardEventOf).toEqual({ ACTIVE: "UNFREEZE", FROZEN: "FREEZE", CLOSED: "CLOSE" })
     const legal = (from: string, to: "ACTIVE" | "FROZEN" | "CLOSED") => allows(cardMachine, from, cardEventOf[to])
     expect(legal("ACTIVE", "FROZEN") && legal("FROZEN", "ACTIVE") && legal("ACTIVE", "CLOSED")).toBe(true)

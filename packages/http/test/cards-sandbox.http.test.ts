@@ -17,6 +17,7 @@ import {
 import { seedCard, seedCardTransaction, snapshotStore } from "@paycore/testkit"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
+import { eventsOf } from "./cards-kit.ts"
 import {
   type CallResult,
   type Credentials,
@@ -363,6 +364,103 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
         await accepted(await simulate(card.id, "return_reversal", { cardTransactionId: tx.id }))
       )
       expect(reversed).toMatchObject({ status: "SETTLED", refundedAmount: { amount: 300 } })
+    })
+
+    it("CD-24, CD-49, CD-51, CD-40: a card closed after a partial clearing still takes a return of the cleared part and its reversal", async () => {
+      const { customer, card } = await cardholder(100_000)
+      const balance = async () => {
+        const r = await server.call("GET", `/customers/internal-accounts?customerId=${customer.id}`)
+        return r.json.data.find((a: { id: string }) => a.id === customer.accounts.USD).balance.amount
+      }
+      const tx = await authorize(card, "SPLIT SHIPMENT", 1000)
+      const untouched = await authorize(card, "NEVER SHIPPED", 500)
+      await accepted(await simulate(card.id, "clearing", { cardTransactionId: tx.id, amount: 400 }))
+      // 400 posted, 600 and 500 still held.
+      expect(await balance()).toBe(98_500)
+      const closed = await server.call("PATCH", `/cards/${card.id}`, { state: "CLOSED" })
+      expect(closed.status, JSON.stringify(closed.json)).toBe(200)
+      // The close voids both holds and expires the rest: closed against the source with what cleared (design Q5).
+      expect(await byToken(tx.issuerTransactionToken)).toMatchObject({
+        status: "SETTLED",
+        settledAmount: { amount: 400 },
+        refundedAmount: { amount: 0 }
+      })
+      expect(await balance()).toBe(99_600)
+
+      const giveBack = (amount: number) => simulate(card.id, "return", { cardTransactionId: tx.id, amount })
+      expect(await byToken(await accepted(await giveBack(300)))).toMatchObject({
+        status: "SETTLED",
+        settledAmount: { amount: 400 },
+        refundedAmount: { amount: 300 },
+        refundSummary: { count: 1, totalAmount: 300 }
+      })
+      expect(await balance()).toBe(99_900)
+      // Only what cleared can come back: 100 of it is left.
+      expectNotApplicable(await giveBack(101), "SETTLED")
+      const reversed = await byToken(
+        await accepted(await simulate(card.id, "return_reversal", { cardTransactionId: tx.id }))
+      )
+      expect(reversed).toMatchObject({ status: "SETTLED", refundedAmount: { amount: 0 } })
+      expect(await balance()).toBe(99_600)
+      const events = await eventsOf(server, tx.id)
+      expect(events.map((e) => [e.type, e.data.status, e.data.refundedAmount.amount])).toEqual([
+        ["CARD_TRANSACTION.AUTHORIZED", "AUTHORIZED", 0],
+        ["CARD_TRANSACTION.PARTIALLY_SETTLED", "PARTIALLY_SETTLED", 0],
+        ["CARD_TRANSACTION.SETTLED", "SETTLED", 0],
+        ["CARD_TRANSACTION.SETTLED", "SETTLED", 300],
+        ["CARD_TRANSACTION.SETTLED", "SETTLED", 0]
+      ])
+      // An authorization the close expired with nothing cleared has nothing to return.
+      expectNotApplicable(await simulate(card.id, "return", { cardTransactionId: untouched.id, amount: 1 }), "SETTLED")
+    })
+
+    it("CD-06, CD-11, CD-12, CD-28, CD-29, CD-30, L-13, P-03: the caps of PATCH /cards and PATCH /config apply at authorization, the lower of both, equal allowed; expiries and returns give the day nothing back", async () => {
+      const { card } = await cardholder(100_000)
+      const patchCard = async (body: unknown) => {
+        const r = await server.call("PATCH", `/cards/${card.id}`, body)
+        expect(r.status, JSON.stringify(r.json)).toBe(200)
+      }
+      const caps = async (cardConfigs: unknown) =>
+        expect((await server.call("PATCH", "/config", { cardConfigs })).status).toBe(200)
+      const clear = (tx: { id: string }, amount: number) =>
+        simulate(card.id, "clearing", { cardTransactionId: tx.id, amount }).then(accepted)
+      await patchCard({ maxSpendPerTransaction: 2000, maxSpendPerDay: 3000, maxTransactionsPerDay: 3 })
+      await caps({ maxSpendPerTransaction: 1000 })
+      try {
+        // The platform's 1000 is lower than the card's 2000; a purchase equal to the cap passes.
+        expect(await authorize(card, "OVER THE PLATFORM CAP", 1001)).toMatchObject({
+          status: "DECLINED",
+          declineReason: "TRANSACTION_LIMIT_EXCEEDED"
+        })
+        const expiring = await authorize(card, "NEVER SHIPPED", 1000)
+        expect(expiring.status).toBe("AUTHORIZED")
+        await clear(expiring, 0)
+        const returned = await authorize(card, "RETURNED IN FULL", 1000)
+        await clear(returned, 1000)
+        await accepted(await simulate(card.id, "return", { cardTransactionId: returned.id, amount: 1000 }))
+        // 3000 of the card's 3000 a day: the expiry and the return gave nothing back (CD-29), equal is allowed.
+        expect((await authorize(card, "THIRD", 1000)).status).toBe("AUTHORIZED")
+        expect(await authorize(card, "FOURTH", 1)).toMatchObject({
+          status: "DECLINED",
+          declineReason: "DAILY_SPEND_LIMIT_EXCEEDED"
+        })
+        // null clears the card's daily spend cap (CD-28); its count cap of 3 still holds (CD-30).
+        await patchCard({ maxSpendPerDay: null })
+        expect(await authorize(card, "FOURTH AGAIN", 1)).toMatchObject({
+          status: "DECLINED",
+          declineReason: "DAILY_TRANSACTION_COUNT_EXCEEDED"
+        })
+        await patchCard({ maxTransactionsPerDay: null })
+        expect((await authorize(card, "NO CARD CAPS", 500)).status).toBe("AUTHORIZED")
+        // A platform cap alone applies too (L-13).
+        await caps({ maxSpendPerTransaction: null, maxTransactionsPerDay: 4 })
+        expect(await authorize(card, "PLATFORM COUNT", 1)).toMatchObject({
+          status: "DECLINED",
+          declineReason: "DAILY_TRANSACTION_COUNT_EXCEEDED"
+        })
+      } finally {
+        await caps({ maxSpendPerTransaction: null, maxSpendPerDay: null, maxTransactionsPerDay: null })
+      }
     })
 
     it("CD-50: an advice re-sizes an open authorization to its new total", async () => {

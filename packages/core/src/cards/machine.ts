@@ -54,10 +54,13 @@ export const closedReasonOf = {
  * first move (`APPROVE`, `DECLINE`, or `POST` for a single-message financial authorization or credit). An advice
  * re-sizes an open authorization (`RESIZE`), clearings post it in parts or whole, a zero clearing or the card's close
  * `EXPIRE`s it (public `SETTLED`), a failed funding pull makes it `PULL_FAILED` (public `DECLINED`: the network
- * settled, the service fronted the money). A delayed pull confirmation (`005`) may come after a clearing or an
- * expiry, so `PULL_CONFIRM` is taken wherever a pull can still be pending (it moves no money). Returns and their reversals re-fire the state's event with the new
- * amounts (CD-40). Only `DECLINED` is terminal: `SETTLED`, `EXPIRED` and `PULL_FAILED` still take returns or late
- * clearings. No move emits `EXCEPTION` or `REFUNDED` (V-04, V-05, WH-16). Guards on amounts stay in code.
+ * settled, the service fronted the money). A delayed pull result (`005`) may come after a clearing or an expiry, so
+ * `PULL_CONFIRM` and `PULL_FAIL` are taken wherever a pull can still be pending (a confirmation moves no money).
+ * Returns and their reversals re-fire the state's event with the new amounts (CD-40); an `EXPIRED` purchase that
+ * cleared in part before its card closed takes them too (CD-24: in-flight refunds still complete; the amount guard,
+ * return ≤ settled − refunded, stays in code, so one that settled nothing takes none). Only `DECLINED` is terminal:
+ * `SETTLED`, `EXPIRED` and `PULL_FAILED` still take late events. No move emits `EXCEPTION` or `REFUNDED` (V-04, V-05,
+ * WH-16). Guards on amounts stay in code.
  */
 export const cardTransactionMachine = defineMachine({
   name: "CardTransaction",
@@ -115,7 +118,10 @@ export const cardTransactionMachine = defineMachine({
     EXPIRED: {
       CLEAR_UNFUNDED: { to: "PULL_FAILED", emits: ["CARD_TRANSACTION.DECLINED"] },
       CLEAR_LATE: { to: "SETTLED", emits: ["CARD_TRANSACTION.SETTLED"] },
-      PULL_CONFIRM: { to: "EXPIRED", emits: [] }
+      PULL_FAIL: { to: "PULL_FAILED", emits: ["CARD_TRANSACTION.DECLINED"] },
+      PULL_CONFIRM: { to: "EXPIRED", emits: [] },
+      RETURN: { to: "EXPIRED", emits: ["CARD_TRANSACTION.SETTLED"] },
+      RETURN_REVERSAL: { to: "EXPIRED", emits: ["CARD_TRANSACTION.SETTLED"] }
     },
     PULL_FAILED: {
       CLEAR_UNFUNDED: { to: "PULL_FAILED", emits: ["CARD_TRANSACTION.DECLINED"] }
