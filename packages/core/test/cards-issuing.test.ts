@@ -208,7 +208,7 @@ describe("issuing cards", () => {
   )
 
   it.effect(
-    "Cards.closeByService: CLOSED with CLOSED_BY_SERVICE from ACTIVE or FROZEN, the slot freed; then 409",
+    "CD-05, L-12: Cards.closeByService: CLOSED with CLOSED_BY_SERVICE from ACTIVE or FROZEN, the slot freed; then 409",
     () => {
       const issuer = scriptedCardIssuer()
       return Effect.gen(function* () {

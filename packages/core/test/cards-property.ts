@@ -39,6 +39,13 @@ import { makeEnv, setConfig, startClock } from "./fixtures.ts"
 
 type Suffix = "100" | "002" | "003" | "005" | "006"
 
+/**
+ * Which transactions a follow-up event picks from: any of the run's, those it can act on by their amounts alone (an
+ * open hold, a net settled part of a purchase, a posted return), those of these on a closed card (CD-24: a return
+ * after the close), or the run's latest, so that the rarer paths are met.
+ */
+type Among = "any" | "live" | "closed" | "last"
+
 type Command =
   | { readonly t: "fund"; readonly account: number; readonly amount: number }
   | {
@@ -50,15 +57,16 @@ type Command =
       /** The pull result of 005 / 006 is due 30 s later (else 006 fails at once, as the sandbox does). */
       readonly late: boolean
     }
-  | { readonly t: "advice"; readonly tx: number; readonly amount: number }
+  | { readonly t: "advice"; readonly tx: number; readonly among: Among; readonly amount: number }
   | {
       readonly t: "clear"
       readonly tx: number
+      readonly among: Among
       readonly mode: "part" | "full" | "over" | "zero"
       readonly refused: boolean
     }
-  | { readonly t: "return"; readonly tx: number; readonly percent: number }
-  | { readonly t: "reversal"; readonly tx: number }
+  | { readonly t: "return"; readonly tx: number; readonly among: Among; readonly percent: number }
+  | { readonly t: "reversal"; readonly tx: number; readonly among: Among }
   | { readonly t: "state"; readonly card: number; readonly to: "ACTIVE" | "FROZEN" | "CLOSED" }
   | {
       readonly t: "limits"
@@ -77,6 +85,8 @@ type Command =
   | { readonly t: "key" }
   | { readonly t: "time"; readonly seconds: 30 | "midnight" }
   | { readonly t: "worker" }
+
+const among = fc.constantFrom<Among>("any", "any", "live", "live", "closed")
 
 const limit = (min: number, max: number) => fc.option(fc.integer({ min, max }), { nil: undefined })
 const cap = (min: number, max: number) => fc.option(fc.integer({ min, max }), { nil: null })
@@ -114,6 +124,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     arbitrary: fc.record({
       t: fc.constant("advice" as const),
       tx: fc.nat(30),
+      among,
       amount: fc.integer({ min: 1, max: 6_000 })
     })
   },
@@ -122,6 +133,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     arbitrary: fc.record({
       t: fc.constant("clear" as const),
       tx: fc.nat(30),
+      among,
       mode: fc.constantFrom("part" as const, "full" as const, "over" as const, "zero" as const),
       refused: fc.boolean()
     })
@@ -131,10 +143,14 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     arbitrary: fc.record({
       t: fc.constant("return" as const),
       tx: fc.nat(30),
+      among,
       percent: fc.integer({ min: 1, max: 120 })
     })
   },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant("reversal" as const), tx: fc.nat(30) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant("reversal" as const), tx: fc.nat(30), among })
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -180,11 +196,37 @@ const pick = <A>(list: ReadonlyArray<A>, n: number): A | undefined =>
 const lower = (a: number | null | undefined, b: number | null | undefined): number | undefined =>
   a == null ? (b ?? undefined) : b == null ? a : Math.min(a, b)
 
-/** Final states of the card transactions over all runs (printed with PAYCORE_STATS, to see the runs reach them). */
-const stats = new Map<string, number>()
+/** The states in which a purchase takes returns and their reversals (the model's own list, not the machine's). */
+const RETURNABLE: ReadonlySet<string> = new Set(["PARTIALLY_SETTLED", "SETTLED", "EXPIRED"])
+
+/**
+ * A purchase cleared in part, then its card closed (CD-24): three commands in a row, so that the returns and
+ * reversals that follow (`among: "closed"`) meet an `EXPIRED` purchase with a settled part within a few runs.
+ */
+const closeAfterPart: fc.Arbitrary<ReadonlyArray<Command>> = fc
+  .record({ card: fc.nat(2), amount: fc.integer({ min: 2, max: 3_000 }) })
+  .map(({ card, amount }) => [
+    { t: "authorize", card, amount, kind: "AUTHORIZATION", suffix: "100", late: false },
+    { t: "clear", tx: 0, among: "last", mode: "part", refused: false },
+    { t: "state", card, to: "CLOSED" }
+  ])
+
+/** A run's commands: up to `maxLength` single ones and now and then the close-after-part group of three. */
+const commandsOf = (maxLength: number): fc.Arbitrary<ReadonlyArray<Command>> =>
+  fc
+    .array(fc.oneof({ weight: 30, arbitrary: command.map((c) => [c]) }, { weight: 1, arbitrary: closeAfterPart }), {
+      minLength: 1,
+      maxLength,
+      size: "max"
+    })
+    .map((groups) => groups.flat())
 
 /** One run: the world, then each command and the checks after it; the first failing step's problems, or undefined. */
-const scenario = (commands: ReadonlyArray<Command>, storeLayer: Layer.Layer<Store, unknown> | undefined) => {
+const scenario = (
+  commands: ReadonlyArray<Command>,
+  storeLayer: Layer.Layer<Store, unknown> | undefined,
+  tally: (key: string) => void
+) => {
   const env = makeEnv(11, storeLayer === undefined ? {} : { storeLayer })
   return Effect.gen(function* () {
     yield* startClock
@@ -266,14 +308,53 @@ const scenario = (commands: ReadonlyArray<Command>, storeLayer: Layer.Layer<Stor
         case "clear":
         case "return":
         case "reversal": {
-          const picked = pick(txs, c.tx)
-          if (picked === undefined) break
-          const tx = yield* cardTx(picked.id)
+          const current = yield* Effect.forEach(txs, (t) => cardTx(t.id))
+          const closed = new Set<string>()
+          for (const card of cards) if ((yield* store.cards.get(card.id))?.state === "CLOSED") closed.add(card.id)
+          const candidates =
+            c.among === "any"
+              ? current
+              : c.among === "last"
+                ? current.slice(-1)
+                : current.filter(
+                    (t) =>
+                      (c.among === "live" || closed.has(t.cardId)) &&
+                      (c.t === "advice" || c.t === "clear"
+                        ? t.heldAmount > 0
+                        : c.t === "return"
+                          ? t.direction === "DEBIT" && t.settledAmount > t.refundedAmount
+                          : t.refundedAmount > 0)
+                  )
+          const tx = pick(candidates, c.tx)
+          if (tx === undefined) break
           if (c.t === "advice") yield* deliver(tx, { _tag: "Advice", amount: c.amount })
-          else if (c.t === "reversal") yield* deliver(tx, { _tag: "ReturnReversal" })
-          else if (c.t === "return") {
-            const amount = Math.max(1, Math.floor(((tx.settledAmount - tx.refundedAmount) * c.percent) / 100))
-            yield* deliver(tx, { _tag: "Return", amount })
+          else if (c.t === "reversal") {
+            const outcome = yield* deliver(tx, { _tag: "ReturnReversal" })
+            const moved = yield* cardTx(tx.id)
+            tally(`reversal on ${tx.state}: ${outcome._tag}`)
+            // A posted return of a purchase can always be reversed: pulled from the account, or fronted (CD-51).
+            const reversible = tx.direction === "DEBIT" && RETURNABLE.has(tx.state) && tx.refundedAmount > 0
+            if (reversible !== (outcome._tag === "Applied")) {
+              extra.push(`${tx.id}: a reversal on ${tx.state} refunded ${tx.refundedAmount} was ${outcome._tag}`)
+            }
+            if (outcome._tag === "Applied" && moved.state !== tx.state && moved.state !== "PULL_FAILED") {
+              extra.push(`${tx.id}: a reversal moved ${tx.state} to ${moved.state}`)
+            }
+          } else if (c.t === "return") {
+            const net = tx.settledAmount - tx.refundedAmount
+            const amount = Math.max(1, Math.floor((net * c.percent) / 100))
+            const outcome = yield* deliver(tx, { _tag: "Return", amount })
+            tally(
+              `return on ${tx.state}${tx.state === "EXPIRED" && net > 0 ? " (cleared in part)" : ""}: ${outcome._tag}`
+            )
+            // In-flight refunds complete (CD-24, CD-49): a purchase that settled takes a return of what is not yet
+            // returned, its card closed or not; nothing else does.
+            const returnable = tx.direction === "DEBIT" && RETURNABLE.has(tx.state) && amount <= net
+            if (returnable !== (outcome._tag === "Applied")) {
+              extra.push(`${tx.id}: a return of ${amount} on ${tx.state} (net ${net}) was ${outcome._tag}`)
+            }
+            const after = yield* cardTx(tx.id)
+            if (after.state !== tx.state) extra.push(`${tx.id}: a return moved ${tx.state} to ${after.state}`)
           } else {
             const held = tx.heldAmount
             const amount =
@@ -361,8 +442,8 @@ const scenario = (commands: ReadonlyArray<Command>, storeLayer: Layer.Layer<Stor
     }
     const all = yield* store.cardTransactions.list({}, { limit: 10_000, sortOrder: "asc" })
     for (const tx of all.data) {
-      const k = `${tx.state}${tx.declineReason === undefined ? "" : ` ${tx.declineReason}`}`
-      stats.set(k, (stats.get(k) ?? 0) + 1)
+      const part = tx.state === "EXPIRED" && tx.settledAmount > 0 ? " (cleared in part)" : ""
+      tally(`${tx.state}${part}${tx.declineReason === undefined ? "" : ` ${tx.declineReason}`}`)
     }
     return undefined
   }).pipe(Effect.provide(env.layer), Effect.provide(TestClock.layer()))
@@ -374,16 +455,26 @@ export interface CardsPropertyOptions {
   readonly seed?: number
   /** A fresh store per run (default: the memory store). */
   readonly store?: () => Layer.Layer<Store, unknown>
+  /** The most commands (or groups) of a run (default 40): each step's checks read every transaction. */
+  readonly maxCommands?: number
 }
 
-/** Runs the property over `numRuns` random sequences; throws fast-check's report (shrunk) on the first failure. */
-export const checkCardsProperty = async (options: CardsPropertyOptions): Promise<void> => {
+/**
+ * Runs the property over `numRuns` random sequences; throws fast-check's report (shrunk) on the first failure. Answers
+ * how often each path was met over the runs: the final states of the card transactions, and the outcomes of returns
+ * and reversals by the state they met (`return on EXPIRED (cleared in part): Applied` is a return after the close,
+ * CD-24), so a test can require its paths (PAYCORE_STATS=1 prints them).
+ */
+export const checkCardsProperty = async (options: CardsPropertyOptions): Promise<ReadonlyMap<string, number>> => {
+  const stats = new Map<string, number>()
+  const tally = (key: string) => stats.set(key, (stats.get(key) ?? 0) + 1)
   await fc.assert(
-    fc.asyncProperty(fc.array(command, { minLength: 1, maxLength: 40, size: "max" }), async (commands) => {
-      const failure = await Effect.runPromise(scenario(commands, options.store?.()))
+    fc.asyncProperty(commandsOf(options.maxCommands ?? 40), async (run) => {
+      const failure = await Effect.runPromise(scenario(run, options.store?.(), tally))
       if (failure !== undefined) throw new Error(JSON.stringify(failure, null, 2))
     }),
     { numRuns: options.numRuns, ...(options.seed === undefined ? {} : { seed: options.seed }) }
   )
   if (process.env.PAYCORE_STATS) console.log([...stats.entries()].sort())
+  return stats
 }

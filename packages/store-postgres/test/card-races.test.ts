@@ -86,7 +86,7 @@ describe(`card races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, ()
     expect(outcome.problems).toEqual([])
   }, 120_000)
 
-  it("two cards of 300 a day on one source of 500: 50 approved in all, at most 30 each, never overdrawn", async () => {
+  it("CD-11, L-13: two cards of 300 a day on one source of 500: 50 approved in all, at most 30 each, never overdrawn", async () => {
     const outcome = await run(
       2002,
       Effect.gen(function* () {
@@ -98,11 +98,23 @@ describe(`card races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, ()
           (c) => Effect.map(authorize(c, 10), (d) => ({ card: c.id, d })),
           { concurrency: "unbounded" }
         )
+        const store = yield* Store
+        const day = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
+        const counted = (cardId: string) =>
+          Effect.all([
+            store.counters.get(`card-spend:${cardId}:${day}`),
+            store.counters.get(`card-count:${cardId}:${day}`)
+          ])
         return {
           first: decisions.filter((x) => x.card === card.id && x.d._tag === "Approved").length,
           second: decisions.filter((x) => x.card === second.id && x.d._tag === "Approved").length,
           reasons: new Set(reasons(decisions.map((x) => x.d))),
           balance: yield* balance(accounts[0]!.id, "USD"),
+          counters: [yield* counted(card.id), yield* counted(second.id)],
+          held: [
+            (yield* transactionsOf(card.id)).filter((t) => t.state === "AUTHORIZED").length,
+            (yield* transactionsOf(second.id)).filter((t) => t.state === "AUTHORIZED").length
+          ],
           problems: yield* cardInvariantProblems
         }
       })
@@ -110,6 +122,12 @@ describe(`card races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, ()
     expect(outcome.first + outcome.second).toBe(50)
     expect(outcome.first).toBeLessThanOrEqual(30)
     expect(outcome.second).toBeLessThanOrEqual(30)
+    // Each card's day counts exactly its approvals (a decline gives its count back); each approval holds once.
+    expect(outcome.counters).toEqual([
+      [outcome.first * 10, outcome.first],
+      [outcome.second * 10, outcome.second]
+    ])
+    expect(outcome.held).toEqual([outcome.first, outcome.second])
     for (const reason of outcome.reasons) expect(["INSUFFICIENT_FUNDS", "DAILY_SPEND_LIMIT_EXCEEDED"]).toContain(reason)
     expect(outcome.balance).toMatchObject({ posted: 500, pendingDebits: 500, available: 0 })
     expect(outcome.problems).toEqual([])
@@ -223,6 +241,36 @@ describe(`card races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, ()
     expect(outcome.open).toBe(0)
     expect(outcome.ordered).toBe(true)
     expect(outcome.balance.pendingDebits).toBe(0)
+    expect(outcome.problems).toEqual([])
+  }, 120_000)
+
+  it("CD-24, CD-49: a close racing 10 returns of a purchase cleared in part: every return completes, before or after the close", async () => {
+    const outcome = await run(
+      2008,
+      Effect.gen(function* () {
+        const { accounts, card } = yield* cardWorld([10_000])
+        const tx = yield* cardTx((yield* authorize(card, 3_000)).cardTransactionId)
+        yield* deliver(tx, { _tag: "Clearing", amount: 1_000 })
+        const returns = Array.from({ length: 10 }, () => deliver(tx, { _tag: "Return", amount: 100 }))
+        const [outcomes] = yield* Effect.all(
+          [Effect.all(returns, { concurrency: "unbounded" }), setCardState(card, "CLOSED")],
+          { concurrency: "unbounded" }
+        )
+        return {
+          applied: outcomes.filter((o) => o._tag === "Applied").length,
+          tx: yield* cardTx(tx.id),
+          events: yield* eventsOf(tx.id),
+          balance: yield* balance(accounts[0]!.id, "USD"),
+          problems: yield* cardInvariantProblems
+        }
+      })
+    )
+    expect(outcome.applied).toBe(10)
+    expect(outcome.tx).toMatchObject({ state: "EXPIRED", settledAmount: 1_000, refundedAmount: 1_000, heldAmount: 0 })
+    expect(outcome.balance).toMatchObject({ posted: 10_000, pendingDebits: 0 })
+    // Authorized, cleared in part, then the close's SETTLED among the ten returns' re-fires.
+    expect(outcome.events.slice(0, 2)).toEqual(["CARD_TRANSACTION.AUTHORIZED", "CARD_TRANSACTION.PARTIALLY_SETTLED"])
+    expect(outcome.events).toHaveLength(13)
     expect(outcome.problems).toEqual([])
   }, 120_000)
 
