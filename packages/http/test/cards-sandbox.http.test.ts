@@ -480,6 +480,29 @@ const cardsSandboxSuite = (stores: () => StoresUnderTest) => {
       expectNotApplicable(await advise(499), "PARTIALLY_SETTLED")
     })
 
+    it("CD-22, CD-23: PATCH FROZEN declines new authorizations with CARD_PAUSED while clearings and returns go on; PATCH ACTIVE resumes", async () => {
+      const { card } = await cardholder(100_000)
+      const state = async (to: string) => {
+        const r = await server.call("PATCH", `/cards/${card.id}`, { state: to })
+        expect(r.status, JSON.stringify(r.json)).toBe(200)
+      }
+      const before = await authorize(card, "BEFORE THE FREEZE", 1000)
+      await state("FROZEN")
+      expect(await authorize(card, "WHILE FROZEN", 100)).toMatchObject({
+        status: "DECLINED",
+        declineReason: "CARD_PAUSED"
+      })
+      await accepted(await simulate(card.id, "clearing", { cardTransactionId: before.id, amount: 1000 }))
+      await accepted(await simulate(card.id, "return", { cardTransactionId: before.id, amount: 250 }))
+      expect(await byToken(before.issuerTransactionToken)).toMatchObject({
+        status: "SETTLED",
+        settledAmount: { amount: 1000 },
+        refundedAmount: { amount: 250 }
+      })
+      await state("ACTIVE")
+      expect((await authorize(card, "AFTER THE THAW", 100)).status).toBe("AUTHORIZED")
+    })
+
     it("CD-22, CD-46: a frozen card's authorization is DECLINED CARD_PAUSED, with no pull result after it", async () => {
       const { card } = await cardholder(100_000)
       const frozen = await run(
