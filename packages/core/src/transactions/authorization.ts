@@ -18,6 +18,7 @@ import { Store } from "../ports/store.ts"
 import { scaFactorNotUsable } from "../quotes/errors.ts"
 import type { Quote, QuoteRecord } from "../quotes/model.ts"
 import {
+  type ChallengeRequest,
   type Challenges,
   challengesInContext,
   LINKABLE_FACTORS,
@@ -192,45 +193,64 @@ export function* startAuthorizationSteps(
   const usable = yield* challenges.usableFactors(sca.customer)
   const linkable = usable.factors.filter((f) => LINKABLE_FACTORS.includes(f))
   const factor = yield* chooseFactor(askedFactor ?? quote.scaFactor, linkable)
-  const issued = yield* challenges.issue(
+  return yield* challengeQuoteSteps(
+    ports,
+    quote,
+    record,
     {
       customerId,
-      kind: "QUOTE",
-      subjectId: quote.id,
       step: 1,
       purpose,
       factor,
       availableFactors: linkable,
       linked: linkedOperationOf(quote.quote),
-      openSlot: quoteSlot(quote.id),
       smsTo: usable.smsTo
     },
     nowMs
   )
-  const withheld = quote.quote.source.sourceType === "REALTIME_FUNDING"
+}
+
+/** What a quote's challenge asks for: the slot and the subject are the quote's. */
+export type QuoteChallengeRequest = Omit<ChallengeRequest, "kind" | "subjectId" | "openSlot">
+
+/**
+ * Issues a quote's challenge into the quote's slot and leaves the payment waiting for it: the quote carries the
+ * challenge's view (the first one moves it to PENDING_AUTHORIZATION, a real-time-funded quote without its payment
+ * instructions; a later one leaves it there, S-05) and the transaction moves to PENDING_AUTHORIZATION again, due when
+ * the challenge expires. Inside the caller's store transaction; the SMS goes after its commit.
+ */
+export function* challengeQuoteSteps(
+  ports: ScaPaymentPorts,
+  quote: QuoteRecord,
+  record: TransactionRecord,
+  request: QuoteChallengeRequest,
+  nowMs: number
+): Steps<Challenged, MoveError | InvalidInput | LimitExceeded> {
+  const issued = yield* ports.challenges.issue(
+    { ...request, kind: "QUOTE", subjectId: quote.id, openSlot: quoteSlot(quote.id) },
+    nowMs
+  )
   const scaChallenge = yield* ports.challenges.view(issued.challenge)
-  const waiting = yield* moveQuoteWithSteps(ports, quote, "EXECUTE_SCA", (q) => ({
-    ...q,
-    quote: {
-      ...q.quote,
-      scaChallenge,
-      ...(withheld ? { paymentInstructions: [] } : {})
-    }
-  }))
+  const first = request.step === 1
+  const waiting = first
+    ? yield* moveQuoteWithSteps(ports, quote, "EXECUTE_SCA", (q) => ({
+        ...q,
+        quote: {
+          ...q.quote,
+          scaChallenge,
+          ...(q.quote.source.sourceType === "REALTIME_FUNDING" ? { paymentInstructions: [] } : {})
+        }
+      }))
+    : { ...quote, quote: { ...quote.quote, scaChallenge } }
+  if (!first) yield* ports.store.quotes.update(waiting)
   const transaction = yield* moveTransactionSteps(
     ports,
     record,
-    "EXECUTE_SCA",
+    first ? "EXECUTE_SCA" : "NEXT_CHALLENGE",
     { record: { dueAt: issued.challenge.expiresAt } },
-    now
+    isoOf(nowMs)
   )
-  const challenged: Challenged = {
-    _tag: "Challenged",
-    quote: waiting,
-    transaction,
-    code: linkedCode(issued.code, waiting.quote)
-  }
-  return challenged
+  return { _tag: "Challenged", quote: waiting, transaction, code: linkedCode(issued.code, waiting.quote) }
 }
 
 /** A quote without its challenge (it left PENDING_AUTHORIZATION). */

@@ -23,6 +23,7 @@ import type { InvalidInput, LimitExceeded, Refused } from "../shared/errors.ts"
 import { isoOf } from "../shared/time.ts"
 import {
   type Challenged,
+  challengeQuoteSteps,
   failUnauthorizedSteps,
   linkedCode,
   quoteChallengePlan,
@@ -97,37 +98,22 @@ const authorizeInStore = Effect.fnUntraced(function* (
   const purpose = steps[open.step]
   if (purpose !== undefined) {
     const usable = yield* challenges.usableFactors(customer)
-    const issued = yield* challenges.issue(
+    // The quote stays PENDING_AUTHORIZATION (no move of its machine): it carries the next challenge (S-05).
+    const challenged = yield* challengeQuoteSteps(
+      ports,
+      quote,
+      transaction,
       {
         customerId: customer.id,
-        kind: "QUOTE",
-        subjectId: quoteId,
         step: open.step + 1,
         purpose,
         factor: open.factor,
         availableFactors: open.availableFactors,
         linked: open.linked,
-        openSlot: quoteSlot(quoteId),
         smsTo: usable.smsTo
       },
       nowMs
     )
-    // The quote stays PENDING_AUTHORIZATION (no move of its machine): it carries the next challenge (S-05).
-    const next = { ...quote, quote: { ...quote.quote, scaChallenge: yield* challenges.view(issued.challenge) } }
-    yield* store.quotes.update(next)
-    const moved = yield* moveTransactionSteps(
-      ports,
-      transaction,
-      "NEXT_CHALLENGE",
-      { record: { dueAt: issued.challenge.expiresAt } },
-      now
-    )
-    const challenged: Challenged = {
-      _tag: "Challenged",
-      quote: next,
-      transaction: moved,
-      code: linkedCode(issued.code, next.quote)
-    }
     return challenged as AuthorizeOutcome
   }
   const source = quote.quote.source
