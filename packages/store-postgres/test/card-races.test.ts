@@ -14,7 +14,6 @@ import {
 } from "@paycore/core"
 import { seedCard } from "@paycore/testkit"
 import { Clock, Effect, Exit } from "effect"
-import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
 import {
   authorize,
@@ -25,19 +24,14 @@ import {
   rebindCard,
   setCardState
 } from "../../core/test/card-kit.ts"
-import { balance, eventsOf, makeEnv, startClock } from "../../core/test/fixtures.ts"
-import { testDatabase } from "./helpers.ts"
+import { balance, eventsOf, startClock } from "../../core/test/fixtures.ts"
+import { runOnEngine, testDatabase } from "./helpers.ts"
 
 const db = testDatabase("card_races")
 
-/** Runs `effect` on this file's database with the core's test ports (`seed` keeps each test's ids apart). */
+/** Runs `effect` on this file's database with the core's test engine, the TestClock at T0. */
 const run = <A, E>(seed: number, effect: Effect.Effect<A, E, CardNetwork | Transactions | Store | Ids>) =>
-  Effect.runPromise(
-    Effect.andThen(startClock, effect).pipe(
-      Effect.provide(makeEnv(seed, { storeLayer: db.layer() }).layer),
-      Effect.provide(TestClock.layer())
-    )
-  )
+  runOnEngine(db, seed, Effect.andThen(startClock, effect))
 
 /** The card's transactions in the order they took the card's lock (ids are made under it, time-ordered). */
 const transactionsOf = Effect.fnUntraced(function* (cardId: string) {

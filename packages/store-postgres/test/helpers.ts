@@ -1,16 +1,22 @@
-import type { DocumentStore, Store, StoreError } from "@paycore/core"
-import { Effect, type Layer } from "effect"
-import type { Kysely } from "kysely"
+import { type DocumentStore, Store, type StoreError } from "@paycore/core"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { type Kysely, sql } from "kysely"
 import pg from "pg"
 import { afterAll, beforeAll } from "vitest"
+import { makeEnv, type TestEnv } from "../../core/test/fixtures.ts"
 import {
   type Database,
   documentStoreLayerPg,
   documentStoreLayerPglite,
   layerPg,
   layerPglite,
+  MIGRATION_LOCK_TABLE,
+  MIGRATION_TABLE,
   makePgKysely,
-  makePgliteKysely
+  makePgliteKysely,
+  makePostgresStore,
+  migrate
 } from "../src/index.ts"
 
 export interface TestDatabase {
@@ -61,6 +67,45 @@ export const testDatabase = (name: string): TestDatabase => {
     open: () => makePgKysely({ connectionString: url, schema, max: 4 })
   }
 }
+
+/**
+ * A Store on one PGlite database for a property test file, each layer built from empty tables (every table but the
+ * migrations' is truncated). A fresh PGlite takes ~2 s to start, so the runs share it; it closes after the file.
+ */
+export const emptyPgliteStore = (): (() => Layer.Layer<Store>) => {
+  const db = makePgliteKysely()
+  afterAll(() => db.destroy())
+  const layer = Layer.effect(
+    Store,
+    Effect.gen(function* () {
+      yield* Effect.promise(async () => {
+        await migrate(db)
+        const tables = await sql<{ tablename: string }>`
+          select tablename from pg_tables
+          where schemaname = current_schema() and tablename not in (${MIGRATION_TABLE}, ${MIGRATION_LOCK_TABLE})`.execute(
+          db
+        )
+        const names = tables.rows.map((row) => `"${row.tablename}"`).join(", ")
+        await sql.raw(`truncate ${names}`).execute(db)
+      })
+      return yield* makePostgresStore(db)
+    })
+  )
+  return () => layer
+}
+
+/**
+ * Runs `effect` on `db` with the core's test engine (its services and test ports) on a TestClock: the races of this
+ * folder. `seed` keeps each test's ids apart.
+ */
+export const runOnEngine = <A, E>(
+  db: TestDatabase,
+  seed: number,
+  effect: Effect.Effect<A, E, Layer.Success<TestEnv["layer"]>>
+): Promise<A> =>
+  Effect.runPromise(
+    effect.pipe(Effect.provide(makeEnv(seed, { storeLayer: db.layer() }).layer), Effect.provide(TestClock.layer()))
+  )
 
 /** Ids of the engine's form `<Type>:<uuid v7>`, ordered by `n`. */
 export const idOf = <T extends string>(type: string, n: number): T =>

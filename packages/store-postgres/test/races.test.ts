@@ -3,7 +3,7 @@
  * serialize): row locks in a fixed order must make every race end in exactly one outcome, with exact balances
  * and no deadlock or serialization error reaching the caller.
  */
-import { Idempotency, type Ids, Quotes, Store, Transactions } from "@paycore/core"
+import { Idempotency, Quotes, Store, Transactions } from "@paycore/core"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
@@ -12,27 +12,21 @@ import {
   eventOrderProblem,
   eventsOf,
   ledgerViolations,
-  makeEnv,
   payeeQuote,
   seedPayer,
   setConfig
 } from "../../core/test/fixtures.ts"
-import { testDatabase } from "./helpers.ts"
+import { runOnEngine, testDatabase } from "./helpers.ts"
 
 const db = testDatabase("races")
-
-/** Runs `effect` on this file's database with the core's test ports (`seed` keeps each test's ids apart). */
-const run = <A, E>(seed: number, effect: Effect.Effect<A, E, Quotes | Transactions | Store | Ids>) =>
-  Effect.runPromise(
-    effect.pipe(Effect.provide(makeEnv(seed, { storeLayer: db.layer() }).layer), Effect.provide(TestClock.layer()))
-  )
 
 const codeOf = (exit: Exit.Exit<unknown, unknown>): string | undefined =>
   Exit.isFailure(exit) ? (exit.cause.reasons[0] as any)?.error?.code : undefined
 
 describe(`payment races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, () => {
   it("200 concurrent executes on an account funded for 50: exactly 50 succeed, the rest INSUFFICIENT_FUNDS", async () => {
-    const outcome = await run(
+    const outcome = await runOnEngine(
+      db,
       1001,
       Effect.gen(function* () {
         const quotes = yield* Quotes
@@ -62,7 +56,8 @@ describe(`payment races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`,
   }, 120_000)
 
   it("20 concurrent executes with one Idempotency-Key: one execution, every caller gets its answer", async () => {
-    const outcome = await run(
+    const outcome = await runOnEngine(
+      db,
       1002,
       Effect.gen(function* () {
         const quotes = yield* Quotes
@@ -103,7 +98,8 @@ describe(`payment races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`,
   }, 120_000)
 
   it("20 concurrent quote creations with one Idempotency-Key create one quote", async () => {
-    const outcome = await run(
+    const outcome = await runOnEngine(
+      db,
       1003,
       Effect.gen(function* () {
         const quotes = yield* Quotes
@@ -137,7 +133,8 @@ describe(`payment races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`,
   }, 120_000)
 
   it("executes racing the expiry worker at the expiry instant: each quote expires exactly once, nothing held", async () => {
-    const outcome = await run(
+    const outcome = await runOnEngine(
+      db,
       1004,
       Effect.gen(function* () {
         const quotes = yield* Quotes
@@ -188,7 +185,8 @@ describe(`payment races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`,
   }, 120_000)
 
   it("40 concurrent executes of one customer under a daily volume limit for 10: exactly 10 pass it", async () => {
-    const outcome = await run(
+    const outcome = await runOnEngine(
+      db,
       1006,
       Effect.gen(function* () {
         const quotes = yield* Quotes
