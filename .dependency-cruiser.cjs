@@ -15,7 +15,8 @@ const LAYERS = [
   ["customers"],
   ["onboarding", "sca"],
   ["quotes", "cards"],
-  ["transactions"]
+  ["transactions"],
+  ["agents"]
 ]
 const CONTEXTS = LAYERS.flat()
 const anyOf = (names) => `(${names.join("|")})`

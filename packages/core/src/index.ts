@@ -1,4 +1,5 @@
 export { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./accounts/errors.ts"
+export * from "./agents/model.ts"
 export * from "./accounts/machine.ts"
 export * from "./accounts/model.ts"
 export { OwnershipVerification } from "./accounts/ownership.ts"

@@ -29,7 +29,10 @@ export const idTypes = [
   "CardTransaction",
   "CardFundingSource",
   "CardNetworkEvent",
-  "CardReveal"
+  "CardReveal",
+  "Agent",
+  "AgentAction",
+  "AgentDeviceCode"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -99,6 +102,12 @@ export const CardNetworkEventId = makeId("CardNetworkEvent")
 export type CardNetworkEventId = typeof CardNetworkEventId.Type
 export const CardRevealId = makeId("CardReveal")
 export type CardRevealId = typeof CardRevealId.Type
+export const AgentId = makeId("Agent")
+export type AgentId = typeof AgentId.Type
+export const AgentActionId = makeId("AgentAction")
+export type AgentActionId = typeof AgentActionId.Type
+export const AgentDeviceCodeId = makeId("AgentDeviceCode")
+export type AgentDeviceCodeId = typeof AgentDeviceCodeId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -128,6 +137,9 @@ export interface IdOf {
   CardFundingSource: CardFundingSourceId
   CardNetworkEvent: CardNetworkEventId
   CardReveal: CardRevealId
+  Agent: AgentId
+  AgentAction: AgentActionId
+  AgentDeviceCode: AgentDeviceCodeId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
