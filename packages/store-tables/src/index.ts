@@ -1,6 +1,6 @@
 /**
  * The Store's records as tables, one description per stored resource (see describe.ts), grouped by the context that
- * owns them. Adding a resource: its description here, its migration in store-postgres's schema.ts.
+ * owns them. Adding a resource: its description here, its migration in store-postgres's src/migrations/.
  */
 import { externalAccounts, internalAccounts, ownershipChallenges } from "./accounts.ts"
 import { cardNetworkEvents, cardReveals, cards, cardTransactions } from "./cards.ts"

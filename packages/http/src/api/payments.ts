@@ -1,0 +1,108 @@
+import {
+  AnyTransactionId,
+  CreateQuoteRequest,
+  ExecuteQuoteRequest,
+  ExternalAccountId,
+  ExternalAccountLookup,
+  ListTransactionsQuery,
+  PageOf,
+  Quote,
+  QuoteAwaitingAuthorization,
+  QuoteId,
+  ReceiverLookupQuery,
+  ScaAuthorization,
+  Transaction,
+  TransactionOneOf,
+  TransferInRequest,
+  TransferOutRequest,
+  UmaLookup
+} from "@paycore/core"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { accepted, created } from "./shared.ts"
+
+export const PaymentsGroup = HttpApiGroup.make("payments")
+  .add(
+    HttpApiEndpoint.post("createQuote", "/quotes", {
+      payload: CreateQuoteRequest,
+      // S-06: a real-time-funded quote of a customer subject to SCA waits for its challenge (202), the rest 201.
+      success: [QuoteAwaitingAuthorization.pipe(accepted), Quote.pipe(created)]
+    })
+  )
+  .add(HttpApiEndpoint.get("getQuote", "/quotes/:quoteId", { params: { quoteId: QuoteId }, success: Quote }))
+  .add(
+    HttpApiEndpoint.post("executeQuote", "/quotes/:quoteId/execute", {
+      params: { quoteId: QuoteId },
+      // required for a quote from an EMBEDDED_WALLET (the wallet's stamp over the quote's payloadToSign, no
+      // Request-Id); ignored for other sources.
+      headers: {
+        "service-wallet-signature": Schema.optionalKey(
+          Schema.String.annotate({
+            description:
+              "Required when the quote's source is an EMBEDDED_WALLET internal account: the stamp over paymentInstructions[].accountOrWalletInfo.payloadToSign by the key of an active session of a verified credential of that wallet. Ignored for other sources."
+          })
+        )
+      },
+      payload: ExecuteQuoteRequest,
+      success: Quote
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("authorizeQuote", "/quotes/:quoteId/authorize", {
+      params: { quoteId: QuoteId },
+      payload: ScaAuthorization,
+      success: Quote
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("resendQuoteScaCode", "/quotes/:quoteId/authorize/resend", {
+      params: { quoteId: QuoteId },
+      success: HttpApiSchema.NoContent
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("listTransactions", "/transactions", {
+      query: ListTransactionsQuery,
+      success: PageOf(TransactionOneOf)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getTransaction", "/transactions/:transactionId", {
+      params: { transactionId: AnyTransactionId },
+      success: TransactionOneOf
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("lookupExternalAccount", "/receiver/external-account/:accountId", {
+      params: { accountId: ExternalAccountId },
+      query: ReceiverLookupQuery,
+      success: ExternalAccountLookup
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("lookupUma", "/receiver/uma/:receiverUmaAddress", {
+      params: { receiverUmaAddress: Schema.String },
+      query: ReceiverLookupQuery,
+      success: UmaLookup
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("transferOut", "/transfer-out", {
+      payload: TransferOutRequest,
+      success: Transaction.pipe(created)
+    }).annotateMerge(
+      OpenApi.annotations({ deprecated: true, description: "Superseded by POST /quotes with immediatelyExecute" })
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("transferIn", "/transfer-in", {
+      payload: TransferInRequest,
+      success: Transaction.pipe(created)
+    }).annotateMerge(OpenApi.annotations({ deprecated: true, description: "Superseded by POST /quotes" }))
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Payments",
+      description: "Quotes, execution and its SCA authorization, transactions, receivers"
+    })
+  )
