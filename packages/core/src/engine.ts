@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { OwnershipVerification } from "./accounts/ownership.ts"
 import { Accounts } from "./accounts/service.ts"
+import { AgentActions, AgentScope, Agents } from "./agents/service.ts"
 import { cardFundingSourcesLayer } from "./cards/funding-sources.ts"
 import { CardNetwork } from "./cards/network.ts"
 import { Cards } from "./cards/service.ts"
@@ -30,6 +31,9 @@ export const CardsLayer = Layer.mergeAll(Cards.layer, CardSimulations.layer, Car
   Layer.provideMerge(CardNetwork.layer)
 )
 
+/** The agents context's services (issue 16): agents act through quotes and transactions, above them. */
+export const AgentsLayer = Layer.mergeAll(Agents.layer, AgentActions.layer, AgentScope.layer)
+
 /**
  * Every service of the engine over its ports. Provide a Store, the ports (Rail, FxRates, Directory, Notifier,
  * KycProvider, DocumentStore, WebhookTransport, WebhookSigner) and Ids to get a running engine.
@@ -40,7 +44,7 @@ export const EngineLayer = Layer.mergeAll(
   Onboarding.layer,
   Documents.layer,
   BulkImports.layer,
-  PaymentsLayer,
+  AgentsLayer.pipe(Layer.provideMerge(PaymentsLayer)),
   WebhookDispatcher.layer,
   WebhookSecrets.layer,
   // Delegated keys name the funding sources of real cards (W-42 … W-47).

@@ -13,6 +13,7 @@ export {
 } from "./accounts/service.ts"
 export { bitcoinMessageDigest, verifyWalletSignature } from "./accounts/wallet-signatures.ts"
 export * from "./agents/model.ts"
+export { AgentActions, AgentScope, Agents, type AgentsError } from "./agents/service.ts"
 export * from "./cards/errors.ts"
 export * from "./cards/machine.ts"
 export * from "./cards/model.ts"

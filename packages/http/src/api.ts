@@ -1,6 +1,7 @@
 /** The REST surface: one `HttpApiGroup` per area in ./api/, composed here in the order of the OpenAPI document. */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AccountsGroup } from "./api/accounts.ts"
+import { AgentMeGroup, AgentsGroup } from "./api/agents.ts"
 import { CardsGroup } from "./api/cards.ts"
 import { CustomersGroup } from "./api/customers.ts"
 import { OnboardingGroup } from "./api/onboarding.ts"
@@ -12,6 +13,7 @@ import { WalletAuthGroup } from "./api/wallet-auth.ts"
 import { WebhooksGroup } from "./api/webhooks.ts"
 
 export * from "./api/accounts.ts"
+export * from "./api/agents.ts"
 export * from "./api/cards.ts"
 export * from "./api/customers.ts"
 export * from "./api/onboarding.ts"
@@ -34,6 +36,8 @@ export const Api = HttpApi.make("paycore")
   .add(WalletAuthGroup)
   .add(ScaGroup)
   .add(CardsGroup)
+  .add(AgentsGroup)
+  .add(AgentMeGroup)
   .add(PaymentsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)

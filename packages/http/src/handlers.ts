@@ -1,5 +1,9 @@
 import {
   Accounts,
+  AgentActions,
+  type AgentPrincipal,
+  AgentScope,
+  Agents,
   BulkImports,
   CardSimulations,
   Cards,
@@ -62,6 +66,9 @@ const signedRetryInput = (
   requestId: headers["request-id"]
 })
 
+/** The `agentMe` group authenticates Bearer tokens only (app.ts), so its principal is an agent's. */
+const agentOf = (principal: Principal): AgentPrincipal => principal as unknown as AgentPrincipal
+
 /**
  * Binds every endpoint of `Api` to the core. Services are resolved once here, so a request
  * pays only for its own work. Permissions are checked before a handler runs (auth.ts).
@@ -85,6 +92,9 @@ export const makeHandlers = Effect.gen(function* () {
   const sca = yield* Sca
   const cards = yield* Cards
   const simulations = yield* CardSimulations
+  const agents = yield* Agents
+  const agentActions = yield* AgentActions
+  const agentScope = yield* AgentScope
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
   const scope = yield* Scope.Scope
   const runInBackground = (jobId: string) =>
@@ -209,6 +219,42 @@ export const makeHandlers = Effect.gen(function* () {
       updateCard: ({ params, payload }) => cards.update(params.id, payload),
       // CD-33: the reveal is audited with the asking token.
       revealCard: ({ params, principal }) => cards.reveal(params.id, principal.tokenId)
+    },
+    agents: {
+      createAgent: ({ payload }) => agents.create(payload),
+      listAgents: ({ query }) => agents.list(query),
+      listApprovals: ({ query }) => agentActions.listApprovals(query),
+      getDeviceCodeStatus: ({ params }) => agents.deviceCodeStatus(params.code),
+      // AG-15: never stored by an Idempotency-Key, answered with Cache-Control: no-store (app.ts).
+      redeemDeviceCode: ({ params }) => agents.redeem(params.code),
+      getAgent: ({ params }) => agents.get(params.agentId),
+      updateAgent: ({ params, payload }) => agents.update(params.agentId, payload),
+      deleteAgent: ({ params }) => agents.delete(params.agentId),
+      updateAgentPolicy: ({ params, payload }) => agents.updatePolicy(params.agentId, payload),
+      createDeviceCode: ({ params }) => agents.createDeviceCode(params.agentId),
+      approveAction: ({ params }) => agentActions.approve(params.agentId, params.actionId),
+      rejectAction: ({ params, payload }) => agentActions.reject(params.agentId, params.actionId, payload ?? {})
+    },
+    // Bearer only (app.ts): the principal is always an agent's.
+    agentMe: {
+      getMe: ({ principal }) => agents.me(agentOf(principal)),
+      listInternalAccounts: ({ principal, query }) => agentScope.listInternalAccounts(agentOf(principal), query),
+      createExternalAccount: ({ principal, payload }) => agentScope.createExternalAccount(agentOf(principal), payload),
+      listExternalAccounts: ({ principal, query }) => agentScope.listExternalAccounts(agentOf(principal), query),
+      getExternalAccount: ({ principal, params }) =>
+        agentScope.getExternalAccount(agentOf(principal), params.externalAccountId),
+      deleteExternalAccount: ({ principal, params }) =>
+        agentScope.deleteExternalAccount(agentOf(principal), params.externalAccountId),
+      createQuote: ({ principal, payload }) => agentScope.createQuote(agentOf(principal), payload),
+      getQuote: ({ principal, params }) => agentScope.getQuote(agentOf(principal), params.quoteId),
+      executeQuote: ({ principal, params, headers }) =>
+        agentActions.executeQuote(agentOf(principal), params.quoteId, headers["service-wallet-signature"]),
+      transferOut: ({ principal, payload }) => agentActions.transferOut(agentOf(principal), payload),
+      transferIn: ({ principal, payload }) => agentActions.transferIn(agentOf(principal), payload),
+      listTransactions: ({ principal, query }) => agentScope.listTransactions(agentOf(principal), query),
+      getTransaction: ({ principal, params }) => agentScope.getTransaction(agentOf(principal), params.transactionId),
+      listActions: ({ principal, query }) => agentScope.listActions(agentOf(principal), query),
+      getAction: ({ principal, params }) => agentScope.getAction(agentOf(principal), params.actionId)
     },
     payments: {
       createQuote: ({ payload }) => quotes.create(payload),

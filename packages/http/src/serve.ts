@@ -270,6 +270,18 @@ const hasBodyMethod = (method: string): boolean => method !== "GET" && method !=
 const JSON_TYPE = "application/json"
 const UNAUTHORIZED_HEADERS = { "www-authenticate": 'Basic realm="paycore"' }
 
+/**
+ * A 401 that names its own `WWW-Authenticate` challenge (RFC 9110 §11.6.1), e.g. `Bearer realm="paycore"` on routes
+ * that take a Bearer token; any other `Error` from `authenticate` challenges for Basic.
+ */
+export class AuthenticationRefused extends Error {
+  readonly challenge: string
+  constructor(message: string, challenge: string) {
+    super(message)
+    this.challenge = challenge
+  }
+}
+
 const sendError = (res: ServerResponse, error: ErrorResponse): void => {
   const body = JSON.stringify({
     status: error.status,
@@ -644,7 +656,9 @@ export const makeRequestListener = <
     const settle = (result: unknown): { principal: unknown } | undefined => {
       if (!(result instanceof Error)) return { principal: result }
       if (info.public) return NO_PRINCIPAL
-      sendError(res, { status: 401, code: "UNAUTHORIZED", message: result.message, headers: UNAUTHORIZED_HEADERS })
+      const headers =
+        result instanceof AuthenticationRefused ? { "www-authenticate": result.challenge } : UNAUTHORIZED_HEADERS
+      sendError(res, { status: 401, code: "UNAUTHORIZED", message: result.message, headers })
       return undefined
     }
     const result = authenticate(authorization, info)

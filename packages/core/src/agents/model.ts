@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { InternalAccountType } from "../accounts/model.ts"
+import { CreateExternalAccountRequest, InternalAccountType } from "../accounts/model.ts"
 import { Quote } from "../quotes/model.ts"
 import { CurrencyCode } from "../shared/currency.ts"
 import {
@@ -13,7 +13,7 @@ import {
 import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import { boundedString, DateString, DateTimeString } from "../shared/schemas.ts"
-import { Transaction } from "../transactions/model.ts"
+import { ListTransactionsQuery, Transaction } from "../transactions/model.ts"
 
 // Agents (issue 16, docs/design/agents.md): the Schemas of the `/agents` and `/agents/me` routes with the upstream's
 // names and shapes (Agent, AgentPolicy, AgentSpendingLimits, AgentAccountRestrictions, AgentAccountRule,
@@ -404,3 +404,18 @@ export interface AgentPrincipal {
   readonly permissions: ReadonlyArray<AgentPermission>
   readonly isPaused: boolean
 }
+
+// ---- the agent's own surface (`/agents/me`) ----
+
+/** `POST /agents/me/external-accounts` (AG-26): the platform's body; `customerId` optional, the agent's customer. */
+export const AgentExternalAccountCreateRequest = Schema.Struct({
+  ...CreateExternalAccountRequest.fields,
+  customerId: Schema.optionalKey(CustomerId)
+})
+export type AgentExternalAccountCreateRequest = typeof AgentExternalAccountCreateRequest.Type
+
+/** `GET /agents/me/transactions` (AG-34): the `/transactions` filters but the customer's, which is the agent's. */
+export const ListAgentTransactionsQuery = ListTransactionsQuery.mapFields(
+  ({ customerId: _c, platformCustomerId: _p, ...fields }) => fields
+)
+export type ListAgentTransactionsQuery = typeof ListAgentTransactionsQuery.Type

@@ -1,0 +1,18 @@
+import type { Accounts } from "../accounts/service.ts"
+import type { Ids } from "../ports/ids.ts"
+import type { Store } from "../ports/store.ts"
+import type { Quotes } from "../quotes/service.ts"
+import type { Transactions } from "../transactions/service.ts"
+
+/**
+ * What the agents' use cases run on, resolved once when a service's layer is built (as `CardPorts`). The services
+ * of lower contexts are used for what they already do for the platform (quote pricing, account reads, transaction
+ * reads); the engine's settings are the fiber's (`commandEnv`), read per command; money moves through the `transactions` seams inside the agent's own store transaction (execution.ts).
+ */
+export interface AgentPorts {
+  readonly store: Store["Service"]
+  readonly ids: Ids["Service"]
+  readonly quotes: Quotes["Service"]
+  readonly accounts: Accounts["Service"]
+  readonly transactions: Transactions["Service"]
+}

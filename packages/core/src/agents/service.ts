@@ -1,0 +1,239 @@
+import { Context, Effect, Layer } from "effect"
+import type { ExternalAccount, InternalAccount } from "../accounts/model.ts"
+import { Accounts } from "../accounts/service.ts"
+import { Ids } from "../ports/ids.ts"
+import { Store } from "../ports/store.ts"
+import type { CreateQuoteRequest, Quote } from "../quotes/model.ts"
+import { Quotes } from "../quotes/service.ts"
+import type {
+  Conflict,
+  Forbidden,
+  InvalidInput,
+  LimitExceeded,
+  NotFound,
+  Refused,
+  StoreError
+} from "../shared/errors.ts"
+import type { Page } from "../shared/paging.ts"
+import type { TransactionOneOf, TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
+import { Transactions } from "../transactions/service.ts"
+import type { AgentPorts } from "./agent-ports.ts"
+import { approveAction, listApprovals, rejectAction } from "./approvals.ts"
+import { authenticateAgent } from "./credentials.ts"
+import { createDeviceCode, deviceCodeStatus, redeemDeviceCode } from "./device-codes.ts"
+import { createAgent, deleteAgent, getAgent, getMe, listAgents, updateAgent, updateAgentPolicy } from "./lifecycle.ts"
+import type {
+  Agent,
+  AgentAction,
+  AgentActionRejectRequest,
+  AgentCreateRequest,
+  AgentCreateResponse,
+  AgentDeviceCode,
+  AgentDeviceCodeRedeemResponse,
+  AgentDeviceCodeStatusResponse,
+  AgentExternalAccountCreateRequest,
+  AgentPolicyUpdateRequest,
+  AgentPrincipal,
+  AgentUpdateRequest,
+  ListAgentActionsQuery,
+  ListAgentExternalAccountsQuery,
+  ListAgentInternalAccountsQuery,
+  ListAgentsQuery,
+  ListAgentTransactionsQuery,
+  ListApprovalsQuery
+} from "./model.ts"
+import {
+  createAgentQuote,
+  createExternalAccount,
+  deleteExternalAccount,
+  getAgentAction,
+  getAgentQuote,
+  getAgentTransaction,
+  getExternalAccount,
+  listAgentActions,
+  listAgentTransactions,
+  listExternalAccounts,
+  listInternalAccounts
+} from "./scoped.ts"
+import { agentTransferIn, agentTransferOut, executeAgentQuote } from "./submit.ts"
+
+// The agents context (issue 16; docs/design/agents.md). S0 fixed the contracts so the slices need not touch each
+// other's files: `Agents` (slice A: lifecycle.ts, device-codes.ts, credentials.ts), `AgentActions` (slice B:
+// submit.ts, approvals.ts, execution.ts) and `AgentScope` (slice C: scoped.ts) delegate each operation to one
+// function of their slice's files, over `AgentPorts`. A route whose function is not built answers 501.
+
+export type AgentsError = InvalidInput | NotFound | Refused | Forbidden | Conflict | LimitExceeded | StoreError
+
+/** The ports of every agents service, read once when its layer is built. */
+const agentPorts = Effect.gen(function* () {
+  const ports: AgentPorts = {
+    store: yield* Store,
+    ids: yield* Ids,
+    quotes: yield* Quotes,
+    accounts: yield* Accounts,
+    transactions: yield* Transactions
+  }
+  return ports
+})
+
+type Requirements = Store | Ids | Quotes | Accounts | Transactions
+
+/** The platform's agents and the agents' credentials (AG-01 … AG-15, AG-24; slice A). */
+export class Agents extends Context.Service<
+  Agents,
+  {
+    /** `POST /agents` (AG-01): the agent, not connected, and its first device code (answered once in clear). */
+    readonly create: (request: AgentCreateRequest) => Effect.Effect<AgentCreateResponse, AgentsError>
+    /** `GET /agents` (AG-07). */
+    readonly list: (query: ListAgentsQuery) => Effect.Effect<Page<Agent>, AgentsError>
+    /** `GET /agents/{agentId}` (AG-08): 404 `REFERENCE_NOT_FOUND` when unknown or deleted. */
+    readonly get: (agentId: string) => Effect.Effect<Agent, AgentsError>
+    /** `PATCH /agents/{agentId}` (AG-09, AG-10). */
+    readonly update: (agentId: string, request: AgentUpdateRequest) => Effect.Effect<Agent, AgentsError>
+    /** `DELETE /agents/{agentId}` (AG-11): the token dies with the commit; pending actions fail. */
+    readonly delete: (agentId: string) => Effect.Effect<void, AgentsError>
+    /** `PATCH /agents/{agentId}/policy` (AG-12): a partial update, effective for the next command. */
+    readonly updatePolicy: (agentId: string, request: AgentPolicyUpdateRequest) => Effect.Effect<Agent, AgentsError>
+    /** `POST /agents/{agentId}/device-codes` (AG-13): invalidates the unredeemed ones; 409 while connected. */
+    readonly createDeviceCode: (agentId: string) => Effect.Effect<AgentDeviceCode, AgentsError>
+    /** `GET /agents/device-codes/{code}/status` (AG-14). */
+    readonly deviceCodeStatus: (code: string) => Effect.Effect<AgentDeviceCodeStatusResponse, AgentsError>
+    /** `POST /agents/device-codes/{code}/redeem` (AG-15): the Bearer token, exactly once. */
+    readonly redeem: (code: string) => Effect.Effect<AgentDeviceCodeRedeemResponse, AgentsError>
+    /** The agent a `gat_…` token belongs to, read now (never cached); `undefined` refuses it (401). */
+    readonly authenticate: (token: string) => Effect.Effect<AgentPrincipal | undefined, StoreError>
+    /** `GET /agents/me` (AG-24). */
+    readonly me: (principal: AgentPrincipal) => Effect.Effect<Agent, AgentsError>
+  }
+>()("paycore/agents/Agents") {
+  static readonly layer: Layer.Layer<Agents, never, Requirements> = Layer.effect(
+    Agents,
+    Effect.gen(function* () {
+      const ports = yield* agentPorts
+      return Agents.of({
+        create: (request) => createAgent(ports, request),
+        list: (query) => listAgents(ports, query),
+        get: (agentId) => getAgent(ports, agentId),
+        update: (agentId, request) => updateAgent(ports, agentId, request),
+        delete: (agentId) => deleteAgent(ports, agentId),
+        updatePolicy: (agentId, request) => updateAgentPolicy(ports, agentId, request),
+        createDeviceCode: (agentId) => createDeviceCode(ports, agentId),
+        deviceCodeStatus: (code) => deviceCodeStatus(ports, code),
+        redeem: (code) => redeemDeviceCode(ports, code),
+        authenticate: (token) => authenticateAgent(ports, token),
+        me: (principal) => getMe(ports, principal)
+      })
+    })
+  )
+}
+
+/** An agent's money movement and the platform's approvals (AG-06, AG-16 … AG-23, AG-33; slice B). */
+export class AgentActions extends Context.Service<
+  AgentActions,
+  {
+    /** `POST /agents/me/quotes/{quoteId}/execute` (AG-33): `APPROVED` (executed) or `PENDING_APPROVAL`. */
+    readonly executeQuote: (
+      principal: AgentPrincipal,
+      quoteId: string,
+      walletSignature: string | undefined
+    ) => Effect.Effect<AgentAction, AgentsError>
+    /** `POST /agents/me/transfer-out`. */
+    readonly transferOut: (
+      principal: AgentPrincipal,
+      request: TransferOutRequest
+    ) => Effect.Effect<AgentAction, AgentsError>
+    /** `POST /agents/me/transfer-in`. */
+    readonly transferIn: (
+      principal: AgentPrincipal,
+      request: TransferInRequest
+    ) => Effect.Effect<AgentAction, AgentsError>
+    /** `GET /agents/approvals` (AG-16): the `PENDING_APPROVAL` actions. */
+    readonly listApprovals: (query: ListApprovalsQuery) => Effect.Effect<Page<AgentAction>, AgentsError>
+    /** `POST /agents/{agentId}/actions/{actionId}/approve` (AG-20, AG-21, AG-23): `APPROVED` or `FAILED`. */
+    readonly approve: (agentId: string, actionId: string) => Effect.Effect<AgentAction, AgentsError>
+    /** `POST /agents/{agentId}/actions/{actionId}/reject` (AG-22, AG-23). */
+    readonly reject: (
+      agentId: string,
+      actionId: string,
+      request: AgentActionRejectRequest
+    ) => Effect.Effect<AgentAction, AgentsError>
+  }
+>()("paycore/agents/AgentActions") {
+  static readonly layer: Layer.Layer<AgentActions, never, Requirements> = Layer.effect(
+    AgentActions,
+    Effect.gen(function* () {
+      const ports = yield* agentPorts
+      return AgentActions.of({
+        executeQuote: (principal, quoteId, walletSignature) =>
+          executeAgentQuote(ports, principal, quoteId, walletSignature),
+        transferOut: (principal, request) => agentTransferOut(ports, principal, request),
+        transferIn: (principal, request) => agentTransferIn(ports, principal, request),
+        listApprovals: (query) => listApprovals(ports, query),
+        approve: (agentId, actionId) => approveAction(ports, agentId, actionId),
+        reject: (agentId, actionId, request) => rejectAction(ports, agentId, actionId, request)
+      })
+    })
+  )
+}
+
+/** The agent's own reads and external accounts, bound to its customer (AG-25 … AG-32, AG-34 … AG-37; slice C). */
+export class AgentScope extends Context.Service<
+  AgentScope,
+  {
+    readonly listInternalAccounts: (
+      principal: AgentPrincipal,
+      query: ListAgentInternalAccountsQuery
+    ) => Effect.Effect<Page<InternalAccount>, AgentsError>
+    readonly createExternalAccount: (
+      principal: AgentPrincipal,
+      request: AgentExternalAccountCreateRequest
+    ) => Effect.Effect<ExternalAccount, AgentsError>
+    readonly listExternalAccounts: (
+      principal: AgentPrincipal,
+      query: ListAgentExternalAccountsQuery
+    ) => Effect.Effect<Page<ExternalAccount>, AgentsError>
+    readonly getExternalAccount: (
+      principal: AgentPrincipal,
+      externalAccountId: string
+    ) => Effect.Effect<ExternalAccount, AgentsError>
+    readonly deleteExternalAccount: (
+      principal: AgentPrincipal,
+      externalAccountId: string
+    ) => Effect.Effect<void, AgentsError>
+    readonly createQuote: (principal: AgentPrincipal, request: CreateQuoteRequest) => Effect.Effect<Quote, AgentsError>
+    readonly getQuote: (principal: AgentPrincipal, quoteId: string) => Effect.Effect<Quote, AgentsError>
+    readonly listTransactions: (
+      principal: AgentPrincipal,
+      query: ListAgentTransactionsQuery
+    ) => Effect.Effect<Page<TransactionOneOf>, AgentsError>
+    readonly getTransaction: (
+      principal: AgentPrincipal,
+      transactionId: string
+    ) => Effect.Effect<TransactionOneOf, AgentsError>
+    readonly listActions: (
+      principal: AgentPrincipal,
+      query: ListAgentActionsQuery
+    ) => Effect.Effect<Page<AgentAction>, AgentsError>
+    readonly getAction: (principal: AgentPrincipal, actionId: string) => Effect.Effect<AgentAction, AgentsError>
+  }
+>()("paycore/agents/AgentScope") {
+  static readonly layer: Layer.Layer<AgentScope, never, Requirements> = Layer.effect(
+    AgentScope,
+    Effect.gen(function* () {
+      const ports = yield* agentPorts
+      return AgentScope.of({
+        listInternalAccounts: (principal, query) => listInternalAccounts(ports, principal, query),
+        createExternalAccount: (principal, request) => createExternalAccount(ports, principal, request),
+        listExternalAccounts: (principal, query) => listExternalAccounts(ports, principal, query),
+        getExternalAccount: (principal, id) => getExternalAccount(ports, principal, id),
+        deleteExternalAccount: (principal, id) => deleteExternalAccount(ports, principal, id),
+        createQuote: (principal, request) => createAgentQuote(ports, principal, request),
+        getQuote: (principal, quoteId) => getAgentQuote(ports, principal, quoteId),
+        listTransactions: (principal, query) => listAgentTransactions(ports, principal, query),
+        getTransaction: (principal, id) => getAgentTransaction(ports, principal, id),
+        listActions: (principal, query) => listAgentActions(ports, principal, query),
+        getAction: (principal, actionId) => getAgentAction(ports, principal, actionId)
+      })
+    })
+  )
+}
