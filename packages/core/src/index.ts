@@ -1,5 +1,4 @@
 export { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./accounts/errors.ts"
-export * from "./agents/model.ts"
 export * from "./accounts/machine.ts"
 export * from "./accounts/model.ts"
 export { OwnershipVerification } from "./accounts/ownership.ts"
@@ -13,6 +12,7 @@ export {
   variantRails
 } from "./accounts/service.ts"
 export { bitcoinMessageDigest, verifyWalletSignature } from "./accounts/wallet-signatures.ts"
+export * from "./agents/model.ts"
 export * from "./cards/errors.ts"
 export * from "./cards/machine.ts"
 export * from "./cards/model.ts"
