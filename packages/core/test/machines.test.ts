@@ -1,6 +1,8 @@
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { externalAccountMachine } from "../src/accounts/machine.ts"
+import { agentActionMachine, agentDeviceCodeMachine } from "../src/agents/machine.ts"
+import { AgentActionStatus } from "../src/agents/model.ts"
 import { cardEventOf, cardMachine, cardTransactionMachine, closedReasonOf } from "../src/cards/machine.ts"
 import { cardTransactionStatesOf, cardTransactionStatus } from "../src/cards/views.ts"
 import { expirableQuoteStates } from "../src/quotes/expiry.ts"
@@ -204,6 +206,22 @@ const cardTransactionExpected: Expected = {
   "PULL_FAILED CLEAR_UNFUNDED": ["PULL_FAILED", ["CARD_TRANSACTION.DECLINED"]]
 }
 
+// AG-17 … AG-23, WH-22 (docs/design/agents.md, section 2): a submission is held (the platform is told) or run at once;
+// the platform approves or rejects a held action, or it fails (a re-check, the execution, the agent's delete).
+const agentActionExpected: Expected = {
+  "SUBMITTED HOLD": ["PENDING_APPROVAL", ["AGENT_ACTION.PENDING_APPROVAL"]],
+  "SUBMITTED RUN": ["APPROVED", []],
+  "PENDING_APPROVAL APPROVE": ["APPROVED", []],
+  "PENDING_APPROVAL FAIL": ["FAILED", []],
+  "PENDING_APPROVAL REJECT": ["REJECTED", []]
+}
+
+// AG-13 … AG-15: an issued code is redeemed once, or invalidated by a newer code or the agent's delete.
+const agentDeviceCodeExpected: Expected = {
+  "ISSUED REDEEM": ["REDEEMED", []],
+  "ISSUED INVALIDATE": ["INVALIDATED", []]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
@@ -331,6 +349,18 @@ const cases: ReadonlyArray<{
       "RETURN_REVERSAL"
     ],
     expected: cardTransactionExpected
+  },
+  {
+    machine: agentActionMachine,
+    states: ["SUBMITTED", "PENDING_APPROVAL", "APPROVED", "REJECTED", "FAILED"],
+    events: ["HOLD", "RUN", "APPROVE", "FAIL", "REJECT"],
+    expected: agentActionExpected
+  },
+  {
+    machine: agentDeviceCodeMachine,
+    states: ["ISSUED", "REDEEMED", "INVALIDATED"],
+    events: ["REDEEM", "INVALIDATE"],
+    expected: agentDeviceCodeExpected
   }
 ]
 
@@ -482,5 +512,12 @@ describe("state machines", () => {
     expect(cardTransactionMachine.states).not.toContain("REFUNDED")
     // A legacy EXCEPTION row takes no move.
     expect(allows(cardTransactionMachine, "EXCEPTION", "RETURN")).toBe(false)
+  })
+
+  it("AG-18: an action's stored statuses are its machine's states but SUBMITTED, which is never stored", () => {
+    expect(agentActionMachine.states.filter((state) => state !== agentActionMachine.initial)).toEqual([
+      ...AgentActionStatus.literals
+    ])
+    expect(statesAllowing(agentActionMachine, "APPROVE", "REJECT", "FAIL")).toEqual(["PENDING_APPROVAL"])
   })
 })

@@ -80,6 +80,7 @@ describe("API tokens", () => {
 
       const principal = yield* tokens.authenticate(created.clientId, created.clientSecret)
       assert.deepStrictEqual(principal, {
+        kind: "PLATFORM",
         tokenId: created.id,
         permissions: ["VIEW", "TRANSACT"],
         environment: "SANDBOX"

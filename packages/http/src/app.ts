@@ -95,7 +95,8 @@ export const makeApp = (options: AppOptions = {}) =>
       })
     }
     const evictToken = (tokenId: string) => {
-      for (const [header, entry] of verified) if (entry.principal.tokenId === tokenId) verified.delete(header)
+      for (const [header, entry] of verified)
+        if (entry.principal.kind === "PLATFORM" && entry.principal.tokenId === tokenId) verified.delete(header)
     }
 
     // Mutating requests carrying `Idempotency-Key` run once per key: the response is stored in the same

@@ -99,6 +99,8 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
 
 /** 403 FORBIDDEN when the principal does not meet the endpoint's requirement; `undefined` when it does. */
 export const authorize = (principal: Principal, endpoint: EndpointInfo): ErrorResponse | undefined => {
+  // Agent tokens get their own table (issue 16); until it exists they are refused every route here.
+  if (principal.kind !== "PLATFORM") return { status: 403, code: "FORBIDDEN", message: "Agent tokens cannot call this" }
   const requirement = requirements[endpoint.group]?.[endpoint.name]
   if (requirement === undefined) return undefined
   if (requirement.sandbox === true && principal.environment !== "SANDBOX") {

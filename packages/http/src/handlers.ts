@@ -217,8 +217,9 @@ export const makeHandlers = Effect.gen(function* () {
       listCards: ({ query }) => cards.list(query),
       getCard: ({ params }) => cards.get(params.id),
       updateCard: ({ params, payload }) => cards.update(params.id, payload),
-      // CD-33: the reveal is audited with the asking token.
-      revealCard: ({ params, principal }) => cards.reveal(params.id, principal.tokenId)
+      // CD-33: the reveal is audited with the asking token (only platform tokens reach a platform route).
+      revealCard: ({ params, principal }) =>
+        cards.reveal(params.id, principal.kind === "PLATFORM" ? principal.tokenId : principal.agentId)
     },
     agents: {
       createAgent: ({ payload }) => agents.create(payload),

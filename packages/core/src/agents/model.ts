@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { CreateExternalAccountRequest, InternalAccountType } from "../accounts/model.ts"
+import { AgentPermission } from "../platform/model.ts"
 import { Quote } from "../quotes/model.ts"
 import { CurrencyCode } from "../shared/currency.ts"
 import {
@@ -22,15 +23,9 @@ import { ListTransactionsQuery, Transaction } from "../transactions/model.ts"
 
 // ---- vocabulary ----
 
-/** AG-04: what an agent may do (upstream `AgentPermission`). */
-export const AgentPermission = Schema.Literals([
-  "VIEW_TRANSACTIONS",
-  "CREATE_TRANSFERS",
-  "CREATE_QUOTES",
-  "EXECUTE_QUOTES",
-  "MANAGE_EXTERNAL_ACCOUNTS"
-])
-export type AgentPermission = typeof AgentPermission.Type
+// AG-04 `AgentPermission` and the `AgentPrincipal` live in platform/model.ts (the `Principal` union names them below
+// this layer); they are the agents' words, re-exported here.
+export { AgentPermission, type AgentPrincipal } from "../platform/model.ts"
 
 /** AG-03, AG-19: `AUTO` runs within the policy; `APPROVAL_REQUIRED` waits for the platform. */
 export const AgentExecutionMode = Schema.Literals(["AUTO", "APPROVAL_REQUIRED"])
@@ -388,23 +383,6 @@ export const agentCounters = {
   /** Redemptions of unknown device codes in one UTC minute (`YYYY-MM-DDTHH:MM`), platform-wide. */
   redeemMisses: (minute: string): string => `agent-redeem-miss:${minute}`
 } as const
-
-// ---- the principal ----
-
-/**
- * Who a Bearer `gat_…` token is (Authentication item 4), as read for this one request (never cached, AG-11):
- * every `/agents/me` call is bound to `customerId`, and its writes re-check `permissions` and `isPaused` under the
- * agent's row lock.
- */
-export interface AgentPrincipal {
-  readonly kind: "AGENT"
-  readonly agentId: AgentId
-  readonly customerId: CustomerId
-  readonly platformCustomerId: string
-  readonly permissions: ReadonlyArray<AgentPermission>
-  readonly isPaused: boolean
-}
-
 // ---- the agent's own surface (`/agents/me`) ----
 
 /** `POST /agents/me/external-accounts` (AG-26): the platform's body; `customerId` optional, the agent's customer. */

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { Currency, CurrencyCode } from "../shared/currency.ts"
-import { TokenId } from "../shared/ids.ts"
+import { type AgentId, type CustomerId, TokenId } from "../shared/ids.ts"
 import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import { boundedString, CountryCode, DateTimeString, Email } from "../shared/schemas.ts"
@@ -55,12 +55,43 @@ export const ListTokensQuery = Schema.Struct({
 })
 export type ListTokensQuery = typeof ListTokensQuery.Type
 
-/** The caller of a request, as authentication established it. */
-export interface Principal {
+/** A platform API token (HTTP Basic), as authentication established it. */
+export interface PlatformPrincipal {
+  readonly kind: "PLATFORM"
   readonly tokenId: TokenId
   readonly permissions: ReadonlyArray<Permission>
   readonly environment: Environment
 }
+
+/**
+ * AG-04: what an agent may do (upstream `AgentPermission`). Defined here, not in `agents/`, so the principal union
+ * below can name it: `agents` is the top layer and nothing imports it (`agents/model.ts` re-exports it).
+ */
+export const AgentPermission = Schema.Literals([
+  "VIEW_TRANSACTIONS",
+  "CREATE_TRANSFERS",
+  "CREATE_QUOTES",
+  "EXECUTE_QUOTES",
+  "MANAGE_EXTERNAL_ACCOUNTS"
+])
+export type AgentPermission = typeof AgentPermission.Type
+
+/**
+ * Who a Bearer `gat_…` token is (Authentication item 4), as read for this one request (never cached, AG-11):
+ * every `/agents/me` call is bound to `customerId`, and its writes re-check `permissions` and `isPaused` under the
+ * agent's row lock. Defined here for the `Principal` union; `agents/model.ts` re-exports it.
+ */
+export interface AgentPrincipal {
+  readonly kind: "AGENT"
+  readonly agentId: AgentId
+  readonly customerId: CustomerId
+  readonly platformCustomerId: string
+  readonly permissions: ReadonlyArray<AgentPermission>
+  readonly isPaused: boolean
+}
+
+/** The caller of a request, as authentication established it: a platform token or an agent (`kind`). */
+export type Principal = PlatformPrincipal | AgentPrincipal
 
 // ---- platform configuration ----
 

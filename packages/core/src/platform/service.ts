@@ -23,7 +23,7 @@ import type {
   ListTokensQuery,
   Permission,
   PlatformConfig,
-  Principal,
+  PlatformPrincipal,
   TokenRecord,
   UmaProvider,
   UmaProvidersQuery,
@@ -117,7 +117,7 @@ interface CachedCredential {
   readonly tokenId: string
   readonly clientId: string
   readonly secretHash: Uint8Array
-  readonly principal: Principal
+  readonly principal: PlatformPrincipal
   readonly loadedAt: number
 }
 
@@ -139,7 +139,10 @@ export class Tokens extends Context.Service<
      * also accepted in-process; HTTP Basic cannot carry it, as a username may not contain a colon.)
      * `undefined` for unknown, deleted or wrong credentials. Verified credentials are cached in memory.
      */
-    readonly authenticate: (username: string, secret: string) => Effect.Effect<Principal | undefined, StoreError>
+    readonly authenticate: (
+      username: string,
+      secret: string
+    ) => Effect.Effect<PlatformPrincipal | undefined, StoreError>
   }
 >()("paycore/platform/Tokens") {
   static readonly layer = Layer.effect(
@@ -155,7 +158,12 @@ export class Tokens extends Context.Service<
           tokenId: record.id,
           clientId: record.clientId,
           secretHash: hexToBytes(record.secretHash),
-          principal: { tokenId: record.id, permissions: record.permissions, environment: record.environment },
+          principal: {
+            kind: "PLATFORM",
+            tokenId: record.id,
+            permissions: record.permissions,
+            environment: record.environment
+          },
           loadedAt: now
         }
         cache.set(record.clientId, entry)

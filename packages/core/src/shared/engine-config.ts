@@ -40,6 +40,18 @@ export interface EngineSettings {
    * card's currency (docs/design/cards.md, Q9). No FX on cards.
    */
   readonly cardCurrencies: ReadonlyArray<string>
+  /** How long an agent's device code can be redeemed after it is issued (AG-01, AG-13; the upstream example: 24 h). */
+  readonly agentDeviceCodeSeconds: number
+  /**
+   * Redemptions of unknown device codes allowed per UTC minute, platform-wide (RFC 8628 §5.1): the next is 429
+   * `RATE_LIMITED` until the minute ends, so codes cannot be guessed at speed.
+   */
+  readonly agentRedeemMissesPerMinute: number
+  /**
+   * The life of the same-currency quote an agent's transfer creates (design Q5): long enough for the platform to
+   * approve it (no rate to protect).
+   */
+  readonly agentTransferApprovalSeconds: number
 }
 
 /** Where the Travel Rule asks for proof that a customer owns the self-custody wallet it pays, and from what amount. */
@@ -78,7 +90,10 @@ export const defaultEngineSettings: EngineSettings = {
   },
   scaRegions: EEA_REGIONS,
   liveCardLimit: 10_000,
-  cardCurrencies: ["USD", "USDB"]
+  cardCurrencies: ["USD", "USDB"],
+  agentDeviceCodeSeconds: 86_400,
+  agentRedeemMissesPerMinute: 60,
+  agentTransferApprovalSeconds: 86_400
 }
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {

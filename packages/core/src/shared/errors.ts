@@ -34,10 +34,14 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   message: Schema.String
 }) {}
 
-/** The caller may not do this (403): wrong permission, production token on a sandbox helper, terms not accepted. */
+/**
+ * The caller may not do this (403): wrong permission, production token on a sandbox helper, terms not accepted, an
+ * agent's policy (`details.reason`, design Q2).
+ */
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   code: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  details: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
 }) {}
 
 /** The resource is not in a state that allows the request (409). */
