@@ -2,6 +2,7 @@ import type { Repositories } from "@paycore/core"
 import { Store } from "@paycore/core"
 import { Effect, Layer } from "effect"
 import { accountRepositories } from "./accounts.ts"
+import { agentRepositories } from "./agents.ts"
 import { cardRepositories } from "./cards.ts"
 import { collectionsOf } from "./collection.ts"
 import { customerRepositories } from "./customers.ts"
@@ -38,6 +39,7 @@ export const makeMemoryStore = Effect.sync(() => {
     ...walletAuthRepositories(collection),
     ...scaRepositories(collection),
     ...cardRepositories(collection),
+    ...agentRepositories(collection),
     ...ledgerRepositories(journal),
     ...webhookRepositories(collection, journal),
     ...idempotencyRepositories(journal)

@@ -75,6 +75,8 @@ const predicateOf = (condition: DescribedCondition, value: any): ((row: unknown)
       const fixed = condition.value
       return (row) => read(row) !== fixed
     }
+    case "present":
+      return value === true ? (row) => read(row) !== undefined : (row) => read(row) === undefined
   }
 }
 

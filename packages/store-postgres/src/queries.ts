@@ -83,6 +83,8 @@ const conditionSql = (w: Filter, condition: DescribedCondition, value: unknown):
       return notDeleted(condition.column)
     case "notEq":
       return `${condition.column.name} <> ${w.param(condition.value)}`
+    case "present":
+      return `${condition.column.name} IS ${value === true ? "NOT " : ""}NULL`
   }
 }
 

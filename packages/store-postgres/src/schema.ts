@@ -14,6 +14,7 @@ import { scaFactorResets } from "./migrations/0011_sca_factor_resets.ts"
 import { trustedBeneficiaries } from "./migrations/0012_trusted_beneficiaries.ts"
 import { scaQuotes } from "./migrations/0013_sca_quotes.ts"
 import { cards } from "./migrations/0014_cards.ts"
+import { agents } from "./migrations/0016_agents.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -41,7 +42,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0011_sca_factor_resets": scaFactorResets,
   "0012_trusted_beneficiaries": trustedBeneficiaries,
   "0013_sca_quotes": scaQuotes,
-  "0014_cards": cards
+  "0014_cards": cards,
+  "0016_agents": agents
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

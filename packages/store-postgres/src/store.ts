@@ -2,6 +2,7 @@ import { Store, StoreError } from "@paycore/core"
 import { Effect, Layer } from "effect"
 import type { Kysely } from "kysely"
 import { accountRepositories } from "./accounts.ts"
+import { agentRepositories } from "./agents.ts"
 import { cardRepositories } from "./cards.ts"
 import { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./connection.ts"
 import { customerRepositories } from "./customers.ts"
@@ -55,6 +56,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       ...walletAuthRepositories(x),
       ...scaRepositories(x),
       ...cardRepositories(x),
+      ...agentRepositories(x),
       ...ledgerRepositories(x),
       ...webhookRepositories(x),
       ...idempotencyRepositories(x),

@@ -12,6 +12,7 @@ import type {
 } from "@paycore/core"
 import type { Counter, OutboxSubject, Table } from "@paycore/store-tables"
 import * as tables from "@paycore/store-tables"
+import * as agentRecords from "../../testkit/src/store-conformance/agent-tests.ts"
 import * as cardRecords from "../../testkit/src/store-conformance/card-tests.ts"
 import { makeScope } from "../../testkit/src/store-conformance/ids.ts"
 import { ownershipChallengeFull, ownershipChallengeMinimal } from "../../testkit/src/store-conformance/records.ts"
@@ -192,6 +193,12 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     [cardRecords.cardNetworkEventFull(walletScope), cardRecords.cardNetworkEventMinimal(walletScope)]
   ],
   [tables.cardReveals, [cardRecords.cardRevealFull(walletScope)]],
+  [tables.agents, [agentRecords.agentFull(walletScope), agentRecords.agentMinimal(walletScope)]],
+  [
+    tables.agentDeviceCodes,
+    [agentRecords.agentDeviceCodeFull(walletScope), agentRecords.agentDeviceCodeMinimal(walletScope)]
+  ],
+  [tables.agentActions, [agentRecords.agentActionFull(walletScope), agentRecords.agentActionMinimal(walletScope)]],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

@@ -37,7 +37,8 @@ describe("migrations", () => {
         "0011_sca_factor_resets",
         "0012_trusted_beneficiaries",
         "0013_sca_quotes",
-        "0014_cards"
+        "0014_cards",
+        "0016_agents"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -97,6 +97,8 @@ export type Condition<C extends string = string> =
   | { readonly op: "includesDeleted"; readonly column: C }
   /** The column differs from a fixed value (a condition of every list, not a filter). */
   | { readonly op: "notEq"; readonly column: C; readonly value: string }
+  /** A flag on an optional column: true keeps the rows where it is set, false those where it is not. */
+  | { readonly op: "present"; readonly column: C }
 
 export const eq = <const C extends string>(column: C) => ({ op: "eq", column }) as const
 export const oneOf = <const C extends string>(column: C) => ({ op: "in", column }) as const
@@ -108,6 +110,7 @@ export const contains = <const C extends string>(column: C) => ({ op: "contains"
 export const eqAny = <const C extends string>(...columns: ReadonlyArray<C>) => ({ op: "eqAny", columns }) as const
 export const includesDeleted = <const C extends string>(column: C) => ({ op: "includesDeleted", column }) as const
 export const notEq = <const C extends string>(column: C, value: string) => ({ op: "notEq", column, value }) as const
+export const present = <const C extends string>(column: C) => ({ op: "present", column }) as const
 
 /** A unique key (`C`: a column's key in the description). */
 export interface UniqueKey<C extends string = string> {
@@ -145,7 +148,16 @@ export interface DescribedColumn<T = any> extends Column {
 
 export type DescribedCondition<T = any> =
   | {
-      readonly op: "eq" | "in" | "after" | "before" | "atOrBefore" | "below" | "contains" | "includesDeleted"
+      readonly op:
+        | "eq"
+        | "in"
+        | "after"
+        | "before"
+        | "atOrBefore"
+        | "below"
+        | "contains"
+        | "includesDeleted"
+        | "present"
       readonly column: DescribedColumn<T>
     }
   | { readonly op: "eqAny"; readonly columns: ReadonlyArray<DescribedColumn<T>> }
@@ -215,7 +227,9 @@ const build = (spec: TableSpec): Table<any, any, any> => {
         ? c.kind === "textArray"
         : condition.op === "includesDeleted"
           ? c.kind === "boolean" || c.optional
-          : c.kind !== "json" && c.kind !== "textArray"
+          : condition.op === "present"
+            ? c.optional
+            : c.kind !== "json" && c.kind !== "textArray"
     if (!fits) throw new Error(`store-tables: ${spec.name}.${c.name}: a ${c.kind} column cannot serve ${condition.op}`)
     return condition.op === "notEq"
       ? { op: "notEq", column: c, value: condition.value }
@@ -317,12 +331,12 @@ type ColumnKeys<S extends TableSpec> = (keyof S["columns"] | keyof NonNullable<S
 
 /** The conditions a filter field of type `V` can have. */
 type ConditionFor<V, C extends string> = [V] extends [boolean]
-  ? { readonly op: "includesDeleted"; readonly column: C }
+  ? { readonly op: "includesDeleted" | "present" | "eq"; readonly column: C }
   : [V] extends [ReadonlyArray<string>]
     ? { readonly op: "in"; readonly column: C }
     : [V] extends [number]
       ? { readonly op: "below" | "eq"; readonly column: C }
-      : Exclude<Condition<C>, { readonly op: "includesDeleted" | "in" | "below" | "notEq" }>
+      : Exclude<Condition<C>, { readonly op: "includesDeleted" | "in" | "below" | "notEq" | "present" }>
 
 type Checked<T, F, U extends string, S extends TableSpec> = ([Missing<T, FieldKeys<S>>] extends [never]
   ? {}

@@ -3,6 +3,7 @@
  * owns them. Adding a resource: its description here, its migration in store-postgres's src/migrations/.
  */
 import { externalAccounts, internalAccounts, ownershipChallenges } from "./accounts.ts"
+import { agentActions, agentDeviceCodes, agents } from "./agents.ts"
 import { cardNetworkEvents, cardReveals, cards, cardTransactions } from "./cards.ts"
 import { customers } from "./customers.ts"
 import type { Table } from "./describe.ts"
@@ -21,6 +22,9 @@ export type { Counter } from "./idempotency.ts"
 export { type BalanceMove, movesOfTransfer } from "./ledger.ts"
 export type { OutboxSubject } from "./webhooks.ts"
 export {
+  agentActions,
+  agentDeviceCodes,
+  agents,
   beneficialOwners,
   bulkImportJobs,
   cardNetworkEvents,
@@ -93,6 +97,9 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   cardTransactions,
   cardNetworkEvents,
   cardReveals,
+  agents,
+  agentDeviceCodes,
+  agentActions,
   idempotency,
   counters
 ]

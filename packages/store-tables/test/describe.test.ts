@@ -10,6 +10,7 @@ import {
   instant,
   key,
   optional,
+  present,
   table,
   text,
   textArray
@@ -120,6 +121,16 @@ describe("table descriptions", () => {
         filters: tokenFilters
       })
     ).toThrow("store-tables: tokens.name is no boolean")
+    // Whether a column is set: only an optional column can be unset.
+    expect(() =>
+      table<TokenRecord, TokenFilter, "clientId">()({
+        name: "tokens",
+        columns: tokenColumns,
+        primaryKey: ["id"],
+        unique: { clientId: { column: "clientId" } },
+        filters: { ...tokenFilters, includeDeleted: present("createdAt") }
+      })
+    ).toThrow("store-tables: tokens.created_at: a instant column cannot serve present")
   })
 
   it("name a unique key's index after its table and column unless told, and resolve filters to columns", () => {

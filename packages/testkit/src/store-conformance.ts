@@ -8,6 +8,14 @@ import { describe, layer } from "@effect/vitest"
 import type { Store } from "@paycore/core"
 import type { Duration, Layer } from "effect"
 import {
+  agentActionsCase,
+  agentActionTests,
+  agentDeviceCodesCase,
+  agentDeviceCodeTests,
+  agentsCase,
+  agentTests
+} from "./store-conformance/agent-tests.ts"
+import {
   cardNetworkEventsCase,
   cardNetworkEventTests,
   cardRevealsCase,
@@ -142,6 +150,9 @@ export const storeConformance = (
       collection(cardTransactionsCase, cardTransactionTests)
       collection(cardNetworkEventsCase, cardNetworkEventTests)
       collection(cardRevealsCase, () => {})
+      collection(agentsCase, agentTests)
+      collection(agentDeviceCodesCase, agentDeviceCodeTests)
+      collection(agentActionsCase, agentActionTests)
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

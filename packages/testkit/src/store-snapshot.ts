@@ -71,7 +71,10 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       cards: yield* everyRow((p) => store.cards.list({}, p)),
       cardTransactions: yield* everyRow((p) => store.cardTransactions.list({}, p)),
       cardNetworkEvents: yield* everyRow((p) => store.cardNetworkEvents.list({ includeApplied: true }, p)),
-      cardReveals: yield* everyRow((p) => store.cardReveals.list({}, p))
+      cardReveals: yield* everyRow((p) => store.cardReveals.list({}, p)),
+      agents: yield* everyRow((p) => store.agents.list({ includeDeleted: true }, p)),
+      agentDeviceCodes: yield* everyRow((p) => store.agentDeviceCodes.list({}, p)),
+      agentActions: yield* everyRow((p) => store.agentActions.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

@@ -8,6 +8,14 @@ import type {
   TrustedBeneficiaryRecord
 } from "../accounts/model.ts"
 import type {
+  AgentActionFilter,
+  AgentActionRecord,
+  AgentDeviceCodeFilter,
+  AgentDeviceCodeRecord,
+  AgentFilter,
+  AgentRecord
+} from "../agents/model.ts"
+import type {
   CardFilter,
   CardNetworkEventFilter,
   CardNetworkEventRecord,
@@ -300,6 +308,12 @@ export interface Repositories {
   readonly cardNetworkEvents: Collection<CardNetworkEventRecord, CardNetworkEventFilter, "issuerEventId">
   /** The audit log of reveals (CD-33): who asked; never the URL. */
   readonly cardReveals: Collection<CardRevealRecord, CardRevealFilter>
+  /** `tokenSelector` is unique: a Bearer token is found by it; a deleted agent clears it (AG-11). */
+  readonly agents: Collection<AgentRecord, AgentFilter, "tokenSelector">
+  /** `codeSha256` (of the normalized code) is unique: a status or redeem finds its code by it. */
+  readonly agentDeviceCodes: Collection<AgentDeviceCodeRecord, AgentDeviceCodeFilter, "codeSha256">
+  /** `openSlot` is held while an action is `PENDING_APPROVAL`: one pending action per quote. */
+  readonly agentActions: Collection<AgentActionRecord, AgentActionFilter, "openSlot">
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

@@ -62,3 +62,16 @@ export const makeScope = (fromYear = 3000, toYear = 9000): Scope => {
   const at = (seconds: number) => new Date(base + seconds * 1000).toISOString()
   return { tag: unique(), customerId: newId("Customer"), at, next: () => at(++n) }
 }
+
+/** An id of type `T` per scope, made on first use: the one parent (agent, wallet, ...) a scope's rows belong to. */
+export const scopedId = <T extends keyof IdOf>(type: T): ((s: Scope) => IdOf[T]) => {
+  const ids = new WeakMap<Scope, IdOf[T]>()
+  return (s) => {
+    let id = ids.get(s)
+    if (id === undefined) {
+      id = newId(type)
+      ids.set(s, id)
+    }
+    return id
+  }
+}

@@ -2,7 +2,6 @@ import { assert } from "@effect/vitest"
 import {
   type DelegatedKeyFilter,
   type DelegatedKeyRecord,
-  type InternalAccountId,
   type OtpChallengeFilter,
   type OtpChallengeRecord,
   type SignedRequestFilter,
@@ -16,20 +15,12 @@ import {
 import { Effect } from "effect"
 import { assertUniqueViolation, expectList } from "./assertions.ts"
 import type { CollectionCase } from "./collections.ts"
-import { type It, makeScope, newId, plusSeconds, type Scope } from "./ids.ts"
+import { type It, makeScope, newId, plusSeconds, type Scope, scopedId } from "./ids.ts"
 
 // ---- records: the embedded wallet of one scope ----
 
-const wallets = new WeakMap<Scope, InternalAccountId>()
 /** The embedded-wallet account a scope's wallet rows belong to. */
-export const walletOf = (s: Scope): InternalAccountId => {
-  let id = wallets.get(s)
-  if (id === undefined) {
-    id = newId("InternalAccount")
-    wallets.set(s, id)
-  }
-  return id
-}
+export const walletOf = scopedId("InternalAccount")
 
 export const credentialMinimal = (s: Scope, id: string = newId("AuthMethod")): WalletCredentialRecord => {
   const createdAt = s.next()
