@@ -1,4 +1,5 @@
 import {
+  Agents,
   BulkImports,
   CardsWorker,
   EngineLayer,
@@ -19,7 +20,14 @@ import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
-import { type EndpointInfo, makeRequestListener, parseBasicAuth, type RequestListener } from "./serve.ts"
+import {
+  AuthenticationRefused,
+  type EndpointInfo,
+  makeRequestListener,
+  parseBasicAuth,
+  parseBearerAuth,
+  type RequestListener
+} from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
 
 /**
@@ -58,8 +66,18 @@ const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic w
 const isSecondLeg = (headers: Record<string, unknown>): boolean =>
   headers["service-wallet-signature"] !== undefined || headers["request-id"] !== undefined
 
-/** `POST /cards/{id}/reveal`: answered with `Cache-Control: no-store` and kept nowhere (CD-33). */
-const isReveal = (info: EndpointInfo): boolean => info.group === "cards" && info.name === "revealCard"
+const bearerRefused = new AuthenticationRefused(
+  "Missing or invalid credentials: /agents/me takes the agent's Bearer access token (gat_…)",
+  'Bearer realm="paycore"'
+)
+
+/**
+ * Answers that are bearer secrets, sent with `Cache-Control: no-store` and kept nowhere, whatever the
+ * `Idempotency-Key`: a card's reveal URL (CD-33) and an agent's access token (AG-15).
+ */
+const isSecretAnswer = (info: EndpointInfo): boolean =>
+  (info.group === "cards" && info.name === "revealCard") ||
+  (info.group === "agents" && info.name === "redeemDeviceCode")
 
 /**
  * The engine served over HTTP: builds every service from the ports, binds the handlers, and
@@ -71,14 +89,25 @@ export const makeApp = (options: AppOptions = {}) =>
     const store = yield* Store
     const context = yield* Layer.build(EngineLayer)
     const tokens = Context.get(context, Tokens)
+    const agents = Context.get(context, Agents)
     const handlers = yield* Effect.provide(makeHandlers, context)
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
     // Auth is a plain function over a cache of verified `Authorization` headers: a hit costs one Map lookup;
-    // a miss asks the Tokens service. Deleting a token through this server evicts it at once.
+    // a miss asks the Tokens service. Deleting a token through this server evicts it at once. `/agents/me/*` takes
+    // only an agent's Bearer token and every other route only Basic (A-07); an agent's token is read from the store
+    // on every request, never cached, so a deleted agent is refused by its very next call in every process (AG-11).
     const ttl = options.credentialTtlMillis ?? 30_000
     const verified = new Map<string, { readonly principal: Principal; readonly until: number }>()
-    const authenticate = (authorization: string | undefined): Principal | Error | Promise<Principal | Error> => {
+    const authenticate = (
+      authorization: string | undefined,
+      endpoint: EndpointInfo
+    ): Principal | Error | Promise<Principal | Error> => {
+      if (endpoint.group === "agentMe") {
+        const token = parseBearerAuth(authorization)
+        if (token === undefined) return bearerRefused
+        return run(agents.authenticate(token)).then((agent) => agent ?? bearerRefused)
+      }
       if (authorization === undefined) return unauthorized
       const hit = verified.get(authorization)
       if (hit !== undefined && hit.until > Date.now()) return hit.principal
@@ -100,11 +129,12 @@ export const makeApp = (options: AppOptions = {}) =>
     }
 
     // Mutating requests carrying `Idempotency-Key` run once per key: the response is stored in the same
-    // store transaction as the command's writes and replayed for the same request. A card reveal is the exception
-    // (CD-33): its answer is a bearer secret, so it is never stored, whatever the key, and not cached on the way.
+    // store transaction as the command's writes and replayed for the same request. A card reveal and a device-code
+    // redemption are the exceptions: their answers are bearer secrets (isSecretAnswer).
     const intercept = (
       request: {
         readonly info: EndpointInfo
+        readonly principal: Principal | undefined
         readonly method: string
         readonly url: string
         readonly headers: Record<string, unknown>
@@ -113,14 +143,16 @@ export const makeApp = (options: AppOptions = {}) =>
       effect: Effect.Effect<unknown, unknown>,
       render: (value: unknown) => { readonly status: number; readonly body: unknown }
     ) => {
-      if (isReveal(request.info)) {
+      if (isSecretAnswer(request.info)) {
         return Effect.map(effect, (value) => ({ ...render(value), headers: { "cache-control": "no-store" } }))
       }
       const key = request.headers["idempotency-key"]
       if (request.method === "GET" || typeof key !== "string") return undefined
       if (isSecondLeg(request.headers)) return undefined
       const fingerprint = Idempotency.fingerprint(request.method, request.url, request.rawBody)
-      return Idempotency.run("platform", key, fingerprint, effect, render).pipe(
+      // Keys are the caller's own: two agents (or an agent and the platform) sending one key never share an answer.
+      const scope = request.principal?.kind === "AGENT" ? `agent:${request.principal.agentId}` : "platform"
+      return Idempotency.run(scope, key, fingerprint, effect, render).pipe(
         Effect.map((r) => (r.replayed ? { ...r, headers: { "idempotent-replayed": "true" } } : r)),
         Effect.provideService(Store, store)
       )

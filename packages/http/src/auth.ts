@@ -1,4 +1,4 @@
-import type { Permission, Principal } from "@paycore/core"
+import type { AgentPermission, AgentPrincipal, Permission, PlatformPrincipal, Principal } from "@paycore/core"
 import type { EndpointInfo, ErrorResponse } from "./serve.ts"
 
 /** What an endpoint demands of the token: one of `anyOf`, and a sandbox token when `sandbox`. */
@@ -94,13 +94,73 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     simulateCardReturnReversal: sandbox
   },
   cards: { createCard: write, updateCard: write, revealCard: write },
+  // AG-01 … AG-23: approving runs the held payment, so it needs TRANSACT; redeem is public (the agent has no token).
+  agents: {
+    createAgent: write,
+    updateAgent: write,
+    deleteAgent: write,
+    updateAgentPolicy: write,
+    createDeviceCode: write,
+    approveAction: transact,
+    rejectAction: write
+  },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }
 
+/**
+ * What an `/agents/me` route demands of the agent (docs/design/agents.md section 1): the policy `permission` (AG-30),
+ * and for a write an agent that is not paused (AG-10; reads stay open so a paused agent can see `isPaused` and poll
+ * its actions). The agent's profile, its own quotes and actions need neither. The service checks both again under
+ * the agent's row lock, since a PATCH may land between this check and the write.
+ */
+export interface AgentRequirement {
+  readonly permission?: AgentPermission
+  readonly write?: true
+}
+
+export const agentRequirements: Readonly<Record<string, AgentRequirement>> = {
+  listInternalAccounts: { permission: "VIEW_TRANSACTIONS" },
+  createExternalAccount: { permission: "MANAGE_EXTERNAL_ACCOUNTS", write: true },
+  listExternalAccounts: { permission: "MANAGE_EXTERNAL_ACCOUNTS" },
+  getExternalAccount: { permission: "MANAGE_EXTERNAL_ACCOUNTS" },
+  deleteExternalAccount: { permission: "MANAGE_EXTERNAL_ACCOUNTS", write: true },
+  createQuote: { permission: "CREATE_QUOTES", write: true },
+  executeQuote: { permission: "EXECUTE_QUOTES", write: true },
+  transferOut: { permission: "CREATE_TRANSFERS", write: true },
+  transferIn: { permission: "CREATE_TRANSFERS", write: true },
+  listTransactions: { permission: "VIEW_TRANSACTIONS" },
+  getTransaction: { permission: "VIEW_TRANSACTIONS" }
+}
+
+/** 403 FORBIDDEN with `details.reason` (AGENT_PAUSED, PERMISSION_MISSING) when the agent may not call the route. */
+const authorizeAgent = (agent: AgentPrincipal, endpoint: EndpointInfo): ErrorResponse | undefined => {
+  const requirement = agentRequirements[endpoint.name]
+  if (requirement === undefined) return undefined
+  if (requirement.write === true && agent.isPaused) {
+    return {
+      status: 403,
+      code: "FORBIDDEN",
+      message: "This agent is paused: the platform must resume it before it acts again",
+      details: { reason: "AGENT_PAUSED" }
+    }
+  }
+  const permission = requirement.permission
+  if (permission !== undefined && !agent.permissions.includes(permission)) {
+    return {
+      status: 403,
+      code: "FORBIDDEN",
+      message: `This agent's policy lacks the ${permission} permission needed for this request`,
+      details: { reason: "PERMISSION_MISSING", permission }
+    }
+  }
+  return undefined
+}
+
 /** 403 FORBIDDEN when the principal does not meet the endpoint's requirement; `undefined` when it does. */
-export const authorize = (principal: Principal, endpoint: EndpointInfo): ErrorResponse | undefined => {
-  // Agent tokens get their own table (issue 16); until it exists they are refused every route here.
-  if (principal.kind !== "PLATFORM") return { status: 403, code: "FORBIDDEN", message: "Agent tokens cannot call this" }
+export const authorize = (principal: Principal, endpoint: EndpointInfo): ErrorResponse | undefined =>
+  principal.kind === "AGENT" ? authorizeAgent(principal, endpoint) : authorizePlatform(principal, endpoint)
+
+const authorizePlatform = (principal: PlatformPrincipal, endpoint: EndpointInfo): ErrorResponse | undefined => {
   const requirement = requirements[endpoint.group]?.[endpoint.name]
   if (requirement === undefined) return undefined
   if (requirement.sandbox === true && principal.environment !== "SANDBOX") {

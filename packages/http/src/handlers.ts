@@ -67,7 +67,10 @@ const signedRetryInput = (
 })
 
 /** The `agentMe` group authenticates Bearer tokens only (app.ts), so its principal is an agent's. */
-const agentOf = (principal: Principal): AgentPrincipal => principal as unknown as AgentPrincipal
+const agentOf = (principal: Principal): AgentPrincipal => {
+  if (principal.kind !== "AGENT") throw new Error("an /agents/me route was reached without an agent's token")
+  return principal
+}
 
 /**
  * Binds every endpoint of `Api` to the core. Services are resolved once here, so a request

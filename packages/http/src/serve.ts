@@ -187,6 +187,13 @@ export const parseBasicAuth = (
   return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
 }
 
+/** The token of a `Bearer` authorization header (RFC 6750 §2.1); `undefined` when it is absent or another scheme. */
+export const parseBearerAuth = (authorization: string | undefined): string | undefined => {
+  if (authorization === undefined || !/^bearer /i.test(authorization)) return undefined
+  const token = authorization.slice(7).trim()
+  return token === "" ? undefined : token
+}
+
 // -----------------------------------------------------------------------------
 // Compilation (once per endpoint)
 // -----------------------------------------------------------------------------

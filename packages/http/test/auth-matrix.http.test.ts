@@ -33,9 +33,26 @@ import { onEveryStore } from "./stores.ts"
  * - `write`: TRANSACT or MANAGE;
  * - `manage`: MANAGE only (tokens, configuration);
  * - `transact`: TRANSACT only (money movement);
- * - `sandbox`: TRANSACT, on a SANDBOX token (the sandbox helpers).
+ * - `sandbox`: TRANSACT, on a SANDBOX token (the sandbox helpers);
+ * - and the agent classes below.
  */
-type AccessClass = "public" | "read" | "write" | "manage" | "transact" | "sandbox"
+type PlatformAccess = "public" | "read" | "write" | "manage" | "transact" | "sandbox"
+
+/**
+ * `/agents/me/*` (Bearer `gat_…` only, A-07): `agent-read` any live agent (paused too); `agent-read:<P>` an agent
+ * whose policy grants P (AG-30); `agent-write:<P>` P and not paused (AG-10). Every platform credential is 401 there,
+ * with the Bearer challenge.
+ */
+type AgentAccess = "agent-read" | `agent-read:${AgentPermission}` | `agent-write:${AgentPermission}`
+type AgentPermission =
+  | "VIEW_TRANSACTIONS"
+  | "CREATE_TRANSFERS"
+  | "CREATE_QUOTES"
+  | "EXECUTE_QUOTES"
+  | "MANAGE_EXTERNAL_ACCOUNTS"
+
+type AccessClass = PlatformAccess | AgentAccess
+const isAgentAccess = (access: AccessClass): access is AgentAccess => access.startsWith("agent-")
 
 /** One row per route, `group.endpoint`. A new endpoint lands here with its class, or the test fails. */
 const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
@@ -157,6 +174,36 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "webhooks.rotateSigningSecret": "manage",
 
   // Served by the listener beside the route table (serve.ts, the `docs` option), so not in `routeTable()`.
+  "agents.createAgent": "write",
+  "agents.listAgents": "read",
+  "agents.listApprovals": "read",
+  "agents.getDeviceCodeStatus": "read",
+  "agents.redeemDeviceCode": "public",
+  "agents.getAgent": "read",
+  "agents.updateAgent": "write",
+  "agents.deleteAgent": "write",
+  "agents.updateAgentPolicy": "write",
+  "agents.createDeviceCode": "write",
+  // Approving runs the held payment.
+  "agents.approveAction": "transact",
+  "agents.rejectAction": "write",
+
+  "agentMe.getMe": "agent-read",
+  "agentMe.listInternalAccounts": "agent-read:VIEW_TRANSACTIONS",
+  "agentMe.createExternalAccount": "agent-write:MANAGE_EXTERNAL_ACCOUNTS",
+  "agentMe.listExternalAccounts": "agent-read:MANAGE_EXTERNAL_ACCOUNTS",
+  "agentMe.getExternalAccount": "agent-read:MANAGE_EXTERNAL_ACCOUNTS",
+  "agentMe.deleteExternalAccount": "agent-write:MANAGE_EXTERNAL_ACCOUNTS",
+  "agentMe.createQuote": "agent-write:CREATE_QUOTES",
+  "agentMe.getQuote": "agent-read",
+  "agentMe.executeQuote": "agent-write:EXECUTE_QUOTES",
+  "agentMe.transferOut": "agent-write:CREATE_TRANSFERS",
+  "agentMe.transferIn": "agent-write:CREATE_TRANSFERS",
+  "agentMe.listTransactions": "agent-read:VIEW_TRANSACTIONS",
+  "agentMe.getTransaction": "agent-read:VIEW_TRANSACTIONS",
+  "agentMe.listActions": "agent-read",
+  "agentMe.getAction": "agent-read",
+
   "docs.openapiJson": "public",
   "docs.referencePage": "public"
 }
@@ -233,8 +280,8 @@ const COLUMNS: ReadonlyArray<Column> = [
     headers: ({ admin }) => basic({ clientId: "0123456789abcdef0123456789abcdef", clientSecret: admin.clientSecret })
   },
   { name: "deleted token", headers: ({ deleted }) => basic(deleted) },
-  // Agent access tokens are not accepted yet: the agents issue turns this column into its own class.
-  { name: "Bearer gat_ agent token", headers: () => ({ authorization: `Bearer gat_${"5e".repeat(32)}` }) },
+  // A well-formed agent token no agent has: 401 on every route (on /agents/me it is unknown, elsewhere no Basic).
+  { name: "Bearer gat_ unknown agent token", headers: () => ({ authorization: `Bearer gat_${"5e".repeat(32)}` }) },
   // An embedded-wallet stamp is no platform credential: wallet stamps come with Basic auth, never instead of it.
   {
     name: "wallet stamp, no Basic",
@@ -257,7 +304,7 @@ const COLUMNS: ReadonlyArray<Column> = [
 /** The expected answer of a cell: refused with 401 or 403, or let through the gate. */
 type Expected = 401 | 403 | "passes"
 
-const mayCall = (access: AccessClass, token: TokenProfile): boolean => {
+const mayCall = (access: PlatformAccess, token: TokenProfile): boolean => {
   const has = (p: Permission) => token.permissions.includes(p)
   switch (access) {
     case "public":
@@ -274,25 +321,32 @@ const mayCall = (access: AccessClass, token: TokenProfile): boolean => {
   }
 }
 
-const expectedAnswer = (access: AccessClass, column: Column): Expected =>
-  access === "public" ? "passes" : column.token === undefined ? 401 : mayCall(access, column.token) ? "passes" : 403
+const expectedAnswer = (access: AccessClass, column: Column): Expected => {
+  if (access === "public") return "passes"
+  // No platform credential opens an agent route (A-07).
+  if (isAgentAccess(access) || column.token === undefined) return 401
+  return mayCall(access, column.token) ? "passes" : 403
+}
 
 /** What is wrong with an answer, or `undefined` when it is the expected one. */
-const problemOf = (expected: Expected, access: AccessClass, r: CallResult): string | undefined => {
+const problemOf = (expected: Expected, access: AccessClass, isPage: boolean, r: CallResult): string | undefined => {
   const got = `${r.status} ${JSON.stringify(r.json)?.slice(0, 200)}`
   if (expected === 401) {
+    // Each route challenges for the scheme it takes (RFC 9110 §11.6.1): Bearer on /agents/me, Basic elsewhere.
+    const challenge = isAgentAccess(access) ? 'Bearer realm="paycore"' : 'Basic realm="paycore"'
     const ok =
       r.status === 401 &&
       r.json?.status === 401 &&
       r.json?.code === "UNAUTHORIZED" &&
-      r.headers.get("www-authenticate") === 'Basic realm="paycore"'
-    return ok ? undefined : `expected 401 UNAUTHORIZED with www-authenticate, got ${got}`
+      r.headers.get("www-authenticate") === challenge
+    return ok ? undefined : `expected 401 UNAUTHORIZED with www-authenticate ${challenge}, got ${got}`
   }
   if (expected === 403) {
     const ok = r.status === 403 && r.json?.status === 403 && r.json?.code === "FORBIDDEN"
     return ok ? undefined : `expected 403 FORBIDDEN, got ${got}`
   }
-  if (access === "public") return r.status === 200 ? undefined : `expected 200, got ${got}`
+  // The documentation pages answer 200; a public route (device-code redemption) any answer of its own but a 5xx.
+  if (access === "public" && isPage) return r.status === 200 ? undefined : `expected 200, got ${got}`
   // A 501 NOT_IMPLEMENTED (no card issuer here, CD-42) passed the gate: it is the route's own answer.
   const failed = r.status >= 500 && !isNotImplemented(r.status, r.json)
   return r.status === 401 || r.status === 403 || failed ? `expected to pass the gate, got ${got}` : undefined
@@ -466,7 +520,7 @@ const runMatrix = async (server: TestServer, label: string) => {
     const send = (headers: Record<string, string>) => sendCell(server, request, headers)
     const check = (column: string, expected: Expected, r: CallResult) => {
       counts[expected]++
-      const problem = problemOf(expected, access, r)
+      const problem = problemOf(expected, access, row.route === undefined, r)
       if (problem !== undefined) {
         failures.push(`${row.name} (${access}) × ${column}: ${request.method} ${request.path}: ${problem}`)
       }

@@ -488,32 +488,46 @@ export interface RefusedRequestValues {
   readonly why: string
 }
 
+/** The payee account variants we do not offer (the same for the platform's and an agent's create, AG-26). */
+const unofferedAccountTypes = [
+  ...["AED", "BDT", "BWP", "CAD", "CNY", "COP", "DKK", "EGP", "GBP", "GHS", "GTQ", "HKD", "HTG", "IDR", "INR"],
+  ...["JMD", "KES", "MWK", "MYR", "NGN", "PHP", "PKR", "RWF", "SGD", "SLV", "THB", "TZS", "UGX", "VND", "XAF"],
+  ...["XOF", "ZAR", "ZMW", "SWIFT"]
+]
+  .map((c) => `${c}_ACCOUNT`)
+  .concat("PLASMA_WALLET")
+const unofferedAccountTypesWhy =
+  "Payee accounts in these currencies and networks are not offered (the spec shows only CLABE among " +
+  "accountInfo variants, Resources › External account; we add US, IBAN, PIX, wallets, Spark and Lightning)."
+const unknownPaymentStatusesWhy =
+  "Payment transactions are PENDING, PENDING_AUTHORIZATION (SCA, S-03), PROCESSING, COMPLETED, FAILED or " +
+  "EXPIRED (Resources › Transaction); a filter on a status no transaction has is refused rather than answered " +
+  "empty."
+
 export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
   {
     operation: "POST /customers/external-accounts",
     at: "/accountInfo/accountType",
-    values: [
-      ...["AED", "BDT", "BWP", "CAD", "CNY", "COP", "DKK", "EGP", "GBP", "GHS", "GTQ", "HKD", "HTG", "IDR", "INR"].map(
-        (c) => `${c}_ACCOUNT`
-      ),
-      ...["JMD", "KES", "MWK", "MYR", "NGN", "PHP", "PKR", "RWF", "SGD", "SLV", "THB", "TZS", "UGX", "VND", "XAF"].map(
-        (c) => `${c}_ACCOUNT`
-      ),
-      ...["XOF", "ZAR", "ZMW", "SWIFT"].map((c) => `${c}_ACCOUNT`),
-      "PLASMA_WALLET"
-    ],
-    why:
-      "Payee accounts in these currencies and networks are not offered (the spec shows only CLABE among " +
-      "accountInfo variants, Resources › External account; we add US, IBAN, PIX, wallets, Spark and Lightning)."
+    values: unofferedAccountTypes,
+    why: unofferedAccountTypesWhy
+  },
+  {
+    operation: "POST /agents/me/external-accounts",
+    at: "/accountInfo/accountType",
+    values: unofferedAccountTypes,
+    why: unofferedAccountTypesWhy
   },
   {
     operation: "GET /transactions",
     at: "?status",
     values: ["CREATED", "REJECTED", "REFUNDED"],
-    why:
-      "Payment transactions are PENDING, PENDING_AUTHORIZATION (SCA, S-03), PROCESSING, COMPLETED, FAILED or " +
-      "EXPIRED (Resources › Transaction); a filter on a status no transaction has is refused rather than answered " +
-      "empty."
+    why: unknownPaymentStatusesWhy
+  },
+  {
+    operation: "GET /agents/me/transactions",
+    at: "?status",
+    values: ["CREATED", "REJECTED", "REFUNDED"],
+    why: unknownPaymentStatusesWhy
   },
   {
     operation: "GET /cards",

@@ -2,6 +2,15 @@ import type { Accounts } from "../accounts/service.ts"
 import type { Ids } from "../ports/ids.ts"
 import type { Store } from "../ports/store.ts"
 import type { Quotes } from "../quotes/service.ts"
+import type {
+  Conflict,
+  Forbidden,
+  InvalidInput,
+  LimitExceeded,
+  NotFound,
+  Refused,
+  StoreError
+} from "../shared/errors.ts"
 import type { Transactions } from "../transactions/service.ts"
 
 /**
@@ -16,3 +25,6 @@ export interface AgentPorts {
   readonly accounts: Accounts["Service"]
   readonly transactions: Transactions["Service"]
 }
+
+/** Every refusal an agents operation can answer (their HTTP statuses are in packages/http/src/errors.ts). */
+export type AgentsError = InvalidInput | NotFound | Refused | Forbidden | Conflict | LimitExceeded | StoreError

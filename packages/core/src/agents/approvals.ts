@@ -1,9 +1,8 @@
 import type { Effect } from "effect"
 import type { Page } from "../shared/paging.ts"
-import type { AgentPorts } from "./agent-ports.ts"
+import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import type { AgentAction, AgentActionRejectRequest, ListApprovalsQuery } from "./model.ts"
 import { notBuilt } from "./not-built.ts"
-import type { AgentsError } from "./service.ts"
 
 // The platform's decisions on held actions (slice B; docs/design/agents.md section 3 "Approve and reject").
 

@@ -1,8 +1,7 @@
 import type { Effect } from "effect"
-import type { AgentPorts } from "./agent-ports.ts"
+import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import type { AgentDeviceCode, AgentDeviceCodeRedeemResponse, AgentDeviceCodeStatusResponse } from "./model.ts"
 import { notBuilt } from "./not-built.ts"
-import type { AgentsError } from "./service.ts"
 
 // Device codes (slice A, RFC 8628 in spirit; docs/design/agents.md section 3 steps 2-4).
 

@@ -1,6 +1,6 @@
 import type { Effect } from "effect"
 import type { Page } from "../shared/paging.ts"
-import type { AgentPorts } from "./agent-ports.ts"
+import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import type {
   Agent,
   AgentCreateRequest,
@@ -11,7 +11,6 @@ import type {
   ListAgentsQuery
 } from "./model.ts"
 import { notBuilt } from "./not-built.ts"
-import type { AgentsError } from "./service.ts"
 
 // The platform's agent lifecycle (slice A, docs/design/agents.md section 3 "Create, device codes, redeem").
 

@@ -3,7 +3,7 @@ import type { ExternalAccount, InternalAccount } from "../accounts/model.ts"
 import type { CreateQuoteRequest, Quote } from "../quotes/model.ts"
 import type { Page } from "../shared/paging.ts"
 import type { TransactionOneOf } from "../transactions/model.ts"
-import type { AgentPorts } from "./agent-ports.ts"
+import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import type {
   AgentAction,
   AgentExternalAccountCreateRequest,
@@ -14,7 +14,6 @@ import type {
   ListAgentTransactionsQuery
 } from "./model.ts"
 import { notBuilt } from "./not-built.ts"
-import type { AgentsError } from "./service.ts"
 
 // The agent's own surface (slice C; docs/design/agents.md section 3 "Scoped reads"): every read and write is bound
 // to the principal's customer (and, for quotes and actions, to the agent); anything else is 404 (C-48).

@@ -5,19 +5,11 @@ import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import type { CreateQuoteRequest, Quote } from "../quotes/model.ts"
 import { Quotes } from "../quotes/service.ts"
-import type {
-  Conflict,
-  Forbidden,
-  InvalidInput,
-  LimitExceeded,
-  NotFound,
-  Refused,
-  StoreError
-} from "../shared/errors.ts"
+import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
 import type { TransactionOneOf, TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
 import { Transactions } from "../transactions/service.ts"
-import type { AgentPorts } from "./agent-ports.ts"
+import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import { approveAction, listApprovals, rejectAction } from "./approvals.ts"
 import { authenticateAgent } from "./credentials.ts"
 import { createDeviceCode, deviceCodeStatus, redeemDeviceCode } from "./device-codes.ts"
@@ -62,7 +54,7 @@ import { agentTransferIn, agentTransferOut, executeAgentQuote } from "./submit.t
 // submit.ts, approvals.ts, execution.ts) and `AgentScope` (slice C: scoped.ts) delegate each operation to one
 // function of their slice's files, over `AgentPorts`. A route whose function is not built answers 501.
 
-export type AgentsError = InvalidInput | NotFound | Refused | Forbidden | Conflict | LimitExceeded | StoreError
+export type { AgentsError } from "./agent-ports.ts"
 
 /** The ports of every agents service, read once when its layer is built. */
 const agentPorts = Effect.gen(function* () {

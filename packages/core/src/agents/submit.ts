@@ -1,9 +1,8 @@
 import type { Effect } from "effect"
 import type { TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
-import type { AgentPorts } from "./agent-ports.ts"
+import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import type { AgentAction, AgentPrincipal } from "./model.ts"
 import { notBuilt } from "./not-built.ts"
-import type { AgentsError } from "./service.ts"
 
 // An agent's money movement (slice B; docs/design/agents.md section 3 "Submit an execute"): evaluated against the
 // policy, counted and executed (or held for approval) in one store transaction that locks the agent first.
