@@ -12,6 +12,7 @@ export {
   variantRails
 } from "./accounts/service.ts"
 export { bitcoinMessageDigest, verifyWalletSignature } from "./accounts/wallet-signatures.ts"
+export * from "./agents/codes.ts"
 export * from "./agents/model.ts"
 export { AgentActions, AgentScope, Agents, type AgentsError } from "./agents/service.ts"
 export * from "./cards/errors.ts"

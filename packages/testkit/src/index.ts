@@ -1,3 +1,4 @@
+export * from "./agents.ts"
 export * from "./card-funding-sources.ts"
 export * from "./cards.ts"
 export * from "./failing-store.ts"
