@@ -353,24 +353,20 @@ describe("convertAmount", () => {
 describe("limitVerdict: the day's and month's room (AG-06)", () => {
   const usage = { dailySpend: 40_000, monthlySpend: 150_000, dailyTransactionCount: 3 }
 
-  it("AG-06: reaching the daily limit exactly is allowed; one unit more is DAILY_LIMIT_EXCEEDED with the amounts", () => {
-    expect(limitVerdict(base, usage, 10_000)).toBeUndefined()
-    expect(limitVerdict(base, usage, 10_001)).toEqual({
-      _tag: "Refuse",
-      reason: "DAILY_LIMIT_EXCEEDED",
-      details: { limit: 50_000, used: 40_000, amount: 10_001, currency: "USD" }
-    })
-  })
-
-  it("AG-06: the monthly limit likewise (MONTHLY_LIMIT_EXCEEDED)", () => {
-    const monthly = { ...usage, dailySpend: 0, monthlySpend: 195_000 }
-    expect(limitVerdict(base, monthly, 5_000)).toBeUndefined()
-    expect(limitVerdict(base, monthly, 5_001)).toEqual({
-      _tag: "Refuse",
-      reason: "MONTHLY_LIMIT_EXCEEDED",
-      details: { limit: 200_000, used: 195_000, amount: 5_001, currency: "USD" }
-    })
-  })
+  it.each([
+    ["DAILY_LIMIT_EXCEEDED", usage, 10_000, 50_000, 40_000],
+    ["MONTHLY_LIMIT_EXCEEDED", { ...usage, dailySpend: 0, monthlySpend: 195_000 }, 5_000, 200_000, 195_000]
+  ] as const)(
+    "AG-06: reaching a limit exactly is allowed; one unit more is %s with the amounts",
+    (reason, used, room, limit, spent) => {
+      expect(limitVerdict(base, used, room)).toBeUndefined()
+      expect(limitVerdict(base, used, room + 1)).toEqual({
+        _tag: "Refuse",
+        reason,
+        details: { limit, used: spent, amount: room + 1, currency: "USD" }
+      })
+    }
+  )
 
   it("AG-06: the daily count allows the limit-th execution and refuses the next (DAILY_TRANSACTION_LIMIT_EXCEEDED)", () => {
     expect(limitVerdict(base, { ...usage, dailyTransactionCount: 4 }, 1)).toBeUndefined()
