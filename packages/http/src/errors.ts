@@ -46,7 +46,10 @@ export const toErrorResponse = (e: unknown): ErrorResponse | undefined => {
     case "NotFound":
       return { status: 404, code: e.code, message: e.message }
     case "Forbidden":
-      return { status: 403, code: e.code, message: e.message }
+      // An agent's policy refusal says why (`details.reason`, docs/design/agents.md Q2).
+      return e.details === undefined
+        ? { status: 403, code: e.code, message: e.message }
+        : { status: 403, code: e.code, message: e.message, details: e.details }
     case "Conflict":
       return e.details === undefined
         ? { status: 409, code: e.code, message: e.message }
