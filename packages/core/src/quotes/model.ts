@@ -188,6 +188,11 @@ export interface QuoteRecord {
    * then executes it without another challenge (S-06).
    */
   readonly scaAuthorizedAt?: string | undefined
+  /**
+   * The agent that created the quote (`CreateOptions.agentId`): its transaction carries it (AG-38). Not shown on
+   * the quote (the upstream Quote has no `agentId`); the agent's own reads check it.
+   */
+  readonly agentId?: string | undefined
 }
 
 // ---- receiver lookups ----

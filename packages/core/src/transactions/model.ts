@@ -83,6 +83,8 @@ export const Transaction = Schema.Struct({
   destination: TransactionEndpoint,
   customerId: Schema.optionalKey(CustomerId),
   platformCustomerId: Schema.optionalKey(Schema.String),
+  /** AG-38: the agent that initiated the payment (its quote's or transfer's); absent for the platform's own. */
+  agentId: Schema.optionalKey(Schema.String),
   sentAmount: Amount,
   receivedAmount: Amount,
   exchangeRate: Schema.optionalKey(Schema.Finite),
