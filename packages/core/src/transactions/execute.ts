@@ -115,6 +115,7 @@ const outgoingPaymentOf = (quoteRecord: QuoteRecord, terms: PaymentTerms): Trans
     transaction.customerId = quote.customerId
     if (terms.platformCustomerId !== undefined) transaction.platformCustomerId = terms.platformCustomerId
   }
+  if (quoteRecord.agentId !== undefined) transaction.agentId = quoteRecord.agentId
   if (quote.description !== undefined) transaction.description = quote.description
   if (quote.remittanceInformation !== undefined) transaction.remittanceInformation = quote.remittanceInformation
   return {
