@@ -10,6 +10,7 @@ import { Store } from "../src/ports/store.ts"
 import { parseRate } from "../src/quotes/pricing.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { EngineConfig } from "../src/shared/engine-config.ts"
+import type { AgentId } from "../src/shared/ids.ts"
 import { scaPaymentPorts } from "../src/transactions/authorization.ts"
 import { afterExecuteSteps, executeLockedSteps, lockQuoteSteps } from "../src/transactions/execute.ts"
 import type { TransferOutRequest } from "../src/transactions/model.ts"
@@ -19,7 +20,7 @@ import { submitSteps } from "../src/transactions/submission.ts"
 import { transferInStoreSteps, transferOutQuoteRequest } from "../src/transactions/transfers.ts"
 import { advance, balance, eventsOf, ledgerViolations, makeEnv, payeeQuote, seedPayer, startClock } from "./fixtures.ts"
 
-const AGENT = "Agent:0190a000-0000-7000-8000-000000000001"
+const AGENT = "Agent:0190a000-0000-7000-8000-000000000001" as AgentId
 
 /** The `data.agentId` of every event of a subject, in order (`null` where absent). */
 const eventAgentIds = Effect.fnUntraced(function* (subject: string) {

@@ -16,7 +16,7 @@ import { isScaSubject } from "../sca/regions.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
 import type { CommandEnv } from "../shared/engine-config.ts"
 import { InvalidInput } from "../shared/errors.ts"
-import type { QuoteId, TransactionId } from "../shared/ids.ts"
+import type { AgentId, QuoteId, TransactionId } from "../shared/ids.ts"
 import { isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import {
@@ -49,7 +49,7 @@ export interface CreateOptions {
   /** Deprecated transfer-out: refuse a destination in another currency. */
   readonly sameCurrencyOnly?: boolean
   /** The agent creating the quote: kept on the quote record and copied onto its transaction (AG-38). */
-  readonly agentId?: string | undefined
+  readonly agentId?: AgentId | undefined
   /**
    * How long the quote can be executed, instead of `EngineConfig.quoteLifetimeSeconds`: an agent's same-currency
    * transfer waits for the platform's approval up to a day (docs/design/agents.md, Q5).

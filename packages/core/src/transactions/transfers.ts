@@ -12,6 +12,7 @@ import type { CreateQuoteRequest } from "../quotes/model.ts"
 import type { Quotes } from "../quotes/service.ts"
 import { usableExternalAccount, usableInternalAccount } from "../quotes/usable-accounts.ts"
 import { InvalidInput, type StoreError } from "../shared/errors.ts"
+import type { AgentId } from "../shared/ids.ts"
 import { amountOf } from "../shared/money.ts"
 import { addSeconds, nowIso } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
@@ -63,7 +64,7 @@ function* transferInAccountsSteps(ports: PaymentPorts, request: TransferInReques
 /** Who asked for a transfer, when not the platform itself. */
 export interface TransferOptions {
   /** The agent that initiated it: carried on its transaction (AG-38). */
-  readonly agentId?: string | undefined
+  readonly agentId?: AgentId | undefined
 }
 
 /**

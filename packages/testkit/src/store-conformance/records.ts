@@ -25,7 +25,7 @@ import {
   type TransactionType,
   type Verification
 } from "@paycore/core"
-import { NOW, newId, nextUuid, plusSeconds, type Scope, unique } from "./ids.ts"
+import { NOW, newId, plusSeconds, type Scope, unique } from "./ids.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Record factories (valid records of the model; optional fields absent or present, never undefined)
@@ -278,9 +278,6 @@ export const externalFull = (s: Scope, id?: string): ExternalAccount => {
   }
 }
 
-/** An agent's id (quotes and transactions carry the agent that made them, AG-38). */
-const agentId = (): string => `Agent:${nextUuid(Date.now())}`
-
 export const quoteMinimal = (s: Scope, id: string = newId("Quote")): QuoteRecord => {
   const createdAt = s.next()
   return {
@@ -364,7 +361,7 @@ export const quoteFull = (s: Scope, id?: string): QuoteRecord => {
     pricing: { netSendingAmount: 10_000, serviceFee: 100, platformFee: 50, minorRate: "0.92345670000000000001" },
     scaFactor: "SMS_OTP",
     scaAuthorizedAt: plusSeconds(base.quote.createdAt, 30),
-    agentId: agentId()
+    agentId: newId("Agent")
   }
 }
 
@@ -413,7 +410,7 @@ export const transactionFull = (s: Scope, id?: string): TransactionRecord => {
       },
       customerId: s.customerId,
       platformCustomerId: `pc-${s.tag}`,
-      agentId: agentId(),
+      agentId: newId("Agent"),
       sentAmount: { amount: 9_000_000_000_000_000, currency: currency("USD") },
       receivedAmount: { amount: 8_300_000_000_000_000, currency: currency("EUR") },
       exchangeRate: 0.9234567,
