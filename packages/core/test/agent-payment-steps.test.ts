@@ -31,6 +31,15 @@ const eventAgentIds = Effect.fnUntraced(function* (subject: string) {
     .map((r) => (JSON.parse(r.body) as { data: { agentId?: string } }).data.agentId ?? null)
 })
 
+/** A funded payer and a quote of 10 000 to its USD payee, created for `AGENT`. */
+const seedAgentQuote = Effect.gen(function* () {
+  const payer = yield* seedPayer()
+  const quote = yield* (yield* Quotes).create(payeeQuote(payer.account.id, payer.usdPayee.id, 10_000), {
+    agentId: AGENT
+  })
+  return { ...payer, quote }
+})
+
 /** An error's tag and code. */
 const refusalOf = (e: unknown) =>
   typeof e === "object" && e !== null && "_tag" in e && "code" in e ? [e._tag, e.code] : [e]
@@ -57,11 +66,10 @@ describe("payments made for an agent", () => {
   it.effect("AG-38, Q-32: a quote created for an agent keeps its id; its transaction and events carry it", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* seedPayer()
+      const { account, usdPayee, quote } = yield* seedAgentQuote
       const quotes = yield* Quotes
       const transactions = yield* Transactions
       const store = yield* Store
-      const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 10_000), { agentId: AGENT })
       // The upstream Quote has no agentId: the record keeps it, the quote does not show it.
       assert.isFalse("agentId" in quote)
       assert.strictEqual((yield* store.quotes.get(quote.id))?.agentId, AGENT)
@@ -128,11 +136,10 @@ describe("payments made for an agent", () => {
   it.effect("the execute steps inside another context's store transaction: one commit, or nothing at all", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* seedPayer()
+      const { account, quote } = yield* seedAgentQuote
       const quotes = yield* Quotes
       const transactions = yield* Transactions
       const store = yield* Store
-      const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 10_000), { agentId: AGENT })
 
       // Refused after the execute steps ran: the holds, the moves and the caller's own write are all undone.
       const refused = yield* Effect.flip(executeInOuterTransaction(quote.id, "outer:refused", true))
@@ -164,9 +171,8 @@ describe("payments made for an agent", () => {
   it.effect("a quote expired inside another context's transaction: the expiry is committed, then 409", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
-      const { account, usdPayee } = yield* seedPayer()
+      const { quote } = yield* seedAgentQuote
       const quotes = yield* Quotes
-      const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 10_000), { agentId: AGENT })
       yield* TestClock.adjust(300_000)
       const expired = yield* Effect.flip(executeInOuterTransaction(quote.id, "outer:expired", false))
       assert.deepStrictEqual(refusalOf(expired), ["Conflict", "QUOTE_EXPIRED"])
