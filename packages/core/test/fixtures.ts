@@ -236,6 +236,9 @@ export interface TestEnv {
     | Rail
     | FxRates
     | Directory
+    | Notifier
+    | KycProvider
+    | PlatformConfigService
   >
 }
 

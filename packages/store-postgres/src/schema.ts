@@ -14,6 +14,7 @@ import { scaFactorResets } from "./migrations/0011_sca_factor_resets.ts"
 import { trustedBeneficiaries } from "./migrations/0012_trusted_beneficiaries.ts"
 import { scaQuotes } from "./migrations/0013_sca_quotes.ts"
 import { cards } from "./migrations/0014_cards.ts"
+import { agentIds } from "./migrations/0015_agent_ids.ts"
 import { agents } from "./migrations/0016_agents.ts"
 
 /**
@@ -43,6 +44,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0012_trusted_beneficiaries": trustedBeneficiaries,
   "0013_sca_quotes": scaQuotes,
   "0014_cards": cards,
+  "0015_agent_ids": agentIds,
   "0016_agents": agents
 }
 

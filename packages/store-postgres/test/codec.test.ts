@@ -152,7 +152,10 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
       {
         id: idOf("Transaction", 3),
         state: "PENDING",
-        transaction: withoutKey(withoutKey(transaction(3).transaction, "reconciliationInstructions"), "refund")
+        transaction: withoutKey(
+          withoutKey(withoutKey(transaction(3).transaction, "reconciliationInstructions"), "refund"),
+          "agentId"
+        )
       }
     ]
   ],

@@ -7,6 +7,9 @@ import { Idempotency, Quotes, Store, Transactions } from "@paycore/core"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
+import { scaPaymentPorts } from "../../core/src/transactions/authorization.ts"
+import { afterExecuteSteps, executeLockedSteps, lockQuoteSteps } from "../../core/src/transactions/execute.ts"
+import { currentClock } from "../../core/src/transactions/moves.ts"
 import {
   balance,
   eventOrderProblem,
@@ -211,6 +214,49 @@ describe(`payment races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`,
     expect(outcome.codes.filter((c) => c === undefined)).toHaveLength(10)
     expect(outcome.codes.filter((c) => c !== undefined)).toEqual(Array(30).fill("DAILY_VOLUME_LIMIT_EXCEEDED"))
     expect(outcome.balance).toMatchObject({ pendingDebits: 10 * outcome.each })
+    expect(outcome.violations).toEqual([])
+  }, 120_000)
+
+  it("20 concurrent outer transactions that count, then execute one quote: one execute, one count kept", async () => {
+    // The agents' shape (docs/design/agents.md, "Submit an execute"): the caller counts in its own store
+    // transaction, then runs the execute steps in it; a refused execute rolls the caller's count back too.
+    const outcome = await runOnEngine(
+      db,
+      1007,
+      Effect.gen(function* () {
+        const quotes = yield* Quotes
+        const { account, usdPayee } = yield* seedPayer(100_000)
+        const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 2_500))
+        const ports = yield* scaPaymentPorts
+        const clock = yield* currentClock
+        const counter = `outer-count:${quote.id}`
+        const outer = Effect.gen(function* () {
+          const outcome = yield* ports.store.transaction(
+            Effect.gen(function* () {
+              yield* ports.store.counters.add(counter, 1)
+              return yield* executeLockedSteps(ports, yield* lockQuoteSteps(ports.store, quote.id), {}, clock)
+            })
+          )
+          return yield* afterExecuteSteps(ports, outcome, clock)
+        })
+        const exits = yield* Effect.forEach(
+          Array.from({ length: 20 }, () => outer),
+          (call) => Effect.exit(call),
+          { concurrency: "unbounded" }
+        )
+        return {
+          each: quote.totalSendingAmount,
+          codes: exits.map(codeOf),
+          count: yield* ports.store.counters.get(counter),
+          balance: yield* balance(account.id, "USD"),
+          violations: yield* ledgerViolations
+        }
+      })
+    )
+    expect(outcome.codes.filter((c) => c === undefined)).toHaveLength(1)
+    expect(outcome.codes.filter((c) => c !== undefined)).toEqual(Array(19).fill("QUOTE_ALREADY_EXECUTED"))
+    expect(outcome.count).toBe(1)
+    expect(outcome.balance).toMatchObject({ pendingDebits: outcome.each })
     expect(outcome.violations).toEqual([])
   }, 120_000)
 })

@@ -215,7 +215,8 @@ export const quoteAwaitingAuthorization = (n: number): QuoteRecord => {
       }
     },
     scaFactor: "SMS_OTP",
-    scaAuthorizedAt: "2026-11-21T13:37:44.123Z"
+    scaAuthorizedAt: "2026-11-21T13:37:44.123Z",
+    agentId: idOf("Agent", n)
   }
 }
 
@@ -237,6 +238,7 @@ export const transaction = (n: number, extra: Partial<TransactionRecord> = {}): 
       destination: { destinationType: "ACCOUNT", accountId: idOf("ExternalAccount", 1), paymentRail: "SEPA" },
       customerId: idOf("Customer", 1),
       platformCustomerId: "platform-1",
+      agentId: idOf("Agent", 1),
       sentAmount: { amount: 8_999_999_999_999_999, currency: currency("USD") },
       receivedAmount: { amount: 9_123, currency: currency("EUR") },
       exchangeRate: 0.9123,

@@ -38,6 +38,7 @@ describe("migrations", () => {
         "0012_trusted_beneficiaries",
         "0013_sca_quotes",
         "0014_cards",
+        "0015_agent_ids",
         "0016_agents"
       ])
       assert.deepStrictEqual(await migrate(k), [])

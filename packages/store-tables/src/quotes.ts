@@ -31,7 +31,8 @@ export const quotes = table<QuoteRecord, QuoteFilter, "transactionId">()({
     "pricing.platformFee": bigint("platform_fee"),
     "pricing.minorRate": text("minor_rate"),
     scaFactor: optional(text("sca_factor")),
-    scaAuthorizedAt: optional(instant("sca_authorized_at"))
+    scaAuthorizedAt: optional(instant("sca_authorized_at")),
+    agentId: optional(text("agent_id"))
   },
   primaryKey: ["id"],
   unique: { transactionId: { column: "quote.transactionId" } },

@@ -40,6 +40,7 @@ export const transactions = table<TransactionRecord, TransactionFilter>()({
     "transaction.updatedAt": instant("updated_at"),
     "transaction.customerId": optional(text("customer_id")),
     "transaction.platformCustomerId": optional(text("platform_customer_id")),
+    "transaction.agentId": optional(text("agent_id")),
     "transaction.exchangeRate": optional(double("exchange_rate")),
     "transaction.quoteId": optional(text("quote_id")),
     "transaction.description": optional(text("description")),

@@ -16,7 +16,7 @@ import { isScaSubject } from "../sca/regions.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
 import type { CommandEnv } from "../shared/engine-config.ts"
 import { InvalidInput } from "../shared/errors.ts"
-import type { QuoteId, TransactionId } from "../shared/ids.ts"
+import type { AgentId, QuoteId, TransactionId } from "../shared/ids.ts"
 import { isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import {
@@ -48,6 +48,13 @@ import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.
 export interface CreateOptions {
   /** Deprecated transfer-out: refuse a destination in another currency. */
   readonly sameCurrencyOnly?: boolean
+  /** The agent creating the quote: kept on the quote record and copied onto its transaction (AG-38). */
+  readonly agentId?: AgentId | undefined
+  /**
+   * How long the quote can be executed, instead of `EngineConfig.quoteLifetimeSeconds`: an agent's same-currency
+   * transfer waits for the platform's approval up to a day (docs/design/agents.md, Q5).
+   */
+  readonly lifetimeSeconds?: number | undefined
 }
 
 /** The ports and parts quote creation works with, resolved once by the `Quotes` layer. */
@@ -272,8 +279,13 @@ interface QuoteParts {
   readonly paymentInstructions: ReadonlyArray<PaymentInstructions>
 }
 
-/** The new quote, PENDING until `EngineConfig.quoteLifetimeSeconds` from now (pure). */
-const newQuoteRecord = (request: CreateQuoteRequest, parts: QuoteParts, env: CommandEnv): QuoteRecord => {
+/** The new quote, PENDING until `options.lifetimeSeconds` (or `EngineConfig.quoteLifetimeSeconds`) from now (pure). */
+const newQuoteRecord = (
+  request: CreateQuoteRequest,
+  parts: QuoteParts,
+  env: CommandEnv,
+  options: CreateOptions
+): QuoteRecord => {
   const { id, pricing, fees } = parts
   const { receivingCode, rail } = parts.destination
   const requestDestination = request.destination
@@ -292,7 +304,7 @@ const newQuoteRecord = (request: CreateQuoteRequest, parts: QuoteParts, env: Com
     id,
     status: "PENDING",
     createdAt: isoOf(env.nowMs),
-    expiresAt: quoteExpiresAt(env.nowMs, env.settings),
+    expiresAt: quoteExpiresAt(env.nowMs, env.settings, options.lifetimeSeconds),
     source: request.source,
     destination: quoteDestination,
     sendingCurrency: currency(parts.source.sendingCode),
@@ -320,7 +332,7 @@ const newQuoteRecord = (request: CreateQuoteRequest, parts: QuoteParts, env: Com
   if (request.purposeOfPayment !== undefined) quote.purposeOfPayment = request.purposeOfPayment
   const wallet = parts.source.sourceAccount
   if (wallet?.type === "EMBEDDED_WALLET") quote.paymentInstructions = walletSigningInstructions(quote, wallet.id)
-  return {
+  const record: Mutable<QuoteRecord> = {
     id,
     quote,
     pricing: {
@@ -330,6 +342,8 @@ const newQuoteRecord = (request: CreateQuoteRequest, parts: QuoteParts, env: Com
       minorRate: pricing.minorRate
     }
   }
+  if (options.agentId !== undefined) record.agentId = options.agentId
+  return record
 }
 
 // ---- the command ----
@@ -396,7 +410,8 @@ export const createQuote = Effect.fnUntraced(
         multiplier: market.multiplier,
         paymentInstructions: instructions.success
       },
-      env
+      env,
+      options
     )
     const railChosen =
       request.destination.destinationType === "ACCOUNT" && request.destination.paymentRail !== undefined

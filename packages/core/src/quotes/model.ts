@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import { ScaChallenge, ScaFactor } from "../sca/model.ts"
 import { Currency, CurrencyCode } from "../shared/currency.ts"
-import { CustomerId, InternalAccountId, LookupId, QuoteId, TransactionId } from "../shared/ids.ts"
+import { type AgentId, CustomerId, InternalAccountId, LookupId, QuoteId, TransactionId } from "../shared/ids.ts"
 import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
 import { DateTimeString, UmaAddress } from "../shared/schemas.ts"
 
@@ -188,6 +188,11 @@ export interface QuoteRecord {
    * then executes it without another challenge (S-06).
    */
   readonly scaAuthorizedAt?: string | undefined
+  /**
+   * The agent that created the quote (`CreateOptions.agentId`): its transaction carries it (AG-38). Not shown on
+   * the quote (the upstream Quote has no `agentId`); the agent's own reads check it.
+   */
+  readonly agentId?: AgentId | undefined
 }
 
 // ---- receiver lookups ----

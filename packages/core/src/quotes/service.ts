@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { type BigDecimal, Context, Effect, Layer } from "effect"
 import type { ExchangeRate, ExchangeRatesQuery } from "../platform/model.ts"
 import { Directory } from "../ports/directory.ts"
 import { FxRates } from "../ports/fx.ts"
@@ -40,6 +40,12 @@ export class Quotes extends Context.Service<
      * `Service-Wallet-Signature` header, Q-24); other quotes ignore it.
      */
     readonly execute: (id: string, request?: ExecuteRequest) => Effect.Effect<Quote, QuotesError>
+    /**
+     * The market rate from `from` to `to`: major units of `to` per major unit of `from`, before fees, exact (1 for
+     * one currency); from the layer's cache, as quotes are priced (refreshed after `fxCacheSeconds`). 400
+     * `QUOTE_REQUEST_FAILED` when no rate is available. `minorUnitRate` (pricing.ts) turns it into minor units.
+     */
+    readonly marketRate: (from: string, to: string) => Effect.Effect<BigDecimal.BigDecimal, QuotesError>
     /** `GET /exchange-rates`: rates from the cache (refreshed after `fxCacheSeconds`), fees included. */
     readonly exchangeRates: (query: ExchangeRatesQuery) => Effect.Effect<ReadonlyArray<ExchangeRate>, QuotesError>
     /** `GET /receiver/external-account/{accountId}`. */
@@ -74,6 +80,9 @@ export class Quotes extends Context.Service<
           command("Quotes.create", (env) => createQuote(creation, request, env, options)),
         execute: (id, request = {}) => command("Quotes.execute", (env) => payments.execute(id, env, request)),
         get,
+        marketRate: Effect.fn("Quotes.marketRate")(function* (from: string, to: string) {
+          return (yield* rates.rateFor(from, to)).rate
+        }),
         exchangeRates: Effect.fn("Quotes.exchangeRates")(function* (query: ExchangeRatesQuery) {
           return yield* exchangeRates(store, rates, query)
         }),

@@ -5,11 +5,10 @@
  * docs/design/sca.md, section 3.
  */
 import { type Clock, Effect } from "effect"
-import { Store, together, type UniqueViolation } from "../ports/store.ts"
+import { Store, type UniqueViolation } from "../ports/store.ts"
 import {
   noPendingAuthorization,
   quoteChallengeExpired,
-  quoteNotFound,
   quoteNotUnderSca,
   scaCodeNotResendable
 } from "../quotes/errors.ts"
@@ -31,7 +30,14 @@ import {
   type ScaPaymentPorts,
   withoutChallenge
 } from "./authorization.ts"
-import { type Executed, type Reserved, reserveSteps, reserveWithPayoutSteps, submitReservedSteps } from "./execute.ts"
+import {
+  afterExecuteSteps,
+  type Executed,
+  lockQuoteSteps,
+  type Reserved,
+  reserveSteps,
+  reserveWithPayoutSteps
+} from "./execute.ts"
 import { isInternalTransfer } from "./legs.ts"
 import { dieOnUnique, moveQuoteWithSteps, moveTransactionSteps } from "./moves.ts"
 
@@ -50,13 +56,7 @@ type AuthorizeOutcome =
  */
 const pendingQuote = Effect.fnUntraced(function* (ports: ScaPaymentPorts, quoteId: string) {
   const { store } = ports
-  const [locked, config] = yield* together(
-    store,
-    () => store.quotes.getForUpdateWithTransaction(quoteId),
-    () => store.config.get()
-  )
-  if (locked === undefined) return yield* Effect.fail(quoteNotFound(quoteId))
-  const { quote, transaction } = locked
+  const { quote, transaction, config } = yield* lockQuoteSteps(store, quoteId)
   const customerId = quote.quote.customerId
   if (customerId === undefined) return yield* Effect.fail(quoteNotUnderSca(quoteId))
   const customer = yield* subjectCustomer(yield* store.customers.getForUpdate(customerId), customerId)
@@ -163,12 +163,11 @@ export const authorizeQuote = Effect.fnUntraced(function* (
     case "Refused":
       return yield* Effect.fail(outcome.error)
     case "Challenged":
-      yield* ports.challenges.sendCode(outcome.code)
-      return outcome
+      return yield* afterExecuteSteps(ports, outcome, clock)
     case "Funding":
       return outcome.executed
     case "Reserved":
-      return yield* submitReservedSteps(ports, outcome.reserved, clock)
+      return yield* afterExecuteSteps(ports, outcome.reserved, clock)
   }
 }, dieOnUnique)
 

@@ -22,14 +22,20 @@ import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/p
 import { refuseUnlinkable } from "../quotes/sca-factor.ts"
 import type { ScaFactor } from "../sca/model.ts"
 import type { EngineSettings } from "../shared/engine-config.ts"
-import type { LimitExceeded, Refused } from "../shared/errors.ts"
+import type { LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import { allows } from "../shared/machine.ts"
 import { amountOf } from "../shared/money.ts"
 import { addSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { verifyWalletStamp } from "../wallet-auth/signed-retry.ts"
 import { emitSteps } from "../webhooks/service.ts"
-import { type ScaPaymentPorts, scaContextSteps, scaPaymentPorts, startAuthorizationSteps } from "./authorization.ts"
+import {
+  type Challenged,
+  type ScaPaymentPorts,
+  scaContextSteps,
+  scaPaymentPorts,
+  startAuthorizationSteps
+} from "./authorization.ts"
 import { isInternalTransfer, paymentLegs } from "./legs.ts"
 import { dailyVolumeKey, dailyVolumeRefusal, sizeLimitRefusal } from "./limits.ts"
 import { outgoingPaymentMachine } from "./machine.ts"
@@ -109,6 +115,7 @@ const outgoingPaymentOf = (quoteRecord: QuoteRecord, terms: PaymentTerms): Trans
     transaction.customerId = quote.customerId
     if (terms.platformCustomerId !== undefined) transaction.platformCustomerId = terms.platformCustomerId
   }
+  if (quoteRecord.agentId !== undefined) transaction.agentId = quoteRecord.agentId
   if (quote.description !== undefined) transaction.description = quote.description
   if (quote.remittanceInformation !== undefined) transaction.remittanceInformation = quote.remittanceInformation
   return {
@@ -223,14 +230,18 @@ export function* submitReservedSteps(
   return { quote: quote ?? reserved.quote, transaction }
 }
 
-/** The store transaction of `executeQuote`: the reserved quote and transaction, or the quote's `expiresAt` when it expired. */
-const executeInStore = Effect.fnUntraced(function* (
-  ports: ScaPaymentPorts,
-  quoteId: string,
-  options: ExecuteOptions,
-  clock: Clock.Clock
-) {
-  const { store } = ports
+/** A quote and its transaction, locked, with the platform's config read in the same store transaction. */
+export interface LockedQuote {
+  readonly quote: QuoteRecord
+  readonly transaction: TransactionRecord | undefined
+  readonly config: PlatformConfig | undefined
+}
+
+/**
+ * Locks a quote and its transaction (in that order) and reads the platform's config, inside the caller's store
+ * transaction; 404 `QUOTE_NOT_FOUND`. The start of every execute and authorize.
+ */
+export function* lockQuoteSteps(store: Store["Service"], quoteId: string): Steps<LockedQuote, NotFound | StoreError> {
   // The locks and the limits asked for together (one round trip on PostgreSQL).
   const [locked, config] = yield* together(
     store,
@@ -238,7 +249,35 @@ const executeInStore = Effect.fnUntraced(function* (
     () => store.config.get()
   )
   if (locked === undefined) return yield* Effect.fail(quoteNotFound(quoteId))
-  const { quote, transaction: record } = locked
+  return { quote: locked.quote, transaction: locked.transaction, config }
+}
+
+/** An execute that found its quote due to expire: the expiry is written, the 409 answered after the commit. */
+export interface Expired {
+  readonly _tag: "Expired"
+  readonly quoteId: string
+  readonly expiresAt: string
+}
+
+/** What the store transaction of an execute came to (see `executeLockedSteps`). */
+export type ExecuteOutcome = Reserved | Challenged | Expired
+
+/**
+ * Executes a locked quote (see `lockQuoteSteps`) inside the caller's store transaction: 409 unless PENDING (or
+ * `QUOTE_EXPIRED` when already expired); the wallet's stamp (Q-24); a quote due to expire is expired (`Expired`,
+ * to commit); a subject customer's payment gets its first SCA challenge (`Challenged`, S-03); any other is
+ * reserved (`reserveSteps`, with its payout read). A refusal fails the caller's transaction: nothing is written.
+ * `options.scaFactor` must have passed `refuseUnlinkable`. After the commit: `afterExecuteSteps`.
+ */
+export function* executeLockedSteps(
+  ports: ScaPaymentPorts,
+  locked: LockedQuote,
+  options: ExecuteOptions,
+  clock: Clock.Clock
+): Steps<ExecuteOutcome, ExecuteError | UniqueViolation> {
+  const { store } = ports
+  const { quote, transaction: record, config } = locked
+  const quoteId = quote.id
   const status = quote.quote.status
   if (status === "EXPIRED") return yield* Effect.fail(quoteExpired(quoteId, quote.quote.expiresAt))
   if (!allows(quoteMachine, status, "EXECUTE")) return yield* Effect.fail(quoteAlreadyExecuted(quoteId, status))
@@ -257,7 +296,7 @@ const executeInStore = Effect.fnUntraced(function* (
   const now = nowOf(clock)
   if (isQuoteDueToExpire(quote.quote, now)) {
     yield* expireQuoteAndTransactionSteps(ports, quote, now)
-    return quote.quote.expiresAt
+    return { _tag: "Expired", quoteId, expiresAt: quote.quote.expiresAt }
   }
   // S-03: a subject customer's payment waits for its challenges. A deposit executes a real-time-funded quote
   // whose challenges were passed before its payment instructions were shown (S-06): no challenge again.
@@ -278,7 +317,22 @@ const executeInStore = Effect.fnUntraced(function* (
   }
   if (isInternalTransfer(quote)) return yield* reserveSteps(ports, config, quote, record, now)
   return yield* reserveWithPayoutSteps(ports, config, quote, record, now, "EXECUTE")
-})
+}
+
+/**
+ * What runs after the commit of an execute's store transaction: a reserved payment is submitted to its rail
+ * (`submitReservedSteps`), a challenged one gets its SMS sent, an expired quote is 409 `QUOTE_EXPIRED`.
+ */
+export function* afterExecuteSteps(
+  ports: ScaPaymentPorts,
+  outcome: ExecuteOutcome,
+  clock: Clock.Clock
+): Steps<Executed, ExecuteError | UniqueViolation> {
+  if (!("_tag" in outcome)) return yield* submitReservedSteps(ports, outcome, clock)
+  if (outcome._tag === "Expired") return yield* Effect.fail(quoteExpired(outcome.quoteId, outcome.expiresAt))
+  yield* ports.challenges.sendCode(outcome.code)
+  return outcome
+}
 
 /** `reserveSteps` for a payout, with what the rail will be asked for read alongside (one round trip). */
 export function* reserveWithPayoutSteps(
@@ -315,13 +369,12 @@ export const executeQuote = Effect.fnUntraced(function* (
 ): Effect.fn.Return<Executed, ExecuteError | UniqueViolation> {
   const unlinkable = refuseUnlinkable(options.scaFactor)
   if (unlinkable !== undefined) return yield* Effect.fail(unlinkable)
-  const outcome = yield* ports.store.transaction(executeInStore(ports, quoteId, options, clock))
-  if (typeof outcome === "string") return yield* Effect.fail(quoteExpired(quoteId, outcome))
-  if ("_tag" in outcome) {
-    yield* ports.challenges.sendCode(outcome.code)
-    return outcome
-  }
-  return yield* submitReservedSteps(ports, outcome, clock)
+  const outcome = yield* ports.store.transaction(
+    Effect.gen(function* () {
+      return yield* executeLockedSteps(ports, yield* lockQuoteSteps(ports.store, quoteId), options, clock)
+    })
+  )
+  return yield* afterExecuteSteps(ports, outcome, clock)
 }, dieOnUnique)
 
 /**
@@ -375,11 +428,7 @@ function* placeQuoteSteps(
     placeInStore(ports, quote, outgoingPaymentOf(quote, terms), terms, execute, config, clock)
   )
   if (placed === undefined) return quote.quote
-  if ("_tag" in placed) {
-    yield* ports.challenges.sendCode(placed.code)
-    return placed.quote.quote
-  }
-  return (yield* submitReservedSteps(ports, placed, clock)).quote.quote
+  return (yield* afterExecuteSteps(ports, placed, clock)).quote.quote
 }
 
 /** `QuotePayments` over the payment engine (see quotes/payments.ts). */

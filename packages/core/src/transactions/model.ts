@@ -3,7 +3,15 @@ import { PaymentRail } from "../accounts/model.ts"
 import { CardTransaction, CardTransactionStatus } from "../cards/model.ts"
 import { PurposeOfPayment } from "../quotes/model.ts"
 import { CurrencyCode } from "../shared/currency.ts"
-import { CustomerId, ExternalAccountId, InternalAccountId, QuoteId, TransactionId, uuidPattern } from "../shared/ids.ts"
+import {
+  AgentId,
+  CustomerId,
+  ExternalAccountId,
+  InternalAccountId,
+  QuoteId,
+  TransactionId,
+  uuidPattern
+} from "../shared/ids.ts"
 import { Amount, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import { DateTimeString, UmaAddress } from "../shared/schemas.ts"
@@ -83,6 +91,8 @@ export const Transaction = Schema.Struct({
   destination: TransactionEndpoint,
   customerId: Schema.optionalKey(CustomerId),
   platformCustomerId: Schema.optionalKey(Schema.String),
+  /** AG-38: the agent that initiated the payment (its quote's or transfer's); absent for the platform's own. */
+  agentId: Schema.optionalKey(AgentId),
   sentAmount: Amount,
   receivedAmount: Amount,
   exchangeRate: Schema.optionalKey(Schema.Finite),

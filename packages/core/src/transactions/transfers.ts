@@ -6,12 +6,16 @@
 import { Effect } from "effect"
 import type { ExternalAccount } from "../accounts/model.ts"
 import { recordSteps } from "../ledger/service.ts"
-import { customerDeleted, customerNotFound } from "../quotes/errors.ts"
+import type { UniqueViolation } from "../ports/store.ts"
+import { customerDeleted, customerNotFound, type QuoteError } from "../quotes/errors.ts"
+import type { CreateQuoteRequest } from "../quotes/model.ts"
 import type { Quotes } from "../quotes/service.ts"
 import { usableExternalAccount, usableInternalAccount } from "../quotes/usable-accounts.ts"
-import { InvalidInput } from "../shared/errors.ts"
+import { InvalidInput, type StoreError } from "../shared/errors.ts"
+import type { AgentId } from "../shared/ids.ts"
 import { amountOf } from "../shared/money.ts"
 import { addSeconds, nowIso } from "../shared/time.ts"
+import type { Steps } from "../shared/tracing.ts"
 import { emitSteps } from "../webhooks/service.ts"
 import { depositLeg } from "./legs.ts"
 import type { TransactionRecord, TransferInRequest, TransferOutRequest } from "./model.ts"
@@ -57,7 +61,22 @@ function* transferInAccountsSteps(ports: PaymentPorts, request: TransferInReques
   return { external, account }
 }
 
-const transferInStore = Effect.fnUntraced(function* (ports: PaymentPorts, request: TransferInRequest) {
+/** Who asked for a transfer, when not the platform itself. */
+export interface TransferOptions {
+  /** The agent that initiated it: carried on its transaction (AG-38). */
+  readonly agentId?: AgentId | undefined
+}
+
+/**
+ * The store part of a transfer-in, inside the caller's store transaction: the accounts checked, the INCOMING
+ * transaction PENDING with its pending deposit and `INCOMING_PAYMENT.PENDING`. After the commit, `submitSteps`
+ * hands the pull to its rail.
+ */
+export function* transferInStoreSteps(
+  ports: PaymentPorts,
+  request: TransferInRequest,
+  options: TransferOptions = {}
+): Steps<TransactionRecord, QuoteError | InvalidInput | StoreError | UniqueViolation> {
   const { store, ids } = ports
   const { external, account } = yield* transferInAccountsSteps(ports, request)
   const customer = yield* store.customers.get(external.customerId)
@@ -81,6 +100,7 @@ const transferInStore = Effect.fnUntraced(function* (ports: PaymentPorts, reques
       destination: { destinationType: "ACCOUNT", accountId: account.id, currency: code },
       customerId: customer.id,
       platformCustomerId: customer.platformCustomerId,
+      ...(options.agentId === undefined ? {} : { agentId: options.agentId }),
       sentAmount: amountOf(request.amount, code),
       receivedAmount: amountOf(request.amount, code),
       exchangeRate: 1,
@@ -94,7 +114,7 @@ const transferInStore = Effect.fnUntraced(function* (ports: PaymentPorts, reques
   yield* recordSteps(store, id, [depositLeg(account.id, request.amount, code)], "PENDING", now)
   yield* emitSteps(store, ids, ["INCOMING_PAYMENT.PENDING"], id, record.transaction, now)
   return record
-})
+}
 
 /**
  * Deprecated `POST /transfer-in`: pulls `amount` from a pull-capable external account into an
@@ -103,10 +123,31 @@ const transferInStore = Effect.fnUntraced(function* (ports: PaymentPorts, reques
  * settles the pull (COMPLETED, posted) or fails it (FAILED, voided).
  */
 export const transferIn = Effect.fnUntraced(function* (ports: PaymentPorts, request: TransferInRequest) {
-  const created = yield* ports.store.transaction(transferInStore(ports, request))
+  const created = yield* ports.store.transaction(Effect.gen(() => transferInStoreSteps(ports, request)))
   const next = yield* submitSteps(ports, created, yield* currentClock)
   return next.transaction
 }, dieOnUnique)
+
+/**
+ * The quote a transfer-out is made of: locked on the sending side, to be created with `sameCurrencyOnly`;
+ * executed at once when `immediatelyExecute` (the platform's transfer-out), else by a later execute (an agent's).
+ */
+export const transferOutQuoteRequest = (
+  request: TransferOutRequest,
+  immediatelyExecute: boolean
+): CreateQuoteRequest => ({
+  source: { sourceType: "ACCOUNT", accountId: request.source.accountId },
+  destination: {
+    destinationType: "ACCOUNT",
+    accountId: request.destination.accountId,
+    ...(request.destination.paymentRail === undefined ? {} : { paymentRail: request.destination.paymentRail })
+  },
+  lockedCurrencySide: "SENDING",
+  lockedCurrencyAmount: request.amount,
+  immediatelyExecute,
+  ...(request.remittanceInformation === undefined ? {} : { remittanceInformation: request.remittanceInformation }),
+  ...(request.purposeOfPayment === undefined ? {} : { purposeOfPayment: request.purposeOfPayment })
+})
 
 /** Deprecated `POST /transfer-out`: a same-currency quote locked on the sending side, executed at once. */
 export const transferOut = Effect.fnUntraced(function* (
@@ -114,21 +155,6 @@ export const transferOut = Effect.fnUntraced(function* (
   quotes: Quotes["Service"],
   request: TransferOutRequest
 ) {
-  const quote = yield* quotes.create(
-    {
-      source: { sourceType: "ACCOUNT", accountId: request.source.accountId },
-      destination: {
-        destinationType: "ACCOUNT",
-        accountId: request.destination.accountId,
-        ...(request.destination.paymentRail === undefined ? {} : { paymentRail: request.destination.paymentRail })
-      },
-      lockedCurrencySide: "SENDING",
-      lockedCurrencyAmount: request.amount,
-      immediatelyExecute: true,
-      ...(request.remittanceInformation === undefined ? {} : { remittanceInformation: request.remittanceInformation }),
-      ...(request.purposeOfPayment === undefined ? {} : { purposeOfPayment: request.purposeOfPayment })
-    },
-    { sameCurrencyOnly: true }
-  )
+  const quote = yield* quotes.create(transferOutQuoteRequest(request, true), { sameCurrencyOnly: true })
   return yield* getPayment(ports, quote.transactionId)
 })

@@ -360,7 +360,8 @@ export const quoteFull = (s: Scope, id?: string): QuoteRecord => {
     },
     pricing: { netSendingAmount: 10_000, serviceFee: 100, platformFee: 50, minorRate: "0.92345670000000000001" },
     scaFactor: "SMS_OTP",
-    scaAuthorizedAt: plusSeconds(base.quote.createdAt, 30)
+    scaAuthorizedAt: plusSeconds(base.quote.createdAt, 30),
+    agentId: newId("Agent")
   }
 }
 
@@ -409,6 +410,7 @@ export const transactionFull = (s: Scope, id?: string): TransactionRecord => {
       },
       customerId: s.customerId,
       platformCustomerId: `pc-${s.tag}`,
+      agentId: newId("Agent"),
       sentAmount: { amount: 9_000_000_000_000_000, currency: currency("USD") },
       receivedAmount: { amount: 8_300_000_000_000_000, currency: currency("EUR") },
       exchangeRate: 0.9234567,
