@@ -1,7 +1,7 @@
 import { HttpApi } from "effect/http-api"
 import { describe, expect, it } from "vitest"
 import { Api } from "../src/api.ts"
-import { requirements } from "../src/auth.ts"
+import { agentRequirements, requirements } from "../src/auth.ts"
 import { addUsPayee, balanceIn, onboardCustomer, quoteBody, useTestServer } from "./harness.ts"
 
 // C-09: `Idempotency-Key` over HTTP. A repeated key with the same request replays the first response
@@ -184,6 +184,13 @@ describe("Authorization before replay", () => {
       onGroup: () => {},
       onEndpoint: ({ group, endpoint }) => {
         if (endpoint.method === "GET") return
+        // An agent's writes are guarded by its policy (permission, not paused) before any replay (A-07, AG-10).
+        if (group.identifier === "agentMe") {
+          if (agentRequirements[endpoint.identifier]?.write !== true) unguarded.push(`agentMe.${endpoint.identifier}`)
+          return
+        }
+        // Public and never stored by an Idempotency-Key: its answer is a bearer secret (AG-15).
+        if (group.identifier === "agents" && endpoint.identifier === "redeemDeviceCode") return
         if (requirements[group.identifier]?.[endpoint.identifier] === undefined) {
           unguarded.push(`${group.identifier}.${endpoint.identifier}`)
         }
