@@ -199,7 +199,7 @@ describe("cards foundation", () => {
         { id: "InternalAccount:a", type: "INTERNAL_FIAT", currency: "USD" },
         { id: "InternalAccount:b", type: "INTERNAL_FIAT", currency: "USD" }
       ] as const
-      assert.deepStrictEqual(yield* issuer.service.fundingEligibility(accounts as never), {
+      assert.deepStrictEqual(yield* issuer.service.fundingEligibility(accounts as never, { id: "Customer:x" }), {
         _tag: "Ineligible",
         accountId: "InternalAccount:b",
         reason: "suffix 002"

@@ -4,7 +4,6 @@
  */
 import { randomUUID } from "node:crypto"
 import type { InternalAccountRecord } from "@paycore/core"
-import { CARD_ISSUANCE_SUFFIX, INELIGIBLE_FUNDING_SUFFIXES } from "@paycore/sandbox"
 import { Effect } from "effect"
 import { expect } from "vitest"
 import { type CallResult, individualPacket, type TestServer } from "./harness.ts"
@@ -45,7 +44,8 @@ export const approveKyc = async (server: TestServer, customerId: string) => {
 
 /**
  * A customer with a complete KYC packet (`extra` adds to it), KYC `APPROVED` unless `approved: false`, and an
- * internal account in each of `currencies` (default USD).
+ * internal account in each of `currencies` (default USD). Without a `platformCustomerId` in `extra` the sandbox
+ * issuer takes its accounts (CD-44 reads only one the platform set).
  */
 export const cardholder = async (
   server: TestServer,
@@ -62,16 +62,6 @@ export const cardholder = async (
   )
   expect(created.status, JSON.stringify(created.json)).toBe(201)
   const accounts = await accountsOf(server, created.json.id)
-  // Ids are random: one ending in a sandbox issuer suffix (an ineligible funding account, CD-44; an issuance outcome
-  // when no platformCardId is given, CD-43) would decide the test by chance (about 1 in 2,000 ids), so such a
-  // customer is set aside and another made.
-  const chance = (id: string, suffixes: ReadonlyArray<string>) => suffixes.some((suffix) => id.endsWith(suffix))
-  if (
-    chance(created.json.id, Object.values(CARD_ISSUANCE_SUFFIX)) ||
-    Object.values(accounts).some((id) => chance(id, INELIGIBLE_FUNDING_SUFFIXES))
-  ) {
-    return cardholder(server, options)
-  }
   if (options.approved !== false) await approveKyc(server, created.json.id)
   return { id: created.json.id, accounts }
 }
@@ -101,8 +91,8 @@ export const issued = async (server: TestServer, body: unknown) => {
 }
 
 /**
- * A `platformCardId` ending `suffix`: the sandbox issuer's outcome (CD-43; without one the cardholder id's random
- * suffix would decide). `000` is active at once.
+ * A platform-set id ending `suffix`: as a `platformCardId`, the sandbox issuer's issuance outcome (CD-43; `000` is
+ * active at once, with last4 `4000`); as a `platformCustomerId`, its funding outcome (CD-44: `002` and `003` refused).
  */
 export const endingIn = (suffix: string) => `emp-${randomUUID().slice(0, 8)}-${suffix}`
 
@@ -130,17 +120,15 @@ export const eventsOf = async (
 export const cardRow = (server: TestServer, id: string) => Effect.runPromise(server.store.cards.get(id))
 
 /**
- * An `ACTIVE` USD internal account of `customerId` written straight to the store with an id ending `suffix` (the
- * sandbox issuer refuses `002` and `003`, CD-44), or with other fields (`overrides`).
+ * Another `ACTIVE` USD internal account of `customerId` (the API opens one per currency), written straight to the
+ * store, or with other fields (`overrides`).
  */
-export const accountEnding = async (
+export const extraAccount = async (
   server: TestServer,
   customerId: string,
-  suffix: string,
   overrides: Partial<InternalAccountRecord> = {}
 ): Promise<string> => {
-  const uuid = randomUUID()
-  const id = `InternalAccount:${uuid.slice(0, -3)}${suffix}` as InternalAccountRecord["id"]
+  const id = `InternalAccount:${randomUUID()}` as InternalAccountRecord["id"]
   const now = new Date().toISOString()
   await Effect.runPromise(
     server.store.internalAccounts.insert({

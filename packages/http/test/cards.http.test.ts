@@ -12,7 +12,6 @@ import { cardCounters } from "@paycore/core"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import {
-  accountEnding,
   activeCard,
   type Cardholder,
   cardBody,
@@ -21,6 +20,7 @@ import {
   cardRow,
   endingIn,
   eventsOf,
+  extraAccount,
   issue,
   issued
 } from "./cards-kit.ts"
@@ -160,24 +160,29 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
       expect(await cardsOf(unverified.id)).toEqual([])
     })
 
-    it("CD-15, CD-44: FUNDING_SOURCE_INELIGIBLE names the account: another customer's, unknown, not ACTIVE, no card currency, mixed currencies, refused by the issuer (002, 003)", async () => {
+    it("CD-15, CD-44: FUNDING_SOURCE_INELIGIBLE names the account: another customer's, unknown, not ACTIVE, no card currency, mixed currencies, refused by the issuer (platformCustomerId ending 002, 003)", async () => {
       const holder = await cardholder(server, { currencies: ["USD", "USDB", "MXN"] })
       const other = await cardholder(server)
       const usd = holder.accounts.USD!
-      const frozen = await accountEnding(server, holder.id, "123", { status: "FROZEN" })
-      const refused002 = await accountEnding(server, holder.id, "002")
-      const refused003 = await accountEnding(server, holder.id, "003")
+      const frozen = await extraAccount(server, holder.id, { status: "FROZEN" })
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [[other.accounts.USD!], other.accounts.USD!],
         [[usd, UNKNOWN_ACCOUNT], UNKNOWN_ACCOUNT],
         [[frozen], frozen],
         [[holder.accounts.MXN!], holder.accounts.MXN!],
-        [[usd, holder.accounts.USDB!], holder.accounts.USDB!],
-        [[usd, refused002], refused002],
-        [[refused003], refused003]
+        [[usd, holder.accounts.USDB!], holder.accounts.USDB!]
       ]
       for (const [sources, named] of cases) expectIneligible(await issue(server, cardBody(holder.id, sources)), named)
       expect(await cardsOf(holder.id)).toEqual([])
+      // CD-44: the sandbox issuer refuses the accounts of a cardholder whose platformCustomerId ends 002 or 003,
+      // naming the first.
+      for (const suffix of ["002", "003"]) {
+        const refusing = await cardholder(server, { extra: { platformCustomerId: endingIn(suffix) } })
+        const second = await extraAccount(server, refusing.id)
+        const sources = [refusing.accounts.USD!, second]
+        expectIneligible(await issue(server, cardBody(refusing.id, sources)), refusing.accounts.USD!)
+        expect(await cardsOf(refusing.id)).toEqual([])
+      }
       // USDB is a card currency too (Q9).
       const usdb = await issue(server, cardBody(holder.id, [holder.accounts.USDB!]))
       expect(usdb.status).toBe(201)
@@ -186,7 +191,7 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
 
     it("CD-10, Q19: limits need the accounts' capabilities (every refused limit named); a 3-D Secure password where the program takes none is 400", async () => {
       const holder = await cardholder(server)
-      const plain = await accountEnding(server, holder.id, "100", {
+      const plain = await extraAccount(server, holder.id, {
         cardCapabilities: { supportsSpendLimits: false, supportsTransactionCountLimit: false }
       })
       const limits = { maxSpendPerTransaction: 100, maxSpendPerDay: 500, maxTransactionsPerDay: 3 }
@@ -222,7 +227,7 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
   describe("list and get", () => {
     it("CD-16, CD-17: filters by cardholder, a bound account (any position, a closed card's last ones too), platformCardId and state; paging both ways; 404 and a bad cursor 400", async () => {
       const holder = await cardholder(server)
-      const second = await accountEnding(server, holder.id, "100")
+      const second = await extraAccount(server, holder.id)
       const c1 = await activeCard(server, holder)
       const c2 = await activeCard(server, holder, { fundingSources: [second, holder.accounts.USD!] })
       const c3 = await issued(server, cardBody(holder.id, [second], { platformCardId: endingIn("000") }))
@@ -340,7 +345,7 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
 
     it("CD-26, CD-31: fundingSources replaces the list in priority order with CARD.FUNDING_SOURCE_CHANGE; a kept account keeps its binding; the same list again is no change", async () => {
       const holder = await cardholder(server)
-      const second = await accountEnding(server, holder.id, "100")
+      const second = await extraAccount(server, holder.id)
       const usd = holder.accounts.USD!
       const card = await activeCard(server, holder)
       const bindingOf = async (accountId: string) =>
@@ -370,14 +375,21 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
       expect((await cardRow(server, card.id))?.issuerSync).toBeUndefined()
     })
 
-    it("CD-15: new funding sources are checked as at issue with the card's currency; a refusal changes nothing", async () => {
+    it("CD-15, CD-44: new funding sources are checked as at issue with the card's currency; a refusal changes nothing", async () => {
       const holder = await cardholder(server, { currencies: ["USD", "USDB"] })
       const other = await cardholder(server)
       const card = await activeCard(server, holder)
-      const refused = await accountEnding(server, holder.id, "002")
+      const second = await extraAccount(server, holder.id)
       expectIneligible(await patch(card.id, { fundingSources: [holder.accounts.USDB] }), holder.accounts.USDB!)
       expectIneligible(await patch(card.id, { fundingSources: [other.accounts.USD] }), other.accounts.USD!)
-      expectIneligible(await patch(card.id, { fundingSources: [refused] }), refused)
+      // CD-44: once the platform sets the cardholder a platformCustomerId ending 002, the sandbox issuer refuses its
+      // accounts, the card's own among them.
+      const renamed = await server.call("PATCH", `/customers/${holder.id}`, {
+        customerType: "INDIVIDUAL",
+        platformCustomerId: endingIn("002")
+      })
+      expect(renamed.status, JSON.stringify(renamed.json)).toBe(200)
+      expectIneligible(await patch(card.id, { fundingSources: [second, holder.accounts.USD] }), second)
       expect((await server.call("GET", `/cards/${card.id}`)).json).toEqual(card)
       expect(await eventsOf(server, card.id)).toHaveLength(1)
     })
@@ -395,7 +407,7 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
       })
       expect(await eventsOf(server, card.id)).toHaveLength(1)
 
-      const plain = await accountEnding(server, holder.id, "100", {
+      const plain = await extraAccount(server, holder.id, {
         cardCapabilities: { supportsSpendLimits: false, supportsTransactionCountLimit: false }
       })
       const bare = await activeCard(server, holder, { fundingSources: [plain] })
@@ -407,7 +419,7 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
 
     it("CD-27, CD-31, WH-12: state and fundingSources in one PATCH on a service-decisioning program: card.state_change then CARD.FUNDING_SOURCE_CHANGE, both with the card as it now is", async () => {
       const holder = await cardholder(server)
-      const second = await accountEnding(server, holder.id, "100")
+      const second = await extraAccount(server, holder.id)
       const card = await activeCard(server, holder)
       const r = await patch(card.id, { state: "FROZEN", fundingSources: [second] })
       expect(r.json).toMatchObject({ state: "FROZEN", fundingSources: [second] })
@@ -493,7 +505,7 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
 
     it("CD-27, CD-10, Q22: no limit capability; limits 400; fundingSources beside any state 400, alone or state alone 200", async () => {
       const holder = await cardholder(issuerDecides)
-      const second = await accountEnding(issuerDecides, holder.id, "100")
+      const second = await extraAccount(issuerDecides, holder.id)
       expectInvalid(
         await issue(issuerDecides, cardBody(holder.id, [holder.accounts.USD!], { maxSpendPerTransaction: 10 })),
         ["maxSpendPerTransaction"]

@@ -9,7 +9,7 @@ import { Store, signWithDelegatedKey } from "@paycore/core"
 import { cardFundingSourcesRegistry } from "@paycore/testkit"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
-import { accountEnding, approveKyc, cardBody, cardRow, endingIn, issued } from "./cards-kit.ts"
+import { approveKyc, cardBody, cardRow, endingIn, extraAccount, issued } from "./cards-kit.ts"
 import { type CallResult, expectError, expectInvalid, individualPacket, UUID, useTestServer } from "./harness.ts"
 import { onEveryStore, type StoresUnderTest } from "./stores.ts"
 import { expectChallenge, retry, type SignedInWallet, walletKit } from "./wallet-kit.ts"
@@ -339,7 +339,7 @@ const delegatedKeysSuite = (stores: () => StoresUnderTest) => {
 
     it("W-42, W-45, W-46, CD-13, CD-24: a card's embedded-wallet source takes a key (202, 202, 201), kept while the wallet stays bound, revoked when it leaves or the card closes; then 404", async () => {
       const w = await cardholderWallet()
-      const fiat = await accountEnding(server, w.customerId, "100", { currency: "USDB" })
+      const fiat = await extraAccount(server, w.customerId, { currency: "USDB" })
       const card = await issued(
         server,
         cardBody(w.customerId, [w.accountId, fiat], { platformCardId: endingIn("000") })

@@ -17,7 +17,11 @@ export interface SandboxCardIssuerOptions {
   readonly supportsThreeDSecurePassword?: boolean | undefined
 }
 
-/** The issuance outcomes by the last three characters of `platformCardId` (else of `cardholderId`), CD-43. */
+/**
+ * The issuance outcomes by the last three characters of `platformCardId`, when the platform gave one (CD-43). A card
+ * without one is `ACTIVE` at once: the `card-<hex>` the service makes up, like the cardholder's random id, never
+ * steers.
+ */
 export const CARD_ISSUANCE_SUFFIX = {
   /** Stays `PROCESSING`: the issuer never answers (asked again every hour). */
   PENDING_FOREVER: "001",
@@ -27,7 +31,10 @@ export const CARD_ISSUANCE_SUFFIX = {
   DELAYED: "005"
 } as const
 
-/** The funding accounts the sandbox issuer refuses, by the last three characters of the account id (CD-44). */
+/**
+ * The funding accounts the sandbox issuer refuses (CD-44): all of a cardholder whose `platformCustomerId`, set by the
+ * platform, ends in one of these. Account ids are random, so they never steer.
+ */
 export const INELIGIBLE_FUNDING_SUFFIXES: ReadonlyArray<string> = ["002", "003"]
 
 /** How long a `005` card takes to provision. */
@@ -41,7 +48,10 @@ export const SANDBOX_PAN_HOST = "https://sandbox.paycore.invalid"
 
 const last3 = (value: string): string => value.trim().slice(-3)
 
-/** Everything `status` needs, recoverable from the processor reference: `sbxcard:<issued epoch ms>:<suffix>:<uuid>`. */
+/**
+ * Everything `status` needs, recoverable from the processor reference: `sbxcard:<issued epoch ms>:<suffix>:<uuid>`
+ * (the suffix empty without a `platformCardId` of the platform's).
+ */
 interface Issuance {
   readonly issuedAtMs: number
   readonly suffix: string
@@ -49,7 +59,7 @@ interface Issuance {
 }
 
 const encodeRef = (i: Issuance): string => `sbxcard:${i.issuedAtMs}:${i.suffix}:${i.uuid}`
-const refPattern = /^sbxcard:(\d+):(.{3}):([0-9a-f-]{36})$/
+const refPattern = /^sbxcard:(\d+):(.{0,3}):([0-9a-f-]{36})$/
 
 const decodeRef = (ref: string): Issuance | undefined => {
   const m = refPattern.exec(ref)
@@ -95,7 +105,7 @@ const randomHex = (bytes: number): string =>
 
 /**
  * The sandbox card issuer (CD-43, CD-44): provisioning by the suffix table above on the sandbox clock, funding
- * accounts refused by theirs, every state and binding change accepted, reveal URLs on a host that does not resolve
+ * accounts refused by their cardholder's suffix, every state and binding change accepted, reveal URLs on a host that does not resolve
  * (valid five minutes). Stateless: the processor reference carries what a later `status` needs, as the sandbox rail's
  * reference does, so a restarted server answers the same.
  */
@@ -109,15 +119,16 @@ export const sandboxCardIssuer = (options: SandboxCardIssuerOptions = {}): CardI
   }
   return {
     program,
-    fundingEligibility: (accounts) =>
+    fundingEligibility: (accounts, cardholder) =>
       Effect.sync(() => {
-        const refused = accounts.find((a) => INELIGIBLE_FUNDING_SUFFIXES.includes(last3(a.id)))
+        const suffix = cardholder.platformCustomerId === undefined ? "" : last3(cardholder.platformCustomerId)
+        const refused = INELIGIBLE_FUNDING_SUFFIXES.includes(suffix) ? accounts[0] : undefined
         return refused === undefined
           ? { _tag: "Eligible" as const }
           : {
               _tag: "Ineligible" as const,
               accountId: refused.id,
-              reason: `the sandbox issuer refuses accounts ending ${last3(refused.id)}`
+              reason: `the sandbox issuer refuses the accounts of a cardholder whose platformCustomerId ends ${suffix}`
             }
       }),
     provision: (request) =>
@@ -125,7 +136,7 @@ export const sandboxCardIssuer = (options: SandboxCardIssuerOptions = {}): CardI
         provisioningAt(
           {
             issuedAtMs: nowMs,
-            suffix: last3(request.platformCardIdGiven ? request.platformCardId : request.cardholderId),
+            suffix: request.platformCardIdGiven ? last3(request.platformCardId) : "",
             uuid: request.cardId.slice(request.cardId.indexOf(":") + 1)
           },
           nowMs,

@@ -1,6 +1,7 @@
 /**
  * The sandbox card issuer (CD-43, CD-44; docs/design/cards.md section 2, "Numbers"): the issuance suffix table on the
- * sandbox clock, the funding suffixes, reveal URLs; and `005` through the cards worker on a TestClock (ACTIVE only
+ * sandbox clock (a `platformCardId` the platform gave), the funding suffixes (a `platformCustomerId` the platform
+ * set), reveal URLs; and `005` through the cards worker on a TestClock (ACTIVE only
  * once 30 s have passed and a pass ran).
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -24,7 +25,7 @@ const request = (platformCardId: string, given = true): CardProvisionRequest => 
 
 describe("SandboxCardIssuer", () => {
   it.effect(
-    "CD-43: other suffixes are ACTIVE at once (last4 from the suffix, valid three years); 001 pending, re-asked hourly; 002 rejected",
+    "CD-43: other suffixes are ACTIVE at once (last4 from the suffix, valid three years); 001 pending, re-asked hourly; 002 rejected; no platformCardId of the platform's: ACTIVE, 4242",
     () =>
       Effect.gen(function* () {
         yield* startClock
@@ -40,8 +41,14 @@ describe("SandboxCardIssuer", () => {
         assert.strictEqual((yield* issuer.status(pending.processorRef))._tag, "Pending")
 
         assert.strictEqual((yield* issuer.provision(request("emp-002")))._tag, "Rejected")
-        // Without a platformCardId of the platform's, the cardholder id's suffix decides (here 001).
-        assert.strictEqual((yield* issuer.provision(request("card-0123456789ab", false)))._tag, "Pending")
+        // Without a platformCardId of the platform's nothing steers: not the made-up one, not the cardholder id (its
+        // random suffix is 001 here).
+        const plain = yield* issuer.provision(request("card-0123456789ab001", false))
+        assert.deepInclude(plain, { _tag: "Active", last4: "4242" })
+        assert.deepStrictEqual(yield* issuer.status(plain.processorRef), plain)
+        // A platformCardId shorter than a suffix is the whole of it.
+        const short = yield* issuer.provision(request("42"))
+        assert.deepStrictEqual(yield* issuer.status(short.processorRef), short)
         assert.deepInclude(yield* Effect.flip(issuer.status("proc_unknown")), { retryable: false })
       })
   )
@@ -60,21 +67,29 @@ describe("SandboxCardIssuer", () => {
     })
   )
 
-  it.effect("CD-44: accounts ending 002 or 003 are refused (the first named); others are eligible", () =>
-    Effect.gen(function* () {
-      const issuer = sandboxCardIssuer()
-      const account = (id: string) =>
-        ({
-          id: `InternalAccount:01234567-89ab-7def-8123-456789abc${id}`,
-          type: "INTERNAL_FIAT",
-          currency: "USD"
-        }) as const
-      assert.deepStrictEqual(yield* issuer.fundingEligibility([account("100"), account("101")] as never), {
-        _tag: "Eligible"
+  it.effect(
+    "CD-44: the accounts of a cardholder whose platformCustomerId ends 002 or 003 are refused (the first named); account ids never steer",
+    () =>
+      Effect.gen(function* () {
+        const issuer = sandboxCardIssuer()
+        const account = (id: string) =>
+          ({
+            id: `InternalAccount:01234567-89ab-7def-8123-456789abc${id}`,
+            type: "INTERNAL_FIAT",
+            currency: "USD"
+          }) as const
+        const accounts = [account("100"), account("003"), account("002")] as never
+        const holder = (platformCustomerId?: string) => ({ id: "Customer:x", platformCustomerId })
+        for (const suffix of ["002", "003"]) {
+          assert.deepInclude(yield* issuer.fundingEligibility(accounts, holder(`emp-${suffix}`)), {
+            _tag: "Ineligible",
+            accountId: account("100").id
+          })
+        }
+        assert.deepStrictEqual(yield* issuer.fundingEligibility(accounts, holder("emp-100")), { _tag: "Eligible" })
+        // No platformCustomerId of the platform's: eligible, whatever the account ids end in.
+        assert.deepStrictEqual(yield* issuer.fundingEligibility(accounts, holder()), { _tag: "Eligible" })
       })
-      const refused = yield* issuer.fundingEligibility([account("100"), account("003"), account("002")] as never)
-      assert.deepInclude(refused, { _tag: "Ineligible", accountId: account("003").id })
-    })
   )
 
   it.effect(

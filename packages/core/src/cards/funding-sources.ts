@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import type { InternalAccountRecord } from "../accounts/model.ts"
+import { platformSetCustomerId } from "../customers/service.ts"
 import { CardFundingSources } from "../ports/card-funding-sources.ts"
 import type { CardIssuerService } from "../ports/card-issuer.ts"
 import type { Ids } from "../ports/ids.ts"
@@ -20,8 +21,8 @@ import type { CardFundingBinding, CardProgramCapabilities, CardRecord } from "./
  * The accounts `accountIds` name, in order, when they may fund a card of `cardholderId` (CD-15, CD-44): each an
  * `ACTIVE` internal account of the cardholder in a card currency (the engine's `cardCurrencies` and the issuer's),
  * all in one currency (`currency` when the card has one already), and the issuer takes them. Else 400
- * `FUNDING_SOURCE_INELIGIBLE` naming the first that is not. Reads only, and one issuer call: before any store
- * transaction of the caller's own.
+ * `FUNDING_SOURCE_INELIGIBLE` naming the first that is not. Reads only, and one issuer call (told the cardholder's
+ * `platformCustomerId` when the platform set it): before any store transaction of the caller's own.
  */
 export const eligibleFundingAccounts = Effect.fnUntraced(function* (
   store: Store["Service"],
@@ -48,8 +49,10 @@ export const eligibleFundingAccounts = Effect.fnUntraced(function* (
     }
     accounts.push(account)
   }
+  const holder = yield* store.customers.get(cardholderId)
+  const platformCustomerId = holder === undefined ? undefined : platformSetCustomerId(holder)
   const eligibility = yield* issuer
-    .fundingEligibility(accounts)
+    .fundingEligibility(accounts, { id: cardholderId, platformCustomerId })
     .pipe(Effect.mapError((e) => cardIssuerUnavailable(e.message)))
   if (eligibility._tag === "Ineligible") {
     return yield* fundingSourceIneligible(eligibility.accountId, eligibility.reason)

@@ -408,7 +408,7 @@ export interface CardRecord {
   readonly id: CardId
   readonly cardholderId: CustomerId
   readonly platformCardId: string
-  /** Whether the platform gave `platformCardId` (the sandbox issuer reads `cardholderId` otherwise, CD-43). */
+  /** Whether the platform gave `platformCardId` (the sandbox issuer reads its suffix only then, CD-43). */
   readonly platformCardIdGiven: boolean
   readonly state: CardState
   readonly stateReason?: CardStateReason | undefined

@@ -64,6 +64,16 @@ const holderName = (c: Customer): string =>
 
 const dedupe = (values: ReadonlyArray<string>): Array<string> => [...new Set(values)]
 
+/** The `platformCustomerId` of a customer created without one: its id's uuid. */
+const defaultPlatformCustomerId = (id: CustomerId): string => id.slice("Customer:".length)
+
+/**
+ * The customer's `platformCustomerId` when the platform set it (at create or by a PATCH), `undefined` when it is the
+ * default made from the random id: what an adapter may steer by (the sandbox card issuer, CD-44).
+ */
+export const platformSetCustomerId = (customer: Pick<Customer, "id" | "platformCustomerId">): string | undefined =>
+  customer.platformCustomerId === defaultPlatformCustomerId(customer.id) ? undefined : customer.platformCustomerId
+
 /** The customer a request names, when it can be acted on: 404 `USER_NOT_FOUND` when unknown, 410 when deleted. */
 export const liveCustomer = (
   customer: Customer | undefined,
@@ -359,7 +369,7 @@ const makeCreation = Effect.fnUntraced(function* () {
   ) {
     const id: CustomerId = yield* ids.make("Customer")
     const uuid = id.slice("Customer:".length)
-    const platformCustomerId = req.platformCustomerId ?? uuid
+    const platformCustomerId = req.platformCustomerId ?? defaultPlatformCustomerId(id)
     const umaAddress = req.umaAddress ?? `$u${uuid.replaceAll("-", "")}@${platform.umaDomain}`
     const now = yield* nowIso
     const common = {

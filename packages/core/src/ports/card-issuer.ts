@@ -17,6 +17,15 @@ export interface CardProgram {
   readonly brand: CardBrand
 }
 
+/**
+ * The cardholder of the accounts `fundingEligibility` is asked about: `platformCustomerId` only when the platform set
+ * it (the sandbox reads its suffix, CD-44), never the default made from the random customer id.
+ */
+export interface FundingCardholder {
+  readonly id: string
+  readonly platformCustomerId?: string | undefined
+}
+
 /** Whether the issuer takes these accounts as funding sources (CD-44): the first it refuses, with why. */
 export type FundingEligibility =
   | { readonly _tag: "Eligible" }
@@ -27,7 +36,7 @@ export interface CardProvisionRequest {
   readonly cardId: string
   readonly cardholderId: string
   readonly platformCardId: string
-  /** Whether the platform gave `platformCardId` (the sandbox reads its suffix, else the cardholder's: CD-43). */
+  /** Whether the platform gave `platformCardId` (the sandbox reads its suffix only then, CD-43). */
   readonly platformCardIdGiven: boolean
   readonly form: CardForm
   readonly currency: string
@@ -78,7 +87,8 @@ export interface CardIssuerError {
 export interface CardIssuerService {
   readonly program: CardProgram
   readonly fundingEligibility: (
-    accounts: ReadonlyArray<Pick<InternalAccountRecord, "id" | "type" | "currency">>
+    accounts: ReadonlyArray<Pick<InternalAccountRecord, "id" | "type" | "currency">>,
+    cardholder: FundingCardholder
   ) => Effect.Effect<FundingEligibility, CardIssuerError>
   /** Idempotent by `cardId`: a second call answers the same card. */
   readonly provision: (request: CardProvisionRequest) => Effect.Effect<CardProvisioning, CardIssuerError>

@@ -118,21 +118,36 @@ export const makeFactors = Effect.fnUntraced(function* () {
     return list
   })
 
+  /**
+   * A new PENDING enrolment of `factor` in its pending slot, holding what its confirm must match (`proof`: the TOTP
+   * secret, sealed, or the passkey's WebAuthn challenge) for `seconds`.
+   */
+  const insertPendingFactor = Effect.fnUntraced(function* (
+    customerId: string,
+    factor: "TOTP" | "PASSKEY",
+    proof: Pick<ScaFactorRecord, "totpSecretSealed" | "enrolChallenge">,
+    seconds: number,
+    nowMs: number
+  ) {
+    const pending: ScaFactorRecord = {
+      id: yield* ids.make("ScaFactor"),
+      customerId,
+      factor,
+      status: "PENDING",
+      ...proof,
+      enrolExpiresAt: isoAfter(nowMs, seconds),
+      createdAt: isoOf(nowMs),
+      updatedAt: isoOf(nowMs),
+      pendingSlot: factorSlot(customerId, factor)
+    }
+    yield* Effect.orDie(store.scaFactors.insert(pending))
+  })
+
   /** A new TOTP secret, sealed at rest, pending for 600 s. */
   const startTotp = Effect.fnUntraced(function* (customer: Customer, issuer: string, nowMs: number) {
     const secret = yield* ids.randomHex(TOTP_SECRET_BYTES)
-    const factor: ScaFactorRecord = {
-      id: yield* ids.make("ScaFactor"),
-      customerId: customer.id,
-      factor: "TOTP",
-      status: "PENDING",
-      totpSecretSealed: yield* vault.seal(utf8ToBytes(secret), totpVaultContext(customer.id)),
-      enrolExpiresAt: isoAfter(nowMs, TOTP_ENROLMENT_SECONDS),
-      createdAt: isoOf(nowMs),
-      updatedAt: isoOf(nowMs),
-      pendingSlot: factorSlot(customer.id, "TOTP")
-    }
-    yield* Effect.orDie(store.scaFactors.insert(factor))
+    const totpSecretSealed = yield* vault.seal(utf8ToBytes(secret), totpVaultContext(customer.id))
+    yield* insertPendingFactor(customer.id, "TOTP", { totpSecretSealed }, TOTP_ENROLMENT_SECONDS, nowMs)
     const start: TotpEnrollmentStart = {
       type: "TOTP",
       secret,
@@ -150,18 +165,7 @@ export const makeFactors = Effect.fnUntraced(function* () {
     nowMs: number
   ) {
     const challenge = base64urlnopad.encode(hexToBytes(yield* ids.randomHex(32)))
-    const factor: ScaFactorRecord = {
-      id: yield* ids.make("ScaFactor"),
-      customerId: customer.id,
-      factor: "PASSKEY",
-      status: "PENDING",
-      enrolChallenge: challenge,
-      enrolExpiresAt: isoAfter(nowMs, PASSKEY_ENROLMENT_SECONDS),
-      createdAt: isoOf(nowMs),
-      updatedAt: isoOf(nowMs),
-      pendingSlot: factorSlot(customer.id, "PASSKEY")
-    }
-    yield* Effect.orDie(store.scaFactors.insert(factor))
+    yield* insertPendingFactor(customer.id, "PASSKEY", { enrolChallenge: challenge }, PASSKEY_ENROLMENT_SECONDS, nowMs)
     const start: PasskeyEnrollmentStart = {
       type: "PASSKEY",
       options: passkeyCreationOptions(
