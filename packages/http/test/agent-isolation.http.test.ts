@@ -1,17 +1,16 @@
-/**
- * The isolation matrix (issue 16; docs/design/agents.md "The isolation matrix"; C-48, AG-28, AG-32, AG-35, AG-37):
- * two customers, two agents each. Every `/agents/me` read and write an agent makes with an id of the other customer
- * (in the path or the body), or with a quote or action of the other agent of its own customer, is 404 and changes
- * nothing (the store snapshot, outbox, the agents' usage counters and the idempotency keys sent included); what the
- * two agents of one customer share (its accounts and transactions) is 200. No list of an agent ever shows an id of
- * the other customer, nor an action of another agent. The platform's Basic credentials open no `/agents/me` route.
- */
-import { randomUUID } from "node:crypto"
-import { type InternalAccountId, isoOf, Store, usageKeys } from "@paycore/core"
-import { openAgentPolicy, seedCard, seedCardTransaction, snapshotStore } from "@paycore/testkit"
-import { Effect } from "effect"
+import type { InternalAccountId } from "@paycore/core"
+import { openAgentPolicy, seedCard, seedCardTransaction } from "@paycore/testkit"
 import { beforeAll, expect, it } from "vitest"
-import { type AgentCall, agentOf, asAgent, insertAction, runOn } from "./agent-kit.ts"
+import {
+  type AgentCall,
+  agentOf,
+  asAgent,
+  everyItem,
+  expectUnchangedBy,
+  insertAction,
+  runOn,
+  usPayeeBody
+} from "./agent-kit.ts"
 import {
   addUsPayee,
   type CallResult,
@@ -50,16 +49,8 @@ interface CustomerSide {
 }
 
 let accountNumber = 600_000_000
-const usPayeeBody = (extra: Record<string, unknown> = {}) => ({
-  currency: "USD",
-  accountInfo: {
-    accountType: "US_ACCOUNT",
-    accountNumber: String(accountNumber++),
-    routingNumber: "021000021",
-    beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-  },
-  ...extra
-})
+/** A US payee with an account number of its own. */
+const newPayeeBody = (extra: Record<string, unknown> = {}) => usPayeeBody(String(accountNumber++), extra)
 
 const created = (r: CallResult) => {
   expect(r.status, JSON.stringify(r.json)).toBeLessThan(300)
@@ -98,7 +89,7 @@ const customerSide = async (server: TestServer): Promise<CustomerSide> => {
     })
     const held = await quote()
     const pending = await insertAction(server, seeded.record, { status: "PENDING_APPROVAL", quoteId: held.id })
-    const externalAccount = created(await call("POST", "/agents/me/external-accounts", usPayeeBody())).id
+    const externalAccount = created(await call("POST", "/agents/me/external-accounts", newPayeeBody())).id
     return {
       agentId: seeded.agentId,
       call,
@@ -120,19 +111,8 @@ const customerSide = async (server: TestServer): Promise<CustomerSide> => {
   }
 }
 
-/** Every page of an `/agents/me` list, following `nextCursor`. */
-const everyId = async (call: AgentCall, path: string): Promise<Array<string>> => {
-  const seen: Array<string> = []
-  let cursor = ""
-  for (let page = 0; page < 50; page++) {
-    const r = await call("GET", `${path}?limit=100${cursor}`)
-    expect(r.status, `${path}: ${JSON.stringify(r.json)}`).toBe(200)
-    seen.push(...r.json.data.map((item: { id: string }) => item.id))
-    if (!r.json.hasMore) return seen
-    cursor = `&cursor=${encodeURIComponent(r.json.nextCursor)}`
-  }
-  throw new Error(`${path} never ended`)
-}
+/** The ids of every page of an `/agents/me` list. */
+const everyId = async (call: AgentCall, path: string) => (await everyItem(call, path)).map((item) => item.id)
 
 onEveryStore("the agents' isolation matrix", "agent_isolation_http", (stores) => {
   const server = useTestServer(async () => {}, stores())
@@ -147,30 +127,9 @@ onEveryStore("the agents' isolation matrix", "agent_isolation_http", (stores) =>
       own.agents.map((agent, a) => ({ agent, own, sibling: own.agents[1 - a]!, other: sides[1 - s]! }))
     )
 
-  /**
-   * Runs `act` and checks the store reads the same after it: every collection, balances, outbox, the day's usage
-   * counters of every agent, and the idempotency keys `act` sent (scoped to the calling agent).
-   */
-  const unchangedBy = async (agentId: string, act: (key: () => Record<string, string>) => Promise<void>) => {
-    const keys: Array<string> = []
-    const key = () => {
-      const value = randomUUID()
-      keys.push(`agent:${agentId}:${value}`)
-      return { "idempotency-key": value }
-    }
-    const now = isoOf(Date.now())
-    const counters = sides.flatMap((side) =>
-      side.agents.flatMap((a) => Object.values(usageKeys(a.agentId, "USD", now)))
-    )
-    const snapshot = () =>
-      Effect.runPromise(snapshotStore({ idempotency: keys, counters }).pipe(Effect.provideService(Store, server.store)))
-    const before = await snapshot()
-    await act(key)
-    const after = await snapshot()
-    // The keys are fresh: no answer may have been stored under any of them.
-    for (const k of keys) expect(after.keyed[`idempotency/${k}`], k).toBeUndefined()
-    expect(after).toEqual(before)
-  }
+  /** `expectUnchangedBy` with the keys of `agentId` and the usage counters of all four agents. */
+  const unchangedBy = (agentId: string, act: (key: () => Record<string, string>) => Promise<void>) =>
+    expectUnchangedBy(server, act, { agentId, agentIds: sides.flatMap((side) => side.agents.map((a) => a.agentId)) })
 
   it("C-48, AG-28, AG-32, AG-35, AG-37: every read of another customer's id, or of the sibling agent's quote or action, is 404", async () => {
     for (const { agent, own, sibling, other } of eachAgent()) {
@@ -231,7 +190,7 @@ onEveryStore("the agents' isolation matrix", "agent_isolation_http", (stores) =>
           await agent.call(
             "POST",
             "/agents/me/external-accounts",
-            usPayeeBody({ customerId: other.customer.id }),
+            newPayeeBody({ customerId: other.customer.id }),
             key()
           ),
           404,
@@ -297,7 +256,7 @@ onEveryStore("the agents' isolation matrix", "agent_isolation_http", (stores) =>
     const routes: ReadonlyArray<readonly [string, string, unknown?]> = [
       ["GET", "/agents/me"],
       ["GET", "/agents/me/internal-accounts"],
-      ["POST", "/agents/me/external-accounts", usPayeeBody()],
+      ["POST", "/agents/me/external-accounts", newPayeeBody()],
       ["GET", "/agents/me/external-accounts"],
       ["GET", `/agents/me/external-accounts/${externalAccounts[0]}`],
       ["DELETE", `/agents/me/external-accounts/${externalAccounts[0]}`],

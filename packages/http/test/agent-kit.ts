@@ -3,6 +3,7 @@
  * `seedAgent`), calls made with that token, and actions written to the store (the `/agents/me` reads of slice C need
  * actions before slice B's execute makes them).
  */
+import { randomUUID } from "node:crypto"
 import {
   type AgentActionRecord,
   type AgentActionStatus,
@@ -10,10 +11,12 @@ import {
   type AgentRecord,
   Ids,
   isoOf,
-  Store
+  Store,
+  usageKeys
 } from "@paycore/core"
-import { openAgentPolicy, type SeededAgent, seedAgent } from "@paycore/testkit"
+import { openAgentPolicy, type SeededAgent, seedAgent, snapshotStore } from "@paycore/testkit"
 import { Effect, Layer } from "effect"
+import { expect } from "vitest"
 import type { CallResult, TestServer } from "./harness.ts"
 
 /** Runs an effect over the server's store, with fresh ids. */
@@ -91,3 +94,60 @@ export const insertAction = (
       return record
     })
   )
+
+/** A US payee body for `/agents/me/external-accounts` (`extra` adds `customerId` and the like). */
+export const usPayeeBody = (accountNumber: string, extra: Record<string, unknown> = {}) => ({
+  currency: "USD",
+  accountInfo: {
+    accountType: "US_ACCOUNT",
+    accountNumber,
+    routingNumber: "021000021",
+    beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
+  },
+  ...extra
+})
+
+/** Every item of an `/agents/me` list (`query` starts with `&`), following `nextCursor` page by page. */
+export const everyItem = async <T = { readonly id: string }>(
+  call: AgentCall,
+  path: string,
+  query = ""
+): Promise<Array<T>> => {
+  const seen: Array<T> = []
+  let cursor = ""
+  for (let page = 0; page < 50; page++) {
+    const r = await call("GET", `${path}?limit=100${query}${cursor}`)
+    expect(r.status, `${path}: ${JSON.stringify(r.json)}`).toBe(200)
+    seen.push(...r.json.data)
+    if (!r.json.hasMore) return seen
+    cursor = `&cursor=${encodeURIComponent(r.json.nextCursor)}`
+  }
+  throw new Error(`${path} never ended`)
+}
+
+/**
+ * Runs `act` and checks the store reads the same after it (every collection, balances, outbox, config), the day's
+ * usage counters of `agentIds` included. `act` gets `key()`: an `Idempotency-Key` header of `agentId`'s scope,
+ * fresh each time, under which no answer may be stored.
+ */
+export const expectUnchangedBy = async (
+  server: TestServer,
+  act: (key: () => Record<string, string>) => Promise<void>,
+  options: { readonly agentId?: string; readonly agentIds?: ReadonlyArray<string> } = {}
+) => {
+  const keys: Array<string> = []
+  const key = () => {
+    const value = randomUUID()
+    keys.push(`agent:${options.agentId}:${value}`)
+    return { "idempotency-key": value }
+  }
+  const now = isoOf(Date.now())
+  const counters = (options.agentIds ?? []).flatMap((id) => Object.values(usageKeys(id, "USD", now)))
+  const snapshot = () =>
+    Effect.runPromise(snapshotStore({ idempotency: keys, counters }).pipe(Effect.provideService(Store, server.store)))
+  const before = await snapshot()
+  await act(key)
+  const after = await snapshot()
+  for (const k of keys) expect(after.keyed[`idempotency/${k}`], k).toBeUndefined()
+  expect(after).toEqual(before)
+}

@@ -12,10 +12,20 @@ import {
   Store,
   type TrustedBeneficiaryRecord
 } from "@paycore/core"
-import { openAgentPolicy, seedCard, seedCardTransaction, snapshotStore } from "@paycore/testkit"
+import { openAgentPolicy, seedCard, seedCardTransaction } from "@paycore/testkit"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
-import { type AgentCall, agentOf, asAgent, insertAction, policyWith, runOn } from "./agent-kit.ts"
+import {
+  type AgentCall,
+  agentOf,
+  asAgent,
+  everyItem,
+  expectUnchangedBy,
+  insertAction,
+  policyWith,
+  runOn,
+  usPayeeBody
+} from "./agent-kit.ts"
 import {
   addUsPayee,
   type CallResult,
@@ -39,24 +49,8 @@ const expectRefused = (r: CallResult, reason: string) => {
   expect(r.json.details.reason, JSON.stringify(r.json)).toBe(reason)
 }
 
-const usPayeeBody = (accountNumber: string, extra: Record<string, unknown> = {}) => ({
-  currency: "USD",
-  accountInfo: {
-    accountType: "US_ACCOUNT",
-    accountNumber,
-    routingNumber: "021000021",
-    beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-  },
-  ...extra
-})
-
-/** Whatever `act` does, the store reads the same after it (every collection, balances, outbox, config). */
-const expectNothingChanges = async (server: TestServer, act: () => Promise<void>) => {
-  const snapshot = () => Effect.runPromise(snapshotStore().pipe(Effect.provideService(Store, server.store)))
-  const before = await snapshot()
-  await act()
-  expect(await snapshot()).toEqual(before)
-}
+/** Whatever `act` does, the store reads the same after it. */
+const expectNothingChanges = (server: TestServer, act: () => Promise<void>) => expectUnchangedBy(server, act)
 
 onEveryStore("the agent's own surface (/agents/me)", "agent_me_http", (stores) => {
   let ada: Onboarded
@@ -419,18 +413,8 @@ onEveryStore("the agent's own surface (/agents/me)", "agent_me_http", (stores) =
       await server.call("POST", "/quotes", quoteBody(bob.accounts.USD!, bobPayee, 700, { immediatelyExecute: true }))
     ).json
 
-    const everything = async (query: string) => {
-      const seen: Array<{ id: string; customerId: string; type: string }> = []
-      let cursor = ""
-      for (let page = 0; page < 50; page++) {
-        const r = await call("GET", `/agents/me/transactions?limit=100${query}${cursor}`)
-        expect(r.status, JSON.stringify(r.json)).toBe(200)
-        seen.push(...r.json.data)
-        if (!r.json.hasMore) return seen
-        cursor = `&cursor=${encodeURIComponent(r.json.nextCursor)}`
-      }
-      throw new Error("the listing never ended")
-    }
+    const everything = (query: string) =>
+      everyItem<{ id: string; customerId: string; type: string }>(call, "/agents/me/transactions", query)
     const listed = await everything("")
     expect(listed.map((t) => t.id)).toEqual(expect.arrayContaining([cardTx.id, paid.transactionId]))
     expect(listed.every((t) => t.customerId === ada.id)).toBe(true)
