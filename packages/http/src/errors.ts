@@ -8,6 +8,8 @@ import type { ErrorResponse } from "./serve.ts"
 const refusedStatus: Readonly<Record<string, number>> = {
   // The signed retry's refusals (W-37, W-38): 401 without the platform's WWW-Authenticate challenge.
   ...Object.fromEntries(WALLET_UNAUTHORIZED_CODES.map((code) => [code, 401])),
+  // An agent deleted between its authentication and its write (docs/design/agents.md section 0).
+  UNAUTHORIZED: 401,
   END_USER_TERMS_NOT_ACCEPTED: 403,
   USER_NOT_READY: 403,
   // SCA (C-38, C-41): no live SCA login session; too many failed proofs (details: lockedUntil, failedAttempts).

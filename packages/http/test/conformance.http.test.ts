@@ -6,13 +6,14 @@
  */
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { cardCounters, Ids, type InternalAccountId, Store } from "@paycore/core"
+import { cardCounters, type ExternalAccountId, Ids, type InternalAccountId, Store } from "@paycore/core"
 import { type DeferredVault, deferredVault, seedCard, seedCardTransaction } from "@paycore/testkit"
 import { sessionKey } from "@paycore/testkit/wallet-client"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { Api, openApiDocument } from "../src/index.ts"
+import { agentOf, asAgent } from "./agent-kit.ts"
 import { cardholder as approvedCardholder, cardBody, issue } from "./cards-kit.ts"
 import {
   covers,
@@ -451,6 +452,30 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
       cardBody(holder.id, [holder.accounts.USD!], { platformCardId: `emp-${randomUUID()}-001` })
     )
     expect((await server.call("POST", `/cards/${processing.json.id}/reveal`)).status).toBe(409)
+  },
+  "agent-foreign-id-not-found": async (server, { customer, payee }) => {
+    const other = await onboardCustomer(server)
+    const call = asAgent(server, await agentOf(server, customer.id))
+    expect((await call("POST", "/agents/me/quotes", quoteBody(other.accounts.USD!, payee, 100))).status).toBe(404)
+  },
+  "agent-beneficiary-trusted": async (server, { customer }) => {
+    // Trusted as the customer's SCA confirm would leave it (sca-trust tests walk that flow).
+    const accountId = await addUsPayee(server, customer.id, { accountNumber: `8${Date.now() % 100_000_000}` })
+    const now = new Date().toISOString()
+    await Effect.runPromise(
+      Effect.orDie(
+        server.store.trustedBeneficiaries.insert({
+          id: accountId as ExternalAccountId,
+          customerId: customer.id,
+          status: "TRUSTED",
+          challengeId: "ScaChallenge:trusted",
+          createdAt: now,
+          updatedAt: now
+        })
+      )
+    )
+    const call = asAgent(server, await agentOf(server, customer.id))
+    expect((await call("DELETE", `/agents/me/external-accounts/${accountId}`)).status).toBe(409)
   }
 }
 

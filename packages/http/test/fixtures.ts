@@ -1,4 +1,5 @@
 import { expect } from "vitest"
+import { agentOf, asAgent } from "./agent-kit.ts"
 import type { IdPool } from "./fuzzer.ts"
 import { addUsPayee, fundAccount, onboardCustomer, quoteBody, type TestServer, uploadDocument } from "./harness.ts"
 import { ensureUsdb, walletKit } from "./wallet-kit.ts"
@@ -23,9 +24,10 @@ const seedWallet = async (server: TestServer) => {
 }
 
 /**
- * Customers, accounts, a payee, a quote, a payment, a business with an owner, a document, a delivery, a token:
- * one of each kind of resource, their ids in `pool` (the fuzzer and the auth matrix draw ids from it). Returns the
- * two customers' ids.
+ * Customers, accounts, a payee, a quote, a payment, a business with an owner, a document, a delivery, a token, an
+ * agent of the first customer with every permission and a quote of its own: one of each kind of resource, their ids
+ * in `pool` (the fuzzer and the auth matrix draw ids from it). Returns the two customers' ids and the agent (its
+ * Bearer token lets the fuzzer reach past the `/agents/me` gate).
  */
 export const seedFixtures = async (server: TestServer, pool: IdPool) => {
   const ada = await onboardCustomer(server, { currencies: ["USD", "EUR"] })
@@ -68,8 +70,11 @@ export const seedFixtures = async (server: TestServer, pool: IdPool) => {
     expect(r.status, JSON.stringify(r.json)).toBeLessThan(300)
     pool.harvest(r.json)
   }
-  pool.harvest([ada, document, wallet])
+  const agent = await agentOf(server, ada.id)
+  const agentQuote = await asAgent(server, agent)("POST", "/agents/me/quotes", quoteBody(payer, payee, 900))
+  expect(agentQuote.status, JSON.stringify(agentQuote.json)).toBe(201)
+  pool.harvest([ada, document, wallet, agent.agentId, agentQuote.json])
   // Deliveries (the test event's among them) are only listed: the test answer carries no id.
   pool.harvest((await server.call("GET", "/webhooks/deliveries")).json)
-  return [ada.id, business.json.id as string] as const
+  return { customers: [ada.id, business.json.id as string] as const, agent }
 }

@@ -11,7 +11,7 @@
  * PAYCORE_FUZZ_CASES=<index + 1> (the run up to it is drawn again from the seed).
  */
 import { isDeepStrictEqual } from "node:util"
-import { contactChallengeKey, Store } from "@paycore/core"
+import { contactChallengeKey, isoOf, Store, usageKeys } from "@paycore/core"
 import { ledgerViolations, type StoreSnapshot, snapshotStore } from "@paycore/testkit"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
@@ -23,6 +23,7 @@ import {
   type FuzzCase,
   type FuzzResponse,
   IdPool,
+  isAgentRoute,
   MUTATIONS,
   makeCase,
   routeTable,
@@ -71,15 +72,19 @@ const differences = (a: StoreSnapshot, b: StoreSnapshot): Array<string> => {
 const runFuzz = async (server: TestServer, label: string) => {
   const routes = routeTable()
   const pool = new IdPool()
-  const customers = await seedFixtures(server, pool)
+  const { customers, agent } = await seedFixtures(server, pool)
   const origin = new URL(server.baseUrl)
   const prefix = `/${API_VERSION}`
   const authorization = `Basic ${Buffer.from(`${server.admin.clientId}:${server.admin.clientSecret}`).toString("base64")}`
+  // The agent's routes get its Bearer token, so they are fuzzed past the authentication gate (A-07).
+  const credentials = { platform: authorization, agent: `Bearer ${agent.accessToken}` }
   const idempotencyKeys = new Set<string>()
   const contactKeys = customers.flatMap((id) => [contactChallengeKey(id, "EMAIL"), contactChallengeKey(id, "PHONE")])
+  // The agent's usage of the run's day (a refused agent call counts nothing, AG-06).
+  const agentCounters = Object.values(usageKeys(agent.agentId, "USD", isoOf(Date.now())))
   const snapshot = () =>
     Effect.runPromise(
-      snapshotStore({ idempotency: idempotencyKeys, contactChallenges: contactKeys }).pipe(
+      snapshotStore({ idempotency: idempotencyKeys, contactChallenges: contactKeys, counters: agentCounters }).pipe(
         Effect.provideService(Store, server.store)
       )
     )
@@ -100,8 +105,10 @@ const runFuzz = async (server: TestServer, label: string) => {
   let before = await snapshot()
   let index = 0
   for (; index < MAX_CASES && (MAX_CASES !== Number.POSITIVE_INFINITY || Date.now() < deadline); index++) {
-    const c = makeCase(SEED, index, routes, pool, authorization)
-    if (c.idempotencyKey !== undefined) idempotencyKeys.add(`platform:${c.idempotencyKey}`)
+    const c = makeCase(SEED, index, routes, pool, credentials)
+    // Keys are scoped to their caller (app.ts): the agent's own, or the platform's.
+    const scope = isAgentRoute(c.endpoint) ? `agent:${agent.agentId}` : "platform"
+    if (c.idempotencyKey !== undefined) idempotencyKeys.add(`${scope}:${c.idempotencyKey}`)
     let r: FuzzResponse
     try {
       r = await sendCase(origin, prefix, c)

@@ -445,16 +445,27 @@ const walletRetryHeaders = (rng: Rng, pool: IdPool): Record<string, string> => {
 const fakeUuid = (rng: Rng): string =>
   [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => "0123456789abcdef"[rng.int(16)]).join("")).join("-")
 
+/** The `Authorization` a route group takes: an agent's Bearer token on `/agents/me` (A-07), Basic elsewhere. */
+export interface FuzzCredentials {
+  /** The platform's `Basic …`. */
+  readonly platform: string
+  /** An agent's `Bearer gat_…`, for the `agentMe` group (without it those routes get `platform` and answer 401). */
+  readonly agent?: string | undefined
+}
+
+/** Whether a route is one of the agent's own (`/agents/me`, Bearer only). */
+export const isAgentRoute = (endpoint: string): boolean => endpoint.startsWith("agentMe.")
+
 /**
- * Case `index` of a run: a schema-valid request for a route drawn from `routes`, then its mutation. `authorization`
- * goes on every case but the raw ones that test the parser before credentials matter.
+ * Case `index` of a run: a schema-valid request for a route drawn from `routes`, then its mutation. The route's
+ * credentials (`FuzzCredentials`) go on every case but the raw ones that test the parser before credentials matter.
  */
 export const makeCase = (
   runSeed: number,
   index: number,
   routes: ReadonlyArray<RouteSpec>,
   pool: IdPool,
-  authorization: string
+  credentials: FuzzCredentials
 ): FuzzCase => {
   const seed = caseSeed(runSeed, index)
   const rng = rngOf(seed)
@@ -469,6 +480,7 @@ export const makeCase = (
   let query = rng.chance(0.4) ? draw(route.query, 2) : undefined
   const declared = (draw(route.headers, 3) ?? {}) as Record<string, Json>
   let payload = route.body === undefined ? undefined : draw(route.body.sample, 4)
+  const authorization = (isAgentRoute(route.name) ? credentials.agent : undefined) ?? credentials.platform
   const headers: Record<string, string> = { authorization }
   let idempotencyKey: string | undefined
   if ("idempotency-key" in declared || (route.method !== "GET" && rng.chance(0.25))) {

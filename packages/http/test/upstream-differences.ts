@@ -40,11 +40,16 @@ export interface OperationAlias {
 }
 
 const NON_BANK_RAILS = ["INTERNAL", "LIGHTNING", "SOLANA", "ETHEREUM", "BASE", "POLYGON", "TRON", "PLASMA", "BITCOIN"]
+/** The agent's reads of its actions: an action carries its live quote and, once approved, its transaction (AG-17). */
+const AGENT_ACTION_OPERATIONS = ["GET /agents/me/actions", "GET /agents/me/actions/{actionId}"]
 const QUOTE_OPERATIONS = [
   "POST /quotes",
   "GET /quotes/{quoteId}",
   "POST /quotes/{quoteId}/execute",
-  "POST /quotes/{quoteId}/authorize"
+  "POST /quotes/{quoteId}/authorize",
+  // An agent's quote is the platform's quote (AG-31, AG-32).
+  "POST /agents/me/quotes",
+  "GET /agents/me/quotes/{quoteId}"
 ]
 
 export const differences: ReadonlyArray<Difference> = [
@@ -64,6 +69,7 @@ export const differences: ReadonlyArray<Difference> = [
     id: "funding-instructions-account-type",
     operations: [
       "GET /customers/internal-accounts",
+      "GET /agents/me/internal-accounts",
       "POST /sandbox/internal-accounts/{accountId}/fund",
       ...QUOTE_OPERATIONS
     ],
@@ -71,7 +77,9 @@ export const differences: ReadonlyArray<Difference> = [
     at: [
       "/data/*/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
       "/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
-      "/paymentInstructions/*/accountOrWalletInfo/accountType"
+      "/paymentInstructions/*/accountOrWalletInfo/accountType",
+      "/quote/paymentInstructions/*/accountOrWalletInfo/accountType",
+      "/data/*/quote/paymentInstructions/*/accountOrWalletInfo/accountType"
     ],
     renames: { US_ACCOUNT: "USD_ACCOUNT", CLABE: "MXN_ACCOUNT", IBAN: "EUR_ACCOUNT" },
     why:
@@ -85,7 +93,10 @@ export const differences: ReadonlyArray<Difference> = [
     operations: [
       "POST /customers/external-accounts",
       "GET /customers/external-accounts",
-      "GET /customers/external-accounts/{externalAccountId}"
+      "GET /customers/external-accounts/{externalAccountId}",
+      "POST /agents/me/external-accounts",
+      "GET /agents/me/external-accounts",
+      "GET /agents/me/external-accounts/{externalAccountId}"
     ],
     statuses: [200, 201],
     at: ["/accountInfo/accountType", "/data/*/accountInfo/accountType"],
@@ -103,10 +114,22 @@ export const differences: ReadonlyArray<Difference> = [
       "GET /transactions",
       "GET /transactions/{transactionId}",
       "POST /transfer-out",
+      "GET /agents/me/transactions",
+      "GET /agents/me/transactions/{transactionId}",
+      ...AGENT_ACTION_OPERATIONS,
       ...QUOTE_OPERATIONS
     ],
     statuses: [200, 201, 202],
-    at: ["/data/*/destinationPaymentRail", "/data/*/paymentRail", "/paymentRail", "/destination/paymentRail"],
+    at: [
+      "/data/*/destinationPaymentRail",
+      "/data/*/paymentRail",
+      "/paymentRail",
+      "/destination/paymentRail",
+      "/quote/destination/paymentRail",
+      "/data/*/quote/destination/paymentRail",
+      "/transaction/paymentRail",
+      "/data/*/transaction/paymentRail"
+    ],
     values: NON_BANK_RAILS,
     why:
       "The spec counts internal transfers, Lightning and the crypto networks among the rails a payment settles " +
@@ -116,9 +139,9 @@ export const differences: ReadonlyArray<Difference> = [
   },
   {
     id: "rate-details-service-names",
-    operations: QUOTE_OPERATIONS,
+    operations: [...QUOTE_OPERATIONS, ...AGENT_ACTION_OPERATIONS],
     statuses: [200, 201, 202],
-    at: ["/rateDetails"],
+    at: ["/rateDetails", "/quote/rateDetails", "/data/*/quote/rateDetails"],
     renamedKeys: {
       serviceApiMultiplier: "gridApiMultiplier",
       serviceApiFixedFee: "gridApiFixedFee",
@@ -167,7 +190,11 @@ export const differences: ReadonlyArray<Difference> = [
       "POST /sandbox/internal-accounts/{accountId}/fund",
       "POST /quotes",
       "POST /transfer-in",
-      "POST /transfer-out"
+      "POST /transfer-out",
+      // C-48: an agent's 404 for another customer's account is the one an unknown account gets.
+      "GET /agents/me/external-accounts/{externalAccountId}",
+      "DELETE /agents/me/external-accounts/{externalAccountId}",
+      "POST /agents/me/quotes"
     ],
     statuses: [404],
     at: ["/code"],
@@ -460,6 +487,29 @@ export const differences: ReadonlyArray<Difference> = [
       "live session, else 409 SCA_SESSION_REQUIRED as for payments (S-09); and only a card with details that is not " +
       "closed (ACTIVE or FROZEN) can be revealed, else 409 CONFLICT (docs/design/cards.md Q20). The upstream lists " +
       "no 409 on reveal."
+  },
+  // ---- agents (issue 16) ----
+  {
+    id: "agent-foreign-id-not-found",
+    operations: ["POST /agents/me/quotes", "POST /agents/me/external-accounts"],
+    statuses: [404],
+    at: ["status"],
+    values: ["USER_NOT_FOUND", "NOT_FOUND"],
+    why:
+      "Agent endpoints answer 404, not 403, for resources of another customer (Errors; C-48), in the body too: an " +
+      "account of another customer in a quote, or another customerId, is the 404 an unknown one gets " +
+      "(docs/design/agents.md Q1; AG-31's 403 is for the customer's own account outside allowedAccountIds). The " +
+      "upstream lists no 404 on these."
+  },
+  {
+    id: "agent-beneficiary-trusted",
+    operations: ["DELETE /agents/me/external-accounts/{externalAccountId}"],
+    statuses: [409],
+    at: ["status"],
+    values: ["BENEFICIARY_TRUSTED"],
+    why:
+      "An agent's delete is the platform's (AG-29): a trusted beneficiary is not deleted until it is untrusted, " +
+      "409 BENEFICIARY_TRUSTED (AC-22, AC-23); the upstream lists no 409 on the agent's delete."
   }
 ]
 
