@@ -46,6 +46,15 @@ const QUOTE_OPERATIONS = [
   "POST /quotes/{quoteId}/execute",
   "POST /quotes/{quoteId}/authorize"
 ]
+/** The agent operations whose answer is an AgentAction (its `quote` is a Quote), or a page of them. */
+const AGENT_ACTION_OPERATIONS = [
+  "POST /agents/me/quotes/{quoteId}/execute",
+  "POST /agents/{agentId}/actions/{actionId}/approve",
+  "POST /agents/{agentId}/actions/{actionId}/reject",
+  "GET /agents/approvals",
+  "GET /agents/me/actions",
+  "GET /agents/me/actions/{actionId}"
+]
 
 export const differences: ReadonlyArray<Difference> = [
   // ---- names and shapes ----
@@ -116,9 +125,9 @@ export const differences: ReadonlyArray<Difference> = [
   },
   {
     id: "rate-details-service-names",
-    operations: QUOTE_OPERATIONS,
+    operations: [...QUOTE_OPERATIONS, ...AGENT_ACTION_OPERATIONS],
     statuses: [200, 201, 202],
-    at: ["/rateDetails"],
+    at: ["/rateDetails", "/quote/rateDetails", "/data/*/quote/rateDetails"],
     renamedKeys: {
       serviceApiMultiplier: "gridApiMultiplier",
       serviceApiFixedFee: "gridApiFixedFee",
@@ -167,7 +176,9 @@ export const differences: ReadonlyArray<Difference> = [
       "POST /sandbox/internal-accounts/{accountId}/fund",
       "POST /quotes",
       "POST /transfer-in",
-      "POST /transfer-out"
+      "POST /transfer-out",
+      "POST /agents/me/transfer-in",
+      "POST /agents/me/transfer-out"
     ],
     statuses: [404],
     at: ["/code"],
@@ -190,7 +201,7 @@ export const differences: ReadonlyArray<Difference> = [
   },
   {
     id: "quote-state-conflicts",
-    operations: ["POST /quotes/{quoteId}/execute", "POST /sandbox/send"],
+    operations: ["POST /quotes/{quoteId}/execute", "POST /sandbox/send", "POST /agents/me/quotes/{quoteId}/execute"],
     statuses: [409],
     at: ["status", "/code"],
     values: ["QUOTE_ALREADY_EXECUTED", "QUOTE_EXPIRED", "QUOTE_NOT_EXECUTABLE"],
@@ -200,7 +211,13 @@ export const differences: ReadonlyArray<Difference> = [
   },
   {
     id: "insufficient-funds-code",
-    operations: ["POST /quotes", "POST /quotes/{quoteId}/execute", "POST /transfer-out"],
+    operations: [
+      "POST /quotes",
+      "POST /quotes/{quoteId}/execute",
+      "POST /transfer-out",
+      "POST /agents/me/quotes/{quoteId}/execute",
+      "POST /agents/me/transfer-out"
+    ],
     statuses: [400],
     at: ["/code"],
     values: ["INSUFFICIENT_FUNDS"],

@@ -3,7 +3,6 @@ import {
   type AgentPolicy,
   type AgentRecord,
   type CustomerId,
-  Customers,
   Ids,
   isoOf,
   newAccessToken,
@@ -30,7 +29,8 @@ export interface SeededAgent {
 
 /**
  * A connected agent written straight to the store, with a token the test knows (no device code, no redemption), so
- * tests of what an agent does need not go through the credential flow. `customerId` must be a customer of the store.
+ * tests of what an agent does need not go through the credential flow. `customerId` must be a customer of the store;
+ * only `Store` and `Ids` are needed.
  */
 export const seedAgent = Effect.fnUntraced(function* (options: {
   readonly customerId: string
@@ -40,8 +40,10 @@ export const seedAgent = Effect.fnUntraced(function* (options: {
 }) {
   const store = yield* Store
   const ids = yield* Ids
-  const customers = yield* Customers
-  const customer = yield* customers.get(options.customerId)
+  // Read from the store, so a test needs only the Store and Ids it runs on (an HTTP test's `server.store`).
+  const customer = yield* store.customers.get(options.customerId)
+  if (customer === undefined)
+    return yield* Effect.die(new Error(`no customer ${options.customerId} to seed an agent for`))
   const id = yield* ids.make("Agent")
   const now = isoOf(yield* Clock.currentTimeMillis)
   const { token, selector, verifierSha256 } = newAccessToken(yield* ids.randomHex(ACCESS_TOKEN_RANDOM_BYTES))
