@@ -269,6 +269,7 @@ const approvalsSuite = (stores: () => StoresUnderTest) => {
       const page2 = await list(`customerId=${c.id}&sortOrder=asc&limit=2&cursor=${page1.json.nextCursor}`)
       expect(ids(page2)).toEqual([held[2]!.id])
       expectInvalid(await server.call("GET", "/agents/approvals?cursor=not-a-cursor"), ["cursor"])
+      expectInvalid(await server.call("GET", "/agents/approvals?endDate=2026-15-94T66:12:40Z"), ["endDate"])
     })
   })
 }

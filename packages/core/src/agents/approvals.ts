@@ -1,6 +1,6 @@
 import { Data, Effect } from "effect"
 import type { QuoteRecord } from "../quotes/model.ts"
-import type { Conflict, DomainError, NotFound, StoreError } from "../shared/errors.ts"
+import { type Conflict, type DomainError, InvalidInput, type NotFound, type StoreError } from "../shared/errors.ts"
 import { type Page, pageRequest } from "../shared/paging.ts"
 import { isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
@@ -39,6 +39,15 @@ import { type AgentOperation, evaluate } from "./policy.ts"
 // The platform's decisions on held actions (slice B; docs/design/agents.md section 3 "Approve and reject"): each
 // locks the agent, then the action, as every agent command does; an approval re-checks the policy as it now is.
 
+/** A date-time filter as milliseconds; 400 for one of the right shape that names no instant (a 15th month). */
+const instantOf = (field: string, value: string | undefined): Effect.Effect<number | undefined, InvalidInput> => {
+  if (value === undefined) return Effect.succeed(undefined)
+  const ms = Date.parse(value)
+  return Number.isNaN(ms)
+    ? Effect.fail(InvalidInput.one(field, { format: "date-time" }, `${field} is not a date and time that exists`))
+    : Effect.succeed(ms)
+}
+
 /** `GET /agents/approvals` (AG-16): the `PENDING_APPROVAL` actions, `startDate` and `endDate` inclusive. */
 export const listApprovals = (
   ports: AgentPorts,
@@ -48,14 +57,16 @@ export const listApprovals = (
     const page = pageRequest(query)
     if (page === undefined) return yield* Effect.fail(invalidCursor())
     const { store } = ports
+    const start = yield* instantOf("startDate", query.startDate)
+    const end = yield* instantOf("endDate", query.endDate)
     const rows = yield* store.agentActions.list(
       {
         status: "PENDING_APPROVAL",
         agentId: query.agentId,
         customerId: query.customerId,
         // The store's `createdAfter` is strict: a millisecond before includes `startDate` itself.
-        createdAfter: query.startDate === undefined ? undefined : isoOf(Date.parse(query.startDate) - 1),
-        createdAtOrBefore: query.endDate === undefined ? undefined : isoOf(Date.parse(query.endDate))
+        createdAfter: start === undefined ? undefined : isoOf(start - 1),
+        createdAtOrBefore: end === undefined ? undefined : isoOf(end)
       },
       page
     )
