@@ -138,6 +138,19 @@ export const agentQuote = async (server: TestServer, agent: SeededAgent, body: u
   return created.json
 }
 
+/** Moves a quote's `expiresAt` into the past (the test server runs on the real clock). */
+export const backdateQuote = (server: TestServer, quoteId: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const record = yield* server.store.quotes.get(quoteId)
+      if (record === undefined) return yield* Effect.die(new Error(`no quote ${quoteId}`))
+      yield* server.store.quotes.update({
+        ...record,
+        quote: { ...record.quote, expiresAt: "2020-01-01T00:00:00.000Z" }
+      })
+    })
+  )
+
 /** `POST /agents/me/quotes/{id}/execute` by the agent. */
 export const execute = (
   server: TestServer,

@@ -11,6 +11,7 @@ import {
   agentPolicy,
   agentQuote,
   asAgent,
+  backdateQuote,
   balanceOfAccount,
   changeAgent,
   eventsAbout,
@@ -185,15 +186,7 @@ const actionsSuite = (stores: () => StoresUnderTest) => {
       expectError(await execute(server, agent, quote.id), 409, "QUOTE_ALREADY_EXECUTED")
 
       const stale = await agentQuote(server, agent, payment(c.accounts.USD!, c.usdPayee, 100))
-      await Effect.runPromise(
-        Effect.gen(function* () {
-          const record = (yield* server.store.quotes.get(stale.id))!
-          yield* server.store.quotes.update({
-            ...record,
-            quote: { ...record.quote, expiresAt: "2020-01-01T00:00:00.000Z" }
-          })
-        })
-      )
+      await backdateQuote(server, stale.id)
       expectError(await execute(server, agent, stale.id), 409, "QUOTE_EXPIRED")
       expect((await server.call("GET", `/quotes/${stale.id}`)).json.status).toBe("EXPIRED")
       expect(await usage(server, agent.agentId)).toMatchObject({ dailyTransactionCount: 1 })

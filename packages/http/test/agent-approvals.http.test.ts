@@ -10,6 +10,7 @@ import {
   actionsOf,
   agentPolicy,
   asAgent,
+  backdateQuote,
   balanceOfAccount,
   changeAgent,
   eventsAbout,
@@ -70,15 +71,7 @@ const approvalsSuite = (stores: () => StoresUnderTest) => {
 
     it("AG-21: approve after the quote expired → 200 FAILED QUOTE_EXPIRED, quote and transaction EXPIRED, nothing counted", async () => {
       const { agent, quote, action } = await heldPayment()
-      await Effect.runPromise(
-        Effect.gen(function* () {
-          const record = (yield* server.store.quotes.get(quote.id))!
-          yield* server.store.quotes.update({
-            ...record,
-            quote: { ...record.quote, expiresAt: "2020-01-01T00:00:00.000Z" }
-          })
-        })
-      )
+      await backdateQuote(server, quote.id)
       const failed = await approve(agent.agentId, action.id)
       expect(failed.status, JSON.stringify(failed.json)).toBe(200)
       expect(failed.json).toMatchObject({ status: "FAILED", failureReason: "QUOTE_EXPIRED" })

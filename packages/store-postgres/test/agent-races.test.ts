@@ -46,6 +46,24 @@ const countersOf = (agentId: string) =>
     }
   })
 
+/** Runs `calls` at once: what they answered, and the agent's counters, the account's balance and the ledger after. */
+const raced = (
+  calls: ReadonlyArray<Effect.Effect<{ readonly status: string }, unknown>>,
+  agentId: string,
+  accountId: string
+) =>
+  Effect.gen(function* () {
+    const exits = yield* Effect.forEach(calls, Effect.exit, { concurrency: "unbounded" })
+    return {
+      ran: exits.filter(Exit.isSuccess).length,
+      approved: exits.filter((e) => Exit.isSuccess(e) && e.value.status === "APPROVED").length,
+      codes: exits.map(codeOf).filter((c) => c !== undefined),
+      counters: yield* countersOf(agentId),
+      balance: yield* balance(accountId, "USD"),
+      violations: yield* ledgerViolations
+    }
+  })
+
 describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, () => {
   it("50 AUTO executes of 10 under dailyLimit 200: exactly 20 APPROVED, 30 DAILY_LIMIT_EXCEEDED; counted 200", async () => {
     const outcome = await runOnAgents(
@@ -54,20 +72,12 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
         const actions = yield* AgentActions
         const { customer, account, usdPayee } = yield* seedPayer(1_000)
         const agent = yield* agentOf(customer.id, policy({ dailyLimit: 200 }))
-        const quotes = []
-        for (let i = 0; i < 50; i++) quotes.push(yield* agentQuoteOf(agent.id, account.id, usdPayee.id, 10))
-        const exits = yield* Effect.forEach(
-          quotes,
-          (q) => Effect.exit(actions.executeQuote(principalOf(agent), q.id, undefined)),
-          { concurrency: "unbounded" }
-        )
-        return {
-          approved: exits.filter((e) => Exit.isSuccess(e) && e.value.status === "APPROVED").length,
-          codes: exits.map(codeOf).filter((c) => c !== undefined),
-          counters: yield* countersOf(agent.id),
-          balance: yield* balance(account.id, "USD"),
-          violations: yield* ledgerViolations
+        const calls = []
+        for (let i = 0; i < 50; i++) {
+          const q = yield* agentQuoteOf(agent.id, account.id, usdPayee.id, 10)
+          calls.push(actions.executeQuote(principalOf(agent), q.id, undefined))
         }
+        return yield* raced(calls, agent.id, account.id)
       })
     )
     expect(outcome.approved).toBe(20)
@@ -97,13 +107,7 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
             })
           )
         }
-        const exits = yield* Effect.forEach(calls, Effect.exit, { concurrency: "unbounded" })
-        return {
-          ran: exits.filter(Exit.isSuccess).length,
-          codes: exits.map(codeOf).filter((c) => c !== undefined),
-          counters: yield* countersOf(agent.id),
-          violations: yield* ledgerViolations
-        }
+        return yield* raced(calls, agent.id, account.id)
       })
     )
     expect(outcome.ran).toBe(7)
@@ -170,18 +174,8 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
         const agent = yield* agentOf(customer.id, policy({}, "APPROVAL_REQUIRED"))
         const q = yield* agentQuoteOf(agent.id, account.id, usdPayee.id, 250)
         const held = yield* actions.executeQuote(principalOf(agent), q.id, undefined)
-        const exits = yield* Effect.forEach(
-          Array.from({ length: 20 }, () => actions.approve(agent.id, held.id)),
-          Effect.exit,
-          { concurrency: "unbounded" }
-        )
-        return {
-          approved: exits.filter((e) => Exit.isSuccess(e) && e.value.status === "APPROVED").length,
-          codes: exits.map(codeOf).filter((c) => c !== undefined),
-          counters: yield* countersOf(agent.id),
-          balance: yield* balance(account.id, "USD"),
-          violations: yield* ledgerViolations
-        }
+        const approvals = Array.from({ length: 20 }, () => actions.approve(agent.id, held.id))
+        return yield* raced(approvals, agent.id, account.id)
       })
     )
     expect(outcome.approved).toBe(1)
