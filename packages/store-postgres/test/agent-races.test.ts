@@ -3,7 +3,7 @@
  * DATABASE_URL, else PGlite, where they serialize): every agent command locks the agent's row first, so limits are
  * never passed, an action is decided once, and no deadlock or serialization error reaches a caller.
  */
-import { AgentActions, type AgentPolicy, agentCounters, Store, utcDay } from "@paycore/core"
+import { AgentActions, type AgentPolicy, type AgentRecord, agentCounters, Store, utcDay } from "@paycore/core"
 import { openAgentPolicy } from "@paycore/testkit"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
@@ -46,6 +46,20 @@ const countersOf = (agentId: string) =>
     }
   })
 
+/** A funded customer and an agent of it with `agentPolicy`. */
+const payerWithAgent = (funding: number, agentPolicy: AgentPolicy) =>
+  Effect.gen(function* () {
+    const { customer, account, usdPayee } = yield* seedPayer(funding)
+    return { account, usdPayee, agent: yield* agentOf(customer.id, agentPolicy) }
+  })
+
+/** A quote of `amount` for the agent, executed by it (held, under APPROVAL_REQUIRED). */
+const submitted = (agent: AgentRecord, account: string, payee: string, amount: number) =>
+  Effect.gen(function* () {
+    const q = yield* agentQuoteOf(agent.id, account, payee, amount)
+    return yield* (yield* AgentActions).executeQuote(principalOf(agent), q.id, undefined)
+  })
+
 /** Runs `calls` at once: what they answered, and the agent's counters, the account's balance and the ledger after. */
 const raced = (
   calls: ReadonlyArray<Effect.Effect<{ readonly status: string }, unknown>>,
@@ -70,8 +84,7 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
       2001,
       Effect.gen(function* () {
         const actions = yield* AgentActions
-        const { customer, account, usdPayee } = yield* seedPayer(1_000)
-        const agent = yield* agentOf(customer.id, policy({ dailyLimit: 200 }))
+        const { account, usdPayee, agent } = yield* payerWithAgent(1_000, policy({ dailyLimit: 200 }))
         const calls = []
         for (let i = 0; i < 50; i++) {
           const q = yield* agentQuoteOf(agent.id, account.id, usdPayee.id, 10)
@@ -92,8 +105,7 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
       2002,
       Effect.gen(function* () {
         const actions = yield* AgentActions
-        const { customer, account, usdPayee } = yield* seedPayer(10_000)
-        const agent = yield* agentOf(customer.id, policy({ dailyTransactionLimit: 7 }))
+        const { account, usdPayee, agent } = yield* payerWithAgent(10_000, policy({ dailyTransactionLimit: 7 }))
         const principal = principalOf(agent)
         const calls = []
         for (let i = 0; i < 10; i++) {
@@ -147,8 +159,7 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
       Effect.gen(function* () {
         const actions = yield* AgentActions
         const store = yield* Store
-        const { customer, account, usdPayee } = yield* seedPayer(10_000)
-        const agent = yield* agentOf(customer.id, policy({}, "APPROVAL_REQUIRED"))
+        const { account, usdPayee, agent } = yield* payerWithAgent(10_000, policy({}, "APPROVAL_REQUIRED"))
         const q = yield* agentQuoteOf(agent.id, account.id, usdPayee.id, 10)
         const exits = yield* Effect.forEach(
           Array.from({ length: 20 }, () => actions.executeQuote(principalOf(agent), q.id, undefined)),
@@ -170,10 +181,8 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
       2005,
       Effect.gen(function* () {
         const actions = yield* AgentActions
-        const { customer, account, usdPayee } = yield* seedPayer(10_000)
-        const agent = yield* agentOf(customer.id, policy({}, "APPROVAL_REQUIRED"))
-        const q = yield* agentQuoteOf(agent.id, account.id, usdPayee.id, 250)
-        const held = yield* actions.executeQuote(principalOf(agent), q.id, undefined)
+        const { account, usdPayee, agent } = yield* payerWithAgent(10_000, policy({}, "APPROVAL_REQUIRED"))
+        const held = yield* submitted(agent, account.id, usdPayee.id, 250)
         const approvals = Array.from({ length: 20 }, () => actions.approve(agent.id, held.id))
         return yield* raced(approvals, agent.id, account.id)
       })
@@ -190,12 +199,10 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
       2006,
       Effect.gen(function* () {
         const actions = yield* AgentActions
-        const { customer, account, usdPayee } = yield* seedPayer(10_000)
-        const agent = yield* agentOf(customer.id, policy({}, "APPROVAL_REQUIRED"))
+        const { account, usdPayee, agent } = yield* payerWithAgent(10_000, policy({}, "APPROVAL_REQUIRED"))
         const results = []
         for (let i = 0; i < 5; i++) {
-          const q = yield* agentQuoteOf(agent.id, account.id, usdPayee.id, 10)
-          const held = yield* actions.executeQuote(principalOf(agent), q.id, undefined)
+          const held = yield* submitted(agent, account.id, usdPayee.id, 10)
           const [approve, reject] = yield* Effect.all(
             [Effect.exit(actions.approve(agent.id, held.id)), Effect.exit(actions.reject(agent.id, held.id, {}))],
             { concurrency: "unbounded" }
@@ -220,12 +227,13 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
       2007,
       Effect.gen(function* () {
         const actions = yield* AgentActions
-        const { customer, account, usdPayee } = yield* seedPayer(10_000)
-        const agent = yield* agentOf(customer.id, policy({ dailyLimit: 100 }, "APPROVAL_REQUIRED"))
+        const { account, usdPayee, agent } = yield* payerWithAgent(
+          10_000,
+          policy({ dailyLimit: 100 }, "APPROVAL_REQUIRED")
+        )
         const held = []
         for (let i = 0; i < 30; i++) {
-          const q = yield* agentQuoteOf(agent.id, account.id, usdPayee.id, 10)
-          held.push(yield* actions.executeQuote(principalOf(agent), q.id, undefined))
+          held.push(yield* submitted(agent, account.id, usdPayee.id, 10))
         }
         const decided = yield* Effect.forEach(held, (a) => actions.approve(agent.id, a.id), {
           concurrency: "unbounded"
@@ -250,8 +258,7 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
       2008,
       Effect.gen(function* () {
         const actions = yield* AgentActions
-        const { customer, account, usdPayee } = yield* seedPayer(10_000)
-        const agent = yield* agentOf(customer.id, policy({}, "APPROVAL_REQUIRED"))
+        const { account, usdPayee, agent } = yield* payerWithAgent(10_000, policy({}, "APPROVAL_REQUIRED"))
         const results = []
         for (let i = 0; i < 5; i++) {
           yield* changeAgent(agent.id, { isPaused: false })
