@@ -40,8 +40,6 @@ export interface OperationAlias {
 }
 
 const NON_BANK_RAILS = ["INTERNAL", "LIGHTNING", "SOLANA", "ETHEREUM", "BASE", "POLYGON", "TRON", "PLASMA", "BITCOIN"]
-/** The agent's reads of its actions: an action carries its live quote and, once approved, its transaction (AG-17). */
-const AGENT_ACTION_OPERATIONS = ["GET /agents/me/actions", "GET /agents/me/actions/{actionId}"]
 const QUOTE_OPERATIONS = [
   "POST /quotes",
   "GET /quotes/{quoteId}",
@@ -50,6 +48,15 @@ const QUOTE_OPERATIONS = [
   // An agent's quote is the platform's quote (AG-31, AG-32).
   "POST /agents/me/quotes",
   "GET /agents/me/quotes/{quoteId}"
+]
+/** The agent operations whose answer is an AgentAction (its `quote` is a Quote), or a page of them. */
+const AGENT_ACTION_OPERATIONS = [
+  "POST /agents/me/quotes/{quoteId}/execute",
+  "POST /agents/{agentId}/actions/{actionId}/approve",
+  "POST /agents/{agentId}/actions/{actionId}/reject",
+  "GET /agents/approvals",
+  "GET /agents/me/actions",
+  "GET /agents/me/actions/{actionId}"
 ]
 
 export const differences: ReadonlyArray<Difference> = [
@@ -194,7 +201,9 @@ export const differences: ReadonlyArray<Difference> = [
       // C-48: an agent's 404 for another customer's account is the one an unknown account gets.
       "GET /agents/me/external-accounts/{externalAccountId}",
       "DELETE /agents/me/external-accounts/{externalAccountId}",
-      "POST /agents/me/quotes"
+      "POST /agents/me/quotes",
+      "POST /agents/me/transfer-in",
+      "POST /agents/me/transfer-out"
     ],
     statuses: [404],
     at: ["/code"],
@@ -217,7 +226,7 @@ export const differences: ReadonlyArray<Difference> = [
   },
   {
     id: "quote-state-conflicts",
-    operations: ["POST /quotes/{quoteId}/execute", "POST /sandbox/send"],
+    operations: ["POST /quotes/{quoteId}/execute", "POST /sandbox/send", "POST /agents/me/quotes/{quoteId}/execute"],
     statuses: [409],
     at: ["status", "/code"],
     values: ["QUOTE_ALREADY_EXECUTED", "QUOTE_EXPIRED", "QUOTE_NOT_EXECUTABLE"],
@@ -227,7 +236,13 @@ export const differences: ReadonlyArray<Difference> = [
   },
   {
     id: "insufficient-funds-code",
-    operations: ["POST /quotes", "POST /quotes/{quoteId}/execute", "POST /transfer-out"],
+    operations: [
+      "POST /quotes",
+      "POST /quotes/{quoteId}/execute",
+      "POST /transfer-out",
+      "POST /agents/me/quotes/{quoteId}/execute",
+      "POST /agents/me/transfer-out"
+    ],
     statuses: [400],
     at: ["/code"],
     values: ["INSUFFICIENT_FUNDS"],

@@ -11,12 +11,14 @@ import type {
   Refused,
   StoreError
 } from "../shared/errors.ts"
+import type { ScaPaymentPorts } from "../transactions/authorization.ts"
 import type { Transactions } from "../transactions/service.ts"
 
 /**
  * What the agents' use cases run on, resolved once when a service's layer is built (as `CardPorts`). The services
  * of lower contexts are used for what they already do for the platform (quote pricing, account reads, transaction
- * reads); the engine's settings are the fiber's (`commandEnv`), read per command; money moves through the `transactions` seams inside the agent's own store transaction (execution.ts).
+ * reads); the engine's settings are the fiber's (`commandEnv`), read per command; money moves through the
+ * `transactions` seams inside the agent's own store transaction (execution.ts), over `payments`.
  */
 export interface AgentPorts {
   readonly store: Store["Service"]
@@ -24,6 +26,8 @@ export interface AgentPorts {
   readonly quotes: Quotes["Service"]
   readonly accounts: Accounts["Service"]
   readonly transactions: Transactions["Service"]
+  /** The payment ports (store, ids, rail, SCA challenges) the execute and transfer-in steps run on. */
+  readonly payments: ScaPaymentPorts
 }
 
 /** Every refusal an agents operation can answer (their HTTP statuses are in packages/http/src/errors.ts). */

@@ -1,12 +1,17 @@
 import { Context, Effect, Layer } from "effect"
 import type { ExternalAccount, InternalAccount } from "../accounts/model.ts"
 import { Accounts } from "../accounts/service.ts"
+import type { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
+import type { KycProvider } from "../ports/kyc.ts"
+import type { Notifier } from "../ports/notifier.ts"
+import type { Rail } from "../ports/rail.ts"
 import { Store } from "../ports/store.ts"
 import type { CreateQuoteRequest, Quote } from "../quotes/model.ts"
 import { Quotes } from "../quotes/service.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
+import { scaPaymentPorts } from "../transactions/authorization.ts"
 import type { TransactionOneOf, TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
 import { Transactions } from "../transactions/service.ts"
 import type { AgentPorts, AgentsError } from "./agent-ports.ts"
@@ -63,12 +68,22 @@ const agentPorts = Effect.gen(function* () {
     ids: yield* Ids,
     quotes: yield* Quotes,
     accounts: yield* Accounts,
-    transactions: yield* Transactions
+    transactions: yield* Transactions,
+    payments: yield* scaPaymentPorts
   }
   return ports
 })
 
-type Requirements = Store | Ids | Quotes | Accounts | Transactions
+type Requirements =
+  | Store
+  | Ids
+  | Quotes
+  | Accounts
+  | Transactions
+  | Rail
+  | Notifier
+  | KycProvider
+  | PlatformConfigService
 
 /** The platform's agents and the agents' credentials (AG-01 … AG-15, AG-24; slice A). */
 export class Agents extends Context.Service<

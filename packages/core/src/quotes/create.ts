@@ -224,7 +224,7 @@ function* resolveDestination(
 }
 
 /** Deprecated transfer-out moves money within one currency. */
-const sameCurrencyRefusal = (sendingCode: string, receivingCode: string): InvalidInput =>
+export const sameCurrencyRefusal = (sendingCode: string, receivingCode: string): InvalidInput =>
   InvalidInput.one(
     "destination.accountId",
     { currency: sendingCode },

@@ -28,7 +28,7 @@ export const isPullable = (account: ExternalAccount): boolean =>
   account.accountInfo.accountType === "US_ACCOUNT" || account.accountInfo.accountType === "USD_ACCOUNT"
 
 /** The checks of a transfer-in: a pullable account, and an internal account of the same customer and currency. */
-function* transferInAccountsSteps(ports: PaymentPorts, request: TransferInRequest) {
+export function* transferInAccountsSteps(ports: PaymentPorts, request: TransferInRequest) {
   const external = yield* usableExternalAccount(ports.store, request.source.accountId)
   if (!isPullable(external)) {
     return yield* Effect.fail(
