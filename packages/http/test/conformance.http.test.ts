@@ -6,8 +6,16 @@
  */
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
-import { cardCounters, type ExternalAccountId, Ids, type InternalAccountId, Store } from "@paycore/core"
-import { type DeferredVault, deferredVault, seedCard, seedCardTransaction } from "@paycore/testkit"
+import {
+  agentCounters,
+  cardCounters,
+  type ExternalAccountId,
+  Ids,
+  type InternalAccountId,
+  redeemMinute,
+  Store
+} from "@paycore/core"
+import { type DeferredVault, deferredVault, openAgentPolicy, seedCard, seedCardTransaction } from "@paycore/testkit"
 import { sessionKey } from "@paycore/testkit/wallet-client"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
@@ -476,6 +484,24 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     )
     const call = asAgent(server, await agentOf(server, customer.id))
     expect((await call("DELETE", `/agents/me/external-accounts/${accountId}`)).status).toBe(409)
+  },
+  "agent-customer-not-found": async (server) => {
+    const body = { name: "x", customerId: UNKNOWN_CUSTOMER, policy: openAgentPolicy() }
+    expect((await server.call("POST", "/agents", body)).status).toBe(404)
+  },
+  "agent-redeem-rate-limited": async (server) => {
+    // This minute's miss budget spent (the counter the route adds to), then given back.
+    const key = agentCounters.redeemMisses(redeemMinute(new Date().toISOString()))
+    const room = 60 - (await Effect.runPromise(server.store.counters.get(key)))
+    await Effect.runPromise(server.store.counters.add(key, room))
+    try {
+      const r = await server.call("POST", "/agents/device-codes/PAYCORE-AGENT-2222-2222/redeem", undefined, {
+        auth: null
+      })
+      expect(r.status).toBe(429)
+    } finally {
+      await Effect.runPromise(server.store.counters.add(key, -room))
+    }
   }
 }
 

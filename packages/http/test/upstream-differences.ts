@@ -525,6 +525,27 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "An agent's delete is the platform's (AG-29): a trusted beneficiary is not deleted until it is untrusted, " +
       "409 BENEFICIARY_TRUSTED (AC-22, AC-23); the upstream lists no 409 on the agent's delete."
+  },
+  {
+    id: "agent-customer-not-found",
+    operations: ["POST /agents"],
+    statuses: [404],
+    at: ["status"],
+    values: ["USER_NOT_FOUND"],
+    why:
+      "A customerId that names no customer is 404 USER_NOT_FOUND, as every customer id in a body is (Errors: 404; " +
+      "docs/design/agents.md section 1, row 1); the upstream lists no 404 on POST /agents."
+  },
+  {
+    id: "agent-redeem-rate-limited",
+    operations: ["POST /agents/device-codes/{code}/redeem"],
+    statuses: [429],
+    at: ["status"],
+    values: ["RATE_LIMITED"],
+    why:
+      "The redeem route is public, so unknown codes are budgeted platform-wide per minute; past the budget every " +
+      "redemption is 429 RATE_LIMITED with Retry-After until the next minute (RFC 8628 section 5.1 in spirit; " +
+      "docs/design/agents.md section 2 Numbers, Q13). The upstream lists no 429 on redeem."
   }
 ]
 
