@@ -6,6 +6,8 @@
  *
  * - bad credentials → 401 UNAUTHORIZED with `www-authenticate: Basic realm="paycore"`;
  * - a valid token without the permission (or a PRODUCTION token on a sandbox helper) → 403 FORBIDDEN;
+ * - an agent's Bearer token on a platform route → 401 (Basic challenge); on `/agents/me` a deleted agent's → 401
+ *   (Bearer challenge), one whose policy lacks the route's permission, or a paused one on a write → 403;
  * - otherwise the request passes the gate: any answer but 401, 403 or a 5xx (a 400 or 404 is fine: the request
  *   is only plausible).
  * A refused call changes nothing (store snapshot before and after each route's refused cells), and on a write it
@@ -15,12 +17,20 @@
 import { randomUUID } from "node:crypto"
 import { isDeepStrictEqual } from "node:util"
 import { Store } from "@paycore/core"
-import { type StoreSnapshot, snapshotStore } from "@paycore/testkit"
+import { openAgentPolicy, type StoreSnapshot, snapshotStore } from "@paycore/testkit"
 import { Effect } from "effect"
 import { expect, it } from "vitest"
+import { agentOf, asAgent, usPayeeBody } from "./agent-kit.ts"
 import { seedFixtures } from "./fixtures.ts"
 import { IdPool, isNotImplemented, type Rng, type RouteSpec, routeTable } from "./fuzzer.ts"
-import { type CallResult, type Credentials, documentForm, type TestServer, useTestServer } from "./harness.ts"
+import {
+  type CallResult,
+  type Credentials,
+  documentForm,
+  onboardCustomer,
+  type TestServer,
+  useTestServer
+} from "./harness.ts"
 import { onEveryStore } from "./stores.ts"
 
 // -----------------------------------------------------------------------------
@@ -237,10 +247,19 @@ interface TokenProfile {
   readonly environment: "SANDBOX" | "PRODUCTION"
 }
 
+/** An agent's Bearer token: its policy's permissions (all or none), paused, or of an agent deleted since its use. */
+interface AgentProfile {
+  readonly permissions: "every" | "none"
+  readonly isPaused?: boolean
+  readonly deleted?: boolean
+}
+
 interface Column {
   readonly name: string
   /** The token the column's credentials belong to; `undefined` for credentials that must be refused (401). */
   readonly token?: TokenProfile | undefined
+  /** The agent whose Bearer token the column sends. */
+  readonly agent?: AgentProfile | undefined
   /** The headers that carry the credentials. */
   readonly headers: (credentials: ColumnCredentials) => Record<string, string>
 }
@@ -250,6 +269,8 @@ interface ColumnCredentials {
   readonly admin: Credentials
   readonly deleted: Credentials
   readonly byColumn: ReadonlyMap<string, Credentials>
+  /** The Bearer token and agent id of each agent column. */
+  readonly agents: ReadonlyMap<string, { readonly agentId: string; readonly accessToken: string }>
 }
 
 const base64 = (text: string) => Buffer.from(text).toString("base64")
@@ -258,6 +279,11 @@ const tokenColumn = (name: string, token: TokenProfile): Column => ({
   name,
   token,
   headers: (credentials) => basic(credentials.byColumn.get(name)!)
+})
+const agentColumn = (name: string, agent: AgentProfile): Column => ({
+  name,
+  agent,
+  headers: (credentials) => ({ authorization: `Bearer ${credentials.agents.get(name)!.accessToken}` })
 })
 
 const COLUMNS: ReadonlyArray<Column> = [
@@ -298,7 +324,12 @@ const COLUMNS: ReadonlyArray<Column> = [
   tokenColumn("PRODUCTION, every permission", {
     permissions: ["VIEW", "TRANSACT", "MANAGE"],
     environment: "PRODUCTION"
-  })
+  }),
+  agentColumn("agent, every permission", { permissions: "every" }),
+  agentColumn("agent, no permission", { permissions: "none" }),
+  agentColumn("agent, paused, every permission", { permissions: "every", isPaused: true }),
+  // Its token was used once before the delete: nothing of it may linger in a cache.
+  agentColumn("agent of a deleted agent", { permissions: "every", deleted: true })
 ]
 
 /** The expected answer of a cell: refused with 401 or 403, or let through the gate. */
@@ -321,8 +352,20 @@ const mayCall = (access: PlatformAccess, token: TokenProfile): boolean => {
   }
 }
 
+/** AG-10, AG-30: any live agent reads; a permission route needs it in the policy; a write also an agent not paused. */
+const mayAgentCall = (access: AgentAccess, agent: AgentProfile): boolean => {
+  if (access === "agent-read") return true
+  if (agent.permissions === "none") return false
+  return access.startsWith("agent-read:") || agent.isPaused !== true
+}
+
 const expectedAnswer = (access: AccessClass, column: Column): Expected => {
   if (access === "public") return "passes"
+  // An agent's token opens no platform route, and a deleted agent's none at all (A-07, AG-11).
+  if (column.agent !== undefined) {
+    if (!isAgentAccess(access) || column.agent.deleted === true) return 401
+    return mayAgentCall(access, column.agent) ? "passes" : 403
+  }
   // No platform credential opens an agent route (A-07).
   if (isAgentAccess(access) || column.token === undefined) return 401
   return mayCall(access, column.token) ? "passes" : 403
@@ -451,11 +494,32 @@ const differences = (a: StoreSnapshot, b: StoreSnapshot): Array<string> => {
 // The matrix
 // -----------------------------------------------------------------------------
 
-const makeCredentials = async (server: TestServer): Promise<ColumnCredentials> => {
+const makeCredentials = async (server: TestServer, customerId: string): Promise<ColumnCredentials> => {
   const byColumn = new Map<string, Credentials>()
+  const agents = new Map<string, { readonly agentId: string; readonly accessToken: string }>()
   for (const column of COLUMNS) {
     if (column.token !== undefined) {
       byColumn.set(column.name, await server.token(column.token.permissions, column.token.environment))
+    }
+    const profile = column.agent
+    if (profile !== undefined) {
+      // No amount is over its limits: a cell that passes the gate meets no 403 of the policy's limits.
+      const open = openAgentPolicy()
+      const policy = {
+        ...open,
+        spendingLimits: { ...open.spendingLimits, perTransactionLimit: Number.MAX_SAFE_INTEGER },
+        ...(profile.permissions === "none" ? { permissions: [] } : {})
+      }
+      const agent = await agentOf(server, customerId, { policy, isPaused: profile.isPaused === true })
+      agents.set(column.name, agent)
+      if (profile.deleted === true) {
+        const me = await server.call("GET", "/agents/me", undefined, {
+          auth: null,
+          headers: { authorization: `Bearer ${agent.accessToken}` }
+        })
+        expect(me.status).toBe(200)
+        expect((await server.call("DELETE", `/agents/${agent.agentId}`)).status).toBe(204)
+      }
     }
   }
   const doomed = await server.call("POST", "/tokens", {
@@ -467,7 +531,7 @@ const makeCredentials = async (server: TestServer): Promise<ColumnCredentials> =
   // Used once, so its credentials were verified (and cached) before the delete.
   expect((await server.call("GET", "/config", undefined, { auth: deleted })).status).toBe(200)
   expect((await server.call("DELETE", `/tokens/${doomed.json.id}`)).status).toBe(204)
-  return { admin: server.admin, deleted, byColumn }
+  return { admin: server.admin, deleted, byColumn, agents }
 }
 
 const runMatrix = async (server: TestServer, label: string) => {
@@ -485,8 +549,8 @@ const runMatrix = async (server: TestServer, label: string) => {
   ).toEqual([])
 
   const pool = new IdPool()
-  await seedFixtures(server, pool)
-  const credentials = await makeCredentials(server)
+  const fixtures = await seedFixtures(server, pool)
+  const credentials = await makeCredentials(server, fixtures.customers[0])
 
   // The snapshot sees what a call that passes the gate writes, idempotency record included: the "changes
   // nothing" checks below could not pass by looking at too little.
@@ -532,7 +596,9 @@ const runMatrix = async (server: TestServer, label: string) => {
       // On a write, an admin makes the call first under a key every refused cell then reuses: a refusal must
       // come before the idempotent replay of the admin's stored response.
       const replayKey = `matrix-${row.name}-${randomUUID()}`
-      const keyed = isWrite ? [`platform:${replayKey}`] : []
+      // Agents' keys are their own (`agent:<agentId>`): a refused agent's call must store nothing under them either.
+      const scopes = ["platform", ...[...credentials.agents.values()].map((a) => `agent:${a.agentId}`)]
+      const keyed = isWrite ? scopes.map((scope) => `${scope}:${replayKey}`) : []
       if (isWrite) {
         const primer = await send({ ...basic(credentials.admin), "idempotency-key": replayKey })
         await workEnded(server, primer)
@@ -620,5 +686,35 @@ onEveryStore("the auth matrix", "auth_matrix", (stores) => {
     const again = await server.call("POST", "/tokens", tokenBody, withKey(tokenKey, server.admin))
     expect(again.headers.get("idempotent-replayed")).toBe("true")
     expect(again.json.clientSecret).toBe(token.json.clientSecret)
+  })
+
+  it("C-09, AG-10, AG-30: an agent that lost the permission, or was paused, gets 403 on a retry, not its stored answer", async () => {
+    const customer = await onboardCustomer(server)
+    const agent = await agentOf(server, customer.id)
+    const call = asAgent(server, agent)
+    const key = { "idempotency-key": `matrix-agent-${randomUUID()}` }
+    const body = usPayeeBody("987654321")
+    const created = await call("POST", "/agents/me/external-accounts", body, key)
+    expect(created.status, JSON.stringify(created.json)).toBe(201)
+    expect((await call("POST", "/agents/me/external-accounts", body, key)).headers.get("idempotent-replayed")).toBe(
+      "true"
+    )
+    const policy = (permissions: ReadonlyArray<string>) =>
+      server.call("PATCH", `/agents/${agent.agentId}/policy`, { permissions })
+    const refusedWith = async (reason: string) => {
+      const refused = await call("POST", "/agents/me/external-accounts", body, key)
+      expect({ status: refused.status, reason: refused.json.details?.reason }).toEqual({ status: 403, reason })
+      expect(refused.headers.get("idempotent-replayed")).toBeNull()
+      expect(JSON.stringify(refused.json)).not.toContain(created.json.id)
+    }
+    expect((await policy(["VIEW_TRANSACTIONS"])).status).toBe(200)
+    await refusedWith("PERMISSION_MISSING")
+    expect((await policy(openAgentPolicy().permissions)).status).toBe(200)
+    expect((await server.call("PATCH", `/agents/${agent.agentId}`, { isPaused: true })).status).toBe(200)
+    await refusedWith("AGENT_PAUSED")
+    expect((await server.call("PATCH", `/agents/${agent.agentId}`, { isPaused: false })).status).toBe(200)
+    const replayed = await call("POST", "/agents/me/external-accounts", body, key)
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true")
+    expect(replayed.json).toEqual(created.json)
   })
 })
