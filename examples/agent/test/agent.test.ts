@@ -47,8 +47,7 @@ describe("examples/agent: an agent program pays within its policy over HTTP", ()
     return { agentId: r.json.agent.id as string, code: r.json.deviceCode.code as string }
   }
 
-  // enabled once slices A and B land: POST /agents, redeem and GET /agents/me are slice A's; execute and approve B's.
-  it.skip("AG-15, AG-24, AG-25, AG-31, AG-33, AG-37: redeems, pays within its policy, and a held payment waits for approval", async () => {
+  it("AG-15, AG-24, AG-25, AG-31, AG-33, AG-37: redeems, pays within its policy, and a held payment waits for approval", async () => {
     const { agentId, code } = await createAgent()
     const session = await connect(server.baseUrl, code, { sleep: fastSleep, backoff: { initialMillis: 1 } })
     expect(session.agent).toMatchObject({ id: agentId, customerId: customer.id, isPaused: false })
@@ -86,7 +85,7 @@ describe("examples/agent: an agent program pays within its policy over HTTP", ()
     expect(large.final.transaction?.id).toBe(large.quote.transactionId)
   })
 
-  it.skip("AG-15: a device code connects one installation; the program's second redeem is refused", async () => {
+  it("AG-15: a device code connects one installation; the program's second redeem is refused", async () => {
     const { code } = await createAgent()
     await connect(server.baseUrl, code, { sleep: fastSleep })
     await expect(connect(server.baseUrl, code)).rejects.toMatchObject({ status: 400, code: "INVALID_INPUT" })

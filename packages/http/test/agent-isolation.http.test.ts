@@ -287,8 +287,7 @@ onEveryStore("the agents' isolation matrix", "agent_isolation_http", (stores) =>
     })
   })
 
-  // enabled once slices A and B land: execute, transfer-out and transfer-in are slice B's (501 until then).
-  it.skip("C-48: an agent's execute and transfers naming another customer's id, or the sibling's quote, are 404", async () => {
+  it("C-48: an agent's execute and transfers naming another customer's id, or the sibling's quote, are 404", async () => {
     for (const { agent, own, sibling, other } of eachAgent()) {
       const [usd] = own.internalAccounts as [string]
       const payee = own.externalAccounts[0]!

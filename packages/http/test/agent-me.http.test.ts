@@ -496,8 +496,7 @@ onEveryStore("the agent's own surface (/agents/me)", "agent_me_http", (stores) =
 
   // ---- the profile (slice A's GET /agents/me) ----
 
-  // enabled once slices A and B land: GET /agents/me is slice A's (lifecycle.ts getMe answers 501 until then).
-  it.skip("AG-24: GET /agents/me answers the agent's profile, policy and usage, paused or not", async () => {
+  it("AG-24: GET /agents/me answers the agent's profile, policy and usage, paused or not", async () => {
     const agent = await adaAgent({ isPaused: true })
     const me = await agent.call("GET", "/agents/me")
     expect(me.status).toBe(200)
