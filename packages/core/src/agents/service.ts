@@ -57,7 +57,7 @@ import { agentTransferIn, agentTransferOut, executeAgentQuote } from "./submit.t
 // The agents context (issue 16; docs/design/agents.md). S0 fixed the contracts so the slices need not touch each
 // other's files: `Agents` (slice A: lifecycle.ts, device-codes.ts, credentials.ts), `AgentActions` (slice B:
 // submit.ts, approvals.ts, execution.ts) and `AgentScope` (slice C: scoped.ts) delegate each operation to one
-// function of their slice's files, over `AgentPorts`. A route whose function is not built answers 501.
+// function of their slice's files, over `AgentPorts`.
 
 export type { AgentsError } from "./agent-ports.ts"
 
