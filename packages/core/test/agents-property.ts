@@ -7,7 +7,7 @@ import { seedAgent } from "@paycore/testkit"
 import { Effect, Layer } from "effect"
 import { Accounts } from "../src/accounts/service.ts"
 import type { AgentPolicy, AgentPrincipal, AgentRecord } from "../src/agents/model.ts"
-import { AgentActions } from "../src/agents/service.ts"
+import { AgentActions, Agents } from "../src/agents/service.ts"
 import { Store } from "../src/ports/store.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import type { AgentId } from "../src/shared/ids.ts"
@@ -15,9 +15,9 @@ import { makeEnv, payeeQuote, type TestEnv } from "./fixtures.ts"
 
 // ---- the engine ----
 
-/** `makeEnv`'s engine with `AgentActions` (and `Accounts`, which the agents' layer reads) over the same ports. */
+/** `makeEnv`'s engine with `AgentActions` and `Agents` (and `Accounts`, which they read) over the same ports. */
 export const agentEnvLayer = (env: TestEnv) =>
-  AgentActions.layer.pipe(Layer.provide(Accounts.layer), Layer.provideMerge(env.layer))
+  Layer.merge(AgentActions.layer, Agents.layer).pipe(Layer.provide(Accounts.layer), Layer.provideMerge(env.layer))
 
 /** `makeEnv` with the agents' services. */
 export const makeAgentEnv = (seed: number, options: Parameters<typeof makeEnv>[1] = {}) => {
