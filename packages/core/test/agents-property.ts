@@ -1,8 +1,8 @@
 /**
  * What the agents' property test (memory and PGlite) and the PostgreSQL races run on (docs/design/agents.md,
- * "Property test", "Races"):
- * the engine with the agents' services over a test env, a seeded agent's principal, and the model — the policy's
- * rules written again here in plain arithmetic, apart from `policy.ts`, so the test checks one against the other.
+ * "Property test", "Races"): the engine with the agents' services over a test env, a seeded agent's principal, the
+ * model — the policy's rules written again here in plain arithmetic, apart from `policy.ts`, so the test checks one
+ * against the other — and the property's commands, run and checker.
  */
 import { seedAgent } from "@paycore/testkit"
 import { Clock, Effect, Exit, Layer } from "effect"
