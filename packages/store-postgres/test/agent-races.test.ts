@@ -3,8 +3,8 @@
  * DATABASE_URL, else PGlite, where they serialize): every agent command locks the agent's row first, so limits are
  * never passed, an action is decided once, and no deadlock or serialization error reaches a caller.
  */
-import { AgentActions, type AgentPolicy, type AgentRecord, agentCounters, Store, utcDay } from "@paycore/core"
-import { openAgentPolicy } from "@paycore/testkit"
+import { AgentActions, type AgentPolicy, type AgentRecord, Agents, agentCounters, Store, utcDay } from "@paycore/core"
+import { openAgentPolicy, seedAgent } from "@paycore/testkit"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
@@ -276,5 +276,76 @@ describe(`agent races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, (
       })
     )
     for (const result of outcome) expect(["APPROVED", "FAILED AGENT_PAUSED"]).toContain(result)
+  }, 120_000)
+  it("AG-12: approve racing a policy PATCH cutting dailyLimit to 50: APPROVED counted 100 before the cut, or FAILED DAILY_LIMIT_EXCEEDED", async () => {
+    const rounds = await runOnAgents(
+      2009,
+      Effect.gen(function* () {
+        const actions = yield* AgentActions
+        const agents = yield* Agents
+        const { customer, account, usdPayee } = yield* seedPayer(10_000)
+        const results = []
+        for (let i = 0; i < 10; i++) {
+          // A fresh agent each round: its day's usage starts at 0, so a count of 100 passes only the old limit.
+          const agent = yield* agentOf(customer.id, policy({ dailyLimit: 1_000 }, "APPROVAL_REQUIRED"))
+          const held = yield* submitted(agent, account.id, usdPayee.id, 100)
+          const [approved, patched] = yield* Effect.all(
+            [actions.approve(agent.id, held.id), agents.updatePolicy(agent.id, { spendingLimits: { dailyLimit: 50 } })],
+            { concurrency: "unbounded" }
+          )
+          results.push({
+            outcome: `${approved.status}${approved.failureReason === undefined ? "" : ` ${approved.failureReason}`}`,
+            limit: patched.policy.spendingLimits.dailyLimit,
+            counted: (yield* countersOf(agent.id)).day
+          })
+        }
+        return { results, balance: yield* balance(account.id, "USD"), violations: yield* ledgerViolations }
+      })
+    )
+    for (const round of rounds.results) {
+      expect([
+        { outcome: "APPROVED", limit: 50, counted: 100 },
+        { outcome: "FAILED DAILY_LIMIT_EXCEEDED", limit: 50, counted: 0 }
+      ]).toContainEqual(round)
+    }
+    const approved = rounds.results.filter((r) => r.outcome === "APPROVED").length
+    expect(rounds.balance.available).toBe(10_000 - 100 * approved)
+    expect(rounds.violations).toEqual([])
+  }, 120_000)
+
+  it("AG-11: 20 executes racing DELETE: each held before the delete (then failed by it) or 401; nothing held after; the token dead", async () => {
+    const outcome = await runOnAgents(
+      2010,
+      Effect.gen(function* () {
+        const actions = yield* AgentActions
+        const agents = yield* Agents
+        const store = yield* Store
+        const { customer, account, usdPayee } = yield* seedPayer(10_000)
+        // Under APPROVAL_REQUIRED an execute holds: an action created after the delete would stay PENDING_APPROVAL.
+        const seeded = yield* seedAgent({ customerId: customer.id, policy: policy({}, "APPROVAL_REQUIRED") })
+        const principal = principalOf(seeded.record)
+        const calls: Array<Effect.Effect<unknown, unknown>> = []
+        for (let i = 0; i < 20; i++) {
+          const q = yield* agentQuoteOf(seeded.agentId, account.id, usdPayee.id, 10)
+          calls.push(actions.executeQuote(principal, q.id, undefined))
+        }
+        // Started last, so some executes commit before it.
+        calls.push(agents.delete(seeded.agentId))
+        const exits = yield* Effect.forEach(calls, Effect.exit, { concurrency: "unbounded" })
+        const deleted = exits.pop()!
+        const stored = yield* store.agentActions.list({ agentId: seeded.agentId }, { limit: 100, sortOrder: "asc" })
+        return {
+          deleted: Exit.isSuccess(deleted),
+          held: exits.filter(Exit.isSuccess).length,
+          codes: [...new Set(exits.map(codeOf).filter((c) => c !== undefined))],
+          stored: stored.data.map((a) => `${a.status} ${a.failureReason}`),
+          token: yield* agents.authenticate(seeded.accessToken)
+        }
+      })
+    )
+    expect(outcome.deleted).toBe(true)
+    expect(outcome.stored).toEqual(Array(outcome.held).fill("FAILED AGENT_DELETED"))
+    expect(outcome.codes).toEqual(outcome.held === 20 ? [] : ["UNAUTHORIZED"])
+    expect(outcome.token).toBeUndefined()
   }, 120_000)
 })
