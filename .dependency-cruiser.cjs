@@ -13,7 +13,7 @@ const LAYERS = [
   ["accounts"],
   ["wallet-auth"],
   ["customers"],
-  ["onboarding", "sca"],
+  ["onboarding", "sca", "invitations"],
   ["quotes", "cards"],
   ["transactions"],
   ["agents"]

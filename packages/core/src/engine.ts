@@ -8,6 +8,7 @@ import { Cards } from "./cards/service.ts"
 import { CardSimulations } from "./cards/simulations.ts"
 import { CardsWorker } from "./cards/worker.ts"
 import { Customers } from "./customers/service.ts"
+import { Invitations } from "./invitations/service.ts"
 import { BulkImports, Documents, Onboarding } from "./onboarding/service.ts"
 import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
 import { Quotes } from "./quotes/service.ts"
@@ -51,7 +52,8 @@ export const EngineLayer = Layer.mergeAll(
   WalletAuth.layer.pipe(Layer.provide(cardFundingSourcesLayer)),
   OwnershipVerification.layer,
   Sca.layer,
-  CardsLayer
+  CardsLayer,
+  Invitations.layer
 ).pipe(
   Layer.provideMerge(Customers.layer),
   // Below WalletAuth: a wallet's privacy update answers the account as Accounts shows it.

@@ -5,6 +5,8 @@ import { agentActionMachine, agentDeviceCodeMachine } from "../src/agents/machin
 import { AgentActionStatus } from "../src/agents/model.ts"
 import { cardEventOf, cardMachine, cardTransactionMachine, closedReasonOf } from "../src/cards/machine.ts"
 import { cardTransactionStatesOf, cardTransactionStatus } from "../src/cards/views.ts"
+import { invitationMachine } from "../src/invitations/machine.ts"
+import { InvitationStatus } from "../src/invitations/model.ts"
 import { expirableQuoteStates } from "../src/quotes/expiry.ts"
 import { quoteMachine } from "../src/quotes/machine.ts"
 import {
@@ -222,6 +224,13 @@ const agentDeviceCodeExpected: Expected = {
   "ISSUED INVALIDATE": ["INVALIDATED", []]
 }
 
+// IN-04 … IN-10, WH-11: a pending invitation is claimed once (the platform is told), cancelled, or expires.
+const invitationExpected: Expected = {
+  "PENDING CLAIM": ["CLAIMED", ["INVITATION.CLAIMED"]],
+  "PENDING CANCEL": ["CANCELLED", []],
+  "PENDING EXPIRE": ["EXPIRED", []]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
@@ -361,6 +370,12 @@ const cases: ReadonlyArray<{
     states: ["ISSUED", "REDEEMED", "INVALIDATED"],
     events: ["REDEEM", "INVALIDATE"],
     expected: agentDeviceCodeExpected
+  },
+  {
+    machine: invitationMachine,
+    states: ["PENDING", "CLAIMED", "CANCELLED", "EXPIRED"],
+    events: ["CLAIM", "CANCEL", "EXPIRE"],
+    expected: invitationExpected
   }
 ]
 
@@ -519,5 +534,9 @@ describe("state machines", () => {
       ...AgentActionStatus.literals
     ])
     expect(statesAllowing(agentActionMachine, "APPROVE", "REJECT", "FAIL")).toEqual(["PENDING_APPROVAL"])
+  })
+  it("IN-02, IN-10: an invitation's statuses are its machine's states; only PENDING moves", () => {
+    expect([...invitationMachine.states].sort()).toEqual([...InvitationStatus.literals].sort())
+    expect(statesAllowing(invitationMachine, "CLAIM", "CANCEL", "EXPIRE")).toEqual(["PENDING"])
   })
 })

@@ -7,6 +7,7 @@ import { cardRepositories } from "./cards.ts"
 import { collectionsOf } from "./collection.ts"
 import { customerRepositories } from "./customers.ts"
 import { idempotencyRepositories } from "./idempotency.ts"
+import { invitationRepositories } from "./invitations.ts"
 import { ledgerRepositories } from "./ledger.ts"
 import { onboardingRepositories } from "./onboarding.ts"
 import { platformRepositories } from "./platform.ts"
@@ -40,6 +41,7 @@ export const makeMemoryStore = Effect.sync(() => {
     ...scaRepositories(collection),
     ...cardRepositories(collection),
     ...agentRepositories(collection),
+    ...invitationRepositories(collection),
     ...ledgerRepositories(journal),
     ...webhookRepositories(collection, journal),
     ...idempotencyRepositories(journal)

@@ -16,6 +16,7 @@ import { scaQuotes } from "./migrations/0013_sca_quotes.ts"
 import { cards } from "./migrations/0014_cards.ts"
 import { agentIds } from "./migrations/0015_agent_ids.ts"
 import { agents } from "./migrations/0016_agents.ts"
+import { invitations } from "./migrations/0017_invitations.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -45,7 +46,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0013_sca_quotes": scaQuotes,
   "0014_cards": cards,
   "0015_agent_ids": agentIds,
-  "0016_agents": agents
+  "0016_agents": agents,
+  "0017_invitations": invitations
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

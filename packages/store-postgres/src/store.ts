@@ -7,6 +7,7 @@ import { cardRepositories } from "./cards.ts"
 import { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./connection.ts"
 import { customerRepositories } from "./customers.ts"
 import { idempotencyRepositories } from "./idempotency.ts"
+import { invitationRepositories } from "./invitations.ts"
 import { ledgerRepositories } from "./ledger.ts"
 import { onboardingRepositories } from "./onboarding.ts"
 import { platformRepositories } from "./platform.ts"
@@ -57,6 +58,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       ...scaRepositories(x),
       ...cardRepositories(x),
       ...agentRepositories(x),
+      ...invitationRepositories(x),
       ...ledgerRepositories(x),
       ...webhookRepositories(x),
       ...idempotencyRepositories(x),

@@ -15,6 +15,7 @@ import * as tables from "@paycore/store-tables"
 import * as agentRecords from "../../testkit/src/store-conformance/agent-tests.ts"
 import * as cardRecords from "../../testkit/src/store-conformance/card-tests.ts"
 import { makeScope } from "../../testkit/src/store-conformance/ids.ts"
+import * as invitationRecords from "../../testkit/src/store-conformance/invitation-tests.ts"
 import { ownershipChallengeFull, ownershipChallengeMinimal } from "../../testkit/src/store-conformance/records.ts"
 import * as scaRecords from "../../testkit/src/store-conformance/sca-tests.ts"
 import * as walletRecords from "../../testkit/src/store-conformance/wallet-auth-tests.ts"
@@ -202,6 +203,10 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     [agentRecords.agentDeviceCodeFull(walletScope), agentRecords.agentDeviceCodeMinimal(walletScope)]
   ],
   [tables.agentActions, [agentRecords.agentActionFull(walletScope), agentRecords.agentActionMinimal(walletScope)]],
+  [
+    tables.invitations,
+    [invitationRecords.invitationFull(walletScope), invitationRecords.invitationMinimal(walletScope)]
+  ],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]
 ])

@@ -39,7 +39,8 @@ describe("migrations", () => {
         "0013_sca_quotes",
         "0014_cards",
         "0015_agent_ids",
-        "0016_agents"
+        "0016_agents",
+        "0017_invitations"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

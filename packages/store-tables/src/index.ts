@@ -8,6 +8,7 @@ import { cardNetworkEvents, cardReveals, cards, cardTransactions } from "./cards
 import { customers } from "./customers.ts"
 import type { Table } from "./describe.ts"
 import { counters, idempotency } from "./idempotency.ts"
+import { invitations } from "./invitations.ts"
 import { ledgerBalances, ledgerTransfers } from "./ledger.ts"
 import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verifications } from "./onboarding.ts"
 import { platformConfig, tokens } from "./platform.ts"
@@ -39,6 +40,7 @@ export {
   externalAccounts,
   idempotency,
   internalAccounts,
+  invitations,
   ledgerBalances,
   ledgerTransfers,
   otpChallenges,
@@ -68,6 +70,7 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   platformConfig,
   customers,
   internalAccounts,
+  invitations,
   externalAccounts,
   ownershipChallenges,
   quotes,
@@ -100,6 +103,7 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   agents,
   agentDeviceCodes,
   agentActions,
+  invitations,
   idempotency,
   counters
 ]

@@ -40,6 +40,7 @@ import {
   verificationsCase
 } from "./store-conformance/collections.ts"
 import type { It } from "./store-conformance/ids.ts"
+import { invitationsCase, invitationTests } from "./store-conformance/invitation-tests.ts"
 import { ledgerTests } from "./store-conformance/ledger-tests.ts"
 import {
   beneficialOwnerTests,
@@ -153,6 +154,7 @@ export const storeConformance = (
       collection(agentsCase, agentTests)
       collection(agentDeviceCodesCase, agentDeviceCodeTests)
       collection(agentActionsCase, agentActionTests)
+      collection(invitationsCase, invitationTests)
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

@@ -74,7 +74,8 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       cardReveals: yield* everyRow((p) => store.cardReveals.list({}, p)),
       agents: yield* everyRow((p) => store.agents.list({ includeDeleted: true }, p)),
       agentDeviceCodes: yield* everyRow((p) => store.agentDeviceCodes.list({}, p)),
-      agentActions: yield* everyRow((p) => store.agentActions.list({}, p))
+      agentActions: yield* everyRow((p) => store.agentActions.list({}, p)),
+      invitations: yield* everyRow((p) => store.invitations.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

@@ -26,6 +26,7 @@ import type {
   CardTransactionRecord
 } from "../cards/model.ts"
 import type { Customer } from "../customers/model.ts"
+import type { InvitationFilter, InvitationRecord } from "../invitations/model.ts"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type {
   BeneficialOwner,
@@ -314,6 +315,8 @@ export interface Repositories {
   readonly agentDeviceCodes: Collection<AgentDeviceCodeRecord, AgentDeviceCodeFilter, "codeSha256">
   /** `openSlot` is held while an action is `PENDING_APPROVAL`: one pending action per quote. */
   readonly agentActions: Collection<AgentActionRecord, AgentActionFilter, "openSlot">
+  /** `code` is unique: a read, claim or cancel finds its invitation by it (IN-03). */
+  readonly invitations: Collection<InvitationRecord, InvitationFilter, "code">
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

@@ -52,6 +52,15 @@ export interface EngineSettings {
    * approve it (no rate to protect).
    */
   readonly agentTransferApprovalSeconds: number
+  /** Invitations one inviter may create per UTC hour (IN-11): the next is 429 `RATE_LIMITED` until the hour ends. */
+  readonly invitationsPerInviterPerHour: number
+  /**
+   * Unknown invitation codes asked for per UTC minute, platform-wide (IN-11, design Q3): the next read, claim or
+   * cancel is 429 `RATE_LIMITED` until the minute ends, so 8-hex codes cannot be guessed at speed.
+   */
+  readonly invitationCodeMissesPerMinute: number
+  /** How far ahead an invitation's `expiresAt` may be (IN-10). */
+  readonly invitationMaxLifetimeDays: number
 }
 
 /** Where the Travel Rule asks for proof that a customer owns the self-custody wallet it pays, and from what amount. */
@@ -93,7 +102,10 @@ export const defaultEngineSettings: EngineSettings = {
   cardCurrencies: ["USD", "USDB"],
   agentDeviceCodeSeconds: 86_400,
   agentRedeemMissesPerMinute: 60,
-  agentTransferApprovalSeconds: 86_400
+  agentTransferApprovalSeconds: 86_400,
+  invitationsPerInviterPerHour: 100,
+  invitationCodeMissesPerMinute: 60,
+  invitationMaxLifetimeDays: 365
 }
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {

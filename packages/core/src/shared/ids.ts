@@ -32,7 +32,8 @@ export const idTypes = [
   "CardReveal",
   "Agent",
   "AgentAction",
-  "AgentDeviceCode"
+  "AgentDeviceCode",
+  "Invitation"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -108,6 +109,8 @@ export const AgentActionId = makeId("AgentAction")
 export type AgentActionId = typeof AgentActionId.Type
 export const AgentDeviceCodeId = makeId("AgentDeviceCode")
 export type AgentDeviceCodeId = typeof AgentDeviceCodeId.Type
+export const InvitationId = makeId("Invitation")
+export type InvitationId = typeof InvitationId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -140,6 +143,7 @@ export interface IdOf {
   Agent: AgentId
   AgentAction: AgentActionId
   AgentDeviceCode: AgentDeviceCodeId
+  Invitation: InvitationId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
