@@ -4,6 +4,7 @@ import { AccountsGroup } from "./api/accounts.ts"
 import { AgentMeGroup, AgentsGroup } from "./api/agents.ts"
 import { CardsGroup } from "./api/cards.ts"
 import { CustomersGroup } from "./api/customers.ts"
+import { InvitationsGroup } from "./api/invitations.ts"
 import { OnboardingGroup } from "./api/onboarding.ts"
 import { PaymentsGroup } from "./api/payments.ts"
 import { PlatformGroup } from "./api/platform.ts"
@@ -16,6 +17,7 @@ export * from "./api/accounts.ts"
 export * from "./api/agents.ts"
 export * from "./api/cards.ts"
 export * from "./api/customers.ts"
+export * from "./api/invitations.ts"
 export * from "./api/onboarding.ts"
 export * from "./api/payments.ts"
 export * from "./api/platform.ts"
@@ -39,6 +41,7 @@ export const Api = HttpApi.make("paycore")
   .add(AgentsGroup)
   .add(AgentMeGroup)
   .add(PaymentsGroup)
+  .add(InvitationsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)
   .annotateMerge(

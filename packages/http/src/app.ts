@@ -4,6 +4,7 @@ import {
   CardsWorker,
   EngineLayer,
   Idempotency,
+  Invitations,
   KeyVault,
   makeWebhookDispatcher,
   OidcKeys,
@@ -191,8 +192,10 @@ export const makeApp = (options: AppOptions = {}) =>
       const transactions = Context.get(context, Transactions)
       const bulkImports = Context.get(context, BulkImports)
       const cardsWorker = Context.get(context, CardsWorker)
+      const invitations = Context.get(context, Invitations)
       yield* Effect.andThen(transactions.processDue(), bulkImports.sweep()).pipe(
         Effect.andThen(cardsWorker.processDue()),
+        Effect.andThen(invitations.processDue()),
         Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause))),
         Effect.repeat(Schedule.spaced(worker)),
         Effect.forkScoped

@@ -104,6 +104,8 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     approveAction: transact,
     rejectAction: write
   },
+  // IN-01, IN-04, IN-05 (design section 1): invitation writes are WRITE; the read is READ (the default).
+  invitations: { createInvitation: write, claimInvitation: write, cancelInvitation: write },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }
 

@@ -12,6 +12,7 @@ import {
   Documents,
   decodeAll,
   InvalidInput,
+  Invitations,
   Onboarding,
   type OutboxRecord,
   OwnershipVerification,
@@ -98,6 +99,7 @@ export const makeHandlers = Effect.gen(function* () {
   const agents = yield* Agents
   const agentActions = yield* AgentActions
   const agentScope = yield* AgentScope
+  const invitations = yield* Invitations
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
   const scope = yield* Scope.Scope
   const runInBackground = (jobId: string) =>
@@ -238,6 +240,13 @@ export const makeHandlers = Effect.gen(function* () {
       createDeviceCode: ({ params }) => agents.createDeviceCode(params.agentId),
       approveAction: ({ params }) => agentActions.approve(params.agentId, params.actionId),
       rejectAction: ({ params, payload }) => agentActions.reject(params.agentId, params.actionId, payload ?? {})
+    },
+    invitations: {
+      createInvitation: ({ payload }) => invitations.create(payload),
+      getInvitation: ({ params }) => invitations.get(params.invitationCode),
+      claimInvitation: ({ params, payload }) => invitations.claim(params.invitationCode, payload),
+      // IN-05, design Q6: one engine serves one platform; any write token may cancel.
+      cancelInvitation: ({ params }) => invitations.cancel(params.invitationCode)
     },
     // Bearer only (app.ts): the principal is always an agent's.
     agentMe: {

@@ -198,6 +198,11 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "agents.approveAction": "transact",
   "agents.rejectAction": "write",
 
+  "invitations.createInvitation": "write",
+  "invitations.getInvitation": "read",
+  "invitations.claimInvitation": "write",
+  "invitations.cancelInvitation": "write",
+
   "agentMe.getMe": "agent-read",
   "agentMe.listInternalAccounts": "agent-read:VIEW_TRANSACTIONS",
   "agentMe.createExternalAccount": "agent-write:MANAGE_EXTERNAL_ACCOUNTS",

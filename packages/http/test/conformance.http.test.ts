@@ -12,8 +12,10 @@ import {
   type ExternalAccountId,
   Ids,
   type InternalAccountId,
+  invitationCounters,
   redeemMinute,
-  Store
+  Store,
+  utcMinute
 } from "@paycore/core"
 import { type DeferredVault, deferredVault, openAgentPolicy, seedCard, seedCardTransaction } from "@paycore/testkit"
 import { sessionKey } from "@paycore/testkit/wallet-client"
@@ -41,6 +43,7 @@ import {
   documentForm,
   fundAccount,
   individualPacket,
+  type Onboarded,
   onboardCustomer,
   quoteBody,
   type TestServer,
@@ -203,7 +206,7 @@ describe("upstream request variant names", () => {
 // -----------------------------------------------------------------------------
 
 interface Fixture {
-  readonly customer: { readonly id: string; readonly accounts: Readonly<Record<string, string>> }
+  readonly customer: Onboarded
   readonly payee: string
   /** The server's WalletVault: not done with an export while armed (`defer`). */
   readonly vault: DeferredVault
@@ -502,6 +505,27 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     } finally {
       await Effect.runPromise(server.store.counters.add(key, -room))
     }
+  },
+  "invitation-rate-limited": async (server) => {
+    // This minute's miss budget spent (the counter the routes add to), then given back.
+    const key = invitationCounters.misses(utcMinute(new Date().toISOString()))
+    const room = 60 - (await Effect.runPromise(server.store.counters.get(key)))
+    await Effect.runPromise(server.store.counters.add(key, room))
+    try {
+      expect((await server.call("GET", "/invitations/00000000")).status).toBe(429)
+    } finally {
+      await Effect.runPromise(server.store.counters.add(key, -room))
+    }
+  },
+  "invitation-expired-code": async (server, { customer }) => {
+    const inHour = new Date(Date.now() + 3_600_000).toISOString()
+    const created = await server.call("POST", "/invitations", { inviterUma: customer.umaAddress, expiresAt: inHour })
+    const row = await Effect.runPromise(server.store.invitations.findUnique("code", created.json.code))
+    const past = new Date(Date.now() - 1000).toISOString()
+    await Effect.runPromise(server.store.invitations.update({ ...row!, expiresAt: past }))
+    expect(
+      (await server.call("POST", `/invitations/${created.json.code}/claim`, { inviteeUma: "$z@x.example" })).status
+    ).toBe(400)
   }
 }
 

@@ -4,6 +4,7 @@ import {
   CardsWorker,
   DocumentStore,
   Ids,
+  Invitations,
   OidcKeys,
   type OidcKeysService,
   type Permission,
@@ -157,7 +158,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
           Effect.andThen(
             Context.get(app.context, Transactions).processDue(),
             Context.get(app.context, CardsWorker).processDue()
-          )
+          ).pipe(Effect.andThen(Context.get(app.context, Invitations).processDue()))
         )
       ),
     dispatch: () => run(Effect.asVoid(Context.get(app.context, WebhookDispatcher).dispatchDue())),

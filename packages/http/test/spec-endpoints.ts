@@ -279,10 +279,6 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
  * of these routes deletes its line here (`spec-endpoints.test.ts` fails until then).
  */
 export const notBuiltYet: ReadonlyArray<string> = [
-  "POST /invitations", // A invitations
-  "GET /invitations/{invitationCode}", // A invitations
-  "POST /invitations/{invitationCode}/claim", // A invitations
-  "POST /invitations/{invitationCode}/cancel", // A invitations
   "POST /stablecoin-provider-accounts", // B stablecoins
   "GET /stablecoin-provider-accounts", // B stablecoins
   "GET /stablecoin-provider-accounts/{id}", // B stablecoins

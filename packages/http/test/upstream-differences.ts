@@ -546,6 +546,32 @@ export const differences: ReadonlyArray<Difference> = [
       "The redeem route is public, so unknown codes are budgeted platform-wide per minute; past the budget every " +
       "redemption is 429 RATE_LIMITED with Retry-After until the next minute (RFC 8628 section 5.1 in spirit; " +
       "docs/design/agents.md section 2 Numbers, Q13). The upstream lists no 429 on redeem."
+  },
+  {
+    id: "invitation-rate-limited",
+    operations: [
+      "POST /invitations",
+      "GET /invitations/{invitationCode}",
+      "POST /invitations/{invitationCode}/claim",
+      "POST /invitations/{invitationCode}/cancel"
+    ],
+    statuses: [429],
+    at: ["status"],
+    values: ["RATE_LIMITED"],
+    why:
+      "The spec names a rate limit among the invitation errors (Errors, invitation; FEATURES IN-11): an inviter's " +
+      "creates per hour, and unknown codes per minute platform-wide (8-hex codes must not be guessed at speed), each " +
+      "429 RATE_LIMITED with Retry-After (docs/design/invitations-stablecoins.md Q3). The upstream lists no 429 here."
+  },
+  {
+    id: "invitation-expired-code",
+    operations: ["POST /invitations/{invitationCode}/claim", "POST /invitations/{invitationCode}/cancel"],
+    statuses: [400],
+    at: ["/code"],
+    values: ["INVITATION_EXPIRED"],
+    why:
+      "The spec's invitation errors name invitation_expired with details.expirationTime (Errors, invitation; FEATURES " +
+      "IN-09), uppercase as every code here (IN-12); the upstream's Error400 enum has no expiry code."
   }
 ]
 
