@@ -39,8 +39,8 @@ export type EnginePorts = Layer.Services<typeof EngineLayer>
 
 export interface AppOptions {
   /**
-   * How often the settlement/expiry worker (with the cards worker) and the webhook dispatcher run; 0 disables them
-   * (tests drive them).
+   * How often the settlement/expiry worker (with the cards worker and the invitation sweep) and the webhook
+   * dispatcher run; 0 disables them (tests drive them).
    */
   readonly workerIntervalMillis?: number | undefined
   readonly webhookIntervalMillis?: number | undefined
