@@ -44,7 +44,7 @@ onEveryStore("invitations", "invitations_http", (stores) => {
   const server = useTestServer(async (s) => {
     ada = await onboardCustomer(s, { currencies: ["EUR", "USD"] })
     bob = await onboardCustomer(s, { currencies: ["USD"] })
-    umaDomain = (await s.call("GET", "/config")).json.umaDomain
+    umaDomain = (await s.call("PATCH", "/config", { webhookEndpoint: "https://platform.example/hooks" })).json.umaDomain
   }, stores())
 
   const invite = async (body: Record<string, unknown> = {}) => {
@@ -171,6 +171,10 @@ onEveryStore("invitations", "invitations_http", (stores) => {
     const events = await eventsAbout(server, row.id)
     expect(events.map((e) => e.type)).toEqual(["INVITATION.CLAIMED"])
     expect(events[0]!.data).toEqual(r.json)
+    // Delivered to the platform's webhook endpoint like every event (the spec: the configured webhook URL).
+    await server.dispatch()
+    const delivered = server.webhooks.events().filter((e) => (e.data as { code?: string }).code === invitation.code)
+    expect(delivered.map((e) => [e.type, e.data])).toEqual([["INVITATION.CLAIMED", r.json]])
   })
 
   it("IN-07: claiming a claimed invitation is 400 INVITATION_ALREADY_CLAIMED with details{status, inviteeUma}; no second event", async () => {
