@@ -33,10 +33,7 @@ import {
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { PublicEndpoint } from "../serve.ts"
-import { created } from "./shared.ts"
-
-/** A device code in a path: any text (codes.ts normalizes it; an unknown one is 404, not a 400 of the path). */
-const DeviceCodeParam = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
+import { created, TypedCodeParam } from "./shared.ts"
 
 /** AG-01 … AG-23: what the platform does with its agents (Basic). Redeem is public: the agent has no credential yet. */
 export const AgentsGroup = HttpApiGroup.make("agents")
@@ -55,13 +52,13 @@ export const AgentsGroup = HttpApiGroup.make("agents")
   )
   .add(
     HttpApiEndpoint.get("getDeviceCodeStatus", "/agents/device-codes/:code/status", {
-      params: { code: DeviceCodeParam },
+      params: { code: TypedCodeParam },
       success: AgentDeviceCodeStatusResponse
     })
   )
   .add(
     HttpApiEndpoint.post("redeemDeviceCode", "/agents/device-codes/:code/redeem", {
-      params: { code: DeviceCodeParam },
+      params: { code: TypedCodeParam },
       // AG-15: the Bearer token, answered once with Cache-Control: no-store and never stored by an Idempotency-Key.
       success: AgentDeviceCodeRedeemResponse
     }).annotate(PublicEndpoint, true)

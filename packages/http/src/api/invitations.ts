@@ -1,10 +1,6 @@
 import { ClaimInvitationRequest, CreateInvitationRequest, Invitation } from "@paycore/core"
-import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { created } from "./shared.ts"
-
-/** An invitation code in a path: any short text (codes.ts normalizes it; an unknown one is 404, not a 400 of the path). */
-const InvitationCodeParam = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
+import { created, TypedCodeParam } from "./shared.ts"
 
 /** IN-01 … IN-12: UMA invitations (Basic). */
 export const InvitationsGroup = HttpApiGroup.make("invitations")
@@ -16,20 +12,20 @@ export const InvitationsGroup = HttpApiGroup.make("invitations")
   )
   .add(
     HttpApiEndpoint.get("getInvitation", "/invitations/:invitationCode", {
-      params: { invitationCode: InvitationCodeParam },
+      params: { invitationCode: TypedCodeParam },
       success: Invitation
     })
   )
   .add(
     HttpApiEndpoint.post("claimInvitation", "/invitations/:invitationCode/claim", {
-      params: { invitationCode: InvitationCodeParam },
+      params: { invitationCode: TypedCodeParam },
       payload: ClaimInvitationRequest,
       success: Invitation
     })
   )
   .add(
     HttpApiEndpoint.post("cancelInvitation", "/invitations/:invitationCode/cancel", {
-      params: { invitationCode: InvitationCodeParam },
+      params: { invitationCode: TypedCodeParam },
       success: Invitation
     })
   )
