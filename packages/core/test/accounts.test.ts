@@ -30,7 +30,8 @@ const TestDirectory = Layer.succeed(
   Directory.of({
     institutions: () => Effect.succeed(institutions),
     umaProviders: () => Effect.succeed([]),
-    umaReceiver: () => Effect.succeed(undefined)
+    umaReceiver: () => Effect.succeed(undefined),
+    vasps: () => Effect.succeed([])
   })
 )
 

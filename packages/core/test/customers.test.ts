@@ -17,7 +17,8 @@ const TestDirectory = Layer.succeed(
   Directory.of({
     institutions: () => Effect.succeed([]),
     umaProviders: () => Effect.succeed([]),
-    umaReceiver: () => Effect.succeed(undefined)
+    umaReceiver: () => Effect.succeed(undefined),
+    vasps: () => Effect.succeed([])
   })
 )
 

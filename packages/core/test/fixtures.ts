@@ -179,7 +179,8 @@ export const UMA_RECEIVERS: Readonly<Record<string, UmaReceiver>> = {
 const directory = Directory.of({
   institutions: () => Effect.succeed([]),
   umaProviders: () => Effect.succeed([]),
-  umaReceiver: (address) => Effect.succeed(UMA_RECEIVERS[address])
+  umaReceiver: (address) => Effect.succeed(UMA_RECEIVERS[address]),
+  vasps: () => Effect.succeed([])
 })
 
 /** The sandbox's SCA code (SB-11): the test notifier accepts it besides the codes it sends. */

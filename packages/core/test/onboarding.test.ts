@@ -181,7 +181,8 @@ const makeEnv = () => {
     Directory.of({
       institutions: () => Effect.succeed([]),
       umaProviders: () => Effect.succeed([]),
-      umaReceiver: () => Effect.succeed(undefined)
+      umaReceiver: () => Effect.succeed(undefined),
+      vasps: () => Effect.succeed([])
     })
   )
   const ports = Layer.mergeAll(memoryStore, Ids.layerSeeded(5), notifier, directory)

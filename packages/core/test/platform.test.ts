@@ -47,7 +47,8 @@ const TestDirectory = Layer.succeed(
   Directory.of({
     institutions: () => Effect.succeed(institutions),
     umaProviders: () => Effect.succeed(providers),
-    umaReceiver: () => Effect.succeed(undefined)
+    umaReceiver: () => Effect.succeed(undefined),
+    vasps: () => Effect.succeed([])
   })
 )
 

@@ -43,7 +43,8 @@ export const makeScaLayer = (fixedCode: string | undefined) => {
     Directory.of({
       institutions: () => Effect.succeed([]),
       umaProviders: () => Effect.succeed([]),
-      umaReceiver: () => Effect.succeed(undefined)
+      umaReceiver: () => Effect.succeed(undefined),
+      vasps: () => Effect.succeed([])
     })
   )
   const ports = Layer.mergeAll(memoryStore, Ids.layerSeeded(14), notifier, directory, provider)

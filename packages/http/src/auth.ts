@@ -7,6 +7,8 @@ export interface Requirement {
   readonly sandbox?: true
 }
 
+/** Any token: a POST that only computes (every token has at least one permission). */
+const read: Requirement = { anyOf: ["VIEW", "TRANSACT", "MANAGE"] }
 const write: Requirement = { anyOf: ["TRANSACT", "MANAGE"] }
 const manage: Requirement = { anyOf: ["MANAGE"] }
 const transact: Requirement = { anyOf: ["TRANSACT"] }
@@ -72,7 +74,9 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     authorizeQuote: transact,
     resendQuoteScaCode: transact,
     transferOut: transact,
-    transferIn: transact
+    transferIn: transact,
+    // a computation, stored nowhere: what a read may ask.
+    estimateWithdrawalFee: read
   },
   sandbox: {
     fund: sandbox,

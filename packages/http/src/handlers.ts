@@ -120,7 +120,8 @@ export const makeHandlers = Effect.gen(function* () {
       updateConfig: ({ payload }) => config.update(payload),
       exchangeRates: ({ query }) => Effect.map(quotes.exchangeRates(query), (data) => ({ data })),
       discoveries: ({ query }) => Effect.map(discoveries.institutions(query), (data) => ({ data })),
-      umaProviders: ({ query }) => discoveries.umaProviders(query)
+      umaProviders: ({ query }) => discoveries.umaProviders(query),
+      vasps: ({ query }) => discoveries.vasps(query)
     },
     customers: {
       create: ({ payload }) => customers.create(payload),
@@ -283,6 +284,7 @@ export const makeHandlers = Effect.gen(function* () {
       getTransaction: ({ params }) => transactions.get(params.transactionId),
       lookupExternalAccount: ({ params, query }) => quotes.lookupExternalAccount(params.accountId, query),
       lookupUma: ({ params, query }) => quotes.lookupUma(params.receiverUmaAddress, query),
+      estimateWithdrawalFee: ({ payload }) => quotes.estimateWithdrawalFee(payload),
       transferOut: ({ payload }) => transactions.transferOut(payload),
       transferIn: ({ payload }) => transactions.transferIn(payload)
     },

@@ -75,6 +75,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "platform.exchangeRates": "read",
   "platform.discoveries": "read",
   "platform.umaProviders": "read",
+  "platform.vasps": "read",
 
   "customers.create": "write",
   "customers.list": "read",
@@ -159,6 +160,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "payments.lookupUma": "read",
   "payments.transferOut": "transact",
   "payments.transferIn": "transact",
+  "payments.estimateWithdrawalFee": "read",
 
   "sandbox.fund": "sandbox",
   "sandbox.send": "sandbox",

@@ -289,7 +289,6 @@ export const notBuiltYet: ReadonlyArray<string> = [
   "POST /stablecoins/{stablecoinId}/burns", // B stablecoins
   "GET /stablecoins/{stablecoinId}/operations", // B stablecoins
   "GET /stablecoin-operations/{stablecoinOperationId}", // B stablecoins
-  "POST /crypto/estimate-withdrawal-fee", // C crypto
   "POST /transactions/{transactionId}/approve", // D transactions
   "POST /transactions/{transactionId}/reject", // D transactions
   "POST /transactions/{transactionId}/confirm", // D transactions
@@ -301,6 +300,5 @@ export const notBuiltYet: ReadonlyArray<string> = [
   "GET /platform/external-accounts/{externalAccountId}", // E platform accounts
   "DELETE /platform/external-accounts/{externalAccountId}", // E platform accounts
   "POST /platform/external-accounts/{externalAccountId}/challenge", // E platform accounts
-  "POST /platform/external-accounts/{externalAccountId}/verify", // E platform accounts
-  "GET /vasps" // E VASPs
+  "POST /platform/external-accounts/{externalAccountId}/verify" // E platform accounts
 ]

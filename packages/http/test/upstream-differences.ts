@@ -198,6 +198,7 @@ export const differences: ReadonlyArray<Difference> = [
       "POST /quotes",
       "POST /transfer-in",
       "POST /transfer-out",
+      "POST /crypto/estimate-withdrawal-fee",
       // C-48: an agent's 404 for another customer's account is the one an unknown account gets.
       "GET /agents/me/external-accounts/{externalAccountId}",
       "DELETE /agents/me/external-accounts/{externalAccountId}",

@@ -1,4 +1,4 @@
-import { currency, Directory, type Institution, type UmaProvider, type UmaReceiver } from "@paycore/core"
+import { currency, Directory, type Institution, type UmaProvider, type UmaReceiver, type Vasp } from "@paycore/core"
 import { Effect, Layer } from "effect"
 import { SANDBOX_UMA_DOMAIN } from "./rail.ts"
 
@@ -119,12 +119,24 @@ export const sandboxUmaReceiver = (umaAddress: string): UmaReceiver | undefined 
   return known === undefined ? undefined : receiver(known.supportedCurrencies.map((c) => c.code))
 }
 
+/** Exchanges and custodians a wallet's counterparty may be declared at (`vaspName`, `GET /vasps`). */
+export const SANDBOX_VASPS: ReadonlyArray<Vasp> = [
+  { vaspName: "Binance", url: "https://www.binance.com" },
+  { vaspName: "Bitso", url: "https://bitso.com" },
+  { vaspName: "Coinbase", url: "https://www.coinbase.com" },
+  { vaspName: "Gemini", url: "https://www.gemini.com" },
+  { vaspName: "Kraken", url: "https://www.kraken.com" },
+  { vaspName: "OKX", url: "https://www.okx.com" },
+  { vaspName: "Sandbox Custody" }
+]
+
 /** Fixed-list `Directory`: the core filters by country, currency and paging. */
 export const SandboxDirectory: Layer.Layer<Directory> = Layer.succeed(
   Directory,
   Directory.of({
     institutions: () => Effect.succeed(SANDBOX_INSTITUTIONS),
     umaProviders: () => Effect.succeed(SANDBOX_UMA_PROVIDERS),
-    umaReceiver: (umaAddress) => Effect.sync(() => sandboxUmaReceiver(umaAddress))
+    umaReceiver: (umaAddress) => Effect.sync(() => sandboxUmaReceiver(umaAddress)),
+    vasps: () => Effect.succeed(SANDBOX_VASPS)
   })
 )

@@ -5,6 +5,7 @@ import { SandboxCardNetwork } from "./card-network.ts"
 import { SandboxDirectory } from "./directory.ts"
 import { SandboxFxRates } from "./fx.ts"
 import { type SandboxKycOptions, SandboxKycProvider } from "./kyc.ts"
+import { SandboxNetworkFees } from "./network-fees.ts"
 import { SandboxNotifier } from "./notifier.ts"
 import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
 
@@ -14,6 +15,7 @@ export * from "./directory.ts"
 export * from "./document-store-folder.ts"
 export * from "./fx.ts"
 export * from "./kyc.ts"
+export * from "./network-fees.ts"
 export * from "./notifier.ts"
 export * from "./rail.ts"
 
@@ -23,8 +25,9 @@ export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
 }
 
 /**
- * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, the `CardIssuer`, and the card
- * network simulator (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations).
+ * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, the `CardIssuer`, the card
+ * network simulator (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations) and `NetworkFees`
+ * (a reference: the crypto withdrawal fee estimate).
  */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
   Layer.mergeAll(
@@ -34,5 +37,6 @@ export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates 
     SandboxNotifier,
     SandboxKycProvider(options),
     SandboxCardNetwork,
-    SandboxCardIssuer(options.cardIssuer)
+    SandboxCardIssuer(options.cardIssuer),
+    SandboxNetworkFees
   )

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Directory, FxRates, Notifier, Rail } from "@paycore/core"
+import { Directory, FxRates, NetworkFees, Notifier, Rail } from "@paycore/core"
 import {
   crossRate,
   layer,
@@ -186,6 +186,21 @@ describe("SandboxNotifier", () => {
   )
 })
 
+describe("NetworkFees", () => {
+  it.effect("without an adapter every fee is 0 and the fee asset is the currency", () =>
+    Effect.gen(function* () {
+      const fees = yield* NetworkFees
+      const zero = yield* fees.estimate({ network: "ETHEREUM", currency: "USDT", amount: 5_000_000 })
+      assert.deepStrictEqual(zero, {
+        networkFee: 0,
+        networkFeeAsset: "USDT",
+        networkFeeInCurrency: 0,
+        applicationFee: 0
+      })
+    })
+  )
+})
+
 describe("layer", () => {
   it.effect("provides all four ports with the rail options", () =>
     Effect.gen(function* () {
@@ -206,6 +221,18 @@ describe("layer", () => {
       assert.strictEqual(yield* fx.rate("USD", "EUR"), "0.92")
       assert.isAtLeast((yield* directory.umaProviders()).length, 4)
       assert.strictEqual(notifier.fixedCode, "123456")
+      // the fee table replaces the core's all-zero default.
+      const fees = yield* NetworkFees
+      assert.deepStrictEqual(yield* fees.estimate({ network: "SOLANA", currency: "USDC", amount: 1_000_000 }), {
+        networkFee: 5_000,
+        networkFeeAsset: "SOL",
+        networkFeeInCurrency: 1_000,
+        applicationFee: 1_000
+      })
+      assert.include(
+        (yield* directory.vasps()).map((v) => v.vaspName),
+        "Kraken"
+      )
     }).pipe(Effect.provide(layer({ speedUp: 3600 })))
   )
 })

@@ -277,5 +277,13 @@ export const UmaProvider = Schema.Struct({
 })
 export type UmaProvider = typeof UmaProvider.Type
 
+/** `GET /vasps`: paged, alphabetical (the upstream takes `limit` and `cursor` only). */
+export const VaspsQuery = Schema.Struct({ limit: PageQueryFields.limit, cursor: PageQueryFields.cursor })
+export type VaspsQuery = typeof VaspsQuery.Type
+
+/** A Virtual Asset Service Provider (an exchange, a custodian): `vaspName` is what a wallet account declares. */
+export const Vasp = Schema.Struct({ vaspName: Schema.String, url: Schema.optionalKey(Schema.String) })
+export type Vasp = typeof Vasp.Type
+
 export const EndUserTerms = Schema.Struct({ version: Schema.String, url: Schema.String })
 export type EndUserTerms = typeof EndUserTerms.Type

@@ -7,7 +7,15 @@ import { Store, type TokenFilter } from "../ports/store.ts"
 import { constantTimeEqual } from "../shared/constant-time.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import { type FieldError, type InvalidInput, type NotFound, StoreError } from "../shared/errors.ts"
-import { DEFAULT_PAGE_SIZE, encodeCursor, type Page, type PageRequest, pageRequest, toPage } from "../shared/paging.ts"
+import {
+  DEFAULT_PAGE_SIZE,
+  encodeCursor,
+  type Page,
+  type PageRequest,
+  pageRequest,
+  type SortOrder,
+  toPage
+} from "../shared/paging.ts"
 import { nowIso } from "../shared/time.ts"
 import { invalidInput } from "../shared/validation.ts"
 import { emit } from "../webhooks/service.ts"
@@ -27,7 +35,9 @@ import type {
   TokenRecord,
   UmaProvider,
   UmaProvidersQuery,
-  UpdateConfigRequest
+  UpdateConfigRequest,
+  Vasp,
+  VaspsQuery
 } from "./model.ts"
 
 // ---- helpers shared by the services of this package ----
@@ -469,6 +479,22 @@ export class PlatformConfigService extends Context.Service<
 
 // ---- discoveries and UMA providers ----
 
+/**
+ * A page of a directory list by `id` (default ascending). The cursor is the last `id` of the previous page and must be
+ * one of `known` (the whole list, so a filter that changes between pages still finds it).
+ */
+const pageOfDirectory = Effect.fnUntraced(function* <T extends { readonly id: string }>(
+  rows: ReadonlyArray<T>,
+  known: ReadonlyArray<{ readonly id: string }>,
+  query: { readonly limit?: number | undefined; readonly cursor?: string | undefined; readonly sortOrder?: SortOrder }
+): Effect.fn.Return<Page<T>, InvalidInput> {
+  const cursor = query.cursor
+  const after = cursor === undefined ? undefined : known.find((r) => encodeCursor(r.id) === cursor)?.id
+  if (cursor !== undefined && after === undefined) return yield* invalidCursor()
+  const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return pageInMemory(sorted, { limit: query.limit ?? DEFAULT_PAGE_SIZE, after, sortOrder: query.sortOrder ?? "asc" })
+})
+
 export class Discoveries extends Context.Service<
   Discoveries,
   {
@@ -476,6 +502,8 @@ export class Discoveries extends Context.Service<
     readonly institutions: (query: DiscoveriesQuery) => Effect.Effect<ReadonlyArray<Institution>>
     /** `GET /uma-providers`: filters `countryCode`, `currencyCode`; paged (default oldest id first). */
     readonly umaProviders: (query: UmaProvidersQuery) => Effect.Effect<Page<UmaProvider>, InvalidInput>
+    /** `GET /vasps`: the directory's VASPs by name; paged. */
+    readonly vasps: (query: VaspsQuery) => Effect.Effect<Page<Vasp>, InvalidInput>
   }
 >()("paycore/platform/Discoveries") {
   static readonly layer = Layer.effect(
@@ -494,27 +522,22 @@ export class Discoveries extends Context.Service<
 
       const umaProviders = Effect.fn("Discoveries.umaProviders")(function* (query: UmaProvidersQuery) {
         const all = yield* directory.umaProviders()
-        const matching = all
-          .filter(
-            (p) =>
-              (query.countryCode === undefined || p.supportedRegions.includes(query.countryCode)) &&
-              (query.currencyCode === undefined || p.supportedCurrencies.some((c) => c.code === query.currencyCode))
-          )
-          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-        let after: string | undefined
-        if (query.cursor !== undefined) {
-          const cursor = query.cursor
-          after = all.find((p) => encodeCursor(p.id) === cursor)?.id
-          if (after === undefined) return yield* invalidCursor()
-        }
-        return pageInMemory(matching, {
-          limit: query.limit ?? DEFAULT_PAGE_SIZE,
-          after,
-          sortOrder: query.sortOrder ?? "asc"
-        })
+        const matching = all.filter(
+          (p) =>
+            (query.countryCode === undefined || p.supportedRegions.includes(query.countryCode)) &&
+            (query.currencyCode === undefined || p.supportedCurrencies.some((c) => c.code === query.currencyCode))
+        )
+        return yield* pageOfDirectory(matching, all, query)
       })
 
-      return Discoveries.of({ institutions, umaProviders })
+      const vasps = Effect.fn("Discoveries.vasps")(function* (query: VaspsQuery) {
+        // Names may hold any character; the cursor encodes them URI-escaped (cursors are ASCII).
+        const keyed = (yield* directory.vasps()).map((vasp) => ({ id: encodeURIComponent(vasp.vaspName), vasp }))
+        const page = yield* pageOfDirectory(keyed, keyed, query)
+        return { ...page, data: page.data.map((k) => k.vasp) }
+      })
+
+      return Discoveries.of({ institutions, umaProviders, vasps })
     })
   )
 }

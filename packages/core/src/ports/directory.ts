@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Institution, UmaProvider } from "../platform/model.ts"
+import type { Institution, UmaProvider, Vasp } from "../platform/model.ts"
 
 /** A receiver behind an UMA address at a counterparty. */
 export interface UmaReceiver {
@@ -9,7 +9,7 @@ export interface UmaReceiver {
   readonly maxAmount: number
 }
 
-/** Who is out there: payment institutions per corridor, UMA counterparties and their receivers. */
+/** Who is out there: payment institutions per corridor, UMA counterparties and their receivers, VASPs. */
 export class Directory extends Context.Service<
   Directory,
   {
@@ -17,5 +17,7 @@ export class Directory extends Context.Service<
     readonly umaProviders: () => Effect.Effect<ReadonlyArray<UmaProvider>>
     /** `undefined` when the counterparty has no such receiver. */
     readonly umaReceiver: (umaAddress: string) => Effect.Effect<UmaReceiver | undefined>
+    /** The VASPs a wallet's counterparty may be declared at (`GET /vasps`); the core sorts and pages them. */
+    readonly vasps: () => Effect.Effect<ReadonlyArray<Vasp>>
   }
 >()("paycore/ports/Directory") {}

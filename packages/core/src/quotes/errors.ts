@@ -108,6 +108,14 @@ export const amountOutOfRange = (amount: number, currency: string, min: number, 
     details: { amount, currency, min, max }
   })
 
+/** 400 `AMOUNT_OUT_OF_RANGE` (Q-45): the fees would take the whole withdrawal; `min` is the least that nets 1. */
+export const withdrawalBelowFees = (amount: number, currency: string, totalFee: number): Refused =>
+  new Refused({
+    code: "AMOUNT_OUT_OF_RANGE",
+    message: `A withdrawal of ${amount} ${currency} (smallest unit) does not cover its fees of ${totalFee}`,
+    details: { amount, currency, min: totalFee + 1, totalFee }
+  })
+
 export const invalidField = (field: string, constraint: Record<string, unknown>, message: string): InvalidInput =>
   InvalidInput.one(field, constraint, message)
 

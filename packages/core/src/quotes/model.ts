@@ -17,6 +17,7 @@ export const CryptoNetwork = Schema.Literals([
   "LIGHTNING",
   "BITCOIN"
 ])
+export type CryptoNetwork = typeof CryptoNetwork.Type
 
 /** Debit an internal account. */
 export const AccountSource = Schema.Struct({
@@ -231,3 +232,24 @@ export const UmaLookup = Schema.Struct({
   requiredPayerDataFields: Schema.Array(CounterpartyFieldDefinition)
 })
 export type UmaLookup = typeof UmaLookup.Type
+
+/** `POST /crypto/estimate-withdrawal-fee` (Q-45): a withdrawal from a crypto internal account to an address. */
+export const EstimateWithdrawalFeeRequest = Schema.Struct({
+  internalAccountId: InternalAccountId,
+  currency: CurrencyCode,
+  cryptoNetwork: CryptoNetwork,
+  amount: PositiveMinorUnits,
+  destinationAddress: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(1024))
+})
+export type EstimateWithdrawalFeeRequest = typeof EstimateWithdrawalFeeRequest.Type
+
+/** Every amount but `networkFee` (in `networkFeeAsset`) is in the smallest unit of the withdrawal's currency. */
+export const EstimateWithdrawalFeeResponse = Schema.Struct({
+  networkFee: Schema.Int,
+  networkFeeAsset: Schema.String,
+  applicationFee: MinorUnits,
+  /** The network fee at current rates plus `applicationFee`: deducted from `amount`. */
+  totalFee: MinorUnits,
+  netAmount: MinorUnits
+})
+export type EstimateWithdrawalFeeResponse = typeof EstimateWithdrawalFeeResponse.Type

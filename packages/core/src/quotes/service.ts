@@ -3,6 +3,7 @@ import type { ExchangeRate, ExchangeRatesQuery } from "../platform/model.ts"
 import { Directory } from "../ports/directory.ts"
 import { FxRates } from "../ports/fx.ts"
 import { Ids } from "../ports/ids.ts"
+import { NetworkFees } from "../ports/network-fees.ts"
 import { Store } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
@@ -10,10 +11,19 @@ import { command } from "../shared/tracing.ts"
 import { type CreateOptions, createQuote } from "./create.ts"
 import { type QuoteError, quoteNotFound } from "./errors.ts"
 import { exchangeRates } from "./exchange-rates.ts"
-import type { CreateQuoteRequest, ExternalAccountLookup, Quote, ReceiverLookupQuery, UmaLookup } from "./model.ts"
+import type {
+  CreateQuoteRequest,
+  EstimateWithdrawalFeeRequest,
+  EstimateWithdrawalFeeResponse,
+  ExternalAccountLookup,
+  Quote,
+  ReceiverLookupQuery,
+  UmaLookup
+} from "./model.ts"
 import { type ExecuteRequest, QuotePayments } from "./payments.ts"
 import { makeRates } from "./rates.ts"
 import { lookupExternalAccount, lookupUma } from "./receivers.ts"
+import { estimateWithdrawalFee } from "./withdrawal-fees.ts"
 
 export type QuotesError = QuoteError | IllegalTransition
 
@@ -55,6 +65,10 @@ export class Quotes extends Context.Service<
     ) => Effect.Effect<ExternalAccountLookup, QuotesError>
     /** `GET /receiver/uma/{receiverUmaAddress}` (404 `UMA_NOT_FOUND`). */
     readonly lookupUma: (address: string, query?: ReceiverLookupQuery) => Effect.Effect<UmaLookup, QuotesError>
+    /** `POST /crypto/estimate-withdrawal-fee` (Q-45): the `NetworkFees` port's fees; changes nothing. */
+    readonly estimateWithdrawalFee: (
+      request: EstimateWithdrawalFeeRequest
+    ) => Effect.Effect<EstimateWithdrawalFeeResponse, QuotesError>
   }
 >()("paycore/quotes/Quotes") {
   static readonly layer: Layer.Layer<Quotes, never, Store | Ids | FxRates | Directory | QuotePayments> = Layer.effect(
@@ -65,6 +79,7 @@ export class Quotes extends Context.Service<
       const directory = yield* Directory
       const payments = yield* QuotePayments
       const rates = makeRates(yield* FxRates)
+      const networkFees = yield* NetworkFees
       const creation = { store, ids, directory, rates, payments }
       const lookups = { store, ids, directory, rates }
 
@@ -94,6 +109,11 @@ export class Quotes extends Context.Service<
         }),
         lookupUma: Effect.fn("Quotes.lookupUma")(function* (address: string, query?: ReceiverLookupQuery) {
           return yield* lookupUma(lookups, address, query)
+        }),
+        estimateWithdrawalFee: Effect.fn("Quotes.estimateWithdrawalFee")(function* (
+          request: EstimateWithdrawalFeeRequest
+        ) {
+          return yield* estimateWithdrawalFee(store, networkFees, request)
         })
       })
     })

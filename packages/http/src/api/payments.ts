@@ -1,6 +1,8 @@
 import {
   AnyTransactionId,
   CreateQuoteRequest,
+  EstimateWithdrawalFeeRequest,
+  EstimateWithdrawalFeeResponse,
   ExecuteQuoteRequest,
   ExternalAccountId,
   ExternalAccountLookup,
@@ -87,6 +89,13 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
     })
   )
   .add(
+    // a computation (it stores and holds nothing), so any token may ask (auth.ts).
+    HttpApiEndpoint.post("estimateWithdrawalFee", "/crypto/estimate-withdrawal-fee", {
+      payload: EstimateWithdrawalFeeRequest,
+      success: EstimateWithdrawalFeeResponse
+    })
+  )
+  .add(
     HttpApiEndpoint.post("transferOut", "/transfer-out", {
       payload: TransferOutRequest,
       success: Transaction.pipe(created)
@@ -103,6 +112,6 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
   .annotateMerge(
     OpenApi.annotations({
       title: "Payments",
-      description: "Quotes, execution and its SCA authorization, transactions, receivers"
+      description: "Quotes, execution and its SCA authorization, transactions, receivers, crypto withdrawal fees"
     })
   )

@@ -12,7 +12,9 @@ import {
   TokenId,
   UmaProvider,
   UmaProvidersQuery,
-  UpdateConfigRequest
+  UpdateConfigRequest,
+  Vasp,
+  VaspsQuery
 } from "@paycore/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { created, Data } from "./shared.ts"
@@ -41,6 +43,7 @@ export const PlatformGroup = HttpApiGroup.make("platform")
   .add(
     HttpApiEndpoint.get("umaProviders", "/uma-providers", { query: UmaProvidersQuery, success: PageOf(UmaProvider) })
   )
+  .add(HttpApiEndpoint.get("vasps", "/vasps", { query: VaspsQuery, success: PageOf(Vasp) }))
   .annotateMerge(
     OpenApi.annotations({ title: "Platform", description: "API tokens, configuration, exchange rates, directories" })
   )
