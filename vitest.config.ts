@@ -5,6 +5,9 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     globalSetup: ["packages/http/test/conformance-setup.ts"],
     reporters: ["default", "./vitest.closing-line.ts"],
+    // A worker per core (vitest's default leaves one idle): the suite spends much of its time waiting on
+    // PostgreSQL and PGlite, so two workers on a 2-core CI machine take about two thirds of the time of one.
+    maxWorkers: "100%",
     testTimeout: 30_000,
     hookTimeout: 30_000
   }
