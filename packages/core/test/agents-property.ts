@@ -9,8 +9,9 @@ import { Clock, Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { Accounts } from "../src/accounts/service.ts"
-import type { AgentPolicy, AgentPrincipal, AgentRecord } from "../src/agents/model.ts"
+import type { AgentPolicy, AgentRecord } from "../src/agents/model.ts"
 import { AgentActions, Agents } from "../src/agents/service.ts"
+import { toAgentPrincipal } from "../src/agents/views.ts"
 import { Store } from "../src/ports/store.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import type { AgentActionId, AgentId } from "../src/shared/ids.ts"
@@ -39,14 +40,7 @@ export const makeAgentEnv = (seed: number, options: Parameters<typeof makeEnv>[1
 }
 
 /** The principal a Bearer token of this agent establishes (as `Agents.authenticate` reads it). */
-export const principalOf = (agent: AgentRecord): AgentPrincipal => ({
-  kind: "AGENT",
-  agentId: agent.id,
-  customerId: agent.customerId,
-  platformCustomerId: agent.platformCustomerId,
-  permissions: agent.policy.permissions,
-  isPaused: agent.isPaused
-})
+export const principalOf = toAgentPrincipal
 
 /** A connected agent of `customerId` with `policy`. */
 export const agentOf = (customerId: string, policy: AgentPolicy) =>

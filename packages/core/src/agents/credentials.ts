@@ -3,6 +3,7 @@ import type { StoreError } from "../shared/errors.ts"
 import type { AgentPorts } from "./agent-ports.ts"
 import { parseAccessToken, verifierMatches } from "./codes.ts"
 import type { AgentPrincipal } from "./model.ts"
+import { toAgentPrincipal } from "./views.ts"
 
 // Bearer authentication of `/agents/me/*` (slice A; docs/design/agents.md section 3 step 5). Never cached: one
 // indexed read per request, so a deleted agent's token is refused by the very next call (AG-11).
@@ -17,12 +18,5 @@ export const authenticateAgent = Effect.fnUntraced(function* (
   const agent = yield* ports.store.agents.findUnique("tokenSelector", parts.selector)
   if (agent === undefined || agent.deletedAt !== undefined || agent.tokenVerifierSha256 === undefined) return undefined
   if (!verifierMatches(parts.verifier, agent.tokenVerifierSha256)) return undefined
-  return {
-    kind: "AGENT",
-    agentId: agent.id,
-    customerId: agent.customerId,
-    platformCustomerId: agent.platformCustomerId,
-    permissions: agent.policy.permissions,
-    isPaused: agent.isPaused
-  }
+  return toAgentPrincipal(agent)
 })

@@ -6,6 +6,7 @@ import type {
   AgentActionRecord,
   AgentDeviceCode,
   AgentDeviceCodeRecord,
+  AgentPrincipal,
   AgentRecord,
   AgentUsage
 } from "./model.ts"
@@ -53,4 +54,14 @@ export const toAgentDeviceCode = (r: AgentDeviceCodeRecord, code: string): Agent
   agentId: r.agentId,
   expiresAt: r.expiresAt,
   redeemed: r.state === "REDEEMED"
+})
+
+/** The principal an agent's Bearer token establishes, as its row reads now (credentials.ts; never cached). */
+export const toAgentPrincipal = (agent: AgentRecord): AgentPrincipal => ({
+  kind: "AGENT",
+  agentId: agent.id,
+  customerId: agent.customerId,
+  platformCustomerId: agent.platformCustomerId,
+  permissions: agent.policy.permissions,
+  isPaused: agent.isPaused
 })
