@@ -19,16 +19,10 @@ import {
 import { Cause, Context, Effect, Layer, Schedule } from "effect"
 import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
+import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./credentials.ts"
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
-import {
-  AuthenticationRefused,
-  type EndpointInfo,
-  makeRequestListener,
-  parseBasicAuth,
-  parseBearerAuth,
-  type RequestListener
-} from "./serve.ts"
+import { type EndpointInfo, makeRequestListener, type RequestListener } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
 
 /**

@@ -1,6 +1,7 @@
 export * from "./api.ts"
 export * from "./app.ts"
 export * from "./auth.ts"
+export * from "./credentials.ts"
 export * from "./errors.ts"
 export * from "./handlers.ts"
 export * from "./multipart.ts"

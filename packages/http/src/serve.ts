@@ -26,6 +26,7 @@ import { type Brand, Cause, Context, Effect, Exit, Schema, type SchemaIssue, Sch
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, type HttpApiSchema } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
+import { AuthenticationRefused } from "./credentials.ts"
 import { mediaTypeOf } from "./multipart.ts"
 import { openApiDocument, referencePageHtml } from "./openapi.ts"
 import { compileResponder, type Responder } from "./responder.ts"
@@ -177,23 +178,6 @@ export interface InterceptedRequest<Principal> {
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
 
-/** Decodes a `Basic` authorization header; `undefined` when it is absent or malformed. */
-export const parseBasicAuth = (
-  authorization: string | undefined
-): { readonly username: string; readonly password: string } | undefined => {
-  if (authorization === undefined || !/^basic /i.test(authorization)) return undefined
-  const decoded = Buffer.from(authorization.slice(6).trim(), "base64").toString("utf8")
-  const colon = decoded.indexOf(":")
-  return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
-}
-
-/** The token of a `Bearer` authorization header (RFC 6750 §2.1); `undefined` when it is absent or another scheme. */
-export const parseBearerAuth = (authorization: string | undefined): string | undefined => {
-  if (authorization === undefined || !/^bearer /i.test(authorization)) return undefined
-  const token = authorization.slice(7).trim()
-  return token === "" ? undefined : token
-}
-
 // -----------------------------------------------------------------------------
 // Compilation (once per endpoint)
 // -----------------------------------------------------------------------------
@@ -276,18 +260,6 @@ const hasBodyMethod = (method: string): boolean => method !== "GET" && method !=
 
 const JSON_TYPE = "application/json"
 const UNAUTHORIZED_HEADERS = { "www-authenticate": 'Basic realm="paycore"' }
-
-/**
- * A 401 that names its own `WWW-Authenticate` challenge (RFC 9110 §11.6.1), e.g. `Bearer realm="paycore"` on routes
- * that take a Bearer token; any other `Error` from `authenticate` challenges for Basic.
- */
-export class AuthenticationRefused extends Error {
-  readonly challenge: string
-  constructor(message: string, challenge: string) {
-    super(message)
-    this.challenge = challenge
-  }
-}
 
 const sendError = (res: ServerResponse, error: ErrorResponse): void => {
   const body = JSON.stringify({

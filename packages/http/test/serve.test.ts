@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net"
 import { Cause, Context, DateTime, Effect, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeRequestListener, PublicEndpoint, parseBasicAuth } from "../src/serve.ts"
+import { parseBasicAuth } from "../src/credentials.ts"
+import { makeRequestListener, PublicEndpoint } from "../src/serve.ts"
 
 // --- A toy API -----------------------------------------------------------------------------------------------------
 
