@@ -13,7 +13,7 @@ import {
 } from "../shared/ids.ts"
 import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
-import { boundedString, DateString, DateTimeString } from "../shared/schemas.ts"
+import { BooleanQueryParam, boundedString, DateString, DateTimeString } from "../shared/schemas.ts"
 import { ListTransactionsQuery, Transaction } from "../transactions/model.ts"
 
 // Agents (issue 16, docs/design/agents.md): the Schemas of the `/agents` and `/agents/me` routes with the upstream's
@@ -144,13 +144,11 @@ export const AgentPolicyUpdateRequest = Schema.Struct({
 })
 export type AgentPolicyUpdateRequest = typeof AgentPolicyUpdateRequest.Type
 
-const BooleanFromString = Schema.Literals(["true", "false"])
-
 /** `GET /agents` (AG-07). */
 export const ListAgentsQuery = Schema.Struct({
   customerId: Schema.optionalKey(CustomerId),
-  isPaused: Schema.optionalKey(BooleanFromString),
-  isConnected: Schema.optionalKey(BooleanFromString),
+  isPaused: Schema.optionalKey(BooleanQueryParam),
+  isConnected: Schema.optionalKey(BooleanQueryParam),
   createdAfter: Schema.optionalKey(DateTimeString),
   createdBefore: Schema.optionalKey(DateTimeString),
   updatedAfter: Schema.optionalKey(DateTimeString),

@@ -4,6 +4,7 @@ import { CustomerId } from "../shared/ids.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import {
   Address,
+  BooleanQueryParam,
   boundedString,
   CountryCode,
   DateString,
@@ -310,7 +311,6 @@ export const UpdateBusinessRequest = Schema.Struct({
 export const UpdateCustomerRequest = Schema.Union([UpdateIndividualRequest, UpdateBusinessRequest])
 export type UpdateCustomerRequest = typeof UpdateCustomerRequest.Type
 
-const BooleanFromString = Schema.Literals(["true", "false"])
 export const ListCustomersQuery = Schema.Struct({
   platformCustomerId: Schema.optionalKey(Schema.String),
   customerType: Schema.optionalKey(CustomerType),
@@ -321,7 +321,7 @@ export const ListCustomersQuery = Schema.Struct({
   createdBefore: Schema.optionalKey(DateTimeString),
   updatedAfter: Schema.optionalKey(DateTimeString),
   updatedBefore: Schema.optionalKey(DateTimeString),
-  isIncludingDeleted: Schema.optionalKey(BooleanFromString),
+  isIncludingDeleted: Schema.optionalKey(BooleanQueryParam),
   ...PageQueryFields
 })
 export type ListCustomersQuery = typeof ListCustomersQuery.Type

@@ -44,3 +44,6 @@ export type Address = typeof Address.Type
 /** The identification vocabulary shared by individual customers and beneficial owners. */
 export const IdentificationType = Schema.Literals(["SSN", "ITIN", "EIN", "NON_US_TAX_ID"])
 export type IdentificationType = typeof IdentificationType.Type
+
+/** A boolean query parameter, as the query string carries it (`?isPaused=true`). */
+export const BooleanQueryParam = Schema.Literals(["true", "false"])
