@@ -33,7 +33,7 @@ import {
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { PublicEndpoint } from "../serve.ts"
-import { created, TypedCodeParam } from "./shared.ts"
+import { created, SecretAnswer, TypedCodeParam } from "./shared.ts"
 
 /** AG-01 … AG-23: what the platform does with its agents (Basic). Redeem is public: the agent has no credential yet. */
 export const AgentsGroup = HttpApiGroup.make("agents")
@@ -59,9 +59,10 @@ export const AgentsGroup = HttpApiGroup.make("agents")
   .add(
     HttpApiEndpoint.post("redeemDeviceCode", "/agents/device-codes/:code/redeem", {
       params: { code: TypedCodeParam },
-      // AG-15: the Bearer token, answered once with Cache-Control: no-store and never stored by an Idempotency-Key.
       success: AgentDeviceCodeRedeemResponse
-    }).annotate(PublicEndpoint, true)
+    })
+      .annotate(PublicEndpoint, true)
+      .annotate(SecretAnswer, true)
   )
   .add(HttpApiEndpoint.get("getAgent", "/agents/:agentId", { params: { agentId: AgentId }, success: Agent }))
   .add(

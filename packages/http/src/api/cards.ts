@@ -9,7 +9,7 @@ import {
   PageOf
 } from "@paycore/core"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { created } from "./shared.ts"
+import { created, SecretAnswer } from "./shared.ts"
 
 export const CardsGroup = HttpApiGroup.make("cards")
   .add(
@@ -33,9 +33,8 @@ export const CardsGroup = HttpApiGroup.make("cards")
   .add(
     HttpApiEndpoint.post("revealCard", "/cards/:id/reveal", {
       params: { id: CardId },
-      // CD-33: answered once with Cache-Control: no-store, never stored by an Idempotency-Key (app.ts).
       success: CardRevealResponse
-    })
+    }).annotate(SecretAnswer, true)
   )
   .annotateMerge(
     OpenApi.annotations({
