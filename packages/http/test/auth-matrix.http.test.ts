@@ -222,7 +222,8 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "agentMe.getAction": "agent-read",
 
   "docs.openapiJson": "public",
-  "docs.referencePage": "public"
+  "docs.referencePage": "public",
+  "docs.referenceRenderer": "public"
 }
 
 interface Row {
@@ -234,7 +235,8 @@ interface Row {
 
 const DOCUMENTATION_PAGES: ReadonlyArray<Row> = [
   { name: "docs.openapiJson", method: "GET", path: "/openapi.json", route: undefined },
-  { name: "docs.referencePage", method: "GET", path: "/docs", route: undefined }
+  { name: "docs.referencePage", method: "GET", path: "/docs", route: undefined },
+  { name: "docs.referenceRenderer", method: "GET", path: "/docs/renderer.js", route: undefined }
 ]
 
 const rows = (): ReadonlyArray<Row> => [

@@ -271,7 +271,8 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
     why: "Sandbox: returns a completed deposit, emitting the incoming refund events (WH-08; issue 17 plan, row 30)."
   },
   { method: "GET", path: "/openapi.json", why: "Our OpenAPI document.", outsideApi: true },
-  { method: "GET", path: "/docs", why: "The reference page rendering /openapi.json.", outsideApi: true }
+  { method: "GET", path: "/docs", why: "The reference page rendering /openapi.json.", outsideApi: true },
+  { method: "GET", path: "/docs/renderer.js", why: "The reference page's renderer, served locally.", outsideApi: true }
 ]
 
 /**
