@@ -17,7 +17,7 @@ import {
   WebhookDispatcher
 } from "@paycore/core"
 import { Cause, Context, Effect, Layer, Schedule } from "effect"
-import { SecretAnswer } from "./api/shared.ts"
+import { SecretAnswer } from "./annotations.ts"
 import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
 import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./credentials.ts"

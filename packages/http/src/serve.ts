@@ -26,6 +26,7 @@ import { type Brand, Cause, Context, Effect, Exit, Schema, type SchemaIssue, Sch
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, type HttpApiSchema } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
+import { PublicEndpoint } from "./annotations.ts"
 import { AuthenticationRefused } from "./credentials.ts"
 import { mediaTypeOf } from "./multipart.ts"
 import { openApiDocument, referencePageHtml, referenceRendererScript } from "./openapi.ts"
@@ -34,14 +35,6 @@ import { compileResponder, type Responder } from "./responder.ts"
 // -----------------------------------------------------------------------------
 // Public types
 // -----------------------------------------------------------------------------
-
-/**
- * Marks an endpoint (or a whole group / API) as callable without credentials:
- * `HttpApiEndpoint.post(...).annotate(PublicEndpoint, true)`.
- */
-export const PublicEndpoint = Context.Reference<boolean>("@paycore/http/PublicEndpoint", {
-  defaultValue: () => false
-})
 
 /** What the listener knows about the endpoint a request was routed to. */
 export interface EndpointInfo {

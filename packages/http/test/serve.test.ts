@@ -4,7 +4,8 @@ import { Cause, Context, DateTime, Effect, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseBasicAuth } from "../src/credentials.ts"
-import { makeRequestListener, PublicEndpoint } from "../src/serve.ts"
+import { PublicEndpoint } from "../src/annotations.ts"
+import { makeRequestListener } from "../src/serve.ts"
 
 // --- A toy API -----------------------------------------------------------------------------------------------------
 

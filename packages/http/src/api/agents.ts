@@ -32,8 +32,8 @@ import {
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { PublicEndpoint } from "../serve.ts"
-import { created, SecretAnswer, TypedCodeParam } from "./shared.ts"
+import { PublicEndpoint, SecretAnswer } from "../annotations.ts"
+import { created, TypedCodeParam } from "./shared.ts"
 
 /** AG-01 … AG-23: what the platform does with its agents (Basic). Redeem is public: the agent has no credential yet. */
 export const AgentsGroup = HttpApiGroup.make("agents")

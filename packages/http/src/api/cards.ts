@@ -9,7 +9,8 @@ import {
   PageOf
 } from "@paycore/core"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { created, SecretAnswer } from "./shared.ts"
+import { SecretAnswer } from "../annotations.ts"
+import { created } from "./shared.ts"
 
 export const CardsGroup = HttpApiGroup.make("cards")
   .add(

@@ -1,4 +1,4 @@
-import { Context, Schema } from "effect"
+import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 
 /** What the groups' endpoints share: success statuses, a `{ data: [...] }` list, a multipart file part. */
@@ -15,9 +15,3 @@ export const FilePart = Schema.String.annotate({ format: "binary" })
  * The service normalizes it; an unknown one is 404, never a 400 of the path.
  */
 export const TypedCodeParam = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(64))
-
-/**
- * Marks an endpoint whose answer is a bearer secret (a card's reveal URL, CD-33; an agent's access token, AG-15):
- * sent with `Cache-Control: no-store` and kept nowhere, whatever the `Idempotency-Key` (app.ts).
- */
-export const SecretAnswer = Context.Reference<boolean>("@paycore/http/SecretAnswer", { defaultValue: () => false })
