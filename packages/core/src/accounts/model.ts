@@ -88,9 +88,22 @@ export const AccountOrWalletInfo = Schema.Union([
     paymentRails: Schema.optionalKey(Schema.Array(PaymentRail))
   }),
   Schema.Struct({
-    accountType: Schema.Literals(["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET"]),
+    accountType: Schema.Literals([
+      "SOLANA_WALLET",
+      "ETHEREUM_WALLET",
+      "BASE_WALLET",
+      "POLYGON_WALLET",
+      "TRON_WALLET",
+      "PLASMA_WALLET"
+    ]),
     assetType: Schema.Literals(["USDC", "USDT"]),
     address: Schema.String
+  }),
+  /** A Bitcoin L1 deposit address (upstream `PaymentBitcoinDepositAddressInfo`, AC-06). */
+  Schema.Struct({
+    accountType: Schema.Literal("BITCOIN_L1"),
+    address: Schema.String,
+    network: Schema.Literal("BITCOIN")
   }),
   Schema.Struct({ accountType: Schema.Literal("LIGHTNING"), invoice: Schema.String }),
   Schema.Struct({ accountType: Schema.Literal("EMBEDDED_WALLET"), payloadToSign: Schema.String })
