@@ -5,7 +5,7 @@
  */
 import type { TravelRuleSettings } from "../shared/engine-config.ts"
 import { ownershipVerificationRequired } from "./errors.ts"
-import type { AccountInfo, ExternalAccount } from "./model.ts"
+import type { AccountInfo, ExternalAccount, OwnershipVerificationMethod } from "./model.ts"
 import type { SignableWallet } from "./wallet-signatures.ts"
 
 /** A self-custody wallet: an on-chain address the customer holds the key of (not a Lightning invoice or a bank). */
@@ -29,10 +29,16 @@ export const initialExternalStatus = (
     ? "PENDING_OWNERSHIP_VERIFICATION"
     : "ACTIVE"
 
-/** Why the account's ownership cannot be verified (409, AC-26), or `undefined` when it can be. */
-export const notVerifiable = (account: ExternalAccount): string | undefined => {
+/**
+ * Why the account's ownership cannot be verified by `method` (409, AC-26), or `undefined` when it can be. A
+ * platform-owned wallet (no customer) proves it by WALLET_SIGNATURE only: a liveness check is of a person.
+ */
+export const notVerifiable = (account: ExternalAccount, method?: OwnershipVerificationMethod): string | undefined => {
   if (selfCustodyWallet(account.accountInfo) === undefined) return "ownership verification is for self-custody wallets"
   if (account.ownershipType !== "FIRST_PARTY") return "ownership verification is for FIRST_PARTY wallets"
+  if (method === "LIVENESS" && account.customerId === undefined) {
+    return "a platform-owned wallet proves its ownership by WALLET_SIGNATURE; LIVENESS checks a customer"
+  }
   return undefined
 }
 

@@ -90,7 +90,7 @@ export class OwnershipVerification extends Context.Service<
         return yield* store.transaction(
           Effect.gen(function* () {
             const account = yield* lockedAccount(id)
-            const why = notVerifiable(account)
+            const why = notVerifiable(account, req.method)
             if (why !== undefined) return yield* ownershipNotApplicable(id, why)
             if (!allows(externalAccountMachine, account.status, "CHALLENGE")) {
               return yield* ownershipNotApplicable(id, `it is ${account.status}: its ownership needs no verification`)
@@ -101,7 +101,7 @@ export class OwnershipVerification extends Context.Service<
             const nonce = yield* ids.randomHex(16)
             const base = {
               id: account.id as ExternalAccountId,
-              customerId: account.customerId,
+              ...(account.customerId === undefined ? {} : { customerId: account.customerId }),
               status: "OPEN" as const,
               nonce,
               expiresAt,
@@ -120,7 +120,8 @@ export class OwnershipVerification extends Context.Service<
               // retried transaction, and only the committed one is kept.
               const session = yield* liveness.startSession({
                 subjectId: account.id,
-                customerId: account.customerId,
+                // notVerifiable refused LIVENESS for a platform-owned account (no customer).
+                customerId: account.customerId ?? "",
                 nonce,
                 expiresAt
               })

@@ -231,6 +231,7 @@ export const variantCurrencies: Readonly<Record<AccountInfo["accountType"], Read
   BASE_WALLET: WALLET_CURRENCIES,
   POLYGON_WALLET: WALLET_CURRENCIES,
   TRON_WALLET: WALLET_CURRENCIES,
+  PLASMA_WALLET: ["USDT"],
   SPARK_WALLET: ["BTC"],
   LIGHTNING: ["BTC"]
 }
@@ -250,6 +251,7 @@ export const variantRails: Readonly<Record<AccountInfo["accountType"], ReadonlyA
   BASE_WALLET: ["BASE"],
   POLYGON_WALLET: ["POLYGON"],
   TRON_WALLET: ["TRON"],
+  PLASMA_WALLET: ["PLASMA"],
   SPARK_WALLET: ["SPARK"],
   LIGHTNING: ["LIGHTNING"]
 }
