@@ -156,6 +156,13 @@ export const ListPlatformInternalAccountsQuery = Schema.Struct({
 })
 export type ListPlatformInternalAccountsQuery = typeof ListPlatformInternalAccountsQuery.Type
 
+/** Who holds an account: a customer, or the platform itself (no `customerId`; the `/platform/*` routes). */
+export type AccountOwner = "CUSTOMER" | "PLATFORM"
+
+/** Whether `account` is held by `owner`: customer routes see customers' accounts only, platform routes the others. */
+export const heldBy = (account: { readonly customerId?: string | undefined }, owner: AccountOwner): boolean =>
+  (account.customerId === undefined) === (owner === "PLATFORM")
+
 // ---- external accounts ----
 
 export const IndividualBeneficiary = Schema.Struct({
@@ -331,6 +338,10 @@ export type CreateExternalAccountRequest = typeof CreateExternalAccountRequest.T
 
 /** `POST /platform/external-accounts`: the customer body without `customerId` and `defaultUmaDepositAccount`. */
 export const CreatePlatformExternalAccountRequest = Schema.Struct({
+  /** Refused (400) rather than ignored: a body naming a customer is a customer's account, for the customers' route. */
+  customerId: Schema.optionalKey(
+    Schema.Never.annotate({ description: "Not accepted: the platform's accounts have no customer" })
+  ),
   currency: CurrencyCode,
   platformAccountId: Schema.optionalKey(boundedString(255)),
   ownershipType: Schema.optionalKey(Schema.Literals(["FIRST_PARTY", "THIRD_PARTY"])),

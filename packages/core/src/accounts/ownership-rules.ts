@@ -30,6 +30,17 @@ export const initialExternalStatus = (
     : "ACTIVE"
 
 /**
+ * A platform-owned account's first status: the platform has no region, so it is subject wherever the engine applies
+ * the Travel Rule at all (`regions` not empty) — its FIRST_PARTY self-custody wallet starts
+ * `PENDING_OWNERSHIP_VERIFICATION` until the platform signs (AC-26, AC-27); every other account starts `ACTIVE`.
+ */
+export const initialPlatformExternalStatus = (
+  info: AccountInfo,
+  ownershipType: "FIRST_PARTY" | "THIRD_PARTY",
+  rule: TravelRuleSettings
+): "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" => initialExternalStatus(info, ownershipType, rule.regions[0], rule)
+
+/**
  * Why the account's ownership cannot be verified by `method` (409, AC-26), or `undefined` when it can be. A
  * platform-owned wallet (no customer) proves it by WALLET_SIGNATURE only: a liveness check is of a person.
  */
