@@ -61,7 +61,7 @@ export const ownershipNotApplicable = (id: string, why: string): Conflict =>
 export const noOpenChallenge = (id: string, method: "WALLET_SIGNATURE" | "LIVENESS"): Conflict =>
   new Conflict({
     code: "CONFLICT",
-    message: `External account ${id} has no open ${method} challenge; start one with POST /customers/external-accounts/${id}/challenge`,
+    message: `External account ${id} has no open ${method} challenge; start one with POST …/external-accounts/${id}/challenge`,
     details: { externalAccountId: id, method }
   })
 
