@@ -116,6 +116,13 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "accounts.confirmBeneficiaryTrust": "write",
   "accounts.startBeneficiaryUntrust": "write",
   "accounts.confirmBeneficiaryUntrust": "write",
+  "accounts.listPlatformInternal": "read",
+  "accounts.listPlatformExternal": "read",
+  "accounts.createPlatformExternal": "write",
+  "accounts.getPlatformExternal": "read",
+  "accounts.deletePlatformExternal": "write",
+  "accounts.challengePlatformOwnership": "write",
+  "accounts.verifyPlatformOwnership": "write",
 
   "walletAuth.listCredentials": "read",
   "walletAuth.createCredential": "write",

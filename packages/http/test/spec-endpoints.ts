@@ -294,12 +294,5 @@ export const notBuiltYet: ReadonlyArray<string> = [
   "POST /transactions/{transactionId}/reject", // D transactions
   "POST /transactions/{transactionId}/confirm", // D transactions
   "POST /transactions/{transactionId}/cancel", // D transactions
-  "POST /sandbox/transactions/{transactionId}/return", // D transactions
-  "GET /platform/internal-accounts", // E platform accounts
-  "GET /platform/external-accounts", // E platform accounts
-  "POST /platform/external-accounts", // E platform accounts
-  "GET /platform/external-accounts/{externalAccountId}", // E platform accounts
-  "DELETE /platform/external-accounts/{externalAccountId}", // E platform accounts
-  "POST /platform/external-accounts/{externalAccountId}/challenge", // E platform accounts
-  "POST /platform/external-accounts/{externalAccountId}/verify" // E platform accounts
+  "POST /sandbox/transactions/{transactionId}/return" // D transactions
 ]

@@ -41,6 +41,7 @@ describe("migrations", () => {
         "0015_agent_ids",
         "0016_agents",
         "0017_invitations",
+        "0020_platform_accounts",
         "0021_on_chain"
       ])
       assert.deepStrictEqual(await migrate(k), [])

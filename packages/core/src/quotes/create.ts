@@ -5,6 +5,7 @@
  */
 import { Effect, Result } from "effect"
 import type { Mutable } from "effect/Types"
+import { platformPayeeRefusal } from "../accounts/errors.ts"
 import type { ExternalAccount, InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import { ownershipRefusal } from "../accounts/ownership-rules.ts"
 import type { Customer } from "../customers/model.ts"
@@ -212,6 +213,8 @@ function* resolveDestination(
       return { receivingCode: target.currency, rail: "INTERNAL", receiverLimits: undefined }
     }
     const target = yield* usableExternalAccount(store, destination.accountId)
+    const platformPayee = platformPayeeRefusal(target, sourceAccount)
+    if (platformPayee !== undefined) return yield* Effect.fail(platformPayee)
     const rails = target.paymentRails.length > 0 ? target.paymentRails : [defaultRail(target.currency)]
     const wanted = destination.paymentRail ?? rails[0]!
     if (!rails.includes(wanted)) {
