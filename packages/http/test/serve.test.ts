@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net"
 import { Cause, Context, DateTime, Effect, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parseBasicAuth } from "../src/credentials.ts"
 import { PublicEndpoint } from "../src/annotations.ts"
+import { parseBasicAuth } from "../src/credentials.ts"
 import { makeRequestListener } from "../src/serve.ts"
 
 // --- A toy API -----------------------------------------------------------------------------------------------------
