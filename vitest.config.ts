@@ -9,6 +9,8 @@ export default defineConfig({
     // PostgreSQL and PGlite, so two workers on a 2-core CI machine take about two thirds of the time of one.
     maxWorkers: "100%",
     testTimeout: 30_000,
-    hookTimeout: 30_000
+    // Hooks start servers: PGlite applies every migration in WebAssembly, which on a loaded 2-core machine can take
+    // longer than a test may. A limit, not a measurement.
+    hookTimeout: 120_000
   }
 })
