@@ -15,6 +15,8 @@ export interface ScriptedStablecoinProvider {
   readonly layer: Layer.Layer<never>
   /** While on, every call fails `Unavailable` (a provider outage). */
   readonly outage: (on: boolean) => void
+  /** Whether the outage is on. */
+  readonly isDown: () => boolean
   /** Every call made, in order. */
   readonly calls: ReadonlyArray<ProviderCall>
 }
@@ -55,6 +57,7 @@ export const scriptedStablecoinProvider = (inner: StablecoinProviderService): Sc
     outage: (on) => {
       down = on
     },
+    isDown: () => down,
     calls
   }
 }

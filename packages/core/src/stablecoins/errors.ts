@@ -98,3 +98,10 @@ export const accountUnusable = (field: string, reason: string): InvalidInput =>
 /** 400 `INVALID_INPUT`: the provider refused the operation itself. */
 export const providerRejected = (message: string): InvalidInput =>
   InvalidInput.one("body", { acceptedBy: "the stablecoin provider" }, `The stablecoin provider refused: ${message}`)
+
+/**
+ * 409 `CONFLICT`: another request with this `Idempotency-Key` is committing the same provider operation; what it
+ * stores is answered to a retry (the idempotent commit replays it at once when it finds it).
+ */
+export const requestInFlight = (): Conflict =>
+  new Conflict({ code: "CONFLICT", message: "A request with this Idempotency-Key is being processed: retry it" })

@@ -15,6 +15,7 @@ import {
   operationAccountNotFound,
   providerAccountInvalid,
   providerAccountNotFound,
+  requestInFlight,
   stablecoinNotProvisioned
 } from "./errors.ts"
 import { holdLegs } from "./legs.ts"
@@ -352,7 +353,10 @@ const openOperation = Effect.fnUntraced(function* (
         const now = yield* nowIso
         const id = yield* ports.ids.make("StablecoinOperation")
         const record = operationRecord(checked, created, id, clientReference, now)
-        yield* store.stablecoinOperations.insert(record).pipe(Effect.catchTag("UniqueViolation", (e) => Effect.die(e)))
+        // A racing twin (same key, so the same client reference) committed first: its stored answer is replayed.
+        yield* store.stablecoinOperations.insert(record).pipe(
+          Effect.catchTag("UniqueViolation", () => Effect.fail(requestInFlight()))
+        )
         const hold = holdLegs(record)
         if (hold.length > 0) yield* recordSteps(store, record.id, hold, "PENDING", now, 0)
         return toStablecoinOperation(record)
