@@ -59,6 +59,11 @@ const AGENT_ACTION_OPERATIONS = [
   "GET /agents/me/actions/{actionId}"
 ]
 
+const stablecoinServiceInternalWhy =
+  "An internal account as a mint's funding or a burn's source is SERVICE_INTERNAL_ACCOUNT: names carrying the " +
+  "upstream's vendor brand take the spec's substitution Service (FEATURES naming rule), so the branded name is not " +
+  "read (answered 400 with the accepted values)."
+
 /** Every stablecoin operation (P-08 … P-18). */
 const STABLECOIN_OPERATIONS = [
   "POST /stablecoin-provider-accounts",
@@ -706,6 +711,18 @@ export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
     at: "?status",
     values: ["CREATED", "REJECTED", "REFUNDED"],
     why: unknownPaymentStatusesWhy
+  },
+  {
+    operation: "POST /stablecoins/{stablecoinId}/mints",
+    at: "/fundingSource/type",
+    values: ["GRID_INTERNAL_ACCOUNT"],
+    why: stablecoinServiceInternalWhy
+  },
+  {
+    operation: "POST /stablecoins/{stablecoinId}/burns",
+    at: "/source/type",
+    values: ["GRID_INTERNAL_ACCOUNT"],
+    why: stablecoinServiceInternalWhy
   },
   {
     operation: "GET /cards",

@@ -30,11 +30,14 @@ export const SANDBOX_STABLECOIN_TOKENS: Readonly<Record<string, ProviderToken>> 
 export const REFUSED_CLIENT_SUFFIX = "002"
 export const REVOKED_CLIENT_SUFFIX = "006"
 
-/** Operation outcomes by the last 3 digits of the base-currency amount: `002` fails, `003` is never funded. */
+/**
+ * Operation outcomes by the last 3 digits of the base-currency amount: `002` fails; `003` is never funded (a wire or a
+ * wallet deposit: `Expired` after the funding window; an ACH debit: returned, `Failed`, after the ACH time).
+ */
 export const FAILED_OPERATION_SUFFIX = "002"
 export const UNFUNDED_OPERATION_SUFFIX = "003"
 
-/** How long the provider waits for outside funds. */
+/** How long the provider waits for funds the platform sends (a wire, a wallet's deposit); a wire arrives in time. */
 export const FUNDING_WINDOW_SECONDS = 24 * HOUR
 /** After the funds: `Processing` this much later, `Completed` at `COMPLETION_SECONDS`. */
 export const PROCESSING_SECONDS = 5
@@ -79,6 +82,9 @@ const fundingSeconds = (kind: ProviderFunding["kind"]): number => {
 
 const awaitsFunds = (kind: ProviderFunding["kind"]): boolean => fundingSeconds(kind) > 0
 
+/** The provider pulls these itself: no deadline for the platform (no `expiresAt`). */
+const isDebit = (kind: ProviderFunding["kind"]): boolean => kind === "ACH_DEBIT" || kind === "SAME_DAY_ACH_DEBIT"
+
 const hex = (text: string): string => {
   let h = 0x811c9dc5
   const out: Array<string> = []
@@ -92,6 +98,11 @@ const hex = (text: string): string => {
 
 /** The provider's answer about an operation at `nowMs`: a pure function of the operation and the clock. */
 export const sandboxOperationStatus = (d: Decoded, nowMs: number): ProviderOperationStatus => {
+  // An ACH debit is pulled by the provider: `003` is a debit returned by the bank (after the ACH time), not a wait.
+  if (isDebit(d.funding) && d.outcome === UNFUNDED_OPERATION_SUFFIX) {
+    const returnedMs = d.createdMs + scaledMs(fundingSeconds(d.funding), d.speedUp)
+    return nowMs < returnedMs ? { _tag: "AwaitingFunds" } : { _tag: "Failed", reason: "ACH_DEBIT_RETURNED" }
+  }
   if (awaitsFunds(d.funding) && d.outcome === UNFUNDED_OPERATION_SUFFIX) {
     return nowMs >= d.createdMs + scaledMs(FUNDING_WINDOW_SECONDS, d.speedUp)
       ? { _tag: "Expired" }
@@ -187,7 +198,9 @@ export const sandboxStablecoinProvider = (
             providerOperationId,
             awaitingFunds: waiting,
             ...(instructions === undefined ? {} : { fundingInstructions: instructions }),
-            ...(waiting ? { expiresAt: new Date(nowMs + scaledMs(FUNDING_WINDOW_SECONDS, speedUp)).toISOString() } : {})
+            ...(waiting && !isDebit(d.funding)
+              ? { expiresAt: new Date(nowMs + scaledMs(FUNDING_WINDOW_SECONDS, speedUp)).toISOString() }
+              : {})
           }
           if (opened.size > 10_000) opened.clear()
           opened.set(request.clientReference, operation)
