@@ -14,7 +14,7 @@ const LAYERS = [
   ["wallet-auth"],
   ["customers"],
   ["onboarding", "sca", "invitations"],
-  ["quotes", "cards"],
+  ["quotes", "cards", "stablecoins"],
   ["transactions"],
   ["agents"]
 ]

@@ -13,6 +13,7 @@ import { BulkImports, Documents, Onboarding } from "./onboarding/service.ts"
 import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
 import { Quotes } from "./quotes/service.ts"
 import { Sca } from "./sca/service.ts"
+import { Stablecoins, StablecoinsWorker } from "./stablecoins/service.ts"
 import { quotePaymentsLayer } from "./transactions/execute.ts"
 import { Transactions } from "./transactions/service.ts"
 import { WalletAuth } from "./wallet-auth/service.ts"
@@ -53,7 +54,9 @@ export const EngineLayer = Layer.mergeAll(
   OwnershipVerification.layer,
   Sca.layer,
   CardsLayer,
-  Invitations.layer
+  Invitations.layer,
+  Stablecoins.layer,
+  StablecoinsWorker.layer
 ).pipe(
   Layer.provideMerge(Customers.layer),
   // Below WalletAuth: a wallet's privacy update answers the account as Accounts shows it.

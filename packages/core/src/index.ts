@@ -89,6 +89,7 @@ export * from "./ports/network-fees.ts"
 export * from "./ports/notifier.ts"
 export * from "./ports/oidc-keys.ts"
 export * from "./ports/rail.ts"
+export * from "./ports/stablecoin-provider.ts"
 export * from "./ports/stamp-verifier.ts"
 export * from "./ports/store.ts"
 export * from "./ports/wallet-vault.ts"
@@ -150,6 +151,20 @@ export * from "./shared/schemas.ts"
 export { sparkAddressOf, sparkIdentityKey } from "./shared/spark-address.ts"
 export * from "./shared/time.ts"
 export * from "./shared/validation.ts"
+export * from "./stablecoins/amounts.ts"
+export * from "./stablecoins/errors.ts"
+export { completionLegs, holdLegs, reserveAccount, supplyAccount } from "./stablecoins/legs.ts"
+export * from "./stablecoins/machine.ts"
+export * from "./stablecoins/model.ts"
+export { providerSecretContext } from "./stablecoins/provider-accounts.ts"
+export {
+  Stablecoins,
+  type StablecoinsError,
+  StablecoinsWorker,
+  type StablecoinsWorkerReport
+} from "./stablecoins/service.ts"
+export * from "./stablecoins/views.ts"
+export { MAX_PROVIDER_ATTEMPTS, walkTo } from "./stablecoins/worker.ts"
 export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
 export { quotePaymentsLayer } from "./transactions/execute.ts"
 export { paymentLegs, refundReference } from "./transactions/legs.ts"

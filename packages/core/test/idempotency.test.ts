@@ -140,4 +140,53 @@ describe("idempotency", () => {
       assert.deepStrictEqual(again, { status: 204, body: undefined, replayed: true })
     }).pipe(Effect.provide(env))
   )
+
+  // Design section 0: a prepared command's provider call runs outside the store transaction.
+  describe("runPrepared", () => {
+    const request = { scope: "platform", key: "prepared-1", fingerprint: fp }
+
+    it.effect("a stored answer is replayed without preparing again; another body under the key is 409", () =>
+      Effect.gen(function* () {
+        let prepared = 0
+        const prepare = Effect.sync(() => ++prepared)
+        const first = yield* Idempotency.runPrepared(request, prepare, () => createThing("a"), render)
+        const second = yield* Idempotency.runPrepared(request, prepare, () => createThing("a"), render)
+        assert.deepStrictEqual(second, { ...first, replayed: true })
+        assert.strictEqual(prepared, 1)
+        assert.deepStrictEqual(yield* counted, { counter: 1, events: 1 })
+        const other = yield* Effect.flip(
+          Idempotency.runPrepared({ ...request, fingerprint: "other" }, prepare, () => createThing("b"), render)
+        )
+        assert.instanceOf(other, Conflict)
+        assert.strictEqual(prepared, 1)
+      }).pipe(Effect.provide(env))
+    )
+
+    it.effect("a failing prepare (a provider outage) stores nothing: the same key then runs", () =>
+      Effect.gen(function* () {
+        const down = new Refused({ code: "SERVICE_UNAVAILABLE", message: "down" })
+        const failed = yield* Effect.flip(
+          Idempotency.runPrepared(request, Effect.fail(down), () => createThing("a"), render)
+        )
+        assert.strictEqual(failed, down)
+        assert.deepStrictEqual(yield* counted, { counter: 0, events: 0 })
+        const ok = yield* Idempotency.runPrepared(request, Effect.succeed(1), () => createThing("a"), render)
+        assert.strictEqual(ok.replayed, false)
+        assert.deepStrictEqual(yield* counted, { counter: 1, events: 1 })
+      }).pipe(Effect.provide(env))
+    )
+
+    it.effect("racing twins prepare each, commit once: one answer, the other replayed", () =>
+      Effect.gen(function* () {
+        const answers = yield* Effect.all(
+          Array.from({ length: 5 }, () =>
+            Idempotency.runPrepared(request, Effect.yieldNow, () => createThing("a"), render)
+          ),
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(answers.filter((a) => !a.replayed).length, 1)
+        assert.deepStrictEqual(yield* counted, { counter: 1, events: 1 })
+      }).pipe(Effect.provide(env))
+    )
+  })
 })

@@ -24,6 +24,8 @@ import {
   toMermaid,
   transition
 } from "../src/shared/machine.ts"
+import { providerAccountMachine, stablecoinOperationMachine } from "../src/stablecoins/machine.ts"
+import { ProviderAccountStatus, StablecoinOperationStatus } from "../src/stablecoins/model.ts"
 import {
   incomingPaymentMachine,
   incomingStatus,
@@ -231,12 +233,46 @@ const invitationExpected: Expected = {
   "PENDING EXPIRE": ["EXPIRED", []]
 }
 
+// P-17 (design section 2): outside funds wait in PENDING_FUNDING, service-held ones are handed over by the worker;
+// the provider processes, completes or fails; a link is invalidated or revoked, and re-linked.
+const stablecoinOperationExpected: Expected = {
+  "CREATED AWAIT_FUNDS": ["PENDING_FUNDING", []],
+  "CREATED FUND": ["PENDING_PROVIDER", []],
+  "CREATED REFUSE": ["FAILED", []],
+  "PENDING_FUNDING FUNDS_RECEIVED": ["PENDING_PROVIDER", []],
+  "PENDING_FUNDING EXPIRE": ["EXPIRED", []],
+  "PENDING_FUNDING FAIL": ["FAILED", []],
+  "PENDING_PROVIDER START": ["PROCESSING", []],
+  "PENDING_PROVIDER COMPLETE": ["COMPLETED", []],
+  "PENDING_PROVIDER FAIL": ["FAILED", []],
+  "PROCESSING COMPLETE": ["COMPLETED", []],
+  "PROCESSING FAIL": ["FAILED", []]
+}
+const providerAccountExpected: Expected = {
+  "ACTIVE INVALIDATE": ["INVALID", []],
+  "ACTIVE REVOKE": ["REVOKED", []],
+  "INVALID RELINK": ["ACTIVE", []],
+  "REVOKED RELINK": ["ACTIVE", []]
+}
+
 const cases: ReadonlyArray<{
   readonly machine: Machine<string, string, string>
   readonly states: ReadonlyArray<string>
   readonly events: ReadonlyArray<string>
   readonly expected: Expected
 }> = [
+  {
+    machine: stablecoinOperationMachine,
+    states: StablecoinOperationStatus.literals,
+    events: ["AWAIT_FUNDS", "FUND", "REFUSE", "FUNDS_RECEIVED", "EXPIRE", "FAIL", "START", "COMPLETE"],
+    expected: stablecoinOperationExpected
+  },
+  {
+    machine: providerAccountMachine,
+    states: ProviderAccountStatus.literals,
+    events: ["INVALIDATE", "REVOKE", "RELINK"],
+    expected: providerAccountExpected
+  },
   {
     machine: outgoingPaymentMachine,
     states: [

@@ -10,6 +10,7 @@ import { PaymentsGroup } from "./api/payments.ts"
 import { PlatformGroup } from "./api/platform.ts"
 import { SandboxGroup } from "./api/sandbox.ts"
 import { ScaGroup } from "./api/sca.ts"
+import { StablecoinsGroup } from "./api/stablecoins.ts"
 import { WalletAuthGroup } from "./api/wallet-auth.ts"
 import { WebhooksGroup } from "./api/webhooks.ts"
 
@@ -23,6 +24,7 @@ export * from "./api/payments.ts"
 export * from "./api/platform.ts"
 export * from "./api/sandbox.ts"
 export * from "./api/sca.ts"
+export * from "./api/stablecoins.ts"
 export * from "./api/wallet-auth.ts"
 export * from "./api/webhooks.ts"
 
@@ -42,6 +44,7 @@ export const Api = HttpApi.make("paycore")
   .add(AgentMeGroup)
   .add(PaymentsGroup)
   .add(InvitationsGroup)
+  .add(StablecoinsGroup)
   .add(SandboxGroup)
   .add(WebhooksGroup)
   .annotateMerge(

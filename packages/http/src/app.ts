@@ -9,6 +9,7 @@ import {
   makeWebhookDispatcher,
   OidcKeys,
   type Principal,
+  StablecoinsWorker,
   StampVerifier,
   Store,
   Tokens,
@@ -23,6 +24,7 @@ import { authorize } from "./auth.ts"
 import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./credentials.ts"
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
+import { PREPARED, type PreparedCall, PreparedRequest } from "./prepared.ts"
 import { type EndpointInfo, makeRequestListener, type RequestListener } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
 
@@ -140,6 +142,17 @@ export const makeApp = (options: AppOptions = {}) =>
       const fingerprint = Idempotency.fingerprint(request.method, request.url, request.rawBody)
       // Keys are the caller's own: two agents (or an agent and the platform) sending one key never share an answer.
       const scope = request.principal?.kind === "AGENT" ? `agent:${request.principal.agentId}` : "platform"
+      if (PREPARED.has(`${request.info.group}.${request.info.name}`)) {
+        // The handler runs `Idempotency.runPrepared` with this identity: its provider call outside any transaction.
+        const call: PreparedCall = { scope, key, fingerprint, replayed: false }
+        return effect.pipe(
+          Effect.provideService(PreparedRequest, call),
+          Effect.map((value) => {
+            const rendered = render(value)
+            return call.replayed ? { ...rendered, headers: { "idempotent-replayed": "true" } } : rendered
+          })
+        )
+      }
       return Idempotency.run(scope, key, fingerprint, effect, render).pipe(
         Effect.map((r) => (r.replayed ? { ...r, headers: { "idempotent-replayed": "true" } } : r)),
         Effect.provideService(Store, store)
@@ -180,9 +193,11 @@ export const makeApp = (options: AppOptions = {}) =>
       const bulkImports = Context.get(context, BulkImports)
       const cardsWorker = Context.get(context, CardsWorker)
       const invitations = Context.get(context, Invitations)
+      const stablecoinsWorker = Context.get(context, StablecoinsWorker)
       yield* Effect.andThen(transactions.processDue(), bulkImports.sweep()).pipe(
         Effect.andThen(cardsWorker.processDue()),
         Effect.andThen(invitations.processDue()),
+        Effect.andThen(stablecoinsWorker.processDue()),
         Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause))),
         Effect.repeat(Schedule.spaced(worker)),
         Effect.forkScoped

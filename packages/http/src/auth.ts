@@ -114,6 +114,8 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
   },
   // IN-01, IN-04, IN-05 (design section 1): invitation writes are WRITE; the read is READ (the default).
   invitations: { createInvitation: write, claimInvitation: write, cancelInvitation: write },
+  // P-08 … P-18 (design section 1): links and registrations are configuration (MANAGE); mints and burns move money.
+  stablecoins: { linkProviderAccount: manage, registerStablecoin: manage, createMint: transact, createBurn: transact },
   webhooks: { replayDelivery: write, rotateSigningSecret: manage }
 }
 

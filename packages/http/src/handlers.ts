@@ -23,6 +23,7 @@ import {
   ReplaceDocumentFields,
   Sca,
   type SignedRetryInput,
+  Stablecoins,
   Tokens,
   Transactions,
   UploadDocumentFields,
@@ -34,6 +35,7 @@ import {
 import { Cause, Effect, Result, Scope } from "effect"
 import type { HttpApi } from "effect/http-api"
 import type { Api } from "./api.ts"
+import { preparedCall } from "./prepared.ts"
 import type { Handlers } from "./serve.ts"
 import { readUploadForm } from "./uploads.ts"
 
@@ -100,6 +102,9 @@ export const makeHandlers = Effect.gen(function* () {
   const agentActions = yield* AgentActions
   const agentScope = yield* AgentScope
   const invitations = yield* Invitations
+  const stablecoins = yield* Stablecoins
+  // Q9: a link's environment is the calling token's.
+  const environmentOf = (principal: Principal) => (principal.kind === "PLATFORM" ? principal.environment : "SANDBOX")
   // Bulk imports run after their request is answered, in the app's scope (closing the app stops them).
   const scope = yield* Scope.Scope
   const runInBackground = (jobId: string) =>
@@ -256,6 +261,23 @@ export const makeHandlers = Effect.gen(function* () {
       claimInvitation: ({ params, payload }) => invitations.claim(params.invitationCode, payload),
       // IN-05, design Q6: one engine serves one platform; any write token may cancel.
       cancelInvitation: ({ params }) => invitations.cancel(params.invitationCode)
+    },
+    // P-08 … P-18. The four POSTs are prepared commands (prepared.ts): the provider is called before the commit.
+    stablecoins: {
+      linkProviderAccount: ({ payload, principal }) =>
+        preparedCall((request) => stablecoins.linkProviderAccount(payload, environmentOf(principal), request)),
+      listProviderAccounts: ({ query }) => stablecoins.listProviderAccounts(query),
+      getProviderAccount: ({ params }) => stablecoins.getProviderAccount(params.stablecoinProviderAccountId),
+      registerStablecoin: ({ payload, principal }) =>
+        preparedCall((request) => stablecoins.register(payload, environmentOf(principal), request)),
+      listStablecoins: ({ query }) => stablecoins.list(query),
+      getStablecoin: ({ params }) => stablecoins.get(params.stablecoinId),
+      createMint: ({ params, payload, principal }) =>
+        preparedCall((request) => stablecoins.mint(params.stablecoinId, payload, environmentOf(principal), request)),
+      createBurn: ({ params, payload, principal }) =>
+        preparedCall((request) => stablecoins.burn(params.stablecoinId, payload, environmentOf(principal), request)),
+      listOperations: ({ params, query }) => stablecoins.listOperations(params.stablecoinId, query),
+      getOperation: ({ params }) => stablecoins.getOperation(params.stablecoinOperationId)
     },
     // Bearer only (app.ts): the principal is always an agent's.
     agentMe: {

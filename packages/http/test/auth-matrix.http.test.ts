@@ -212,6 +212,17 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "invitations.claimInvitation": "write",
   "invitations.cancelInvitation": "write",
 
+  "stablecoins.linkProviderAccount": "manage",
+  "stablecoins.listProviderAccounts": "read",
+  "stablecoins.getProviderAccount": "read",
+  "stablecoins.registerStablecoin": "manage",
+  "stablecoins.listStablecoins": "read",
+  "stablecoins.getStablecoin": "read",
+  "stablecoins.createMint": "transact",
+  "stablecoins.createBurn": "transact",
+  "stablecoins.listOperations": "read",
+  "stablecoins.getOperation": "read",
+
   "agentMe.getMe": "agent-read",
   "agentMe.listInternalAccounts": "agent-read:VIEW_TRANSACTIONS",
   "agentMe.createExternalAccount": "agent-write:MANAGE_EXTERNAL_ACCOUNTS",

@@ -14,6 +14,7 @@ import {
   type InternalAccountId,
   invitationCounters,
   redeemMinute,
+  StablecoinProvider,
   Store,
   utcMinute
 } from "@paycore/core"
@@ -46,10 +47,12 @@ import {
   type Onboarded,
   onboardCustomer,
   quoteBody,
+  startTestServer,
   type TestServer,
   UNKNOWN_CUSTOMER,
   useTestServer
 } from "./harness.ts"
+import { link, mint, register, scriptedProvider, sparkWallet } from "./stablecoins-kit.ts"
 import { onEveryStore } from "./stores.ts"
 import { type Difference, differences, operationAliases, refusedRequestValues } from "./upstream-differences.ts"
 import { ensureUsdb, retry, walletKit } from "./wallet-kit.ts"
@@ -210,6 +213,26 @@ interface Fixture {
   readonly payee: string
   /** The server's WalletVault: not done with an export while armed (`defer`). */
   readonly vault: DeferredVault
+}
+
+/** The conformance server's stablecoin provider (an outage switch for the 503 difference). */
+const stablecoinProvider = scriptedProvider()
+
+/** A linked provider account and a registered USDB per server (the stablecoin exercises share them). */
+const stablecoinSetups = new WeakMap<TestServer, Promise<{ readonly linkId: string; readonly coinId: string }>>()
+const stablecoinSetup = (server: TestServer) => {
+  let setup = stablecoinSetups.get(server)
+  if (setup === undefined) {
+    setup = (async () => {
+      const linked = await link(server, { providerAccountId: "acct-conformance" })
+      expect(linked.status, JSON.stringify(linked.json)).toBe(201)
+      const coin = await register(server, { stablecoinProviderAccountId: linked.json.id })
+      expect(coin.status, JSON.stringify(coin.json)).toBe(201)
+      return { linkId: linked.json.id as string, coinId: coin.json.id as string }
+    })()
+    stablecoinSetups.set(server, setup)
+  }
+  return setup
 }
 
 const euCustomer = async (server: TestServer, overrides: Record<string, unknown> = {}) => {
@@ -517,6 +540,46 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
       await Effect.runPromise(server.store.counters.add(key, -room))
     }
   },
+  "stablecoin-service-operations-status": async (server) => {
+    const { coinId } = await stablecoinSetup(server)
+    expect((await server.call("GET", `/stablecoins/${coinId}`)).json.serviceOperationsStatus).toBe("ENABLED")
+  },
+  "stablecoin-service-internal-account": async (server, { customer }) => {
+    const { coinId } = await stablecoinSetup(server)
+    const r = await mint(server, coinId, {
+      amount: "10000",
+      fundingSource: { type: "SERVICE_INTERNAL_ACCOUNT", accountId: customer.accounts.USD },
+      destination: { accountId: await sparkWallet(server, customer.id) }
+    })
+    expect(r.status, JSON.stringify(r.json)).toBe(201)
+  },
+  "stablecoin-refusal-codes": async (server) => {
+    const { coinId } = await stablecoinSetup(server)
+    const r = await mint(server, coinId, {
+      amount: "10000",
+      fundingSource: { type: "WIRE" },
+      destination: { accountId: "InternalAccount:00000000-0000-7000-8000-000000000000" }
+    })
+    expect(r.status).toBe(404)
+  },
+  "stablecoin-provider-unavailable": async (server) => {
+    stablecoinProvider.outage(true)
+    try {
+      expect((await link(server)).status).toBe(503)
+    } finally {
+      stablecoinProvider.outage(false)
+    }
+  },
+  "stablecoins-not-implemented": async () => {
+    const bare = await startTestServer({
+      extraLayer: Layer.succeed(StablecoinProvider, undefined) as Layer.Layer<never>
+    })
+    try {
+      expect((await bare.call("GET", "/stablecoins")).status).toBe(501)
+    } finally {
+      await bare.close()
+    }
+  },
   "invitation-expired-code": async (server, { customer }) => {
     const inHour = new Date(Date.now() + 3_600_000).toISOString()
     const created = await server.call("POST", "/invitations", { inviterUma: customer.umaAddress, expiresAt: inHour })
@@ -555,7 +618,7 @@ onEveryStore("listed upstream differences", "conformance_http", (stores) => {
     },
     {
       ...stores(),
-      extraLayer: vault.layer,
+      extraLayer: Layer.mergeAll(vault.layer, stablecoinProvider.layer),
       sandbox: {
         screenDocument: ({ size }) => (size === 13 ? { _tag: "Rejected", reason: "GLARE" } : { _tag: "Accepted" })
       }

@@ -8,6 +8,7 @@ import {
   OidcKeys,
   type OidcKeysService,
   type Permission,
+  StablecoinsWorker,
   Store,
   Tokens,
   Transactions,
@@ -158,7 +159,10 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
           Effect.andThen(
             Context.get(app.context, Transactions).processDue(),
             Context.get(app.context, CardsWorker).processDue()
-          ).pipe(Effect.andThen(Context.get(app.context, Invitations).processDue()))
+          ).pipe(
+            Effect.andThen(Context.get(app.context, Invitations).processDue()),
+            Effect.andThen(Context.get(app.context, StablecoinsWorker).processDue())
+          )
         )
       ),
     dispatch: () => run(Effect.asVoid(Context.get(app.context, WebhookDispatcher).dispatchDue())),

@@ -59,6 +59,25 @@ const AGENT_ACTION_OPERATIONS = [
   "GET /agents/me/actions/{actionId}"
 ]
 
+const stablecoinServiceInternalWhy =
+  "An internal account as a mint's funding or a burn's source is SERVICE_INTERNAL_ACCOUNT: names carrying the " +
+  "upstream's vendor brand take the spec's substitution Service (FEATURES naming rule), so the branded name is not " +
+  "read (answered 400 with the accepted values)."
+
+/** Every stablecoin operation (P-08 … P-18). */
+const STABLECOIN_OPERATIONS = [
+  "POST /stablecoin-provider-accounts",
+  "GET /stablecoin-provider-accounts",
+  "GET /stablecoin-provider-accounts/{stablecoinProviderAccountId}",
+  "POST /stablecoins",
+  "GET /stablecoins",
+  "GET /stablecoins/{stablecoinId}",
+  "POST /stablecoins/{stablecoinId}/mints",
+  "POST /stablecoins/{stablecoinId}/burns",
+  "GET /stablecoins/{stablecoinId}/operations",
+  "GET /stablecoin-operations/{stablecoinOperationId}"
+]
+
 export const differences: ReadonlyArray<Difference> = [
   // ---- names and shapes ----
   {
@@ -593,6 +612,57 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "The spec's invitation errors name invitation_expired with details.expirationTime (Errors, invitation; FEATURES " +
       "IN-09), uppercase as every code here (IN-12); the upstream's Error400 enum has no expiry code."
+  },
+  // ---- stablecoins (issue 17 slice B; docs/stablecoins.md) ----
+  {
+    id: "stablecoin-service-operations-status",
+    operations: STABLECOIN_OPERATIONS,
+    statuses: [200, 201],
+    at: ["/gridOperationsStatus", "/data/*/gridOperationsStatus"],
+    why:
+      "A stablecoin's enablement is serviceOperationsStatus: names carrying the upstream's vendor brand take the " +
+      "spec's substitution Service (FEATURES naming rule); the upstream's required gridOperationsStatus is absent."
+  },
+  {
+    id: "stablecoin-service-internal-account",
+    operations: STABLECOIN_OPERATIONS,
+    statuses: [200, 201],
+    at: ["/source/type", "/data/*/source/type"],
+    renames: { SERVICE_INTERNAL_ACCOUNT: "GRID_INTERNAL_ACCOUNT" },
+    why:
+      "An operation funded by (or burning from) an internal account names its source SERVICE_INTERNAL_ACCOUNT, the " +
+      "upstream's GRID_INTERNAL_ACCOUNT under the spec's substitution Service. Checked as the upstream's variant."
+  },
+  {
+    id: "stablecoin-refusal-codes",
+    operations: ["POST /stablecoins/{stablecoinId}/mints", "POST /stablecoins/{stablecoinId}/burns"],
+    statuses: [400, 404],
+    at: ["/code"],
+    values: ["INSUFFICIENT_FUNDS", "NOT_FOUND", "ACCOUNT_NOT_ACTIVE"],
+    why:
+      "A mint or burn names the accounts it moves money between: an unknown one is 404 NOT_FOUND and a balance " +
+      "that cannot cover a hold 400 INSUFFICIENT_FUNDS, as for every payment (the account-not-found-code and " +
+      "insufficient-funds-code differences; design section 5, Q16)."
+  },
+  {
+    id: "stablecoin-provider-unavailable",
+    operations: ["POST /stablecoin-provider-accounts", "POST /stablecoins"],
+    statuses: [503],
+    at: ["status"],
+    values: ["SERVICE_UNAVAILABLE"],
+    why:
+      "Linking and registering ask the provider first (verify, token) and store nothing when it cannot be reached: " +
+      "503 SERVICE_UNAVAILABLE, as the upstream answers on mint and burn (P-15)."
+  },
+  {
+    id: "stablecoins-not-implemented",
+    operations: STABLECOIN_OPERATIONS,
+    statuses: [501],
+    at: ["status"],
+    values: ["NOT_IMPLEMENTED"],
+    why:
+      "Where no stablecoin provider is configured every stablecoin route answers 501 NOT_IMPLEMENTED (upstream " +
+      "Error501), as the card routes do without an issuer (CD-42)."
   }
 ]
 
@@ -665,6 +735,18 @@ export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
     at: "?status",
     values: ["CREATED", "REJECTED", "REFUNDED"],
     why: unknownPaymentStatusesWhy
+  },
+  {
+    operation: "POST /stablecoins/{stablecoinId}/mints",
+    at: "/fundingSource/type",
+    values: ["GRID_INTERNAL_ACCOUNT"],
+    why: stablecoinServiceInternalWhy
+  },
+  {
+    operation: "POST /stablecoins/{stablecoinId}/burns",
+    at: "/source/type",
+    values: ["GRID_INTERNAL_ACCOUNT"],
+    why: stablecoinServiceInternalWhy
   },
   {
     operation: "GET /cards",

@@ -8,6 +8,7 @@ import { type SandboxKycOptions, SandboxKycProvider } from "./kyc.ts"
 import { SandboxNetworkFees } from "./network-fees.ts"
 import { SandboxNotifier } from "./notifier.ts"
 import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
+import { SandboxStablecoinProvider } from "./stablecoin-provider.ts"
 
 export * from "./card-issuer.ts"
 export * from "./card-network.ts"
@@ -18,6 +19,7 @@ export * from "./kyc.ts"
 export * from "./network-fees.ts"
 export * from "./notifier.ts"
 export * from "./rail.ts"
+export * from "./stablecoin-provider.ts"
 
 export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
   /** The card issuer's program (default: the service decides, PAN reveal, no 3-D Secure password). */
@@ -27,7 +29,7 @@ export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
 /**
  * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, the `CardIssuer`, the card
  * network simulator (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations) and `NetworkFees`
- * (a reference: the crypto withdrawal fee estimate).
+ * (a reference: the crypto withdrawal fee estimate) and the `StablecoinProvider` (a reference: stablecoin issuance).
  */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
   Layer.mergeAll(
@@ -38,5 +40,6 @@ export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates 
     SandboxKycProvider(options),
     SandboxCardNetwork,
     SandboxCardIssuer(options.cardIssuer),
-    SandboxNetworkFees
+    SandboxNetworkFees,
+    SandboxStablecoinProvider({ speedUp: options.speedUp })
   )

@@ -13,6 +13,7 @@ import { onboardingRepositories } from "./onboarding.ts"
 import { platformRepositories } from "./platform.ts"
 import { quoteRepositories } from "./quotes.ts"
 import { scaRepositories } from "./sca.ts"
+import { stablecoinRepositories } from "./stablecoins.ts"
 import { makeTransaction, UndoJournal } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
 import { walletAuthRepositories } from "./wallet-auth.ts"
@@ -42,6 +43,7 @@ export const makeMemoryStore = Effect.sync(() => {
     ...cardRepositories(collection),
     ...agentRepositories(collection),
     ...invitationRepositories(collection),
+    ...stablecoinRepositories(collection),
     ...ledgerRepositories(journal),
     ...webhookRepositories(collection, journal),
     ...idempotencyRepositories(journal)

@@ -17,6 +17,7 @@ import { cards } from "./migrations/0014_cards.ts"
 import { agentIds } from "./migrations/0015_agent_ids.ts"
 import { agents } from "./migrations/0016_agents.ts"
 import { invitations } from "./migrations/0017_invitations.ts"
+import { stablecoins } from "./migrations/0018_stablecoins.ts"
 import { platformAccounts } from "./migrations/0020_platform_accounts.ts"
 import { onChain } from "./migrations/0021_on_chain.ts"
 
@@ -50,6 +51,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0015_agent_ids": agentIds,
   "0016_agents": agents,
   "0017_invitations": invitations,
+  "0018_stablecoins": stablecoins,
   "0020_platform_accounts": platformAccounts,
   "0021_on_chain": onChain
 }

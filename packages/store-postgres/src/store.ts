@@ -15,6 +15,7 @@ import { quoteRepositories } from "./quotes.ts"
 import { scaRepositories } from "./sca.ts"
 import { type Database, migrate } from "./schema.ts"
 import { sqlClientOf } from "./sql.ts"
+import { stablecoinRepositories } from "./stablecoins.ts"
 import { makeExecutor } from "./statements.ts"
 import { ignore, makeCurrentTx, type StoreOptions } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
@@ -59,6 +60,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       ...cardRepositories(x),
       ...agentRepositories(x),
       ...invitationRepositories(x),
+      ...stablecoinRepositories(x),
       ...ledgerRepositories(x),
       ...webhookRepositories(x),
       ...idempotencyRepositories(x),

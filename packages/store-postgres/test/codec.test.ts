@@ -18,6 +18,7 @@ import { makeScope } from "../../testkit/src/store-conformance/ids.ts"
 import * as invitationRecords from "../../testkit/src/store-conformance/invitation-tests.ts"
 import { ownershipChallengeFull, ownershipChallengeMinimal } from "../../testkit/src/store-conformance/records.ts"
 import * as scaRecords from "../../testkit/src/store-conformance/sca-tests.ts"
+import * as stablecoinRecords from "../../testkit/src/store-conformance/stablecoin-tests.ts"
 import * as walletRecords from "../../testkit/src/store-conformance/wallet-auth-tests.ts"
 import { rowCodecOf } from "../src/codec.ts"
 import { idOf } from "./helpers.ts"
@@ -216,6 +217,18 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [
     tables.invitations,
     [invitationRecords.invitationFull(walletScope), invitationRecords.invitationMinimal(walletScope)]
+  ],
+  [
+    tables.stablecoinProviderAccounts,
+    [stablecoinRecords.providerAccountFull(walletScope), stablecoinRecords.providerAccountMinimal(walletScope)]
+  ],
+  [
+    tables.stablecoins,
+    [stablecoinRecords.stablecoinFull(walletScope), stablecoinRecords.stablecoinMinimal(walletScope)]
+  ],
+  [
+    tables.stablecoinOperations,
+    [stablecoinRecords.stablecoinOperationFull(walletScope), stablecoinRecords.stablecoinOperationMinimal(walletScope)]
   ],
   [tables.idempotency, [idempotent]],
   [tables.counters, [counter]]

@@ -41,6 +41,7 @@ describe("migrations", () => {
         "0015_agent_ids",
         "0016_agents",
         "0017_invitations",
+        "0018_stablecoins",
         "0020_platform_accounts",
         "0021_on_chain"
       ])

@@ -14,6 +14,7 @@ import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verific
 import { platformConfig, tokens } from "./platform.ts"
 import { quotes } from "./quotes.ts"
 import { scaChallenges, scaFactorResets, scaFactors, scaSecurity, scaSessions, trustedBeneficiaries } from "./sca.ts"
+import { stablecoinOperations, stablecoinProviderAccounts, stablecoins } from "./stablecoins.ts"
 import { transactions } from "./transactions.ts"
 import { delegatedKeys, otpChallenges, signedRequests, walletCredentials, walletSessions } from "./wallet-auth.ts"
 import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
@@ -55,6 +56,9 @@ export {
   scaSecurity,
   scaSessions,
   signedRequests,
+  stablecoinOperations,
+  stablecoinProviderAccounts,
+  stablecoins,
   tokens,
   transactions,
   trustedBeneficiaries,
@@ -104,6 +108,9 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   agentDeviceCodes,
   agentActions,
   invitations,
+  stablecoinProviderAccounts,
+  stablecoins,
+  stablecoinOperations,
   idempotency,
   counters
 ]

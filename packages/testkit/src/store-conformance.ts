@@ -69,6 +69,12 @@ import {
   scaSessionTests,
   trustedBeneficiariesCase
 } from "./store-conformance/sca-tests.ts"
+import {
+  providerAccountsCase,
+  stablecoinOperationsCase,
+  stablecoinsCase,
+  stablecoinTests
+} from "./store-conformance/stablecoin-tests.ts"
 import { storeTransactionTests } from "./store-conformance/transaction-tests.ts"
 import {
   delegatedKeysCase,
@@ -155,6 +161,9 @@ export const storeConformance = (
       collection(agentDeviceCodesCase, agentDeviceCodeTests)
       collection(agentActionsCase, agentActionTests)
       collection(invitationsCase, invitationTests)
+      collection(providerAccountsCase, () => {})
+      collection(stablecoinsCase, () => {})
+      collection(stablecoinOperationsCase, stablecoinTests)
       describe("contactChallenges", () => contactChallengeTests(it))
       describe("ledger", () => ledgerTests(it))
       describe("outbox", () => outboxTests(it))

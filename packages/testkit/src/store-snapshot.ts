@@ -75,7 +75,10 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       agents: yield* everyRow((p) => store.agents.list({ includeDeleted: true }, p)),
       agentDeviceCodes: yield* everyRow((p) => store.agentDeviceCodes.list({}, p)),
       agentActions: yield* everyRow((p) => store.agentActions.list({}, p)),
-      invitations: yield* everyRow((p) => store.invitations.list({}, p))
+      invitations: yield* everyRow((p) => store.invitations.list({}, p)),
+      stablecoinProviderAccounts: yield* everyRow((p) => store.stablecoinProviderAccounts.list({}, p)),
+      stablecoins: yield* everyRow((p) => store.stablecoins.list({}, p)),
+      stablecoinOperations: yield* everyRow((p) => store.stablecoinOperations.list({}, p))
     }
     const outbox = (yield* everyRow((p) => store.outbox.list({}, p))).map((row) => ({ ...row, body: row.body }))
     const keyed: Record<string, unknown> = {}

@@ -85,8 +85,51 @@ export const runIdempotent = Effect.fnUntraced(function* <A, E, R>(
   )
 })
 
-/** `Idempotency.run(scope, key, fingerprint, effect, render)`; `Idempotency.fingerprint(method, path, body)`. */
+/** Which request a prepared command answers: the caller's key space (`scope`), its key and its fingerprint. */
+export interface IdempotentRequest {
+  readonly scope: string
+  readonly key: string
+  readonly fingerprint: string
+}
+
+/** The provider's idempotency key of a prepared command: SHA-256 (hex) of `<scope>:<key>`, the same for every retry. */
+export const clientReferenceOf = (request: IdempotentRequest): string =>
+  bytesToHex(sha256(utf8ToBytes(`${request.scope}:${request.key}`)))
+
+/**
+ * A command whose first step talks to the outside world (a provider) and must not run inside a store transaction
+ * (issue 17, section 0: "Provider I/O never runs inside a store transaction"):
+ * - a response stored under `<scope>:<key>` → replayed (`prepare` does not run), or 409 for another fingerprint;
+ * - else `prepare` runs outside any transaction (a provider read, or a provider create made idempotent by
+ *   `clientReferenceOf(request)`, so a retry or a racing twin reaches the same provider operation); its failure
+ *   stores nothing (a 503 leaves no row, and the same key may be sent again);
+ * - then `commit(prepared)` runs as `runIdempotent` does: its writes and the response in one transaction, a racing
+ *   twin replaying the winner's response.
+ */
+export const runPrepared = Effect.fnUntraced(function* <P, A, E1, E2, R1, R2>(
+  request: IdempotentRequest,
+  prepare: Effect.Effect<P, E1, R1>,
+  commit: (prepared: P) => Effect.Effect<A, E2, R2>,
+  render: (value: A) => RenderedResponse
+): Effect.fn.Return<IdempotentResponse, E1 | E2 | InvalidInput | Conflict | StoreError, R1 | R2 | Store> {
+  const { scope, key, fingerprint } = request
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH) return yield* idempotencyKeyInvalid(key)
+  const store = yield* Store
+  const stored = yield* store.idempotency.get(`${scope}:${key}`)
+  if (stored !== undefined) {
+    if (stored.fingerprint !== fingerprint) return yield* idempotencyKeyReused(key)
+    return replayed(stored)
+  }
+  const prepared = yield* prepare
+  return yield* runIdempotent(scope, key, fingerprint, commit(prepared), render)
+})
+
+/**
+ * `Idempotency.run(scope, key, fingerprint, effect, render)`; `Idempotency.runPrepared(request, prepare, commit,
+ * render)`; `Idempotency.fingerprint(method, path, body)`.
+ */
 export const Idempotency = {
   run: runIdempotent,
+  runPrepared,
   fingerprint: requestFingerprint
 } as const

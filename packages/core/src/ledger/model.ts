@@ -29,7 +29,21 @@ export interface LedgerTransfer {
   readonly createdAt: string
 }
 
-/** `card-network`: what the service owes the card issuer / network for card transactions (cards/legs.ts). */
-export type SystemRole = "deposits" | "payouts" | "fx" | "fees" | "platform-fees" | "suspense" | "card-network"
+/**
+ * `card-network`: what the service owes the card issuer / network for card transactions (cards/legs.ts).
+ * `stablecoin-supply` (per stablecoin currency): its posted balance is minus the outstanding supply of that coin;
+ * `stablecoin-reserve` (per base currency): the base currency the stablecoin provider holds for mints
+ * (stablecoins/legs.ts).
+ */
+export type SystemRole =
+  | "deposits"
+  | "payouts"
+  | "fx"
+  | "fees"
+  | "platform-fees"
+  | "suspense"
+  | "card-network"
+  | "stablecoin-supply"
+  | "stablecoin-reserve"
 
 export const systemAccount = (role: SystemRole, currency: string): string => `system:${role}:${currency}`

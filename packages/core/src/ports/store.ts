@@ -51,6 +51,14 @@ import type {
 } from "../sca/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
+import type {
+  ProviderAccountFilter,
+  ProviderAccountRecord,
+  StablecoinFilter,
+  StablecoinOperationFilter,
+  StablecoinOperationRecord,
+  StablecoinRecord
+} from "../stablecoins/model.ts"
 import type { TransactionRecord } from "../transactions/model.ts"
 import type {
   DelegatedKeyFilter,
@@ -322,6 +330,12 @@ export interface Repositories {
   readonly agentActions: Collection<AgentActionRecord, AgentActionFilter, "openSlot">
   /** `code` is unique: a read, claim or cancel finds its invitation by it (IN-03). */
   readonly invitations: Collection<InvitationRecord, InvitationFilter, "code">
+  /** `liveSlot` is held while a link is `ACTIVE`: one active link per provider account and environment (P-08). */
+  readonly stablecoinProviderAccounts: Collection<ProviderAccountRecord, ProviderAccountFilter, "liveSlot">
+  /** `registration` is unique: a token is registered once per provider, network and environment (P-10). */
+  readonly stablecoins: Collection<StablecoinRecord, StablecoinFilter, "registration">
+  /** `clientReference` (the provider's idempotency key) is unique: one operation per request key (P-13, C-09). */
+  readonly stablecoinOperations: Collection<StablecoinOperationRecord, StablecoinOperationFilter, "clientReference">
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

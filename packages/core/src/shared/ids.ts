@@ -33,7 +33,10 @@ export const idTypes = [
   "Agent",
   "AgentAction",
   "AgentDeviceCode",
-  "Invitation"
+  "Invitation",
+  "Stablecoin",
+  "StablecoinOperation",
+  "StablecoinProviderAccount"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -111,6 +114,12 @@ export const AgentDeviceCodeId = makeId("AgentDeviceCode")
 export type AgentDeviceCodeId = typeof AgentDeviceCodeId.Type
 export const InvitationId = makeId("Invitation")
 export type InvitationId = typeof InvitationId.Type
+export const StablecoinId = makeId("Stablecoin")
+export type StablecoinId = typeof StablecoinId.Type
+export const StablecoinOperationId = makeId("StablecoinOperation")
+export type StablecoinOperationId = typeof StablecoinOperationId.Type
+export const StablecoinProviderAccountId = makeId("StablecoinProviderAccount")
+export type StablecoinProviderAccountId = typeof StablecoinProviderAccountId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -144,6 +153,9 @@ export interface IdOf {
   AgentAction: AgentActionId
   AgentDeviceCode: AgentDeviceCodeId
   Invitation: InvitationId
+  Stablecoin: StablecoinId
+  StablecoinOperation: StablecoinOperationId
+  StablecoinProviderAccount: StablecoinProviderAccountId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))

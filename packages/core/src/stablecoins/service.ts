@@ -1,0 +1,161 @@
+import { Context, Effect, Layer } from "effect"
+import type { IdempotentResponse } from "../idempotency/model.ts"
+import type { IdempotentRequest } from "../idempotency/service.ts"
+import type { Environment } from "../platform/model.ts"
+import { Ids } from "../ports/ids.ts"
+import { KeyVault } from "../ports/key-vault.ts"
+import { StablecoinProvider } from "../ports/stablecoin-provider.ts"
+import { Store } from "../ports/store.ts"
+import type { StoreError } from "../shared/errors.ts"
+import type { Page } from "../shared/paging.ts"
+import { nowIso } from "../shared/time.ts"
+import { stablecoinsNotImplemented } from "./errors.ts"
+import type {
+  BurnRequest,
+  LinkProviderAccountRequest,
+  ListOperationsQuery,
+  ListProviderAccountsQuery,
+  ListStablecoinsQuery,
+  MintRequest,
+  RegisterStablecoinRequest,
+  Stablecoin,
+  StablecoinOperation,
+  StablecoinProviderAccount
+} from "./model.ts"
+import { createBurn, createMint } from "./operations.ts"
+import { getProviderAccount, linkProviderAccount, listProviderAccounts } from "./provider-accounts.ts"
+import { getOperation, getStablecoin, listOperations, listStablecoins } from "./reads.ts"
+import { registerStablecoin } from "./register.ts"
+import type { StablecoinPorts, StablecoinsError } from "./stablecoin-ports.ts"
+import { processDueOperations } from "./worker.ts"
+
+// The stablecoins context (issue 17 slice B; docs/design/invitations-stablecoins.md, docs/stablecoins.md).
+
+export type { StablecoinsError } from "./stablecoin-ports.ts"
+
+/**
+ * Stablecoin issuance (P-08 … P-18). The four POSTs are prepared commands (`Idempotency.runPrepared`): they take the
+ * request's idempotency identity and answer the stored response (`replayed` on a retry). Without a provider every
+ * operation is 501 `NOT_IMPLEMENTED`.
+ */
+export class Stablecoins extends Context.Service<
+  Stablecoins,
+  {
+    readonly linkProviderAccount: (
+      request: LinkProviderAccountRequest,
+      environment: Environment,
+      idempotency: IdempotentRequest
+    ) => Effect.Effect<IdempotentResponse, StablecoinsError>
+    readonly listProviderAccounts: (
+      query: ListProviderAccountsQuery
+    ) => Effect.Effect<Page<StablecoinProviderAccount>, StablecoinsError>
+    readonly getProviderAccount: (id: string) => Effect.Effect<StablecoinProviderAccount, StablecoinsError>
+    readonly register: (
+      request: RegisterStablecoinRequest,
+      environment: Environment,
+      idempotency: IdempotentRequest
+    ) => Effect.Effect<IdempotentResponse, StablecoinsError>
+    readonly list: (query: ListStablecoinsQuery) => Effect.Effect<Page<Stablecoin>, StablecoinsError>
+    readonly get: (id: string) => Effect.Effect<Stablecoin, StablecoinsError>
+    readonly mint: (
+      stablecoinId: string,
+      request: MintRequest,
+      environment: Environment,
+      idempotency: IdempotentRequest
+    ) => Effect.Effect<IdempotentResponse, StablecoinsError>
+    readonly burn: (
+      stablecoinId: string,
+      request: BurnRequest,
+      environment: Environment,
+      idempotency: IdempotentRequest
+    ) => Effect.Effect<IdempotentResponse, StablecoinsError>
+    readonly listOperations: (
+      stablecoinId: string,
+      query: ListOperationsQuery
+    ) => Effect.Effect<Page<StablecoinOperation>, StablecoinsError>
+    readonly getOperation: (id: string) => Effect.Effect<StablecoinOperation, StablecoinsError>
+  }
+>()("paycore/stablecoins/Stablecoins") {
+  static readonly layer: Layer.Layer<Stablecoins, never, Store | Ids> = Layer.effect(
+    Stablecoins,
+    Effect.gen(function* () {
+      const store = yield* Store
+      const ids = yield* Ids
+      const provider = yield* StablecoinProvider
+      const vault = yield* KeyVault
+      // Without a provider every stablecoin route is 501, before anything else is looked at.
+      const ports: Effect.Effect<StablecoinPorts, StablecoinsError> =
+        provider === undefined
+          ? Effect.fail(stablecoinsNotImplemented())
+          : Effect.succeed({ store, ids, provider, vault })
+      return Stablecoins.of({
+        linkProviderAccount: Effect.fn("Stablecoins.linkProviderAccount")(
+          function* (request, environment, idempotency) {
+            return yield* linkProviderAccount(yield* ports, request, environment, idempotency)
+          }
+        ),
+        listProviderAccounts: Effect.fn("Stablecoins.listProviderAccounts")(function* (query) {
+          return yield* listProviderAccounts(yield* ports, query)
+        }),
+        getProviderAccount: Effect.fn("Stablecoins.getProviderAccount")(function* (id) {
+          return yield* getProviderAccount(yield* ports, id)
+        }),
+        register: Effect.fn("Stablecoins.register")(function* (request, environment, idempotency) {
+          return yield* registerStablecoin(yield* ports, request, environment, idempotency)
+        }),
+        list: Effect.fn("Stablecoins.list")(function* (query) {
+          return yield* listStablecoins(yield* ports, query)
+        }),
+        get: Effect.fn("Stablecoins.get")(function* (id) {
+          return yield* getStablecoin(yield* ports, id)
+        }),
+        mint: Effect.fn("Stablecoins.mint")(function* (stablecoinId, request, environment, idempotency) {
+          return yield* createMint(yield* ports, stablecoinId, request, environment, idempotency)
+        }),
+        burn: Effect.fn("Stablecoins.burn")(function* (stablecoinId, request, environment, idempotency) {
+          return yield* createBurn(yield* ports, stablecoinId, request, environment, idempotency)
+        }),
+        listOperations: Effect.fn("Stablecoins.listOperations")(function* (stablecoinId, query) {
+          return yield* listOperations(yield* ports, stablecoinId, query)
+        }),
+        getOperation: Effect.fn("Stablecoins.getOperation")(function* (id) {
+          return yield* getOperation(yield* ports, id)
+        })
+      })
+    })
+  )
+}
+
+export interface StablecoinsWorkerReport {
+  /** Operations funded or polled. */
+  readonly operations: number
+  /** Steps that failed unexpectedly (logged; retried next pass). */
+  readonly errors: number
+}
+
+/**
+ * The stablecoin operations' time-based work, one pass per call (the worker pass runs it after settlement; tests call
+ * `server.processDue()`). Nothing without a provider.
+ */
+export class StablecoinsWorker extends Context.Service<
+  StablecoinsWorker,
+  { readonly processDue: () => Effect.Effect<StablecoinsWorkerReport, StoreError> }
+>()("paycore/stablecoins/StablecoinsWorker") {
+  static readonly layer: Layer.Layer<StablecoinsWorker, never, Store | Ids> = Layer.effect(
+    StablecoinsWorker,
+    Effect.gen(function* () {
+      const store = yield* Store
+      const ids = yield* Ids
+      const provider = yield* StablecoinProvider
+      const vault = yield* KeyVault
+      return StablecoinsWorker.of({
+        processDue: Effect.fn("StablecoinsWorker.processDue")(function* () {
+          if (provider === undefined) return { operations: 0, errors: 0 }
+          const now = yield* nowIso
+          const report = yield* processDueOperations({ store, ids, provider, vault }, Date.parse(now), now)
+          return { operations: report.stepped, errors: report.errors }
+        })
+      })
+    })
+  )
+}
