@@ -354,9 +354,9 @@ const openOperation = Effect.fnUntraced(function* (
         const id = yield* ports.ids.make("StablecoinOperation")
         const record = operationRecord(checked, created, id, clientReference, now)
         // A racing twin (same key, so the same client reference) committed first: its stored answer is replayed.
-        yield* store.stablecoinOperations.insert(record).pipe(
-          Effect.catchTag("UniqueViolation", () => Effect.fail(requestInFlight()))
-        )
+        yield* store.stablecoinOperations
+          .insert(record)
+          .pipe(Effect.catchTag("UniqueViolation", () => Effect.fail(requestInFlight())))
         const hold = holdLegs(record)
         if (hold.length > 0) yield* recordSteps(store, record.id, hold, "PENDING", now, 0)
         return toStablecoinOperation(record)
