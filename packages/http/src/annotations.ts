@@ -18,3 +18,11 @@ export const PublicEndpoint = Context.Reference<boolean>("@paycore/http/PublicEn
  * sent with `Cache-Control: no-store` and kept nowhere, whatever the `Idempotency-Key` (app.ts).
  */
 export const SecretAnswer = Context.Reference<boolean>("@paycore/http/SecretAnswer", { defaultValue: () => false })
+
+/**
+ * Marks a prepared command (issue 17: "Provider I/O never runs inside a store transaction"): its `Idempotency-Key` is
+ * not handled by the app's idempotency transaction; its handler runs `Idempotency.runPrepared` (prepared.ts).
+ */
+export const PreparedCommand = Context.Reference<boolean>("@paycore/http/PreparedCommand", {
+  defaultValue: () => false
+})

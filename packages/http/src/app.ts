@@ -18,13 +18,13 @@ import {
   WebhookDispatcher
 } from "@paycore/core"
 import { Cause, Context, Effect, Layer, Schedule } from "effect"
-import { SecretAnswer } from "./annotations.ts"
+import { PreparedCommand, SecretAnswer } from "./annotations.ts"
 import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
 import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./credentials.ts"
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
-import { PREPARED, type PreparedCall, PreparedRequest } from "./prepared.ts"
+import { type PreparedCall, PreparedRequest } from "./prepared.ts"
 import { type EndpointInfo, makeRequestListener, type RequestListener } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
 
@@ -142,7 +142,7 @@ export const makeApp = (options: AppOptions = {}) =>
       const fingerprint = Idempotency.fingerprint(request.method, request.url, request.rawBody)
       // Keys are the caller's own: two agents (or an agent and the platform) sending one key never share an answer.
       const scope = request.principal?.kind === "AGENT" ? `agent:${request.principal.agentId}` : "platform"
-      if (PREPARED.has(`${request.info.group}.${request.info.name}`)) {
+      if (Context.get(request.info.annotations, PreparedCommand)) {
         // The handler runs `Idempotency.runPrepared` with this identity: its provider call outside any transaction.
         const call: PreparedCall = { scope, key, fingerprint, replayed: false }
         return effect.pipe(

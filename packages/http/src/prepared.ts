@@ -2,16 +2,8 @@ import type { IdempotentRequest, IdempotentResponse } from "@paycore/core"
 import { Context, Effect } from "effect"
 
 // Prepared commands over HTTP (issue 17, section 0: "Provider I/O never runs inside a store transaction"). Their
-// `Idempotency-Key` is not handled by `intercept`'s idempotency transaction: the handler hands the request's identity to
+// `Idempotency-Key` (endpoints annotated `PreparedCommand`) is not handled by `intercept`'s idempotency transaction: the handler hands the request's identity to
 // the service, which runs `Idempotency.runPrepared` (provider call first, outside any transaction; then the commit).
-
-/** The endpoints (`group.name`) whose handlers run `Idempotency.runPrepared` themselves. */
-export const PREPARED: ReadonlySet<string> = new Set([
-  "stablecoins.linkProviderAccount",
-  "stablecoins.registerStablecoin",
-  "stablecoins.createMint",
-  "stablecoins.createBurn"
-])
 
 /** A prepared request's idempotency identity, and whether its answer was a replay (set by the handler). */
 export interface PreparedCall extends IdempotentRequest {

@@ -14,12 +14,13 @@ import {
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { PreparedCommand } from "../annotations.ts"
 import { created } from "./shared.ts"
 
 /** An id in a path: any short text (an unknown one is the resource's 404, not a 400 of the path). */
 const IdParam = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))
 
-/** C-09: the four POSTs require `Idempotency-Key`; they are prepared commands (app.ts `PREPARED`). */
+/** C-09: the four POSTs require `Idempotency-Key`; they are prepared commands (`PreparedCommand`). */
 const idempotent = { "idempotency-key": IdempotencyKeyHeader }
 
 /** P-08 … P-18: stablecoin issuance (Basic). */
@@ -29,7 +30,7 @@ export const StablecoinsGroup = HttpApiGroup.make("stablecoins")
       headers: idempotent,
       payload: LinkProviderAccountRequest,
       success: StablecoinProviderAccount.pipe(created)
-    })
+    }).annotate(PreparedCommand, true)
   )
   .add(
     HttpApiEndpoint.get("listProviderAccounts", "/stablecoin-provider-accounts", {
@@ -48,7 +49,7 @@ export const StablecoinsGroup = HttpApiGroup.make("stablecoins")
       headers: idempotent,
       payload: RegisterStablecoinRequest,
       success: Stablecoin.pipe(created)
-    })
+    }).annotate(PreparedCommand, true)
   )
   .add(
     HttpApiEndpoint.get("listStablecoins", "/stablecoins", { query: ListStablecoinsQuery, success: PageOf(Stablecoin) })
@@ -65,7 +66,7 @@ export const StablecoinsGroup = HttpApiGroup.make("stablecoins")
       headers: idempotent,
       payload: MintRequest,
       success: StablecoinOperation.pipe(created)
-    })
+    }).annotate(PreparedCommand, true)
   )
   .add(
     HttpApiEndpoint.post("createBurn", "/stablecoins/:stablecoinId/burns", {
@@ -73,7 +74,7 @@ export const StablecoinsGroup = HttpApiGroup.make("stablecoins")
       headers: idempotent,
       payload: BurnRequest,
       success: StablecoinOperation.pipe(created)
-    })
+    }).annotate(PreparedCommand, true)
   )
   .add(
     HttpApiEndpoint.get("listOperations", "/stablecoins/:stablecoinId/operations", {
