@@ -289,11 +289,6 @@ export const notBuiltYet: ReadonlyArray<string> = [
   "POST /stablecoins/{stablecoinId}/burns", // B stablecoins
   "GET /stablecoins/{stablecoinId}/operations", // B stablecoins
   "GET /stablecoin-operations/{stablecoinOperationId}", // B stablecoins
-  "POST /transactions/{transactionId}/approve", // D transactions
-  "POST /transactions/{transactionId}/reject", // D transactions
-  "POST /transactions/{transactionId}/confirm", // D transactions
-  "POST /transactions/{transactionId}/cancel", // D transactions
-  "POST /sandbox/transactions/{transactionId}/return", // D transactions
   "GET /platform/internal-accounts", // E platform accounts
   "GET /platform/external-accounts", // E platform accounts
   "POST /platform/external-accounts", // E platform accounts

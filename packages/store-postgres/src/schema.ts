@@ -17,6 +17,7 @@ import { cards } from "./migrations/0014_cards.ts"
 import { agentIds } from "./migrations/0015_agent_ids.ts"
 import { agents } from "./migrations/0016_agents.ts"
 import { invitations } from "./migrations/0017_invitations.ts"
+import { transactionActions } from "./migrations/0019_transaction_actions.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -47,7 +48,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0014_cards": cards,
   "0015_agent_ids": agentIds,
   "0016_agents": agents,
-  "0017_invitations": invitations
+  "0017_invitations": invitations,
+  "0019_transaction_actions": transactionActions
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -40,7 +40,8 @@ describe("migrations", () => {
         "0014_cards",
         "0015_agent_ids",
         "0016_agents",
-        "0017_invitations"
+        "0017_invitations",
+        "0019_transaction_actions"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])
