@@ -10,10 +10,20 @@ import { TestClock } from "effect/testing"
 import { Ids } from "../src/ports/ids.ts"
 import { Rail } from "../src/ports/rail.ts"
 import { Store } from "../src/ports/store.ts"
+import { Quotes } from "../src/quotes/service.ts"
 import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
 import { approvalReplies, replyDecision } from "../src/transactions/approvals.ts"
 import { Transactions } from "../src/transactions/service.ts"
-import { balance, makeEnv, seedCustomer, seedInternalAccount, startClock } from "./fixtures.ts"
+import {
+  balance,
+  makeEnv,
+  payeeQuote,
+  retryableRailError,
+  seedCustomer,
+  seedInternalAccount,
+  seedPayer,
+  startClock
+} from "./fixtures.ts"
 
 const APPROVAL = { replySeconds: 5, decisionSeconds: 60 }
 
@@ -119,4 +129,49 @@ describe("incoming approvals (WH-21)", () => {
       reason: "PAYMENT_APPROVAL_WEBHOOK_ERROR"
     })
   })
+})
+
+describe("cancel asks the rail first (WH-07)", () => {
+  /** An executed ACH payout of 1 000, submitted: its id, and the account it holds money of. */
+  const payout = Effect.gen(function* () {
+    const { account, usdPayee } = yield* seedPayer(10_000)
+    const quotes = yield* Quotes
+    const quote = yield* quotes.create(payeeQuote(account.id, usdPayee.id, 1_000))
+    yield* quotes.execute(quote.id)
+    return { id: quote.transactionId, account }
+  })
+
+  it.effect("a rail that does not answer: 503 SERVICE_UNAVAILABLE, nothing changed; a later call cancels", () => {
+    let down = true
+    const env = makeEnv(7, {
+      rail: (rail) => ({
+        ...rail,
+        cancel: () => (down ? retryableRailError("timeout") : Effect.succeed({ _tag: "Cancelled" as const }))
+      })
+    })
+    return Effect.gen(function* () {
+      const { id, account } = yield* payout
+      const transactions = yield* Transactions
+      const refused = yield* Effect.flip(transactions.cancel(id))
+      assert.strictEqual((refused as { code?: string }).code, "SERVICE_UNAVAILABLE")
+      assert.strictEqual((yield* stateOf(id)).state, "PROCESSING")
+      assert.strictEqual((yield* balance(account.id, "USD")).pendingDebits, 1_000)
+      down = false
+      const cancelled = yield* transactions.cancel(id)
+      assert.strictEqual(cancelled.refund?.reason, "USER_CANCELLATION")
+      assert.strictEqual((yield* balance(account.id, "USD")).pendingDebits, 0)
+    }).pipe(Effect.provide(env.layer))
+  })
+
+  it.effect("a rail without cancel: 409 TRANSACTION_NOT_CANCELLABLE, the payout settles as usual", () =>
+    Effect.gen(function* () {
+      const { id } = yield* payout
+      const transactions = yield* Transactions
+      const refused = yield* Effect.flip(transactions.cancel(id))
+      assert.strictEqual((refused as { code?: string }).code, "TRANSACTION_NOT_CANCELLABLE")
+      yield* TestClock.adjust("61 seconds")
+      yield* transactions.processDue()
+      assert.strictEqual((yield* stateOf(id)).state, "COMPLETED")
+    }).pipe(Effect.provide(makeEnv().layer))
+  )
 })
