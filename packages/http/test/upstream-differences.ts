@@ -573,16 +573,6 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "The spec's invitation errors name invitation_expired with details.expirationTime (Errors, invitation; FEATURES " +
       "IN-09), uppercase as every code here (IN-12); the upstream's Error400 enum has no expiry code."
-  },
-  {
-    id: "transaction-cancel-rail-unavailable",
-    operations: ["POST /transactions/{transactionId}/cancel"],
-    statuses: [503],
-    at: ["status"],
-    values: ["SERVICE_UNAVAILABLE"],
-    why:
-      "A cancellation is forwarded to the rail before anything changes (WH-07, docs/transactions.md); a rail that does " +
-      "not answer is a 503 the caller may retry, with nothing changed. The upstream lists no 503 on cancel."
   }
 ]
 
