@@ -165,6 +165,7 @@ export {
   outgoingStatus
 } from "./transactions/machine.ts"
 export * from "./transactions/model.ts"
+export { isOnChainNetwork, sandboxTransactionHash } from "./transactions/on-chain.ts"
 export { MAX_REFUND_ATTEMPTS } from "./transactions/refunds.ts"
 export { Transactions, type TransactionsError } from "./transactions/service.ts"
 export { MAX_POLL_ATTEMPTS, type ProcessDueReport, RETURN_WATCH_SECONDS } from "./transactions/settlement.ts"

@@ -383,7 +383,7 @@ export const seedExternalAccount = Effect.fnUntraced(function* (
   const now = yield* iso
   const account: ExternalAccount = {
     id,
-    customerId: customerId as ExternalAccount["customerId"],
+    customerId: customerId as NonNullable<ExternalAccount["customerId"]>,
     status: options.status ?? "ACTIVE",
     currency: currency as ExternalAccount["currency"],
     ownershipType: "FIRST_PARTY",

@@ -430,7 +430,7 @@ describe("Quotes", () => {
       assert.deepStrictEqual([uma._tag, "code" in uma ? uma.code : ""], ["NotFound", "UMA_NOT_FOUND"])
 
       // USD/EUR is cached by now; a pair never fetched and unavailable fails.
-      const mxnPayee = yield* seedExternalAccount(usdPayee.customerId, "MXN", { rails: ["SPEI"] })
+      const mxnPayee = yield* seedExternalAccount(usdPayee.customerId!, "MXN", { rails: ["SPEI"] })
       env.fx.set("USD/MXN", undefined)
       const fx = yield* Effect.flip(quotes.create(payeeQuote(account.id, mxnPayee.id, 10_000)))
       assert.deepStrictEqual([fx._tag, "code" in fx ? fx.code : ""], ["Refused", "QUOTE_REQUEST_FAILED"])

@@ -19,6 +19,7 @@ import {
   WebhookReplies
 } from "@paycore/core"
 import { Cause, Context, Effect, Layer, Schedule } from "effect"
+import { SecretAnswer } from "./annotations.ts"
 import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
 import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./credentials.ts"
@@ -67,14 +68,6 @@ const bearerRefused = new AuthenticationRefused(
   "Missing or invalid credentials: /agents/me takes the agent's Bearer access token (gat_…)",
   'Bearer realm="paycore"'
 )
-
-/**
- * Answers that are bearer secrets, sent with `Cache-Control: no-store` and kept nowhere, whatever the
- * `Idempotency-Key`: a card's reveal URL (CD-33) and an agent's access token (AG-15).
- */
-const isSecretAnswer = (info: EndpointInfo): boolean =>
-  (info.group === "cards" && info.name === "revealCard") ||
-  (info.group === "agents" && info.name === "redeemDeviceCode")
 
 /**
  * The engine served over HTTP: builds every service from the ports, binds the handlers, and
@@ -126,8 +119,8 @@ export const makeApp = (options: AppOptions = {}) =>
     }
 
     // Mutating requests carrying `Idempotency-Key` run once per key: the response is stored in the same
-    // store transaction as the command's writes and replayed for the same request. A card reveal and a device-code
-    // redemption are the exceptions: their answers are bearer secrets (isSecretAnswer).
+    // store transaction as the command's writes and replayed for the same request. Endpoints annotated SecretAnswer
+    // are the exceptions: their answers are bearer secrets.
     const intercept = (
       request: {
         readonly info: EndpointInfo
@@ -140,7 +133,7 @@ export const makeApp = (options: AppOptions = {}) =>
       effect: Effect.Effect<unknown, unknown>,
       render: (value: unknown) => { readonly status: number; readonly body: unknown }
     ) => {
-      if (isSecretAnswer(request.info)) {
+      if (Context.get(request.info.annotations, SecretAnswer)) {
         return Effect.map(effect, (value) => ({ ...render(value), headers: { "cache-control": "no-store" } }))
       }
       const key = request.headers["idempotency-key"]

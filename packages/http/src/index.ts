@@ -1,3 +1,4 @@
+export * from "./annotations.ts"
 export * from "./api.ts"
 export * from "./app.ts"
 export * from "./auth.ts"

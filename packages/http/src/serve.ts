@@ -26,22 +26,15 @@ import { type Brand, Cause, Context, Effect, Exit, Schema, type SchemaIssue, Sch
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, type HttpApiSchema } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
+import { PublicEndpoint } from "./annotations.ts"
 import { AuthenticationRefused } from "./credentials.ts"
 import { mediaTypeOf } from "./multipart.ts"
-import { openApiDocument, referencePageHtml } from "./openapi.ts"
+import { openApiDocument, referencePageHtml, referenceRendererScript } from "./openapi.ts"
 import { compileResponder, type Responder } from "./responder.ts"
 
 // -----------------------------------------------------------------------------
 // Public types
 // -----------------------------------------------------------------------------
-
-/**
- * Marks an endpoint (or a whole group / API) as callable without credentials:
- * `HttpApiEndpoint.post(...).annotate(PublicEndpoint, true)`.
- */
-export const PublicEndpoint = Context.Reference<boolean>("@paycore/http/PublicEndpoint", {
-  defaultValue: () => false
-})
 
 /** What the listener knows about the endpoint a request was routed to. */
 export interface EndpointInfo {
@@ -211,6 +204,7 @@ interface StaticRoute {
   readonly _tag: "Static"
   readonly contentType: string
   readonly body: Buffer
+  readonly cacheControl?: string
 }
 
 type Route = CompiledEndpoint | StaticRoute
@@ -431,11 +425,21 @@ export const makeRequestListener = <
       contentType: JSON_TYPE,
       body: Buffer.from(JSON.stringify(spec))
     })
+    const renderer = referenceRendererScript()
+    const rendererUrl = renderer === undefined ? undefined : `${prefix}/docs/renderer.js`
     addRoute("GET", `${prefix}/docs`, {
       _tag: "Static",
       contentType: "text/html; charset=utf-8",
-      body: Buffer.from(referencePageHtml(`${prefix}/openapi.json`, spec.info.title))
+      body: Buffer.from(referencePageHtml(`${prefix}/openapi.json`, rendererUrl, spec.info.title))
     })
+    if (renderer !== undefined && rendererUrl !== undefined) {
+      addRoute("GET", rendererUrl, {
+        _tag: "Static",
+        contentType: "text/javascript; charset=utf-8",
+        body: renderer,
+        cacheControl: "public, max-age=3600"
+      })
+    }
   }
 
   const allowedMethods = (url: string): Array<string> => {
@@ -654,7 +658,11 @@ export const makeRequestListener = <
     }
     const route = found.handler
     if (route._tag === "Static") {
-      res.writeHead(200, { "content-type": route.contentType, "content-length": route.body.length })
+      res.writeHead(200, {
+        "content-type": route.contentType,
+        "content-length": route.body.length,
+        ...(route.cacheControl === undefined ? {} : { "cache-control": route.cacheControl })
+      })
       res.end(route.body)
       return
     }

@@ -116,6 +116,13 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "accounts.confirmBeneficiaryTrust": "write",
   "accounts.startBeneficiaryUntrust": "write",
   "accounts.confirmBeneficiaryUntrust": "write",
+  "accounts.listPlatformInternal": "read",
+  "accounts.listPlatformExternal": "read",
+  "accounts.createPlatformExternal": "write",
+  "accounts.getPlatformExternal": "read",
+  "accounts.deletePlatformExternal": "write",
+  "accounts.challengePlatformOwnership": "write",
+  "accounts.verifyPlatformOwnership": "write",
 
   "walletAuth.listCredentials": "read",
   "walletAuth.createCredential": "write",
@@ -227,7 +234,8 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "agentMe.getAction": "agent-read",
 
   "docs.openapiJson": "public",
-  "docs.referencePage": "public"
+  "docs.referencePage": "public",
+  "docs.referenceRenderer": "public"
 }
 
 interface Row {
@@ -239,7 +247,8 @@ interface Row {
 
 const DOCUMENTATION_PAGES: ReadonlyArray<Row> = [
   { name: "docs.openapiJson", method: "GET", path: "/openapi.json", route: undefined },
-  { name: "docs.referencePage", method: "GET", path: "/docs", route: undefined }
+  { name: "docs.referencePage", method: "GET", path: "/docs", route: undefined },
+  { name: "docs.referenceRenderer", method: "GET", path: "/docs/renderer.js", route: undefined }
 ]
 
 const rows = (): ReadonlyArray<Row> => [

@@ -526,6 +526,14 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     expect(
       (await server.call("POST", `/invitations/${created.json.code}/claim`, { inviteeUma: "$z@x.example" })).status
     ).toBe(400)
+  },
+  "platform-payment-has-no-customer": async (server, { customer }) => {
+    // A payment from the platform's own USD account to a customer's: no customer on the transaction.
+    const platformUsd = (await server.call("GET", "/platform/internal-accounts?currency=USD")).json.data[0].id
+    await fundAccount(server, platformUsd, 1_000)
+    const quote = await server.call("POST", "/quotes", quoteBody(platformUsd, customer.accounts.USD!, 100))
+    expect((await server.call("POST", `/quotes/${quote.json.id}/execute`)).status).toBe(200)
+    expect((await server.call("GET", `/transactions/${quote.json.transactionId}`)).status).toBe(200)
   }
 }
 

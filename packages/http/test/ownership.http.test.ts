@@ -328,10 +328,12 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
           destination: { accountId: account.id },
           amount
         })
-      expectError(await transfer(THRESHOLD), 400, "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED")
+      // transfer-out locks the sending side: twice the threshold still delivers more than it after the wallet's
+      // withdrawal fees (Q5).
+      expectError(await transfer(2 * THRESHOLD), 400, "EXTERNAL_ACCOUNT_VERIFICATION_REQUIRED")
       // The customer is in an SCA region: the payment below the threshold goes, waiting for its challenge (S-03).
       await readyForSca(server, customerId)
-      const paid = await transfer(1_000_000)
+      const paid = await transfer(5_000_000)
       expect(paid.status).toBe(201)
       expect(paid.json.status).toBe("PENDING_AUTHORIZATION")
 

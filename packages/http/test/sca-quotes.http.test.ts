@@ -374,7 +374,8 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     })
     expect(wallet.status, JSON.stringify(wallet.json)).toBe(201)
     await trustMove(server, wallet.json.id, "trust")
-    const trusted = await createQuote(quoteBody(c.usdc, wallet.json.id, 1_000_000))
+    // 5 USDC: more than the Ethereum withdrawal fees (1.50 USDC + 10 bps, Q5).
+    const trusted = await createQuote(quoteBody(c.usdc, wallet.json.id, 5_000_000))
     const paid = await execute(trusted.id)
     expect(paid.status, JSON.stringify(paid.json)).toBe(200)
     expect(["PROCESSING", "COMPLETED"]).toContain(paid.json.status)
@@ -382,7 +383,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     expect(await eventsOf(trusted.transactionId)).not.toContain("OUTGOING_PAYMENT.PENDING_AUTHORIZATION")
 
     await trustMove(server, wallet.json.id, "untrust")
-    const again = await createQuote(quoteBody(c.usdc, wallet.json.id, 1_000_000))
+    const again = await createQuote(quoteBody(c.usdc, wallet.json.id, 5_000_000))
     const challenged = await execute(again.id)
     expect(challenged.json.status).toBe("PENDING_AUTHORIZATION")
     expect(challenged.json.scaChallenge.purpose).toBe("PAYOUT")

@@ -4,7 +4,8 @@ import { Cause, Context, DateTime, Effect, Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseBasicAuth } from "../src/credentials.ts"
-import { makeRequestListener, PublicEndpoint } from "../src/serve.ts"
+import { PublicEndpoint } from "../src/annotations.ts"
+import { makeRequestListener } from "../src/serve.ts"
 
 // --- A toy API -----------------------------------------------------------------------------------------------------
 
@@ -338,6 +339,12 @@ describe("makeRequestListener", () => {
     expect(document.json.components.securitySchemes.basicAuth).toEqual({ type: "http", scheme: "basic" })
     const page = await call("GET", "/docs", { headers: { authorization: "" } })
     expect(page.headers.get("content-type")).toContain("text/html")
-    expect(page.text).toContain('fetch("/2025-10-13/openapi.json")')
+    expect(page.text).toContain('data-url="/2025-10-13/openapi.json"')
+    expect(page.text).toContain('<script src="/2025-10-13/docs/renderer.js">')
+    expect(page.text).not.toMatch(/https?:\/\//)
+    const renderer = await call("GET", "/docs/renderer.js", { headers: { authorization: "" } })
+    expect(renderer.status).toBe(200)
+    expect(renderer.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
+    expect(renderer.text).toContain("createApiReference")
   })
 })

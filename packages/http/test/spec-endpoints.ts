@@ -271,7 +271,8 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
     why: "Sandbox: returns a completed deposit, emitting the incoming refund events (WH-08; issue 17 plan, row 30)."
   },
   { method: "GET", path: "/openapi.json", why: "Our OpenAPI document.", outsideApi: true },
-  { method: "GET", path: "/docs", why: "The reference page rendering /openapi.json.", outsideApi: true }
+  { method: "GET", path: "/docs", why: "The reference page rendering /openapi.json.", outsideApi: true },
+  { method: "GET", path: "/docs/renderer.js", why: "The reference page's renderer, served locally.", outsideApi: true }
 ]
 
 /**
@@ -288,12 +289,5 @@ export const notBuiltYet: ReadonlyArray<string> = [
   "POST /stablecoins/{stablecoinId}/mints", // B stablecoins
   "POST /stablecoins/{stablecoinId}/burns", // B stablecoins
   "GET /stablecoins/{stablecoinId}/operations", // B stablecoins
-  "GET /stablecoin-operations/{stablecoinOperationId}", // B stablecoins
-  "GET /platform/internal-accounts", // E platform accounts
-  "GET /platform/external-accounts", // E platform accounts
-  "POST /platform/external-accounts", // E platform accounts
-  "GET /platform/external-accounts/{externalAccountId}", // E platform accounts
-  "DELETE /platform/external-accounts/{externalAccountId}", // E platform accounts
-  "POST /platform/external-accounts/{externalAccountId}/challenge", // E platform accounts
-  "POST /platform/external-accounts/{externalAccountId}/verify" // E platform accounts
+  "GET /stablecoin-operations/{stablecoinOperationId}" // B stablecoins
 ]

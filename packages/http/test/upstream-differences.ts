@@ -77,6 +77,7 @@ export const differences: ReadonlyArray<Difference> = [
     operations: [
       "GET /customers/internal-accounts",
       "GET /agents/me/internal-accounts",
+      "GET /platform/internal-accounts",
       "POST /sandbox/internal-accounts/{accountId}/fund",
       ...QUOTE_OPERATIONS
     ],
@@ -103,7 +104,11 @@ export const differences: ReadonlyArray<Difference> = [
       "GET /customers/external-accounts/{externalAccountId}",
       "POST /agents/me/external-accounts",
       "GET /agents/me/external-accounts",
-      "GET /agents/me/external-accounts/{externalAccountId}"
+      "GET /agents/me/external-accounts/{externalAccountId}",
+      "POST /platform/external-accounts",
+      "GET /platform/external-accounts",
+      "GET /platform/external-accounts/{externalAccountId}",
+      "POST /platform/external-accounts/{externalAccountId}/verify"
     ],
     statuses: [200, 201],
     at: ["/accountInfo/accountType", "/data/*/accountInfo/accountType"],
@@ -204,7 +209,12 @@ export const differences: ReadonlyArray<Difference> = [
       "DELETE /agents/me/external-accounts/{externalAccountId}",
       "POST /agents/me/quotes",
       "POST /agents/me/transfer-in",
-      "POST /agents/me/transfer-out"
+      "POST /agents/me/transfer-out",
+      // Issue 17 slice E: a platform route's 404 for a customer's account is the one an unknown account gets.
+      "GET /platform/external-accounts/{externalAccountId}",
+      "DELETE /platform/external-accounts/{externalAccountId}",
+      "POST /platform/external-accounts/{externalAccountId}/challenge",
+      "POST /platform/external-accounts/{externalAccountId}/verify"
     ],
     statuses: [404],
     at: ["/code"],
@@ -437,6 +447,16 @@ export const differences: ReadonlyArray<Difference> = [
       "An id or UMA address in the body that names nothing is 404 as in a path: USER_NOT_FOUND for a customer, " +
       "UMA_NOT_FOUND for a well-formed UMA address without a receiver (Errors: 404), NOT_FOUND for an account."
   },
+  {
+    id: "platform-payment-has-no-customer",
+    operations: ["GET /transactions/{transactionId}", "GET /transactions"],
+    statuses: [200],
+    at: ["/customerId", "/platformCustomerId", "/data/*/customerId", "/data/*/platformCustomerId"],
+    why:
+      "A payment from one of the platform's own accounts (GET /platform/internal-accounts; FEATURES AC-01: an " +
+      "empty customerId is platform-owned) has no customer, so it carries neither customerId nor " +
+      "platformCustomerId; the upstream requires both on every transaction."
+  },
   // ---- card transactions (issue 15, slice C) ----
   {
     id: "card-transaction-declined-status",
@@ -606,9 +626,7 @@ const unofferedAccountTypes = [
   ...["AED", "BDT", "BWP", "CAD", "CNY", "COP", "DKK", "EGP", "GBP", "GHS", "GTQ", "HKD", "HTG", "IDR", "INR"],
   ...["JMD", "KES", "MWK", "MYR", "NGN", "PHP", "PKR", "RWF", "SGD", "SLV", "THB", "TZS", "UGX", "VND", "XAF"],
   ...["XOF", "ZAR", "ZMW", "SWIFT"]
-]
-  .map((c) => `${c}_ACCOUNT`)
-  .concat("PLASMA_WALLET")
+].map((c) => `${c}_ACCOUNT`)
 const unofferedAccountTypesWhy =
   "Payee accounts in these currencies and networks are not offered (the spec shows only CLABE among " +
   "accountInfo variants, Resources › External account; we add US, IBAN, PIX, wallets, Spark and Lightning)."
@@ -626,6 +644,12 @@ export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
   },
   {
     operation: "POST /agents/me/external-accounts",
+    at: "/accountInfo/accountType",
+    values: unofferedAccountTypes,
+    why: unofferedAccountTypesWhy
+  },
+  {
+    operation: "POST /platform/external-accounts",
     at: "/accountInfo/accountType",
     values: unofferedAccountTypes,
     why: unofferedAccountTypesWhy

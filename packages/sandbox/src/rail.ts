@@ -1,11 +1,13 @@
 import {
   type CancelOutcome,
   type FailureReason,
+  isOnChainNetwork,
   type PaymentRail,
   type Payout,
   type PayoutStatus,
   Rail,
-  type RailError
+  type RailError,
+  sandboxTransactionHash
 } from "@paycore/core"
 import { Clock, Effect, Layer } from "effect"
 
@@ -151,26 +153,38 @@ interface Submission {
   readonly outcome: MagicOutcome
   readonly speedUp: number
   readonly transactionId: string
+  /** What the payout went to (an UMA payout's settlement has an inter-VASP leg; an account's may be on chain). */
+  readonly destination: Payout["destination"]["kind"]
 }
 
 const PREFIX = "sbx"
 
-/** `sbx:<rail>:<submitted epoch ms>:<outcome>:<speedUp>:<transactionId>` */
+/**
+ * `sbx:<rail>:<submitted epoch ms>:<outcome>:<speedUp>:<destination kind>:<transactionId>` (references issued
+ * before the kind was added have none: an account).
+ */
 export const encodeReference = (s: Submission): string =>
-  `${PREFIX}:${s.rail}:${s.submittedAtMs}:${s.outcome}:${s.speedUp}:${s.transactionId}`
+  `${PREFIX}:${s.rail}:${s.submittedAtMs}:${s.outcome}:${s.speedUp}:${s.destination}:${s.transactionId}`
 
-const referencePattern = /^sbx:([A-Z_]+):(\d+):(\d{3}):([0-9.e+-]+):(.+)$/
+const referencePattern = /^sbx:([A-Z_]+):(\d+):(\d{3}):([0-9.e+-]+):(?:(ACCOUNT|UMA|INTERNAL):)?(.+)$/
 
 export const decodeReference = (reference: string): Submission | undefined => {
   const m = referencePattern.exec(reference)
   if (m === null) return undefined
-  const [, rail, submitted, outcome, speedUp, transactionId] = m
+  const [, rail, submitted, outcome, speedUp, kind, transactionId] = m
   if (rail === undefined || !Object.hasOwn(SETTLEMENT_SECONDS, rail)) return undefined
   if (outcome === undefined || !isMagic(outcome)) return undefined
   const submittedAtMs = Number(submitted)
   const factor = Number(speedUp)
   if (!Number.isSafeInteger(submittedAtMs) || !(factor > 0) || !Number.isFinite(factor)) return undefined
-  return { rail: rail as PaymentRail, submittedAtMs, outcome, speedUp: factor, transactionId: transactionId ?? "" }
+  return {
+    rail: rail as PaymentRail,
+    submittedAtMs,
+    outcome,
+    speedUp: factor,
+    transactionId: transactionId ?? "",
+    destination: (kind ?? "ACCOUNT") as Submission["destination"]
+  }
 }
 
 const scaledMs = (seconds: number, speedUp: number): number => Math.max(0, Math.round((seconds * 1000) / speedUp))
@@ -199,7 +213,23 @@ export const statusAt = (s: Submission, nowMs: number): PayoutStatus => {
   if (s.outcome === "005" && nowMs >= due + scaledMs(RETURN_DELAY_SECONDS, s.speedUp)) {
     return { _tag: "Returned", reason: "PAYOUT_RETURNED" }
   }
-  return { _tag: "Settled", settledAt: iso(due) }
+  return settled(s, iso(due))
+}
+
+/**
+ * A settled payout as the sandbox reports it: a payout to an account on a chain (not Lightning) with its transfer,
+ * hashed from the transaction id in the network's format (Q-41); an UMA payout with its inter-VASP leg's hash
+ * (a Lightning payment hash, Q-42); anything else bare.
+ */
+const settled = (s: Submission, settledAt: string): PayoutStatus => {
+  if (s.destination === "UMA") {
+    return { _tag: "Settled", settledAt, settlementHash: sandboxTransactionHash("LIGHTNING", s.transactionId) }
+  }
+  if (s.destination === "ACCOUNT" && isOnChainNetwork(s.rail)) {
+    const onChain = { transactionHash: sandboxTransactionHash(s.rail, s.transactionId), network: s.rail }
+    return { _tag: "Settled", settledAt, onChain }
+  }
+  return { _tag: "Settled", settledAt }
 }
 
 /**
@@ -240,7 +270,8 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
             submittedAtMs: now,
             outcome: magicOutcome(payout.destination),
             speedUp,
-            transactionId: payout.transactionId
+            transactionId: payout.transactionId,
+            destination: payout.destination.kind
           }
           // Nothing is kept: the reference carries everything `status` needs (a map of every submission
           // grew for the life of the rail and cost more to fill than decoding the reference costs).

@@ -18,6 +18,8 @@ import { agentIds } from "./migrations/0015_agent_ids.ts"
 import { agents } from "./migrations/0016_agents.ts"
 import { invitations } from "./migrations/0017_invitations.ts"
 import { transactionActions } from "./migrations/0019_transaction_actions.ts"
+import { platformAccounts } from "./migrations/0020_platform_accounts.ts"
+import { onChain } from "./migrations/0021_on_chain.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -49,7 +51,9 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0015_agent_ids": agentIds,
   "0016_agents": agents,
   "0017_invitations": invitations,
-  "0019_transaction_actions": transactionActions
+  "0019_transaction_actions": transactionActions,
+  "0020_platform_accounts": platformAccounts,
+  "0021_on_chain": onChain
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }

@@ -141,9 +141,19 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.tokens, [token(1), token(2, { deletedAt: at })]],
   [tables.platformConfig, [platformConfig, withoutKey(withoutKey(platformConfig, "cardConfigs"), "webhookEndpoint")]],
   [tables.customers, [individual(1), bareIndividual(2), business(3), business(4, { isDeleted: true })]],
-  [tables.internalAccounts, [internalAccount(1), withoutKey(internalAccount(2), "customerId")]],
-  [tables.externalAccounts, [externalAccount(1)]],
-  [tables.ownershipChallenges, [ownershipChallengeFull(walletScope), ownershipChallengeMinimal(walletScope)]],
+  [
+    tables.internalAccounts,
+    [internalAccount(1), withoutKey(internalAccount(2, { platformCurrency: "USD" }), "customerId")]
+  ],
+  [tables.externalAccounts, [externalAccount(1), withoutKey(externalAccount(2), "customerId")]],
+  [
+    tables.ownershipChallenges,
+    [
+      ownershipChallengeFull(walletScope),
+      ownershipChallengeMinimal(walletScope),
+      withoutKey(ownershipChallengeMinimal(walletScope), "customerId")
+    ]
+  ],
   [tables.quotes, [quote(1), quoteAwaitingAuthorization(2)]],
   [
     tables.transactions,

@@ -234,7 +234,12 @@ export const transaction = (n: number, extra: Partial<TransactionRecord> = {}): 
       status: "PROCESSING",
       type: "OUTGOING",
       direction: "DEBIT",
-      source: { sourceType: "ACCOUNT", accountId: idOf("InternalAccount", 1), currency: "USD" },
+      source: {
+        sourceType: "ACCOUNT",
+        accountId: idOf("InternalAccount", 1),
+        currency: "USD",
+        onChainTransaction: { transactionHash: `0x${"ab".repeat(32)}`, network: "BASE" }
+      },
       destination: { destinationType: "ACCOUNT", accountId: idOf("ExternalAccount", 1), paymentRail: "SEPA" },
       customerId: idOf("Customer", 1),
       platformCustomerId: "platform-1",
@@ -252,7 +257,8 @@ export const transaction = (n: number, extra: Partial<TransactionRecord> = {}): 
       expectedSettlementAt: "2026-11-22T13:36:44.123Z",
       settlementTimelineSeconds: 86_400,
       remittanceInformation: "INV-42",
-      reconciliationInstructions: { reference: `recon-${n}` },
+      // Issue 17 C: the hashes of on-chain legs (a JSON field of the source; a column of its own).
+      reconciliationInstructions: { reference: `recon-${n}`, transactionHash: `${n}`.padStart(64, "0") },
       createdAt: "2026-11-21T13:36:44.123Z",
       updatedAt: "2026-11-21T13:36:45.000Z"
     },

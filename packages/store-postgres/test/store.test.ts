@@ -41,7 +41,9 @@ describe("migrations", () => {
         "0015_agent_ids",
         "0016_agents",
         "0017_invitations",
-        "0019_transaction_actions"
+        "0019_transaction_actions",
+        "0020_platform_accounts",
+        "0021_on_chain"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

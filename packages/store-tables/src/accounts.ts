@@ -6,9 +6,10 @@ import type {
   OwnershipChallengeFilter,
   OwnershipChallengeRecord
 } from "@paycore/core"
-import { boolean, eq, instant, json, key, notEq, optional, table, text, textArray } from "./describe.ts"
+import { boolean, eq, instant, json, key, notEq, optional, present, table, text, textArray } from "./describe.ts"
 
-export const internalAccounts = table<InternalAccountRecord, InternalAccountFilter>()({
+/** `platform_currency` (a platform-owned account's currency) is unique: one platform account per currency. */
+export const internalAccounts = table<InternalAccountRecord, InternalAccountFilter, "platformCurrency">()({
   name: "internal_accounts",
   columns: {
     id: key("id"),
@@ -22,11 +23,14 @@ export const internalAccounts = table<InternalAccountRecord, InternalAccountFilt
     updatedAt: instant("updated_at"),
     // A platform account has no customer.
     customerId: optional(text("customer_id")),
-    privateEnabled: optional(boolean("private_enabled"))
+    privateEnabled: optional(boolean("private_enabled")),
+    platformCurrency: optional(text("platform_currency"))
   },
   primaryKey: ["id"],
+  unique: { platformCurrency: { column: "platformCurrency" } },
   filters: {
     customerId: eq("customerId"),
+    ownedByCustomer: present("customerId"),
     currency: eq("currency"),
     type: eq("type")
   }
@@ -36,7 +40,6 @@ export const externalAccounts = table<ExternalAccount, ExternalAccountFilter>()(
   name: "external_accounts",
   columns: {
     id: key("id"),
-    customerId: text("customer_id"),
     status: text("status"),
     currency: text("currency"),
     ownershipType: text("ownership_type"),
@@ -45,13 +48,16 @@ export const externalAccounts = table<ExternalAccount, ExternalAccountFilter>()(
     accountInfo: json("account_info"),
     createdAt: instant("created_at"),
     updatedAt: instant("updated_at"),
-    platformAccountId: optional(text("platform_account_id"))
+    platformAccountId: optional(text("platform_account_id")),
+    // A platform-owned account has no customer.
+    customerId: optional(text("customer_id"))
   },
   primaryKey: ["id"],
   // Deleted (inactive) accounts stay in the store and leave every list.
   always: [notEq("status", "INACTIVE")],
   filters: {
     customerId: eq("customerId"),
+    ownedByCustomer: present("customerId"),
     currency: eq("currency")
   }
 })
@@ -64,7 +70,6 @@ export const ownershipChallenges = table<OwnershipChallengeRecord, OwnershipChal
   name: "ownership_challenges",
   columns: {
     id: key("id"),
-    customerId: key("customer_id"),
     method: text("method"),
     status: text("status"),
     nonce: text("nonce"),
@@ -73,7 +78,8 @@ export const ownershipChallenges = table<OwnershipChallengeRecord, OwnershipChal
     updatedAt: instant("updated_at"),
     messageToSign: optional(text("message_to_sign")),
     verificationLink: optional(text("verification_link")),
-    token: optional(text("token"))
+    token: optional(text("token")),
+    customerId: optional(key("customer_id"))
   },
   primaryKey: ["id"],
   filters: { customerId: eq("customerId") }

@@ -55,6 +55,7 @@ export const transactions = table<TransactionRecord, TransactionFilter>()({
     "transaction.settlementTimelineSeconds": optional(bigint("settlement_timeline_seconds")),
     "transaction.remittanceInformation": optional(text("remittance_information")),
     "transaction.reconciliationInstructions.reference": optional(text("reconciliation_reference")),
+    "transaction.reconciliationInstructions.transactionHash": optional(text("reconciliation_transaction_hash")),
     "transaction.settledAt": optional(instant("settled_at")),
     "transaction.receiptDeliveryConfirmedAt": optional(instant("receipt_delivery_confirmed_at")),
     state: text("state"),

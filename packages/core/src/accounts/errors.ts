@@ -23,6 +23,31 @@ export const duplicateExternalAccount = (existingId: string): Conflict =>
     details: { existingAccountId: existingId }
   })
 
+/** 409 `CONFLICT`: another of the platform's external accounts has this `platformAccountId`. */
+export const platformAccountIdTaken = (platformAccountId: string, existingId: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `The platform already has an external account with platformAccountId ${platformAccountId} (${existingId})`,
+    details: { platformAccountId, existingAccountId: existingId }
+  })
+
+/**
+ * 400 `INVALID_INPUT` on `destination.accountId`: the platform's own external account (no customer) is paid from
+ * one of the platform's internal accounts only, never from a customer's money (or an unowned deposit), or `undefined`
+ * when `payee` may be paid from `source`.
+ */
+export const platformPayeeRefusal = (
+  payee: { readonly id: string; readonly customerId?: string | undefined },
+  source: { readonly customerId?: string | undefined } | undefined
+): InvalidInput | undefined =>
+  payee.customerId === undefined && (source === undefined || source.customerId !== undefined)
+    ? InvalidInput.one(
+        "destination.accountId",
+        { sourceOwner: "PLATFORM" },
+        `External account ${payee.id} is the platform's own: pay it from a platform internal account (GET /platform/internal-accounts)`
+      )
+    : undefined
+
 export type InternalAccountError = InvalidInput | NotFound | StoreError
 export type ExternalAccountError = InvalidInput | NotFound | Conflict | StoreError
 
@@ -36,7 +61,7 @@ export const ownershipNotApplicable = (id: string, why: string): Conflict =>
 export const noOpenChallenge = (id: string, method: "WALLET_SIGNATURE" | "LIVENESS"): Conflict =>
   new Conflict({
     code: "CONFLICT",
-    message: `External account ${id} has no open ${method} challenge; start one with POST /customers/external-accounts/${id}/challenge`,
+    message: `External account ${id} has no open ${method} challenge; start one with POST …/external-accounts/${id}/challenge`,
     details: { externalAccountId: id, method }
   })
 

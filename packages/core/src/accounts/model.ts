@@ -88,9 +88,22 @@ export const AccountOrWalletInfo = Schema.Union([
     paymentRails: Schema.optionalKey(Schema.Array(PaymentRail))
   }),
   Schema.Struct({
-    accountType: Schema.Literals(["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET"]),
+    accountType: Schema.Literals([
+      "SOLANA_WALLET",
+      "ETHEREUM_WALLET",
+      "BASE_WALLET",
+      "POLYGON_WALLET",
+      "TRON_WALLET",
+      "PLASMA_WALLET"
+    ]),
     assetType: Schema.Literals(["USDC", "USDT"]),
     address: Schema.String
+  }),
+  /** A Bitcoin L1 deposit address (upstream `PaymentBitcoinDepositAddressInfo`, AC-06). */
+  Schema.Struct({
+    accountType: Schema.Literal("BITCOIN_L1"),
+    address: Schema.String,
+    network: Schema.Literal("BITCOIN")
   }),
   Schema.Struct({ accountType: Schema.Literal("LIGHTNING"), invoice: Schema.String }),
   Schema.Struct({ accountType: Schema.Literal("EMBEDDED_WALLET"), payloadToSign: Schema.String })
@@ -120,13 +133,20 @@ export const InternalAccountRecord = Schema.Struct({
   cardCapabilities: CardCapabilities,
   /** Embedded wallets only (AC-01, W-34): whether the wallet's transfers are private; changed by a signed retry. */
   privateEnabled: Schema.optionalKey(Schema.Boolean),
+  /**
+   * A platform-owned account only (no `customerId`, AC-01): its currency, unique across internal accounts, so the
+   * platform holds one account per currency however many requests create it at once. Never answered.
+   */
+  platformCurrency: Schema.optionalKey(CurrencyCode),
   createdAt: DateTimeString,
   updatedAt: DateTimeString
 })
 export type InternalAccountRecord = typeof InternalAccountRecord.Type
 
+const { platformCurrency: _platformCurrency, ...answeredInternalFields } = InternalAccountRecord.fields
+
 export const InternalAccount = Schema.Struct({
-  ...InternalAccountRecord.fields,
+  ...answeredInternalFields,
   /** Available: what can be spent now. */
   balance: Amount,
   /** Available plus held by payments in flight. */
@@ -141,6 +161,20 @@ export const ListInternalAccountsQuery = Schema.Struct({
   ...PageQueryFields
 })
 export type ListInternalAccountsQuery = typeof ListInternalAccountsQuery.Type
+
+/** `GET /platform/internal-accounts` (AC-01): the platform's own accounts, unpaged (one per supported currency). */
+export const ListPlatformInternalAccountsQuery = Schema.Struct({
+  currency: Schema.optionalKey(CurrencyCode),
+  type: Schema.optionalKey(InternalAccountType)
+})
+export type ListPlatformInternalAccountsQuery = typeof ListPlatformInternalAccountsQuery.Type
+
+/** Who holds an account: a customer, or the platform itself (no `customerId`; the `/platform/*` routes). */
+export type AccountOwner = "CUSTOMER" | "PLATFORM"
+
+/** Whether `account` is held by `owner`: customer routes see customers' accounts only, platform routes the others. */
+export const heldBy = (account: { readonly customerId?: string | undefined }, owner: AccountOwner): boolean =>
+  (account.customerId === undefined) === (owner === "PLATFORM")
 
 // ---- external accounts ----
 
@@ -215,12 +249,16 @@ export const PixAccountInfo = variants(["PIX", "BRL_ACCOUNT"], {
   bankName: Schema.optionalKey(boundedString(140)),
   beneficiary: Beneficiary
 })
+/** The exchange or custodian holding the wallet, one of `GET /vasps` (checked by `Accounts`, not by the schema). */
+const vaspName = Schema.optionalKey(boundedString(255))
+
 export const WalletAccountInfo = variants(
-  ["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET"],
+  ["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET", "PLASMA_WALLET"],
   {
     address: Schema.String.check(
       Schema.isPattern(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, { expected: "a wallet address" })
     ),
+    vaspName,
     beneficiary: Schema.optionalKey(Beneficiary)
   }
 )
@@ -235,6 +273,7 @@ export const SparkWalletAccountInfo = variants(["SPARK_WALLET"], {
       arbitraryConstraint: { patterns: [{ source: `^(${sparkSamples.join("|")})$`, flags: "" }] }
     })
   ),
+  vaspName,
   beneficiary: Schema.optionalKey(Beneficiary)
 })
 export const LightningAccountInfo = variants(["LIGHTNING"], {
@@ -285,7 +324,8 @@ export const ExternalAccountStatus = Schema.Literals([
 
 export const ExternalAccount = Schema.Struct({
   id: ExternalAccountId,
-  customerId: CustomerId,
+  /** Absent: the platform's own account (`/platform/external-accounts`; upstream "null if on behalf of the platform"). */
+  customerId: Schema.optionalKey(CustomerId),
   status: ExternalAccountStatus,
   currency: CurrencyCode,
   platformAccountId: Schema.optionalKey(Schema.String),
@@ -309,12 +349,32 @@ export const CreateExternalAccountRequest = Schema.Struct({
 })
 export type CreateExternalAccountRequest = typeof CreateExternalAccountRequest.Type
 
+/** `POST /platform/external-accounts`: the customer body without `customerId` and `defaultUmaDepositAccount`. */
+export const CreatePlatformExternalAccountRequest = Schema.Struct({
+  /** Refused (400) rather than ignored: a body naming a customer is a customer's account, for the customers' route. */
+  customerId: Schema.optionalKey(
+    Schema.Never.annotate({ description: "Not accepted: the platform's accounts have no customer" })
+  ),
+  currency: CurrencyCode,
+  platformAccountId: Schema.optionalKey(boundedString(255)),
+  ownershipType: Schema.optionalKey(Schema.Literals(["FIRST_PARTY", "THIRD_PARTY"])),
+  accountInfo: AccountInfo
+})
+export type CreatePlatformExternalAccountRequest = typeof CreatePlatformExternalAccountRequest.Type
+
 export const ListExternalAccountsQuery = Schema.Struct({
   customerId: Schema.optionalKey(CustomerId),
   currency: Schema.optionalKey(CurrencyCode),
   ...PageQueryFields
 })
 export type ListExternalAccountsQuery = typeof ListExternalAccountsQuery.Type
+
+/** `GET /platform/external-accounts`: the platform's own external accounts; paged. */
+export const ListPlatformExternalAccountsQuery = Schema.Struct({
+  currency: Schema.optionalKey(CurrencyCode),
+  ...PageQueryFields
+})
+export type ListPlatformExternalAccountsQuery = typeof ListPlatformExternalAccountsQuery.Type
 
 // ---- ownership verification of self-custody wallets (AC-24 … AC-30) ----
 
@@ -358,7 +418,8 @@ export type SandboxLivenessRequest = typeof SandboxLivenessRequest.Type
  */
 export const OwnershipChallengeRecord = Schema.Struct({
   id: ExternalAccountId,
-  customerId: CustomerId,
+  /** The account's customer; absent for a platform-owned account. */
+  customerId: Schema.optionalKey(CustomerId),
   method: OwnershipVerificationMethod,
   status: Schema.Literals(["OPEN", "PASSED", "FAILED"]),
   nonce: Schema.String,

@@ -5,7 +5,7 @@
  */
 import type { TravelRuleSettings } from "../shared/engine-config.ts"
 import { ownershipVerificationRequired } from "./errors.ts"
-import type { AccountInfo, ExternalAccount } from "./model.ts"
+import type { AccountInfo, ExternalAccount, OwnershipVerificationMethod } from "./model.ts"
 import type { SignableWallet } from "./wallet-signatures.ts"
 
 /** A self-custody wallet: an on-chain address the customer holds the key of (not a Lightning invoice or a bank). */
@@ -29,10 +29,27 @@ export const initialExternalStatus = (
     ? "PENDING_OWNERSHIP_VERIFICATION"
     : "ACTIVE"
 
-/** Why the account's ownership cannot be verified (409, AC-26), or `undefined` when it can be. */
-export const notVerifiable = (account: ExternalAccount): string | undefined => {
+/**
+ * A platform-owned account's first status: the platform has no region, so it is subject wherever the engine applies
+ * the Travel Rule at all (`regions` not empty) — its FIRST_PARTY self-custody wallet starts
+ * `PENDING_OWNERSHIP_VERIFICATION` until the platform signs (AC-26, AC-27); every other account starts `ACTIVE`.
+ */
+export const initialPlatformExternalStatus = (
+  info: AccountInfo,
+  ownershipType: "FIRST_PARTY" | "THIRD_PARTY",
+  rule: TravelRuleSettings
+): "ACTIVE" | "PENDING_OWNERSHIP_VERIFICATION" => initialExternalStatus(info, ownershipType, rule.regions[0], rule)
+
+/**
+ * Why the account's ownership cannot be verified by `method` (409, AC-26), or `undefined` when it can be. A
+ * platform-owned wallet (no customer) proves it by WALLET_SIGNATURE only: a liveness check is of a person.
+ */
+export const notVerifiable = (account: ExternalAccount, method?: OwnershipVerificationMethod): string | undefined => {
   if (selfCustodyWallet(account.accountInfo) === undefined) return "ownership verification is for self-custody wallets"
   if (account.ownershipType !== "FIRST_PARTY") return "ownership verification is for FIRST_PARTY wallets"
+  if (method === "LIVENESS" && account.customerId === undefined) {
+    return "a platform-owned wallet proves its ownership by WALLET_SIGNATURE; LIVENESS checks a customer"
+  }
   return undefined
 }
 

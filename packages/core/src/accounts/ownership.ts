@@ -22,13 +22,15 @@ import {
   ownershipSignatureRejected
 } from "./errors.ts"
 import { type ExternalAccountEvent, type ExternalAccountState, externalAccountMachine } from "./machine.ts"
-import type {
-  ExternalAccount,
-  OwnershipChallenge,
-  OwnershipChallengeRecord,
-  OwnershipChallengeRequest,
-  OwnershipVerifyRequest,
-  SandboxLivenessRequest
+import {
+  type AccountOwner,
+  type ExternalAccount,
+  heldBy,
+  type OwnershipChallenge,
+  type OwnershipChallengeRecord,
+  type OwnershipChallengeRequest,
+  type OwnershipVerifyRequest,
+  type SandboxLivenessRequest
 } from "./model.ts"
 import { notVerifiable, ownershipMessage, selfCustodyWallet } from "./ownership-rules.ts"
 import { answered } from "./service.ts"
@@ -39,15 +41,23 @@ type Rejection = "SIGNATURE_INVALID" | "CHALLENGE_EXPIRED"
 export class OwnershipVerification extends Context.Service<
   OwnershipVerification,
   {
-    /** `POST /customers/external-accounts/{id}/challenge` (201; AC-25, AC-26). */
+    /**
+     * `POST /customers/external-accounts/{id}/challenge` (201; AC-25, AC-26), or with `owner` `PLATFORM`
+     * `POST /platform/external-accounts/{id}/challenge`: each route 404s on the other side's accounts.
+     */
     readonly challenge: (
       id: string,
-      req: OwnershipChallengeRequest
+      req: OwnershipChallengeRequest,
+      owner?: AccountOwner
     ) => Effect.Effect<OwnershipChallenge, NotFound | Conflict | StoreError>
-    /** `POST /customers/external-accounts/{id}/verify` (200 `ACTIVE`; 400 and `UNVERIFIED`; AC-27, AC-29, AC-30). */
+    /**
+     * `POST /customers/external-accounts/{id}/verify` (200 `ACTIVE`; 400 and `UNVERIFIED`; AC-27, AC-29, AC-30), or
+     * the platform's (`owner` `PLATFORM`), as `challenge`.
+     */
     readonly verify: (
       id: string,
-      req: OwnershipVerifyRequest
+      req: OwnershipVerifyRequest,
+      owner?: AccountOwner
     ) => Effect.Effect<ExternalAccount, NotFound | Conflict | InvalidInput | StoreError>
     /** The liveness provider's verdict on the open LIVENESS challenge (AC-28; the sandbox endpoint calls it). */
     readonly settleLiveness: (
@@ -62,10 +72,16 @@ export class OwnershipVerification extends Context.Service<
       const store = yield* Store
       const ids = yield* Ids
 
-      /** The account (not deleted), locked for the transaction. */
-      const lockedAccount = Effect.fnUntraced(function* (id: string) {
+      /** The account (not deleted, held by `owner` when given), locked for the transaction. */
+      const lockedAccount = Effect.fnUntraced(function* (id: string, owner?: AccountOwner) {
         const account = yield* store.externalAccounts.getForUpdate(id)
-        if (account === undefined || account.status === "INACTIVE") return yield* externalAccountNotFound(id)
+        if (
+          account === undefined ||
+          account.status === "INACTIVE" ||
+          (owner !== undefined && !heldBy(account, owner))
+        ) {
+          return yield* externalAccountNotFound(id)
+        }
         return account
       })
 
@@ -83,14 +99,15 @@ export class OwnershipVerification extends Context.Service<
 
       const challenge = Effect.fn("OwnershipVerification.challenge")(function* (
         id: string,
-        req: OwnershipChallengeRequest
+        req: OwnershipChallengeRequest,
+        owner: AccountOwner = "CUSTOMER"
       ) {
         const liveness = yield* LivenessProvider
         const { travelRule } = yield* EngineConfig
         return yield* store.transaction(
           Effect.gen(function* () {
-            const account = yield* lockedAccount(id)
-            const why = notVerifiable(account)
+            const account = yield* lockedAccount(id, owner)
+            const why = notVerifiable(account, req.method)
             if (why !== undefined) return yield* ownershipNotApplicable(id, why)
             if (!allows(externalAccountMachine, account.status, "CHALLENGE")) {
               return yield* ownershipNotApplicable(id, `it is ${account.status}: its ownership needs no verification`)
@@ -101,7 +118,7 @@ export class OwnershipVerification extends Context.Service<
             const nonce = yield* ids.randomHex(16)
             const base = {
               id: account.id as ExternalAccountId,
-              customerId: account.customerId,
+              ...(account.customerId === undefined ? {} : { customerId: account.customerId }),
               status: "OPEN" as const,
               nonce,
               expiresAt,
@@ -120,7 +137,8 @@ export class OwnershipVerification extends Context.Service<
               // retried transaction, and only the committed one is kept.
               const session = yield* liveness.startSession({
                 subjectId: account.id,
-                customerId: account.customerId,
+                // notVerifiable refused LIVENESS for a platform-owned account (no customer).
+                customerId: account.customerId ?? "",
                 nonce,
                 expiresAt
               })
@@ -158,10 +176,14 @@ export class OwnershipVerification extends Context.Service<
         return record
       })
 
-      const verify = Effect.fn("OwnershipVerification.verify")(function* (id: string, req: OwnershipVerifyRequest) {
+      const verify = Effect.fn("OwnershipVerification.verify")(function* (
+        id: string,
+        req: OwnershipVerifyRequest,
+        owner: AccountOwner = "CUSTOMER"
+      ) {
         const outcome = yield* store.transaction(
           Effect.gen(function* () {
-            const account = yield* lockedAccount(id)
+            const account = yield* lockedAccount(id, owner)
             const record = yield* openChallenge(account, "WALLET_SIGNATURE")
             const nowMs = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
             const now = isoOf(nowMs)

@@ -2,7 +2,7 @@ import { sha256 } from "@noble/hashes/sha2.js"
 import { utf8ToBytes } from "@noble/hashes/utils.js"
 import { Context, Effect, Layer } from "effect"
 import { invalidCursor } from "../platform/errors.ts"
-import { scanAll } from "../platform/service.ts"
+import { DEFAULT_SUPPORTED_CURRENCIES, scanAll } from "../platform/service.ts"
 import { Directory } from "../ports/directory.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
@@ -20,23 +20,30 @@ import {
   beneficiaryTrusted,
   duplicateExternalAccount,
   externalAccountNotFound,
-  internalAccountNotFound
+  internalAccountNotFound,
+  platformAccountIdTaken
 } from "./errors.ts"
 import { externalAccountMachine } from "./machine.ts"
-import type {
-  AccountInfo,
-  AccountOrWalletInfo,
-  CreateExternalAccountRequest,
-  ExternalAccount,
-  InternalAccount,
-  InternalAccountRecord,
-  InternalAccountType,
-  ListExternalAccountsQuery,
-  ListInternalAccountsQuery,
-  PaymentInstructions,
-  PaymentRail
+import {
+  type AccountInfo,
+  type AccountOrWalletInfo,
+  type AccountOwner,
+  type CreateExternalAccountRequest,
+  type CreatePlatformExternalAccountRequest,
+  type ExternalAccount,
+  heldBy,
+  type InternalAccount,
+  type InternalAccountRecord,
+  type InternalAccountType,
+  type ListExternalAccountsQuery,
+  type ListInternalAccountsQuery,
+  type ListPlatformExternalAccountsQuery,
+  type ListPlatformInternalAccountsQuery,
+  type PaymentInstructions,
+  type PaymentRail
 } from "./model.ts"
-import { initialExternalStatus } from "./ownership-rules.ts"
+import { initialExternalStatus, initialPlatformExternalStatus } from "./ownership-rules.ts"
+import { unknownVasp, vaspNameOf } from "./vasps.ts"
 
 // ---- internal accounts: provisioning ----
 
@@ -164,12 +171,17 @@ export const fundingInstructionsFor = (
   }
 }
 
+/** The holder name on the platform's own accounts' funding instructions. */
+export const PLATFORM_ACCOUNT_HOLDER = "Platform operating account"
+
 /**
  * New internal accounts of a customer, one per currency it does not hold yet (`held`), as records to store. A
- * customer being created holds none.
+ * customer being created holds none. `"PLATFORM"`: the platform's own accounts (AC-01: no `customerId`; the
+ * currency in `platformCurrency`, unique, so racing creators store one; never an embedded wallet, since no
+ * customer signs for the platform: `USDB` is `INTERNAL_CRYPTO`).
  */
 export const newInternalAccounts = Effect.fnUntraced(function* (
-  owner: { readonly customerId: CustomerId; readonly holderName: string },
+  owner: { readonly customerId: CustomerId; readonly holderName: string } | "PLATFORM",
   currencies: ReadonlyArray<string>,
   held: ReadonlySet<string> = new Set()
 ): Effect.fn.Return<Array<InternalAccountRecord>, never, Ids> {
@@ -179,16 +191,19 @@ export const newInternalAccounts = Effect.fnUntraced(function* (
     if (held.has(currency)) continue
     const id = yield* ids.make("InternalAccount")
     const now = yield* nowIso
-    const type = accountTypeFor(currency)
+    const byCurrency = accountTypeFor(currency)
+    const type = owner === "PLATFORM" && byCurrency === "EMBEDDED_WALLET" ? "INTERNAL_CRYPTO" : byCurrency
+    const holderName = owner === "PLATFORM" ? PLATFORM_ACCOUNT_HOLDER : owner.holderName
     created.push({
       id,
-      customerId: owner.customerId,
+      ...(owner === "PLATFORM" ? {} : { customerId: owner.customerId }),
       type,
       status: "ACTIVE",
       currency,
-      fundingPaymentInstructions: fundingInstructionsFor(id, currency, owner.holderName),
+      fundingPaymentInstructions: fundingInstructionsFor(id, currency, holderName),
       cardCapabilities: { supportsSpendLimits: true, supportsTransactionCountLimit: true },
       ...(type === "EMBEDDED_WALLET" ? { privateEnabled: false } : {}),
+      ...(owner === "PLATFORM" ? { platformCurrency: currency } : {}),
       createdAt: now,
       updatedAt: now
     })
@@ -231,6 +246,7 @@ export const variantCurrencies: Readonly<Record<AccountInfo["accountType"], Read
   BASE_WALLET: WALLET_CURRENCIES,
   POLYGON_WALLET: WALLET_CURRENCIES,
   TRON_WALLET: WALLET_CURRENCIES,
+  PLASMA_WALLET: ["USDT"],
   SPARK_WALLET: ["BTC"],
   LIGHTNING: ["BTC"]
 }
@@ -250,6 +266,7 @@ export const variantRails: Readonly<Record<AccountInfo["accountType"], ReadonlyA
   BASE_WALLET: ["BASE"],
   POLYGON_WALLET: ["POLYGON"],
   TRON_WALLET: ["TRON"],
+  PLASMA_WALLET: ["PLASMA"],
   SPARK_WALLET: ["SPARK"],
   LIGHTNING: ["LIGHTNING"]
 }
@@ -311,6 +328,25 @@ export class Accounts extends Context.Service<
      * `BENEFICIARY_TRUSTED` while the account is a trusted beneficiary, and the trust stays (AC-22, AC-23).
      */
     readonly deleteExternal: (id: string) => Effect.Effect<void, NotFound | Conflict | StoreError>
+    /**
+     * `GET /platform/internal-accounts` (AC-01): the platform's own accounts, one per supported currency (created on
+     * first list; a concurrent list's insert of the same currency is ignored), filters currency and type; unpaged.
+     */
+    readonly listPlatformInternal: (
+      query: ListPlatformInternalAccountsQuery
+    ) => Effect.Effect<{ readonly data: ReadonlyArray<InternalAccount> }, StoreError>
+    /** `POST /platform/external-accounts` (201): 409 `CONFLICT` when `platformAccountId` is taken. */
+    readonly createPlatformExternal: (
+      req: CreatePlatformExternalAccountRequest
+    ) => Effect.Effect<ExternalAccount, InvalidInput | Conflict | StoreError>
+    /** `GET /platform/external-accounts`: filter currency; paged; deleted accounts hidden. */
+    readonly listPlatformExternal: (
+      query: ListPlatformExternalAccountsQuery
+    ) => Effect.Effect<Page<ExternalAccount>, InvalidInput | StoreError>
+    /** `GET /platform/external-accounts/{id}`: 404 `NOT_FOUND` for a customer's account too. */
+    readonly getPlatformExternal: (id: string) => Effect.Effect<ExternalAccount, NotFound | StoreError>
+    /** `DELETE /platform/external-accounts/{id}` (204): 404 for a customer's account too. */
+    readonly deletePlatformExternal: (id: string) => Effect.Effect<void, NotFound | Conflict | StoreError>
   }
 >()("paycore/accounts/Accounts") {
   static readonly layer = Layer.effect(
@@ -326,7 +362,7 @@ export class Accounts extends Context.Service<
           store.ledger.balances(records.map((r) => ({ account: r.id, currency: r.currency }))),
           (balances): Array<InternalAccount> => {
             const byAccount = new Map(balances.map((b) => [b.account, b]))
-            return records.map((r) => {
+            return records.map(({ platformCurrency: _, ...r }) => {
               const b = byAccount.get(r.id)
               const posted = b?.posted ?? 0
               const held = b?.pendingDebits ?? 0
@@ -338,8 +374,9 @@ export class Accounts extends Context.Service<
       const listInternal = Effect.fn("Accounts.listInternal")(function* (query: ListInternalAccountsQuery) {
         const page = pageRequest(query)
         if (page === undefined) return yield* invalidCursor()
+        // Customers' accounts only: the platform's own are listed by `listPlatformInternal`.
         const rows = yield* store.internalAccounts.list(
-          { customerId: query.customerId, currency: query.currency, type: query.type },
+          { customerId: query.customerId, ownedByCustomer: true, currency: query.currency, type: query.type },
           page
         )
         const data = yield* withBalances(rows.data)
@@ -354,18 +391,15 @@ export class Accounts extends Context.Service<
         return account!
       })
 
-      const createExternal = Effect.fn("Accounts.createExternal")(function* (req: CreateExternalAccountRequest) {
-        const customer = yield* store.customers.get(req.customerId)
-        if (customer === undefined || customer.isDeleted) return yield* accountOwnerNotFound(req.customerId)
-
-        const info = req.accountInfo
+      /** The 400s of a new external account's body: currency of the variant, bank and VASP names, Lightning. */
+      const checkNewAccount = Effect.fnUntraced(function* (currency: string, info: AccountInfo) {
         const errors: Array<FieldError> = []
         const currencies = variantCurrencies[info.accountType]
-        if (!currencies.includes(req.currency)) {
+        if (!currencies.includes(currency)) {
           errors.push({
             field: "currency",
             constraint: { enum: currencies },
-            message: `An ${info.accountType} account holds ${currencies.join(" or ")}, not ${req.currency}`
+            message: `An ${info.accountType} account holds ${currencies.join(" or ")}, not ${currency}`
           })
         }
         const bankName = bankNameOf(info)
@@ -382,6 +416,11 @@ export class Accounts extends Context.Service<
             })
           }
         }
+        const vaspName = vaspNameOf(info)
+        if (vaspName !== undefined) {
+          const known = (yield* directory.vasps()).map((v) => v.vaspName)
+          if (!known.includes(vaspName)) errors.push(unknownVasp(known))
+        }
         if (info.accountType === "LIGHTNING" && info.invoice === undefined && info.lightningAddress === undefined) {
           errors.push({
             field: "accountInfo",
@@ -390,19 +429,39 @@ export class Accounts extends Context.Service<
           })
         }
         if (errors.length > 0) return yield* invalidInput(errors)
+      })
 
+      /**
+       * Stores a new external account of a customer (`customer`) or of the platform (undefined), after the body's
+       * checks: 409 when its owner already has it (same currency and number or address), or, for the platform, when
+       * `platformAccountId` is taken. `status` is its first status; `isDefault` takes over the customer's default.
+       */
+      const insertExternal = Effect.fnUntraced(function* (
+        owner: { readonly customerId: CustomerId } | undefined,
+        req: Pick<CreateExternalAccountRequest, "currency" | "platformAccountId" | "ownershipType" | "accountInfo">,
+        status: ExternalAccount["status"],
+        isDefault: boolean
+      ) {
+        const info = req.accountInfo
+        yield* checkNewAccount(req.currency, info)
         const identity = accountIdentity(info)
         return yield* store.transaction(
           Effect.gen(function* () {
-            const siblings = yield* scanAll((page) => store.externalAccounts.list({ customerId: req.customerId }, page))
+            const siblings = yield* scanAll((page) =>
+              store.externalAccounts.list(
+                owner === undefined ? { ownedByCustomer: false } : { customerId: owner.customerId },
+                page
+              )
+            )
             const duplicate = siblings.find(
               (a) => a.currency === req.currency && accountIdentity(a.accountInfo) === identity
             )
             if (duplicate !== undefined) return yield* duplicateExternalAccount(duplicate.id)
+            if (owner === undefined && req.platformAccountId !== undefined) {
+              const taken = siblings.find((a) => a.platformAccountId === req.platformAccountId)
+              if (taken !== undefined) return yield* platformAccountIdTaken(req.platformAccountId, taken.id)
+            }
             const now = yield* nowIso
-            const ownershipType = req.ownershipType ?? "FIRST_PARTY"
-            const { travelRule } = yield* EngineConfig
-            const isDefault = req.defaultUmaDepositAccount ?? false
             if (isDefault) {
               // At most one default UMA deposit account per customer: the new one takes over.
               for (const other of siblings) {
@@ -415,11 +474,11 @@ export class Accounts extends Context.Service<
             }
             const account: ExternalAccount = {
               id: yield* ids.make("ExternalAccount"),
-              customerId: req.customerId,
-              status: initialExternalStatus(info, ownershipType, customer.region, travelRule),
+              ...(owner === undefined ? {} : { customerId: owner.customerId }),
+              status,
               currency: req.currency,
               ...(req.platformAccountId === undefined ? {} : { platformAccountId: req.platformAccountId }),
-              ownershipType,
+              ownershipType: req.ownershipType ?? "FIRST_PARTY",
               defaultUmaDepositAccount: isDefault,
               paymentRails: variantRails[info.accountType],
               accountInfo: info,
@@ -432,46 +491,130 @@ export class Accounts extends Context.Service<
         )
       })
 
+      const createExternal = Effect.fn("Accounts.createExternal")(function* (req: CreateExternalAccountRequest) {
+        const customer = yield* store.customers.get(req.customerId)
+        if (customer === undefined || customer.isDeleted) return yield* accountOwnerNotFound(req.customerId)
+        const { travelRule } = yield* EngineConfig
+        const status = initialExternalStatus(
+          req.accountInfo,
+          req.ownershipType ?? "FIRST_PARTY",
+          customer.region,
+          travelRule
+        )
+        return yield* insertExternal({ customerId: req.customerId }, req, status, req.defaultUmaDepositAccount ?? false)
+      })
+
+      const createPlatformExternal = Effect.fn("Accounts.createPlatformExternal")(function* (
+        req: CreatePlatformExternalAccountRequest
+      ) {
+        const { travelRule } = yield* EngineConfig
+        const status = initialPlatformExternalStatus(req.accountInfo, req.ownershipType ?? "FIRST_PARTY", travelRule)
+        return yield* insertExternal(undefined, req, status, false)
+      })
+
       const listExternal = Effect.fn("Accounts.listExternal")(function* (query: ListExternalAccountsQuery) {
         const page = pageRequest(query)
         if (page === undefined) return yield* invalidCursor()
+        // Customers' accounts only: the platform's own are listed by `listPlatformExternal`.
         const rows = yield* store.externalAccounts.list(
-          { customerId: query.customerId, currency: query.currency },
+          { customerId: query.customerId, ownedByCustomer: true, currency: query.currency },
           page
         )
         const result: Page<ExternalAccount> = { ...rows, data: rows.data.map(answered) }
         return result
       })
 
-      const getExternal = Effect.fn("Accounts.getExternal")(function* (id: string) {
-        const account = yield* store.externalAccounts.get(id)
-        if (account === undefined || account.status === "INACTIVE") return yield* externalAccountNotFound(id)
-        return answered(account)
+      const listPlatformExternal = Effect.fn("Accounts.listPlatformExternal")(function* (
+        query: ListPlatformExternalAccountsQuery
+      ) {
+        const page = pageRequest(query)
+        if (page === undefined) return yield* invalidCursor()
+        const rows = yield* store.externalAccounts.list({ ownedByCustomer: false, currency: query.currency }, page)
+        const result: Page<ExternalAccount> = { ...rows, data: rows.data.map(answered) }
+        return result
       })
 
-      const deleteExternal = Effect.fn("Accounts.deleteExternal")(function* (id: string) {
-        yield* store.transaction(
-          Effect.gen(function* () {
-            const account = yield* store.externalAccounts.getForUpdate(id)
-            if (account === undefined || !allows(externalAccountMachine, account.status, "DELETE")) {
-              return yield* externalAccountNotFound(id)
-            }
-            // The trust confirms lock the account row too, so a trust cannot land between this read and the delete.
-            if ((yield* store.trustedBeneficiaries.get(id))?.status === "TRUSTED") return yield* beneficiaryTrusted(id)
-            const now = yield* nowIso
-            yield* Effect.orDie(
-              store.externalAccounts.update({
-                ...account,
-                status: "INACTIVE",
-                defaultUmaDepositAccount: false,
-                updatedAt: now
-              })
-            )
-          })
+      /** The account, not deleted, of `owner`'s side: a customer route 404s on the platform's and vice versa. */
+      const getExternalOf = (owner: AccountOwner, span: string) =>
+        Effect.fn(span)(function* (id: string) {
+          const account = yield* store.externalAccounts.get(id)
+          if (account === undefined || account.status === "INACTIVE" || !heldBy(account, owner)) {
+            return yield* externalAccountNotFound(id)
+          }
+          return answered(account)
+        })
+
+      const deleteExternalOf = (owner: AccountOwner, span: string) =>
+        Effect.fn(span)(function* (id: string) {
+          yield* store.transaction(
+            Effect.gen(function* () {
+              const account = yield* store.externalAccounts.getForUpdate(id)
+              if (
+                account === undefined ||
+                !heldBy(account, owner) ||
+                !allows(externalAccountMachine, account.status, "DELETE")
+              ) {
+                return yield* externalAccountNotFound(id)
+              }
+              // The trust confirms lock the account row too, so a trust cannot land between this read and the delete.
+              if ((yield* store.trustedBeneficiaries.get(id))?.status === "TRUSTED") {
+                return yield* beneficiaryTrusted(id)
+              }
+              const now = yield* nowIso
+              yield* Effect.orDie(
+                store.externalAccounts.update({
+                  ...account,
+                  status: "INACTIVE",
+                  defaultUmaDepositAccount: false,
+                  updatedAt: now
+                })
+              )
+            })
+          )
+        })
+
+      const listPlatformInternal = Effect.fn("Accounts.listPlatformInternal")(function* (
+        query: ListPlatformInternalAccountsQuery
+      ) {
+        const listed = () => scanAll((page) => store.internalAccounts.list({ ownedByCustomer: false }, page))
+        let records = yield* listed()
+        const config = yield* store.config.get()
+        const currencies = config?.supportedCurrencies ?? DEFAULT_SUPPORTED_CURRENCIES
+        const missing = yield* Effect.provideService(
+          newInternalAccounts("PLATFORM", currencies, new Set(records.map((r) => r.currency))),
+          Ids,
+          ids
         )
+        if (missing.length > 0) {
+          // One insert each, outside any transaction: a concurrent list that stored the currency first wins and
+          // this insert's unique violation (platform_currency) is ignored.
+          for (const record of missing) {
+            yield* store.internalAccounts.insert(record).pipe(Effect.catchTag("UniqueViolation", () => Effect.void))
+          }
+          records = yield* listed()
+        }
+        const kept = records.filter(
+          (r) =>
+            (query.currency === undefined || r.currency === query.currency) &&
+            (query.type === undefined || r.type === query.type)
+        )
+        const data = yield* withBalances(kept)
+        return { data }
       })
 
-      return Accounts.of({ listInternal, getInternal, createExternal, listExternal, getExternal, deleteExternal })
+      return Accounts.of({
+        listInternal,
+        getInternal,
+        createExternal,
+        listExternal,
+        getExternal: getExternalOf("CUSTOMER", "Accounts.getExternal"),
+        deleteExternal: deleteExternalOf("CUSTOMER", "Accounts.deleteExternal"),
+        listPlatformInternal,
+        createPlatformExternal,
+        listPlatformExternal,
+        getPlatformExternal: getExternalOf("PLATFORM", "Accounts.getPlatformExternal"),
+        deletePlatformExternal: deleteExternalOf("PLATFORM", "Accounts.deletePlatformExternal")
+      })
     })
   )
 }

@@ -2,7 +2,7 @@
  * Checks that a self-custody wallet signed an ownership message (AC-27; FEATURES "Ownership-verification
  * signatures"), with the message formats wallets use, over the exact UTF-8 `messageToSign`:
  *
- * - EVM wallets (`ETHEREUM_WALLET`, `BASE_WALLET`, `POLYGON_WALLET`): EIP-191 `personal_sign`, a 65-byte hex
+ * - EVM wallets (`ETHEREUM_WALLET`, `BASE_WALLET`, `POLYGON_WALLET`, `PLASMA_WALLET`): EIP-191 `personal_sign`, a 65-byte hex
  *   `r ‖ s ‖ v`; the address recovered with secp256k1 over keccak-256 equals the account's (case-insensitive).
  * - `TRON_WALLET`: the same with TronWeb's `signMessageV2` prefix `\x19TRON Signed Message:\n`, the address
  *   recovered as base58check (`0x41` + the key's 20 bytes).
@@ -131,6 +131,7 @@ export const verifyWalletSignature = (
     case "ETHEREUM_WALLET":
     case "BASE_WALLET":
     case "POLYGON_WALLET":
+    case "PLASMA_WALLET":
       return verifyEvm(wallet.address, message, signature)
     case "TRON_WALLET":
       return verifyTron(wallet.address, message, signature)

@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { AccountInfo, PaymentRail } from "../accounts/model.ts"
-import type { FailureReason } from "../transactions/model.ts"
+import type { FailureReason, OnChainTransaction } from "../transactions/model.ts"
 
 /** A payout handed to a rail. */
 export interface Payout {
@@ -25,7 +25,14 @@ export interface Submitted {
 /** What a rail reports about a payout. */
 export type PayoutStatus =
   | { readonly _tag: "Pending"; readonly checkAgainAt: string }
-  | { readonly _tag: "Settled"; readonly settledAt: string }
+  | {
+      readonly _tag: "Settled"
+      readonly settledAt: string
+      /** A payout to an external wallet on a chain (not Lightning): the transfer that delivered it (Q-41). */
+      readonly onChain?: OnChainTransaction | undefined
+      /** An UMA payout: the hash of its inter-VASP settlement leg (Q-42). */
+      readonly settlementHash?: string | undefined
+    }
   /** The payout failed; `refundSucceeds` false means the money could not be returned automatically. */
   | { readonly _tag: "Failed"; readonly reason: FailureReason; readonly refundSucceeds: boolean }
   /** Settled, then returned by the receiving bank. */

@@ -116,12 +116,16 @@ export interface CustomerFilter {
 
 export interface InternalAccountFilter {
   readonly customerId?: string | undefined
+  /** true: customers' accounts only; false: the platform's own (no customer). */
+  readonly ownedByCustomer?: boolean | undefined
   readonly currency?: string | undefined
   readonly type?: string | undefined
 }
 
 export interface ExternalAccountFilter {
   readonly customerId?: string | undefined
+  /** As for internal accounts. */
+  readonly ownedByCustomer?: boolean | undefined
   readonly currency?: string | undefined
 }
 
@@ -273,7 +277,8 @@ export interface TransactionCollection extends Collection<TransactionRecord, Tra
 export interface Repositories {
   readonly tokens: Collection<TokenRecord, TokenFilter, "clientId">
   readonly customers: Collection<Customer, CustomerFilter, "platformCustomerId" | "umaAddress">
-  readonly internalAccounts: Collection<InternalAccountRecord, InternalAccountFilter>
+  /** `platformCurrency` is unique: one platform-owned account per currency. */
+  readonly internalAccounts: Collection<InternalAccountRecord, InternalAccountFilter, "platformCurrency">
   readonly externalAccounts: Collection<ExternalAccount, ExternalAccountFilter>
   /** One ownership challenge per external account (its id): the open one, or the last one used (AC-26). */
   readonly ownershipChallenges: Collection<OwnershipChallengeRecord, OwnershipChallengeFilter>

@@ -5,12 +5,14 @@
  */
 import { Effect, Result } from "effect"
 import type { Mutable } from "effect/Types"
+import { platformPayeeRefusal } from "../accounts/errors.ts"
 import type { ExternalAccount, InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import { ownershipRefusal } from "../accounts/ownership-rules.ts"
 import type { Customer } from "../customers/model.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory } from "../ports/directory.ts"
 import type { Ids } from "../ports/ids.ts"
+import type { NetworkFeesService } from "../ports/network-fees.ts"
 import type { Store } from "../ports/store.ts"
 import { isScaSubject } from "../sca/regions.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
@@ -35,15 +37,16 @@ import {
   paymentReference,
   REALTIME_FUNDING_CURRENCIES,
   UMA_RAIL,
-  WALLET_BY_NETWORK,
   walletSigningInstructions
 } from "./funding.ts"
-import type { CreateQuoteRequest, Quote, QuoteRecord } from "./model.ts"
+import type { CreateQuoteRequest, CryptoNetwork, Quote, QuoteRecord } from "./model.ts"
+import { networksOf } from "./networks.ts"
 import type { QuotePayments } from "./payments.ts"
 import { type FeeSchedule, feeScheduleFor, type Pricing, platformFeeFor, priceQuote } from "./pricing.ts"
 import type { Rates } from "./rates.ts"
 import { refuseUnlinkable } from "./sca-factor.ts"
 import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.ts"
+import { priceWithdrawal, withdrawalNetwork } from "./withdrawal-fees.ts"
 
 export interface CreateOptions {
   /** Deprecated transfer-out: refuse a destination in another currency. */
@@ -64,6 +67,7 @@ export interface QuoteCreationPorts {
   readonly directory: Directory["Service"]
   readonly rates: Rates
   readonly payments: QuotePayments["Service"]
+  readonly networkFees: NetworkFeesService
 }
 
 // ---- source ----
@@ -142,6 +146,8 @@ function* resolveSource(
         InvalidInput.one("source.cryptoNetwork", { required: true }, `A ${sendingCode} source needs its cryptoNetwork`)
       )
     }
+    const networkRefusal = cryptoNetworkRefusal(sendingCode, source.cryptoNetwork)
+    if (networkRefusal !== undefined) return yield* Effect.fail(networkRefusal)
     if (request.immediatelyExecute === true) {
       return yield* Effect.fail(
         InvalidInput.one(
@@ -154,6 +160,20 @@ function* resolveSource(
   }
   const customer = customerId === undefined ? undefined : yield* usableCustomer(store, customerId, config)
   return { sendingCode, sourceAccount, customer }
+}
+
+/** Q-02, V-08: a deposit's `cryptoNetwork` must be one its currency moves on (networks.ts); `undefined` when it is. */
+const cryptoNetworkRefusal = (code: string, network: CryptoNetwork | undefined): InvalidInput | undefined => {
+  if (network === undefined) return undefined
+  const networks = networksOf(code)
+  if (networks.includes(network)) return undefined
+  return InvalidInput.one(
+    "source.cryptoNetwork",
+    { enum: networks },
+    networks.length === 0
+      ? `${code} is not deposited on a crypto network; omit cryptoNetwork`
+      : `${code} is deposited on ${networks.join(", ")}, not ${network}`
+  )
 }
 
 // ---- destination ----
@@ -193,6 +213,8 @@ function* resolveDestination(
       return { receivingCode: target.currency, rail: "INTERNAL", receiverLimits: undefined }
     }
     const target = yield* usableExternalAccount(store, destination.accountId)
+    const platformPayee = platformPayeeRefusal(target, sourceAccount)
+    if (platformPayee !== undefined) return yield* Effect.fail(platformPayee)
     const rails = target.paymentRails.length > 0 ? target.paymentRails : [defaultRail(target.currency)]
     const wanted = destination.paymentRail ?? rails[0]!
     if (!rails.includes(wanted)) {
@@ -256,7 +278,7 @@ const paymentInstructionsFor = (
   if (source.sourceType !== "REALTIME_FUNDING") return Result.succeed([])
   const instructions = fundingInstructions(sendingCode, paymentReference(transactionId), source.cryptoNetwork)
   if (instructions !== undefined) return Result.succeed(instructions)
-  const networks = Object.keys(WALLET_BY_NETWORK)
+  const networks = networksOf(sendingCode)
   return Result.fail(
     InvalidInput.one(
       "source.cryptoNetwork",
@@ -373,7 +395,7 @@ export const createQuote = Effect.fnUntraced(
     )
     const fees = feeScheduleFor(sendingCode, receivingCode, env.settings.serviceFeeBps, platformFee)
     const market = yield* ports.rates.rateAt(sendingCode, receivingCode, env)
-    const pricing = yield* Effect.fromResult(
+    const priced = yield* Effect.fromResult(
       priceQuote({
         sendingCurrency: sendingCode,
         receivingCurrency: receivingCode,
@@ -383,6 +405,19 @@ export const createQuote = Effect.fnUntraced(
         fees
       })
     )
+    // Q5: an on-chain withdrawal is charged what POST /crypto/estimate-withdrawal-fee says.
+    const network = withdrawalNetwork(sendingCode, receivingCode, destination.rail, destination.payee !== undefined)
+    const pricing =
+      network === undefined
+        ? priced
+        : yield* priceWithdrawal(
+            ports.networkFees,
+            network,
+            request.lockedCurrencySide,
+            request.lockedCurrencyAmount,
+            priced,
+            sendingCode
+          )
     const outOfRange = receiverLimitRefusal(pricing, destination)
     if (outOfRange !== undefined) return yield* Effect.fail(outOfRange)
     if (destination.payee !== undefined) {

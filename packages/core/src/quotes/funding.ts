@@ -31,16 +31,28 @@ export const UMA_RAIL: PaymentRail = "LIGHTNING"
 /** Currencies a quote can be funded in by payment instructions (instant rails and stablecoins). */
 export const REALTIME_FUNDING_CURRENCIES = ["USD", "EUR", "MXN", "USDC", "USDT", "BTC"] as const
 
-/** The deposit wallet of a stablecoin per network. */
+/** The deposit wallet of a stablecoin per network (every network of USDC and USDT in networks.ts has one). */
 export const WALLET_BY_NETWORK: Readonly<
-  Record<string, "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "TRON_WALLET">
+  Record<
+    string,
+    "SOLANA_WALLET" | "ETHEREUM_WALLET" | "BASE_WALLET" | "POLYGON_WALLET" | "TRON_WALLET" | "PLASMA_WALLET"
+  >
 > = {
   SOLANA: "SOLANA_WALLET",
   ETHEREUM: "ETHEREUM_WALLET",
   BASE: "BASE_WALLET",
   POLYGON: "POLYGON_WALLET",
-  TRON: "TRON_WALLET"
+  TRON: "TRON_WALLET",
+  PLASMA: "PLASMA_WALLET"
 }
+
+/** The sandbox's deposit addresses: one per address format (the deposit is matched by amount and address). */
+const SANDBOX_DEPOSIT_ADDRESS = {
+  SOLANA: "4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg",
+  TRON: "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf",
+  EVM: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+  BITCOIN: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"
+} as const
 
 /** The reconciliation reference of a transaction: what a depositor writes in the memo. */
 export const paymentReference = (transactionId: string): string => {
@@ -124,15 +136,29 @@ export const fundingInstructions = (
             assetType: code,
             address:
               wallet === "SOLANA_WALLET"
-                ? "4Nd1m6Qkq7RfKuE5vQ9qP9Tn6H94Ueqb4xXHzsAbd8Wg"
+                ? SANDBOX_DEPOSIT_ADDRESS.SOLANA
                 : wallet === "TRON_WALLET"
-                  ? "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf"
-                  : "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+                  ? SANDBOX_DEPOSIT_ADDRESS.TRON
+                  : SANDBOX_DEPOSIT_ADDRESS.EVM
           }
         }
       ]
     }
     case "BTC":
+      // Lightning unless Bitcoin L1 is asked for (AC-06: `BITCOIN_L1{address, network: BITCOIN}`).
+      if (cryptoNetwork === "BITCOIN") {
+        return [
+          {
+            instructionsNotes: `Send BTC on Bitcoin L1; the deposit is matched by amount and address`,
+            isPlatformAccount: true,
+            accountOrWalletInfo: {
+              accountType: "BITCOIN_L1",
+              address: SANDBOX_DEPOSIT_ADDRESS.BITCOIN,
+              network: "BITCOIN"
+            }
+          }
+        ]
+      }
       return [
         {
           instructionsNotes: `Pay the Lightning invoice; reference ${reference}`,

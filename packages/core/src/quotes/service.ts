@@ -80,7 +80,7 @@ export class Quotes extends Context.Service<
       const payments = yield* QuotePayments
       const rates = makeRates(yield* FxRates)
       const networkFees = yield* NetworkFees
-      const creation = { store, ids, directory, rates, payments }
+      const creation = { store, ids, directory, rates, payments, networkFees }
       const lookups = { store, ids, directory, rates }
 
       const get = Effect.fn("Quotes.get")(function* (id: string) {

@@ -57,7 +57,10 @@ export const makeTrust = Effect.fnUntraced(function* () {
    */
   const admitted = Effect.fnUntraced(function* (externalAccountId: string, nowMs: number) {
     const seen = yield* store.externalAccounts.get(externalAccountId)
-    if (seen === undefined || seen.status === "INACTIVE") return yield* externalAccountNotFound(externalAccountId)
+    // A platform-owned account (no customer) is no customer's beneficiary: 404 like every customer route.
+    if (seen === undefined || seen.status === "INACTIVE" || seen.customerId === undefined) {
+      return yield* externalAccountNotFound(externalAccountId)
+    }
     const customer = yield* subjectCustomer(yield* store.customers.getForUpdate(seen.customerId), seen.customerId)
     const account = yield* store.externalAccounts.getForUpdate(externalAccountId)
     if (account === undefined || account.status === "INACTIVE") {

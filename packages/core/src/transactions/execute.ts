@@ -49,6 +49,7 @@ import {
   nowOf,
   type PaymentPorts
 } from "./moves.ts"
+import { depositedRecord } from "./on-chain.ts"
 import { type PayoutRead, payoutOfSteps, SUBMIT_GRACE_SECONDS, submitSteps } from "./submission.ts"
 
 export interface ExecuteOptions {
@@ -315,8 +316,10 @@ export function* executeLockedSteps(
       if (challenged !== undefined) return challenged
     }
   }
-  if (isInternalTransfer(quote)) return yield* reserveSteps(ports, config, quote, record, now)
-  return yield* reserveWithPayoutSteps(ports, config, quote, record, now, "EXECUTE")
+  // The deposit that funded the quote arrived: on a chain, its transfer is the payment's source.
+  const payment = options.viaDeposit === true ? depositedRecord(record, quote) : record
+  if (isInternalTransfer(quote)) return yield* reserveSteps(ports, config, quote, payment, now)
+  return yield* reserveWithPayoutSteps(ports, config, quote, payment, now, "EXECUTE")
 }
 
 /**

@@ -78,13 +78,31 @@ export const Refund = Schema.Struct({
 })
 export type Refund = typeof Refund.Type
 
+/** The networks an on-chain transfer settles on (upstream `CryptoNetwork` of `OnChainTransaction`; not Lightning). */
+export const OnChainNetwork = Schema.Literals([
+  "BITCOIN",
+  "ETHEREUM",
+  "SOLANA",
+  "BASE",
+  "POLYGON",
+  "TRON",
+  "PLASMA",
+  "SPARK"
+])
+export type OnChainNetwork = typeof OnChainNetwork.Type
+
+/** Q-41: the on-chain transfer that delivered a leg to or from an external wallet, once it settled. */
+export const OnChainTransaction = Schema.Struct({ transactionHash: Schema.String, network: OnChainNetwork })
+export type OnChainTransaction = typeof OnChainTransaction.Type
+
 export const TransactionEndpoint = Schema.Struct({
   sourceType: Schema.optionalKey(Schema.String),
   destinationType: Schema.optionalKey(Schema.String),
   accountId: Schema.optionalKey(Schema.String),
   umaAddress: Schema.optionalKey(Schema.String),
   currency: Schema.optionalKey(CurrencyCode),
-  paymentRail: Schema.optionalKey(PaymentRail)
+  paymentRail: Schema.optionalKey(PaymentRail),
+  onChainTransaction: Schema.optionalKey(OnChainTransaction)
 })
 
 export const Transaction = Schema.Struct({
@@ -120,7 +138,13 @@ export const Transaction = Schema.Struct({
   expectedSettlementAt: Schema.optionalKey(DateTimeString),
   settlementTimelineSeconds: Schema.optionalKey(Schema.Int),
   remittanceInformation: Schema.optionalKey(Schema.String),
-  reconciliationInstructions: Schema.optionalKey(Schema.Struct({ reference: Schema.String })),
+  /**
+   * `transactionHash` (Q-42, V-03, deprecated upstream for wallet transfers): only the hash of an UMA payment's
+   * inter-VASP settlement leg; a wallet transfer's hash is its source's or destination's `onChainTransaction`.
+   */
+  reconciliationInstructions: Schema.optionalKey(
+    Schema.Struct({ reference: Schema.String, transactionHash: Schema.optionalKey(Schema.String) })
+  ),
   settledAt: Schema.optionalKey(DateTimeString),
   /** Q-32: when the platform delivered the receipt to its customer (`POST /transactions/{id}/confirm`). */
   receiptDeliveryConfirmedAt: Schema.optionalKey(DateTimeString),

@@ -18,7 +18,7 @@ import { failUnauthorizedSteps, quoteSlot } from "./authorization.ts"
 import { expireQuoteAndTransactionSteps } from "./execute.ts"
 import { refundReference } from "./legs.ts"
 import { type IncomingEvent, incomingPaymentMachine, type OutgoingEvent, outgoingPaymentMachine } from "./machine.ts"
-import type { TransactionRecord } from "./model.ts"
+import type { Transaction, TransactionRecord } from "./model.ts"
 import {
   canMove,
   dieOnUnique,
@@ -33,6 +33,7 @@ import {
   retryLaterSteps,
   saveRecordSteps
 } from "./moves.ts"
+import { settledFields } from "./on-chain.ts"
 import { refundDue, refundSteps } from "./refunds.ts"
 import { awaitingSubmission, submitSteps } from "./submission.ts"
 
@@ -92,7 +93,8 @@ function* settleSteps(
   ports: PaymentPorts,
   record: TransactionRecord,
   settledAt: string,
-  now: string
+  now: string,
+  onChain: Partial<Transaction> = {}
 ): Steps<TransactionRecord, MoveError> {
   yield* resolveSteps(ports.store, record.id, "POSTED")
   if (isOutgoing(record)) yield* followQuoteSteps(ports, record, "COMPLETE")
@@ -100,7 +102,7 @@ function* settleSteps(
     ports,
     record,
     "SETTLE",
-    { transaction: { settledAt }, record: { dueAt: nextReturnCheck(now, settledAt), attempts: 0 } },
+    { transaction: { ...onChain, settledAt }, record: { dueAt: nextReturnCheck(now, settledAt), attempts: 0 } },
     now
   )
 }
@@ -164,7 +166,7 @@ function* applyStatusSteps(
         now
       )
     case "Settled":
-      return yield* settleSteps(ports, record, status.settledAt, now)
+      return yield* settleSteps(ports, record, status.settledAt, now, settledFields(record, status))
     case "Failed":
       return yield* failPaymentSteps(ports, record, status.reason, now)
     case "Returned":

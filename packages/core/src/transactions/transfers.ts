@@ -79,8 +79,18 @@ export function* transferInStoreSteps(
 ): Steps<TransactionRecord, QuoteError | InvalidInput | StoreError | UniqueViolation> {
   const { store, ids } = ports
   const { external, account } = yield* transferInAccountsSteps(ports, request)
-  const customer = yield* store.customers.get(external.customerId)
-  if (customer === undefined) return yield* Effect.fail(customerNotFound(external.customerId))
+  const customerId = external.customerId
+  if (customerId === undefined) {
+    return yield* Effect.fail(
+      InvalidInput.one(
+        "source.accountId",
+        { owner: "CUSTOMER" },
+        "A platform-owned external account is not pulled from: fund platform accounts through their payment instructions"
+      )
+    )
+  }
+  const customer = yield* store.customers.get(customerId)
+  if (customer === undefined) return yield* Effect.fail(customerNotFound(customerId))
   if (customer.isDeleted) return yield* Effect.fail(customerDeleted(customer.id))
   const id = yield* ids.make("Transaction")
   const now = yield* nowIso

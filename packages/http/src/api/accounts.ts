@@ -3,16 +3,20 @@ import {
   BeneficiaryTrustConfirmRequest,
   BeneficiaryTrustStart,
   CreateExternalAccountRequest,
+  CreatePlatformExternalAccountRequest,
   ExternalAccount,
   ExternalAccountId,
   InternalAccount,
   ListExternalAccountsQuery,
   ListInternalAccountsQuery,
+  ListPlatformExternalAccountsQuery,
+  ListPlatformInternalAccountsQuery,
   OwnershipChallenge,
   OwnershipChallengeRequest,
   OwnershipVerifyRequest,
   PageOf
 } from "@paycore/core"
+import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { created } from "./shared.ts"
 
@@ -97,11 +101,56 @@ export const AccountsGroup = HttpApiGroup.make("accounts")
       }
     )
   )
+  // The platform's own accounts (no customer; upstream `/platform/*`): customer routes 404 on them and vice versa.
+  .add(
+    HttpApiEndpoint.get("listPlatformInternal", "/platform/internal-accounts", {
+      query: ListPlatformInternalAccountsQuery,
+      success: Schema.Struct({ data: Schema.Array(InternalAccount) })
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("listPlatformExternal", "/platform/external-accounts", {
+      query: ListPlatformExternalAccountsQuery,
+      success: PageOf(ExternalAccount)
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("createPlatformExternal", "/platform/external-accounts", {
+      payload: CreatePlatformExternalAccountRequest,
+      success: ExternalAccount.pipe(created)
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getPlatformExternal", "/platform/external-accounts/:externalAccountId", {
+      params: { externalAccountId: ExternalAccountId },
+      success: ExternalAccount
+    })
+  )
+  .add(
+    HttpApiEndpoint.delete("deletePlatformExternal", "/platform/external-accounts/:externalAccountId", {
+      params: { externalAccountId: ExternalAccountId },
+      success: HttpApiSchema.NoContent
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("challengePlatformOwnership", "/platform/external-accounts/:externalAccountId/challenge", {
+      params: { externalAccountId: ExternalAccountId },
+      payload: OwnershipChallengeRequest,
+      success: OwnershipChallenge.pipe(created)
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("verifyPlatformOwnership", "/platform/external-accounts/:externalAccountId/verify", {
+      params: { externalAccountId: ExternalAccountId },
+      payload: OwnershipVerifyRequest,
+      success: ExternalAccount
+    })
+  )
   .annotateMerge(
     OpenApi.annotations({
       title: "Accounts",
       description:
         "Internal balances and external payee accounts; trusted beneficiaries (an SCA challenge to trust or " +
-        "untrust a USDC wallet)"
+        "untrust a USDC wallet); the platform's own internal and external accounts"
     })
   )

@@ -32,7 +32,7 @@ import {
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { PublicEndpoint } from "../serve.ts"
+import { PublicEndpoint, SecretAnswer } from "../annotations.ts"
 import { created, TypedCodeParam } from "./shared.ts"
 
 /** AG-01 … AG-23: what the platform does with its agents (Basic). Redeem is public: the agent has no credential yet. */
@@ -59,9 +59,10 @@ export const AgentsGroup = HttpApiGroup.make("agents")
   .add(
     HttpApiEndpoint.post("redeemDeviceCode", "/agents/device-codes/:code/redeem", {
       params: { code: TypedCodeParam },
-      // AG-15: the Bearer token, answered once with Cache-Control: no-store and never stored by an Idempotency-Key.
       success: AgentDeviceCodeRedeemResponse
-    }).annotate(PublicEndpoint, true)
+    })
+      .annotate(PublicEndpoint, true)
+      .annotate(SecretAnswer, true)
   )
   .add(HttpApiEndpoint.get("getAgent", "/agents/:agentId", { params: { agentId: AgentId }, success: Agent }))
   .add(

@@ -9,6 +9,7 @@ import {
   PageOf
 } from "@paycore/core"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { SecretAnswer } from "../annotations.ts"
 import { created } from "./shared.ts"
 
 export const CardsGroup = HttpApiGroup.make("cards")
@@ -33,9 +34,8 @@ export const CardsGroup = HttpApiGroup.make("cards")
   .add(
     HttpApiEndpoint.post("revealCard", "/cards/:id/reveal", {
       params: { id: CardId },
-      // CD-33: answered once with Cache-Control: no-store, never stored by an Idempotency-Key (app.ts).
       success: CardRevealResponse
-    })
+    }).annotate(SecretAnswer, true)
   )
   .annotateMerge(
     OpenApi.annotations({

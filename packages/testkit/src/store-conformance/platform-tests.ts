@@ -343,6 +343,65 @@ export const internalAccountTests = (it: It) => {
       yield* expectFiltered(list, {}, () => true, { included: [a1, a2, a3, b1, platform], excluded: [] })
     })
   )
+
+  it.effect("AC-01: owner filter (ownedByCustomer): the platform's accounts (no customer) or the customers'", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const list: ListFn<InternalAccountRecord, InternalAccountFilter> = store.internalAccounts.list
+      const s = makeScope()
+      const customers = [internalFull(s), { ...internalFull(s), currency: "EUR" }]
+      const platform = [internalMinimal(s), { ...internalMinimal(s), currency: "EUR" }]
+      for (const a of [...customers, ...platform]) yield* store.internalAccounts.insert(a)
+
+      yield* expectFiltered(list, { ownedByCustomer: false }, (a) => a.customerId === undefined, {
+        included: platform,
+        excluded: customers
+      })
+      yield* expectFiltered(list, { ownedByCustomer: true }, (a) => a.customerId !== undefined, {
+        included: customers,
+        excluded: platform
+      })
+      yield* expectFiltered(
+        list,
+        { ownedByCustomer: false, currency: "EUR" },
+        (a) => a.customerId === undefined && a.currency === "EUR",
+        { included: [platform[1]!], excluded: [...customers, platform[0]!] }
+      )
+    })
+  )
+
+  it.effect("AC-01: platformCurrency is unique (one platform account per currency); unset on any number of rows", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      // A currency no other test uses, so the suite's shared store holds no account of it yet.
+      const currency = `X${unique().slice(0, 6).toUpperCase()}`
+      const first: InternalAccountRecord = { ...internalMinimal(s), currency, platformCurrency: currency }
+      yield* store.internalAccounts.insert(first)
+      assertUniqueViolation(
+        yield* Effect.flip(
+          store.internalAccounts.insert({ ...internalMinimal(s), currency, platformCurrency: currency })
+        ),
+        "platformCurrency"
+      )
+      assertUniqueViolation(
+        yield* Effect.flip(
+          store.internalAccounts.insertMany([{ ...internalMinimal(s), currency, platformCurrency: currency }])
+        ),
+        "platformCurrency"
+      )
+      const other = internalMinimal(s)
+      yield* store.internalAccounts.insert(other)
+      assertUniqueViolation(
+        yield* Effect.flip(store.internalAccounts.update({ ...other, platformCurrency: currency })),
+        "platformCurrency"
+      )
+      assert.deepStrictEqual(yield* store.internalAccounts.get(other.id), other, "a refused update changes nothing")
+      // Customers' accounts (and platform rows written without it) hold no key: any number of them.
+      for (const a of [internalFull(s), internalFull(s), internalMinimal(s)]) yield* store.internalAccounts.insert(a)
+      assert.deepStrictEqual(yield* store.internalAccounts.findUnique("platformCurrency", currency), first)
+    })
+  )
 }
 
 export const externalAccountTests = (it: It) => {
@@ -374,6 +433,27 @@ export const externalAccountTests = (it: It) => {
       yield* expectFiltered(list, { currency: "EUR" }, (e) => e.currency === "EUR" && e.status !== "INACTIVE", {
         included: [e2, e4],
         excluded: [e1, e3, f1]
+      })
+    })
+  )
+
+  it.effect("owner filter (ownedByCustomer): the platform's own accounts (no customer) or the customers'", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const list: ListFn<ExternalAccount, ExternalAccountFilter> = store.externalAccounts.list
+      const s = makeScope()
+      const { customerId: _, ...platformAccount } = externalFull(s)
+      const platform: ExternalAccount = platformAccount
+      const customer = externalMinimal(s)
+      for (const e of [platform, customer]) yield* store.externalAccounts.insert(e)
+      assert.deepStrictEqual(yield* store.externalAccounts.get(platform.id), platform)
+      yield* expectFiltered(list, { ownedByCustomer: false }, (e) => e.customerId === undefined, {
+        included: [platform],
+        excluded: [customer]
+      })
+      yield* expectFiltered(list, { ownedByCustomer: true }, (e) => e.customerId !== undefined, {
+        included: [customer],
+        excluded: [platform]
       })
     })
   )
