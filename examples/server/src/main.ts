@@ -21,10 +21,13 @@ import { hkdfSync, randomBytes } from "node:crypto"
 import type { AddressInfo } from "node:net"
 import { NodeRuntime } from "@effect/platform-node"
 import {
+  defaultEngineSettings,
+  EngineConfig,
   Ids,
   KeyVault,
   keyVaultFromKey,
   OidcKeys,
+  sandboxIncomingApproval,
   Tokens,
   WalletVault,
   WebhookSecrets,
@@ -99,6 +102,8 @@ const program = Effect.gen(function* () {
   const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
   const { listener, context } = yield* makeApp({ webhookLeaseSeconds }).pipe(
     Effect.provide(portsContext),
+    // WH-21 (design Q4): the sandbox asks the platform to approve each UMA payment received, as the upstream does.
+    Effect.provideService(EngineConfig, { ...defaultEngineSettings, incomingApproval: sandboxIncomingApproval }),
     Option.isSome(oidcIssuers)
       ? Effect.provideService(OidcKeys, remoteOidcKeys(parseOidcIssuers(oidcIssuers.value)))
       : (effect) => effect

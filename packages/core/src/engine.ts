@@ -14,6 +14,7 @@ import { Discoveries, PlatformConfigService, Tokens } from "./platform/service.t
 import { Quotes } from "./quotes/service.ts"
 import { Sca } from "./sca/service.ts"
 import { Stablecoins, StablecoinsWorker } from "./stablecoins/service.ts"
+import { approvalRepliesLayer } from "./transactions/approvals.ts"
 import { quotePaymentsLayer } from "./transactions/execute.ts"
 import { Transactions } from "./transactions/service.ts"
 import { WalletAuth } from "./wallet-auth/service.ts"
@@ -47,7 +48,9 @@ export const EngineLayer = Layer.mergeAll(
   Documents.layer,
   BulkImports.layer,
   AgentsLayer.pipe(Layer.provideMerge(PaymentsLayer)),
-  WebhookDispatcher.layer,
+  // The platform's replies to INCOMING_PAYMENT.PENDING decide incoming approvals (WH-21): transactions hands the
+  // dispatcher its handler (webhooks, the bottom layer, imports nothing above it).
+  WebhookDispatcher.layer.pipe(Layer.provideMerge(approvalRepliesLayer)),
   WebhookSecrets.layer,
   // Delegated keys name the funding sources of real cards (W-42 … W-47).
   WalletAuth.layer.pipe(Layer.provide(cardFundingSourcesLayer)),

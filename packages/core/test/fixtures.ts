@@ -474,7 +474,10 @@ export const eventOrderProblem = Effect.fnUntraced(function* (record: Transactio
   if (outgoing) {
     if (events[0] !== "OUTGOING_PAYMENT.PENDING") return `first event ${events[0]} is not OUTGOING_PAYMENT.PENDING`
     i = 1
-  } else if (events[0] === "INCOMING_PAYMENT.PENDING") i = 1
+  } else if (events[0] === "INCOMING_PAYMENT.PENDING" && record.transaction.source.sourceType !== "UMA_ADDRESS") {
+    // A transfer-in pull announces itself PENDING at creation; an UMA payment's PENDING is its AWAIT_APPROVAL move.
+    i = 1
+  }
   let state: string = machine.initial
   while (i < events.length) {
     const move = silentlyReachable(transitions, state)

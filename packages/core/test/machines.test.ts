@@ -54,6 +54,8 @@ const outgoingExpected: Expected = {
   "PENDING_AUTHORIZATION SCA_EXPIRE": ["SCA_FAILED", ["OUTGOING_PAYMENT.FAILED"]],
   "PROCESSING SETTLE": ["COMPLETED", ["OUTGOING_PAYMENT.COMPLETED"]],
   "PROCESSING FAIL": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
+  // WH-07: a cancelled payout fails like a failed one (its refund settles in the same move, cancel.ts).
+  "PROCESSING CANCEL": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
   "COMPLETED RETURN": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
   "REFUND_PENDING REFUND_SETTLE": ["REFUND_COMPLETED", ["OUTGOING_PAYMENT.REFUND_COMPLETED"]],
   "REFUND_PENDING REFUND_FAIL": ["REFUND_FAILED", ["OUTGOING_PAYMENT.REFUND_FAILED"]]
@@ -62,6 +64,11 @@ const outgoingExpected: Expected = {
 const incomingExpected: Expected = {
   "PENDING SETTLE": ["COMPLETED", ["INCOMING_PAYMENT.COMPLETED"]],
   "PENDING FAIL": ["FAILED", ["INCOMING_PAYMENT.FAILED"]],
+  // WH-21: an UMA payment awaiting the platform's approval (public PENDING) is credited, rejected or failed once.
+  "PENDING AWAIT_APPROVAL": ["AWAITING_APPROVAL", ["INCOMING_PAYMENT.PENDING"]],
+  "AWAITING_APPROVAL APPROVE": ["COMPLETED", ["INCOMING_PAYMENT.COMPLETED"]],
+  "AWAITING_APPROVAL REJECT": ["FAILED", ["INCOMING_PAYMENT.FAILED"]],
+  "AWAITING_APPROVAL APPROVAL_FAIL": ["FAILED", ["INCOMING_PAYMENT.FAILED"]],
   "COMPLETED RETURN": ["REFUND_PENDING", ["INCOMING_PAYMENT.REFUND_PENDING"]],
   "REFUND_PENDING REFUND_SETTLE": ["REFUND_COMPLETED", ["INCOMING_PAYMENT.REFUND_COMPLETED"]],
   "REFUND_PENDING REFUND_FAIL": ["REFUND_FAILED", ["INCOMING_PAYMENT.REFUND_FAILED"]]
@@ -298,14 +305,33 @@ const cases: ReadonlyArray<{
       "RETURN",
       "REFUND_SETTLE",
       "REFUND_FAIL",
-      "EXPIRE"
+      "EXPIRE",
+      "CANCEL"
     ],
     expected: outgoingExpected
   },
   {
     machine: incomingPaymentMachine,
-    states: ["PENDING", "COMPLETED", "FAILED", "REFUND_PENDING", "REFUND_COMPLETED", "REFUND_FAILED"],
-    events: ["SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL"],
+    states: [
+      "PENDING",
+      "AWAITING_APPROVAL",
+      "COMPLETED",
+      "FAILED",
+      "REFUND_PENDING",
+      "REFUND_COMPLETED",
+      "REFUND_FAILED"
+    ],
+    events: [
+      "SETTLE",
+      "FAIL",
+      "AWAIT_APPROVAL",
+      "APPROVE",
+      "REJECT",
+      "APPROVAL_FAIL",
+      "RETURN",
+      "REFUND_SETTLE",
+      "REFUND_FAIL"
+    ],
     expected: incomingExpected
   },
   {
@@ -487,6 +513,7 @@ describe("state machines", () => {
     })
     expect(incomingStatus).toEqual({
       PENDING: "PENDING",
+      AWAITING_APPROVAL: "PENDING",
       COMPLETED: "COMPLETED",
       FAILED: "FAILED",
       REFUND_PENDING: "COMPLETED",

@@ -4,18 +4,29 @@
  * time passing and worker passes. After every step the ledger balances per currency, no
  * internal account is overdrawn, every transaction's events are a walk of its machine, and
  * every payment's money moved exactly as its state says (a failed payout refunded exactly once).
+ *
+ * Issue 17 slice D adds the actions on transactions: cancel a random payout (WH-07; the rail cancels what it has not
+ * settled), return a random deposit (WH-08), an UMA payment received under incoming approvals (WH-21) with a random
+ * webhook reply, and the API's approve / reject. Their invariants: a cancelled payment holds nothing and its refund
+ * ended; an approved incoming payment is credited exactly once, a declined one never; a returned deposit is held,
+ * then posted once.
  */
 
 import { Effect, type Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { systemAccount } from "../src/ledger/model.ts"
+import { Ids } from "../src/ports/ids.ts"
+import { Rail } from "../src/ports/rail.ts"
 import { Store } from "../src/ports/store.ts"
 import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
+import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
+import { approvalReplies } from "../src/transactions/approvals.ts"
 import { paymentLegs, refundReference, sourceLedgerAccount } from "../src/transactions/legs.ts"
 import type { TransactionRecord } from "../src/transactions/model.ts"
 import { Transactions } from "../src/transactions/service.ts"
+import type { WebhookReply } from "../src/webhooks/model.ts"
 import {
   allTransactions,
   eventOrderProblem,
@@ -73,6 +84,13 @@ type Command =
   | { readonly t: "worker" }
   | { readonly t: "race"; readonly quote: number }
   | { readonly t: "limits"; readonly maxTransactionAmount: number; readonly maxDailyVolume: number }
+  | { readonly t: "cancel"; readonly quote: number }
+  | { readonly t: "returnDeposit"; readonly pick: number }
+  | { readonly t: "umaReceive"; readonly account: number; readonly amount: number; readonly reply: Reply }
+  | { readonly t: "decide"; readonly pick: number; readonly approve: boolean }
+
+/** The platform's answer to INCOMING_PAYMENT.PENDING: a status, no answer at all, or silence (no delivery yet). */
+type Reply = number | "unreachable" | "silence"
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   {
@@ -111,6 +129,18 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("worker" as const) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant("race" as const), quote: fc.nat(40) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("cancel" as const), quote: fc.nat(40) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant("returnDeposit" as const), pick: fc.nat(40) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant("umaReceive" as const),
+      account: fc.nat(1),
+      amount: fc.integer({ min: 1, max: 30_000 }),
+      reply: fc.constantFrom<Reply>(200, 202, 403, 409, 422, 500, "unreachable", "silence")
+    })
+  },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("decide" as const), pick: fc.nat(40), approve: fc.boolean() }) },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -163,13 +193,23 @@ const moneyProblem = Effect.fnUntraced(function* (record: TransactionRecord) {
   const states = new Set(holds.map((t) => t.state))
   const only = (s: string) => holds.length > 0 && states.size === 1 && states.has(s as never)
   if (record.transaction.type === "INCOMING") {
+    const { amount } = record.transaction.receivedAmount
+    // Credited exactly once: one deposit transfer of the amount (an approval's too).
+    const creditedOnce = only("POSTED") && holds.length === 1 && holds[0]!.amount === amount
+    // A returned deposit holds its amount at once (deposit-returns.ts); a returned pull moves nothing until refunded.
+    const returnHeld = refunds.length === 0 || (refunds.length === 1 && refunds[0]!.state === "PENDING")
     const ok =
       (record.state === "PENDING" && (only("PENDING") || holds.length === 0)) ||
-      (record.state === "COMPLETED" && only("POSTED") && refunds.length === 0) ||
-      (record.state === "FAILED" && only("VOIDED")) ||
-      (record.state === "REFUND_PENDING" && only("POSTED") && refunds.length === 0) ||
-      (record.state === "REFUND_COMPLETED" && only("POSTED") && refunds.length === 1) ||
-      (record.state === "REFUND_FAILED" && only("POSTED") && refunds.length === 0)
+      (record.state === "AWAITING_APPROVAL" && holds.length === 0 && refunds.length === 0) ||
+      (record.state === "COMPLETED" && creditedOnce && refunds.length === 0) ||
+      (record.state === "FAILED" && (only("VOIDED") || holds.length === 0) && refunds.length === 0) ||
+      (record.state === "REFUND_PENDING" && creditedOnce && returnHeld) ||
+      (record.state === "REFUND_COMPLETED" &&
+        creditedOnce &&
+        refunds.length === 1 &&
+        refunds[0]!.state === "POSTED" &&
+        refunds[0]!.amount === amount) ||
+      (record.state === "REFUND_FAILED" && creditedOnce && refunds.length === 0)
     return ok ? undefined : `incoming ${record.state}: holds ${[...states]} refunds ${refunds.length}`
   }
   const quote = yield* store.quotes.get(record.transaction.quoteId!)
@@ -209,6 +249,15 @@ const moneyProblem = Effect.fnUntraced(function* (record: TransactionRecord) {
   }
 })
 
+/** The scripted rail, cancelling (WH-07) any payout it has not decided yet, as the sandbox rail does. */
+const cancellableRail = (rail: Rail["Service"]): Rail["Service"] => ({
+  ...rail,
+  cancel: (reference) =>
+    Effect.map(rail.status(reference), (status) =>
+      status._tag === "Pending" ? { _tag: "Cancelled" as const } : { _tag: "TooLate" as const }
+    )
+})
+
 const checkAll = Effect.gen(function* () {
   const problems: Array<string> = [...(yield* ledgerViolations)]
   for (const record of yield* allTransactions) {
@@ -221,7 +270,10 @@ const checkAll = Effect.gen(function* () {
 })
 
 const scenario = (commands: ReadonlyArray<Command>, store: Layer.Layer<Store, unknown> | undefined) => {
-  const env = makeEnv(commands.length + 1, store === undefined ? {} : { storeLayer: store })
+  const env = makeEnv(commands.length + 1, {
+    ...(store === undefined ? {} : { storeLayer: store }),
+    rail: cancellableRail
+  })
   return Effect.gen(function* () {
     yield* startClock
     const quotes = yield* Quotes
@@ -238,6 +290,8 @@ const scenario = (commands: ReadonlyArray<Command>, store: Layer.Layer<Store, un
     const usdPayee = yield* seedExternalAccount(a.id, "USD")
     const eurPayee = yield* seedExternalAccount(a.id, "EUR")
     const puller = yield* seedExternalAccount(a.id, "USD", { accountInfo: usAccount("444555666") })
+    const replies = approvalReplies({ store: yield* Store, ids: yield* Ids, rail: yield* Rail })
+    const customers = [a, b]
     const destinations: ReadonlyArray<CreateQuoteRequest["destination"]> = [
       { destinationType: "ACCOUNT", accountId: usdPayee.id },
       { destinationType: "ACCOUNT", accountId: eurPayee.id },
@@ -316,6 +370,53 @@ const scenario = (commands: ReadonlyArray<Command>, store: Layer.Layer<Store, un
           }
           break
         }
+        case "cancel": {
+          const q = created[c.quote % Math.max(1, created.length)]
+          const quote = q === undefined ? undefined : yield* allowRefusal(quotes.get(q.id))
+          if (quote !== undefined && (yield* allowRefusal(transactions.cancel(quote.transactionId))) !== undefined) {
+            count("cancelled a payout")
+          }
+          break
+        }
+        case "returnDeposit": {
+          const incoming = (yield* allTransactions).filter((r) => r.transaction.type === "INCOMING")
+          const pick = incoming[c.pick % Math.max(1, incoming.length)]
+          if (pick !== undefined && (yield* allowRefusal(transactions.sandboxReturnDeposit(pick.id))) !== undefined) {
+            count("returned a deposit")
+          }
+          break
+        }
+        case "umaReceive": {
+          const tx = yield* allowRefusal(
+            transactions.sandboxUmaReceive({
+              senderUmaAddress: "$alice@bank.example",
+              customerId: customers[c.account]!.id as never,
+              receivingCurrencyCode: "USD",
+              receivingCurrencyAmount: c.amount
+            })
+          )
+          if (tx === undefined || c.reply === "silence") break
+          // What the dispatcher hands the handler after the attempt (webhooks/service.ts), the same function.
+          const reply: WebhookReply =
+            c.reply === "unreachable"
+              ? { _tag: "TransportError", message: "connection refused" }
+              : { _tag: "Response", status: c.reply, body: "" }
+          yield* replies.onReply({ id: `Webhook:${step}`, type: "INCOMING_PAYMENT.PENDING", subject: tx.id }, reply)
+          break
+        }
+        case "decide": {
+          // Mostly a payment awaiting approval; any incoming payment when none does (the 409s).
+          const incoming = (yield* allTransactions).filter((r) => r.transaction.type === "INCOMING")
+          const awaiting = incoming.filter((r) => r.state === "AWAITING_APPROVAL")
+          const pool = awaiting.length > 0 ? awaiting : incoming
+          const pick = pool[c.pick % Math.max(1, pool.length)]
+          const decided =
+            pick === undefined
+              ? undefined
+              : yield* allowRefusal(c.approve ? transactions.approve(pick.id) : transactions.reject(pick.id, null))
+          if (decided !== undefined) count(`decided by the API: ${decided.status}`)
+          break
+        }
         case "limits":
           yield* setConfig({
             transactionLimits: [
@@ -335,7 +436,7 @@ const scenario = (commands: ReadonlyArray<Command>, store: Layer.Layer<Store, un
     const problems = yield* checkAll
     for (const record of yield* allTransactions) {
       if (
-        ["PROCESSING", "REFUND_PENDING"].includes(record.state) ||
+        ["PROCESSING", "REFUND_PENDING", "AWAITING_APPROVAL"].includes(record.state) ||
         (record.transaction.type === "INCOMING" && record.state === "PENDING")
       ) {
         problems.push(`${record.id} still ${record.state} after draining`)
@@ -343,7 +444,15 @@ const scenario = (commands: ReadonlyArray<Command>, store: Layer.Layer<Store, un
     }
     for (const r of yield* allTransactions) count(`${r.transaction.type} ${r.state}`)
     return problems.length > 0 ? { step: "drain", problems } : undefined
-  }).pipe(Effect.provide(env.layer), Effect.provide(TestClock.layer()))
+  }).pipe(
+    Effect.provide(env.layer),
+    // WH-21: UMA payments received await the platform's decision (the sandbox server's timings).
+    Effect.provideService(EngineConfig, {
+      ...defaultEngineSettings,
+      incomingApproval: { replySeconds: 5, decisionSeconds: 60 }
+    }),
+    Effect.provide(TestClock.layer())
+  )
 }
 
 export interface PaymentsPropertyOptions {

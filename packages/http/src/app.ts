@@ -2,6 +2,7 @@ import {
   Agents,
   BulkImports,
   CardsWorker,
+  EngineConfig,
   EngineLayer,
   Idempotency,
   Invitations,
@@ -15,7 +16,8 @@ import {
   Tokens,
   Transactions,
   WalletVault,
-  WebhookDispatcher
+  WebhookDispatcher,
+  WebhookReplies
 } from "@paycore/core"
 import { Cause, Context, Effect, Layer, Schedule } from "effect"
 import { PreparedCommand, SecretAnswer } from "./annotations.ts"
@@ -162,6 +164,8 @@ export const makeApp = (options: AppOptions = {}) =>
     // The wallet's ports are references: read where a handler runs. Those given to makeApp's own context are passed
     // on; stamps are checked with node:crypto (see stamp-verifier.ts).
     const references = Context.make(StampVerifier, nodeStampVerifier()).pipe(
+      // The engine settings makeApp runs with reach the handlers too (e.g. incoming approvals, WH-21).
+      Context.add(EngineConfig, yield* EngineConfig),
       Context.add(OidcKeys, yield* OidcKeys),
       Context.add(KeyVault, yield* KeyVault),
       Context.add(WalletVault, yield* WalletVault)
@@ -208,7 +212,9 @@ export const makeApp = (options: AppOptions = {}) =>
       const dispatcher =
         options.webhookLeaseSeconds === undefined
           ? Context.get(context, WebhookDispatcher)
-          : yield* makeWebhookDispatcher({ leaseSeconds: options.webhookLeaseSeconds })
+          : yield* makeWebhookDispatcher({ leaseSeconds: options.webhookLeaseSeconds }).pipe(
+              Effect.provideService(WebhookReplies, Context.get(context, WebhookReplies))
+            )
       yield* Effect.forkScoped(dispatcher.run(dispatch))
     }
 

@@ -80,12 +80,18 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     transferOut: transact,
     transferIn: transact,
     // a computation, stored nowhere: what a read may ask.
-    estimateWithdrawalFee: read
+    estimateWithdrawalFee: read,
+    // Issue 17 slice D: a receipt's confirmation is a write; the rest move money.
+    confirmTransaction: write,
+    cancelTransaction: transact,
+    approveTransaction: transact,
+    rejectTransaction: transact
   },
   sandbox: {
     fund: sandbox,
     send: sandbox,
     umaReceive: sandbox,
+    returnDeposit: sandbox,
     testWebhook: sandbox,
     settleLiveness: sandbox,
     settleScaResetLiveness: sandbox,

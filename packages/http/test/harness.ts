@@ -3,6 +3,9 @@ import type { AddressInfo } from "node:net"
 import {
   CardsWorker,
   DocumentStore,
+  defaultEngineSettings,
+  EngineConfig,
+  type EngineSettings,
   Ids,
   Invitations,
   OidcKeys,
@@ -85,6 +88,8 @@ export interface TestServerOptions {
    * from `@paycore/testkit`).
    */
   readonly extraLayer?: Layer.Layer<never> | undefined
+  /** Engine settings over the defaults (e.g. `incomingApproval`), for the requests, the worker and the dispatcher. */
+  readonly settings?: Partial<EngineSettings> | undefined
 }
 
 /**
@@ -102,18 +107,21 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     WebhookSigner.layerGenerated,
     options.extraLayer ?? Layer.empty
   )
+  const settings: EngineSettings = { ...defaultEngineSettings, ...options.settings }
   const scope = Effect.runSync(Scope.make())
   const { portsContext, app } = await Effect.runPromise(
     Effect.gen(function* () {
       const portsContext = yield* Layer.build(ports)
       const app = yield* makeApp({ workerIntervalMillis: 0, webhookIntervalMillis: 0, onDefect: () => {} }).pipe(
         Effect.provideService(OidcKeys, { resolver: options.oidcKeys }),
+        Effect.provideService(EngineConfig, settings),
         Effect.provide(portsContext)
       )
       return { portsContext, app }
     }).pipe(Scope.provide(scope))
   )
-  const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
+  const run = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.runPromise(Effect.provideService(effect, EngineConfig, settings))
   const tokens = Context.get(app.context, Tokens)
   const created = await run(tokens.create({ name: "admin", permissions: ["VIEW", "TRANSACT", "MANAGE"] }))
   const admin = { clientId: created.clientId, clientSecret: created.clientSecret }

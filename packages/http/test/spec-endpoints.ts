@@ -9,13 +9,10 @@
  *   endpoints" list (source `upstream-only`). Paths are written as their source writes them (the spec's
  *   `/internal-account` included); the test compares templates with parameter names erased.
  * - `OURS`: what we serve that is in none of those (extensions), each with why.
- * - `notBuiltYet`: entries with no route today. The test fails on a line whose route exists.
  *
- * How issue 17's slices use it: S0 creates it (this file). Each slice deletes its own `notBuiltYet` lines when it adds
- * the routes (A invitations, B stablecoins and provider accounts, C the crypto fee estimate, D transaction actions
- * and the sandbox deposit return, E platform accounts and VASPs); the test says which line to delete. S4 removes
- * `notBuiltYet` once it is empty. A new route that is in none of the lists fails until it is added to `OURS` with
- * a reason (or is found to be a spec endpoint under another path: then record both, as `/internal-account` is).
+ * Every entry is served (issue 17 built the last ones): an entry with no route fails the test. A new route that is in
+ * none of the lists fails until it is added to `OURS` with a reason (or is found to be a spec endpoint under another
+ * path: then record both, as `/internal-account` is).
  *
  * No entry is served under a path other than the one its source writes: the one alias, the spec's
  * `GET /internal-account` beside the upstream's `GET /customers/internal-accounts`, is served under both
@@ -273,16 +270,4 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
   { method: "GET", path: "/openapi.json", why: "Our OpenAPI document.", outsideApi: true },
   { method: "GET", path: "/docs", why: "The reference page rendering /openapi.json.", outsideApi: true },
   { method: "GET", path: "/docs/renderer.js", why: "The reference page's renderer, served locally.", outsideApi: true }
-]
-
-/**
- * Entries (of `ENDPOINTS` or `OURS`) with no route yet: issue 17's surface, by slice of its plan. Whoever adds one
- * of these routes deletes its line here (`spec-endpoints.test.ts` fails until then).
- */
-export const notBuiltYet: ReadonlyArray<string> = [
-  "POST /transactions/{transactionId}/approve", // D transactions
-  "POST /transactions/{transactionId}/reject", // D transactions
-  "POST /transactions/{transactionId}/confirm", // D transactions
-  "POST /transactions/{transactionId}/cancel", // D transactions
-  "POST /sandbox/transactions/{transactionId}/return" // D transactions
 ]

@@ -1,4 +1,5 @@
 import {
+  type CancelOutcome,
   type FailureReason,
   isOnChainNetwork,
   type PaymentRail,
@@ -231,6 +232,14 @@ const settled = (s: Submission, settledAt: string): PayoutStatus => {
   return { _tag: "Settled", settledAt }
 }
 
+/**
+ * A cancellation at `nowMs` (WH-07): a payout the rail has not decided yet (its status still `Pending`) is
+ * cancelled; one that settled, failed or was returned is too late. Stateless like `status`: after a cancellation
+ * the engine no longer asks about the payout (its refund is the holds voided).
+ */
+export const cancelAt = (s: Submission, nowMs: number): CancelOutcome =>
+  statusAt(s, nowMs)._tag === "Pending" ? { _tag: "Cancelled" } : { _tag: "TooLate" }
+
 export interface SandboxRailOptions {
   /** Divides every delay (default 1 = real spec timing; e.g. 3600 turns an hour into a second). */
   readonly speedUp?: number | undefined
@@ -275,6 +284,13 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
           return submission === undefined
             ? Effect.fail(unknownReference(reference))
             : Effect.succeed(statusAt(submission, now))
+        }),
+      cancel: (reference) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const submission = decodeReference(reference)
+          return submission === undefined
+            ? Effect.fail(unknownReference(reference))
+            : Effect.succeed(cancelAt(submission, now))
         }),
       settlementSeconds
     })

@@ -329,4 +329,21 @@ describe("SandboxRail references", () => {
       assert.notStrictEqual(a.reference, b.reference)
     }).pipe(Effect.provide(SandboxRail()))
   )
+
+  it.effect(
+    "WH-07: a payout is cancellable until the rail decides it (ACH: two days), then TooLate; unknown fails",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(T0)
+        const rail = yield* Rail
+        const submitted = yield* rail.submit(toAccount(us("123456789"), "ACH"))
+        assert.deepStrictEqual(yield* rail.cancel!(submitted.reference), { _tag: "Cancelled" })
+        yield* TestClock.adjust(settlementSeconds("ACH") * 1000 - 1)
+        assert.deepStrictEqual(yield* rail.cancel!(submitted.reference), { _tag: "Cancelled" })
+        yield* TestClock.adjust(1)
+        assert.deepStrictEqual(yield* rail.cancel!(submitted.reference), { _tag: "TooLate" })
+        const unknown = yield* Effect.flip(rail.cancel!("nope"))
+        assert.isFalse(unknown.retryable)
+      }).pipe(Effect.provide(SandboxRail()))
+  )
 })

@@ -18,6 +18,7 @@ import { agentIds } from "./migrations/0015_agent_ids.ts"
 import { agents } from "./migrations/0016_agents.ts"
 import { invitations } from "./migrations/0017_invitations.ts"
 import { stablecoins } from "./migrations/0018_stablecoins.ts"
+import { transactionActions } from "./migrations/0019_transaction_actions.ts"
 import { platformAccounts } from "./migrations/0020_platform_accounts.ts"
 import { onChain } from "./migrations/0021_on_chain.ts"
 
@@ -52,6 +53,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0016_agents": agents,
   "0017_invitations": invitations,
   "0018_stablecoins": stablecoins,
+  "0019_transaction_actions": transactionActions,
   "0020_platform_accounts": platformAccounts,
   "0021_on_chain": onChain
 }

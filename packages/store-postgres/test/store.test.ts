@@ -42,6 +42,7 @@ describe("migrations", () => {
         "0016_agents",
         "0017_invitations",
         "0018_stablecoins",
+        "0019_transaction_actions",
         "0020_platform_accounts",
         "0021_on_chain"
       ])

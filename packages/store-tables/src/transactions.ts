@@ -57,12 +57,14 @@ export const transactions = table<TransactionRecord, TransactionFilter>()({
     "transaction.reconciliationInstructions.reference": optional(text("reconciliation_reference")),
     "transaction.reconciliationInstructions.transactionHash": optional(text("reconciliation_transaction_hash")),
     "transaction.settledAt": optional(instant("settled_at")),
+    "transaction.receiptDeliveryConfirmedAt": optional(instant("receipt_delivery_confirmed_at")),
     state: text("state"),
     accountId: optional(text("account_id")),
     railReference: optional(text("rail_reference")),
     dueAt: optional(instant("due_at")),
     attempts: optional(integer("attempts")),
-    stalledAt: optional(instant("stalled_at"))
+    stalledAt: optional(instant("stalled_at")),
+    decisionReason: optional(text("decision_reason"))
   },
   primaryKey: ["id"],
   filters: {

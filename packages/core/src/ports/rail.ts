@@ -38,6 +38,12 @@ export type PayoutStatus =
   /** Settled, then returned by the receiving bank. */
   | { readonly _tag: "Returned"; readonly reason: FailureReason }
 
+/**
+ * What a rail answers to a cancellation (WH-07): the payout will not settle (`Cancelled`), or it is past the
+ * rail's cancellation window (`TooLate`: settled, or being processed).
+ */
+export type CancelOutcome = { readonly _tag: "Cancelled" } | { readonly _tag: "TooLate" }
+
 /** A rail refused the payout at submission (terminal), or could not be reached (retry). */
 export interface RailError {
   readonly _tag: "RailError"
@@ -56,6 +62,12 @@ export class Rail extends Context.Service<
      */
     readonly submit: (payout: Payout) => Effect.Effect<Submitted, RailError>
     readonly status: (reference: string) => Effect.Effect<PayoutStatus, RailError>
+    /**
+     * Optional: asks the rail to cancel a submitted payout it has not settled (ACH and WIRE, WH-07). A rail
+     * without it cancels nothing: every cancellation is 409 `TRANSACTION_NOT_CANCELLABLE`. Called outside any
+     * store transaction; a retryable error is 503.
+     */
+    readonly cancel?: ((reference: string) => Effect.Effect<CancelOutcome, RailError>) | undefined
     /** Typical settlement time of a rail in seconds (the spec's timing table). */
     readonly settlementSeconds: (rail: PaymentRail) => number
   }

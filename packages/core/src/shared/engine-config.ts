@@ -61,7 +61,24 @@ export interface EngineSettings {
   readonly invitationCodeMissesPerMinute: number
   /** How far ahead an invitation's `expiresAt` may be (IN-10). */
   readonly invitationMaxLifetimeDays: number
+  /**
+   * Incoming approvals (WH-21, design Q4): an UMA payment received waits for the platform's decision (its reply to
+   * `INCOMING_PAYMENT.PENDING`, or `POST /transactions/{id}/approve|reject`) before it credits. `null` (the
+   * default): UMA payments credit at once.
+   */
+  readonly incomingApproval: IncomingApprovalSettings | null
 }
+
+/** How long the platform has to decide on an incoming payment (docs/transactions.md, "Incoming approvals"). */
+export interface IncomingApprovalSettings {
+  /** After a 202 reply ("decision to follow"): the platform then has this long from the reply to decide. */
+  readonly replySeconds: number
+  /** From the payment's arrival: no decision by then fails it `PAYMENT_APPROVAL_TIMED_OUT`. */
+  readonly decisionSeconds: number
+}
+
+/** The approval timings the sandbox example server runs with (design section 2, "Numbers"). */
+export const sandboxIncomingApproval: IncomingApprovalSettings = { replySeconds: 5, decisionSeconds: 60 }
 
 /** Where the Travel Rule asks for proof that a customer owns the self-custody wallet it pays, and from what amount. */
 export interface TravelRuleSettings {
@@ -105,7 +122,8 @@ export const defaultEngineSettings: EngineSettings = {
   agentTransferApprovalSeconds: 86_400,
   invitationsPerInviterPerHour: 100,
   invitationCodeMissesPerMinute: 60,
-  invitationMaxLifetimeDays: 365
+  invitationMaxLifetimeDays: 365,
+  incomingApproval: null
 }
 
 export const EngineConfig = Context.Reference<EngineSettings>("paycore/EngineConfig", {

@@ -1,4 +1,5 @@
-import { InvalidInput, NotFound, type StoreError } from "../shared/errors.ts"
+import { Conflict, InvalidInput, NotFound, Refused, type StoreError } from "../shared/errors.ts"
+import type { TransactionRecord } from "./model.ts"
 
 /** 404 `TRANSACTION_NOT_FOUND`. */
 export const transactionNotFound = (id: string): NotFound =>
@@ -19,3 +20,34 @@ export const invalidFundAmount = (amount: number): InvalidInput =>
   )
 
 export type TransactionQueryError = InvalidInput | NotFound | StoreError
+
+/** 409 `TRANSACTION_NOT_CANCELLABLE` (WH-07): not a submitted ACH or WIRE payout the rail can still stop. */
+export const transactionNotCancellable = (record: TransactionRecord, why: string): Conflict =>
+  new Conflict({
+    code: "TRANSACTION_NOT_CANCELLABLE",
+    message: `Transaction ${record.id} cannot be cancelled: ${why}`,
+    details: {
+      status: record.transaction.status,
+      ...(record.transaction.paymentRail === undefined ? {} : { paymentRail: record.transaction.paymentRail })
+    }
+  })
+
+/** 503 `SERVICE_UNAVAILABLE`: the rail did not answer a cancellation; nothing changed, the call may be repeated. */
+export const railUnavailable = (message: string): Refused =>
+  new Refused({ code: "SERVICE_UNAVAILABLE", message: `The payment rail did not answer: ${message}; try again` })
+
+/** 409 `TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL` (WH-21): approve / reject of a payment not awaiting approval. */
+export const transactionNotPendingApproval = (record: TransactionRecord): Conflict =>
+  new Conflict({
+    code: "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL",
+    message: `Transaction ${record.id} is not an incoming payment awaiting the platform's approval`,
+    details: { status: record.transaction.status }
+  })
+
+/** 409 `CONFLICT` on a sandbox deposit return (WH-08): not a completed deposit, or its account no longer holds it. */
+export const depositNotReturnable = (record: TransactionRecord, why: string): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `Transaction ${record.id} cannot be returned: ${why}`,
+    details: { status: record.transaction.status }
+  })

@@ -8,11 +8,13 @@ import type { Customer } from "../customers/model.ts"
 import { recordSteps } from "../ledger/service.ts"
 import { customerDeleted, customerNotFound, quoteNotFound, umaNotFound } from "../quotes/errors.ts"
 import { usableInternalAccount } from "../quotes/usable-accounts.ts"
+import { EngineConfig, type IncomingApprovalSettings } from "../shared/engine-config.ts"
 import { InvalidInput, type Refused } from "../shared/errors.ts"
 import type { CustomerId } from "../shared/ids.ts"
 import { amountOf } from "../shared/money.ts"
 import { nowIso } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
+import { awaitApprovalSteps } from "./approvals.ts"
 import type { ScaPaymentPorts } from "./authorization.ts"
 import { invalidFundAmount, SANDBOX_FUND_MAX } from "./errors.ts"
 import { executeQuote } from "./execute.ts"
@@ -40,6 +42,23 @@ function* receivePaymentSteps(
   input: IncomingInput,
   now: string
 ): Steps<TransactionRecord, MoveError | Refused> {
+  const pending = yield* insertIncomingSteps(ports, input, now)
+  yield* recordSteps(
+    ports.store,
+    pending.id,
+    [depositLeg(input.accountId, input.amount, input.currency)],
+    "POSTED",
+    now
+  )
+  return yield* moveTransactionSteps(ports, pending, "SETTLE", { transaction: { settledAt: now } }, now)
+}
+
+/** Inserts an incoming payment `PENDING` (INCOMING / CREDIT into the account); no money moves yet. */
+function* insertIncomingSteps(
+  ports: PaymentPorts,
+  input: IncomingInput,
+  now: string
+): Steps<TransactionRecord, MoveError> {
   const id = yield* ports.ids.make("Transaction")
   const pending: TransactionRecord = {
     id,
@@ -63,8 +82,7 @@ function* receivePaymentSteps(
     }
   }
   yield* ports.store.transactions.insert(pending)
-  yield* recordSteps(ports.store, id, [depositLeg(input.accountId, input.amount, input.currency)], "POSTED", now)
-  return yield* moveTransactionSteps(ports, pending, "SETTLE", { transaction: { settledAt: now } }, now)
+  return pending
 }
 
 const fundInStore = Effect.fnUntraced(function* (ports: PaymentPorts, accountId: string, amount: number) {
@@ -116,7 +134,11 @@ function* umaRecipientSteps(ports: PaymentPorts, request: SandboxUmaReceiveReque
   return customer
 }
 
-const umaReceiveInStore = Effect.fnUntraced(function* (ports: PaymentPorts, request: SandboxUmaReceiveRequest) {
+const umaReceiveInStore = Effect.fnUntraced(function* (
+  ports: PaymentPorts,
+  request: SandboxUmaReceiveRequest,
+  approval: IncomingApprovalSettings | null
+) {
   const now = yield* nowIso
   const customer = yield* umaRecipientSteps(ports, request)
   const code = request.receivingCurrencyCode
@@ -134,24 +156,28 @@ const umaReceiveInStore = Effect.fnUntraced(function* (ports: PaymentPorts, requ
       )
     )
   }
-  return yield* receivePaymentSteps(
-    ports,
-    {
-      accountId: account.id,
-      customerId: customer.id,
-      platformCustomerId: customer.platformCustomerId,
-      currency: code,
-      amount: request.receivingCurrencyAmount,
-      source: { sourceType: "UMA_ADDRESS", umaAddress: request.senderUmaAddress, currency: code },
-      description: `UMA payment from ${request.senderUmaAddress}`
-    },
-    now
-  )
+  const input: IncomingInput = {
+    accountId: account.id,
+    customerId: customer.id,
+    platformCustomerId: customer.platformCustomerId,
+    currency: code,
+    amount: request.receivingCurrencyAmount,
+    source: { sourceType: "UMA_ADDRESS", umaAddress: request.senderUmaAddress, currency: code },
+    description: `UMA payment from ${request.senderUmaAddress}`
+  }
+  // WH-21: under incoming approvals the payment waits for the platform's decision (approvals.ts).
+  if (approval !== null)
+    return yield* awaitApprovalSteps(ports, yield* insertIncomingSteps(ports, input, now), approval, now)
+  return yield* receivePaymentSteps(ports, input, now)
 })
 
-/** Sandbox: an UMA payment arrives for a customer (found by UMA address or id) in their internal account of that currency. */
+/**
+ * Sandbox: an UMA payment arrives for a customer (found by UMA address or id) in their internal account of that
+ * currency: `COMPLETED` at once, or, under incoming approvals, `PENDING` until the platform decides (approvals.ts).
+ */
 export const sandboxUmaReceive = Effect.fnUntraced(function* (ports: PaymentPorts, request: SandboxUmaReceiveRequest) {
-  const record = yield* dieOnUnique(ports.store.transaction(umaReceiveInStore(ports, request)))
+  const { incomingApproval } = yield* EngineConfig
+  const record = yield* dieOnUnique(ports.store.transaction(umaReceiveInStore(ports, request, incomingApproval)))
   return record.transaction
 })
 

@@ -14,6 +14,9 @@ import type { TransactionStatus } from "./model.ts"
  * executes it (`AUTHORIZE`) or, for a real-time-funded quote, brings it back to PENDING to await the deposit
  * (`AUTHORIZE_FUNDING`). An expired challenge fails it as SCA_FAILED (public `FAILED`, `SCA_NOT_COMPLETED`): nothing
  * moved, so there is nothing to refund.
+ *
+ * `CANCEL` (WH-07): the platform cancelled a submitted ACH or WIRE payout the rail had not settled
+ * (`POST /transactions/{id}/cancel`); it fails like `FAIL`, and its refund is the holds voided.
  */
 export const outgoingPaymentMachine = defineMachine({
   name: "OutgoingPayment",
@@ -40,7 +43,8 @@ export const outgoingPaymentMachine = defineMachine({
     "RETURN",
     "REFUND_SETTLE",
     "REFUND_FAIL",
-    "EXPIRE"
+    "EXPIRE",
+    "CANCEL"
   ],
   initial: "PENDING",
   terminal: ["REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED", "SCA_FAILED"],
@@ -58,7 +62,8 @@ export const outgoingPaymentMachine = defineMachine({
     },
     PROCESSING: {
       SETTLE: { to: "COMPLETED", emits: ["OUTGOING_PAYMENT.COMPLETED"] },
-      FAIL: { to: "REFUND_PENDING", emits: ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"] }
+      FAIL: { to: "REFUND_PENDING", emits: ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"] },
+      CANCEL: { to: "REFUND_PENDING", emits: ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"] }
     },
     COMPLETED: {
       RETURN: { to: "REFUND_PENDING", emits: ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"] }
@@ -80,17 +85,46 @@ export type OutgoingEvent = (typeof outgoingPaymentMachine.events)[number]
  * An incoming payment (a deposit, a sandbox funding, a transfer-in pull, an UMA payment received).
  * A deposit returned after it completed is refunded: REFUND_* read `COMPLETED` publicly (the
  * deposit did arrive), with `refund.status` telling how the return went.
+ *
+ * Under incoming approvals (`EngineSettings.incomingApproval`, WH-21) an UMA payment waits in AWAITING_APPROVAL
+ * (public `PENDING`, no money moved) for the platform's decision: its webhook reply or the approve / reject
+ * routes (`APPROVE` credits it, `REJECT` fails it `COMPLIANCE_REJECTED`); a reply the service cannot use or no
+ * decision by the deadline fails it (`APPROVAL_FAIL`).
  */
 export const incomingPaymentMachine = defineMachine({
   name: "IncomingPayment",
-  states: ["PENDING", "COMPLETED", "FAILED", "REFUND_PENDING", "REFUND_COMPLETED", "REFUND_FAILED"],
-  events: ["SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL"],
+  states: [
+    "PENDING",
+    "AWAITING_APPROVAL",
+    "COMPLETED",
+    "FAILED",
+    "REFUND_PENDING",
+    "REFUND_COMPLETED",
+    "REFUND_FAILED"
+  ],
+  events: [
+    "SETTLE",
+    "FAIL",
+    "AWAIT_APPROVAL",
+    "APPROVE",
+    "REJECT",
+    "APPROVAL_FAIL",
+    "RETURN",
+    "REFUND_SETTLE",
+    "REFUND_FAIL"
+  ],
   initial: "PENDING",
   terminal: ["FAILED", "REFUND_COMPLETED", "REFUND_FAILED"],
   transitions: {
     PENDING: {
       SETTLE: { to: "COMPLETED", emits: ["INCOMING_PAYMENT.COMPLETED"] },
-      FAIL: { to: "FAILED", emits: ["INCOMING_PAYMENT.FAILED"] }
+      FAIL: { to: "FAILED", emits: ["INCOMING_PAYMENT.FAILED"] },
+      AWAIT_APPROVAL: { to: "AWAITING_APPROVAL", emits: ["INCOMING_PAYMENT.PENDING"] }
+    },
+    AWAITING_APPROVAL: {
+      APPROVE: { to: "COMPLETED", emits: ["INCOMING_PAYMENT.COMPLETED"] },
+      REJECT: { to: "FAILED", emits: ["INCOMING_PAYMENT.FAILED"] },
+      APPROVAL_FAIL: { to: "FAILED", emits: ["INCOMING_PAYMENT.FAILED"] }
     },
     COMPLETED: {
       RETURN: { to: "REFUND_PENDING", emits: ["INCOMING_PAYMENT.REFUND_PENDING"] }
@@ -123,6 +157,7 @@ export const outgoingStatus: { readonly [K in OutgoingState]: TransactionStatus 
 /** The public `status` of an incoming payment in a machine state. */
 export const incomingStatus: { readonly [K in IncomingState]: TransactionStatus } = {
   PENDING: "PENDING",
+  AWAITING_APPROVAL: "PENDING",
   COMPLETED: "COMPLETED",
   FAILED: "FAILED",
   REFUND_PENDING: "COMPLETED",

@@ -55,7 +55,12 @@ export const TransactionFailureReason = Schema.Literals([
   "ACCOUNT_INVALID",
   "COMPLIANCE_REJECTED",
   "COLLECTION_FAILED",
-  "SCA_NOT_COMPLETED"
+  "SCA_NOT_COMPLETED",
+  // Incoming approvals (WH-21, Q-37: the upstream incoming catalogue): the platform did not decide in time, its
+  // webhook reply was not one the service understands, or it answered 422 (payee data missing).
+  "PAYMENT_APPROVAL_TIMED_OUT",
+  "PAYMENT_APPROVAL_WEBHOOK_ERROR",
+  "MISSING_MANDATORY_PAYEE_DATA"
 ])
 export type TransactionFailureReason = typeof TransactionFailureReason.Type
 
@@ -141,6 +146,8 @@ export const Transaction = Schema.Struct({
     Schema.Struct({ reference: Schema.String, transactionHash: Schema.optionalKey(Schema.String) })
   ),
   settledAt: Schema.optionalKey(DateTimeString),
+  /** Q-32: when the platform delivered the receipt to its customer (`POST /transactions/{id}/confirm`). */
+  receiptDeliveryConfirmedAt: Schema.optionalKey(DateTimeString),
   createdAt: DateTimeString,
   updatedAt: DateTimeString
 })
@@ -214,6 +221,8 @@ export interface TransactionRecord {
    * service.ts): the row keeps its state and holds and has no `dueAt`; an operator looks at it.
    */
   readonly stalledAt?: string | undefined
+  /** Why the platform rejected an incoming payment awaiting approval (its `reason`; not shown in the resource). */
+  readonly decisionReason?: string | undefined
 }
 
 // ---- deprecated same-currency transfers and sandbox helpers ----
@@ -260,3 +269,23 @@ export const SandboxUmaReceiveRequest = Schema.Struct({
   receivingCurrencyAmount: PositiveMinorUnits
 })
 export type SandboxUmaReceiveRequest = typeof SandboxUmaReceiveRequest.Type
+
+// ---- actions on a transaction (issue 17 slice D) ----
+
+/** `POST /transactions/{transactionId}/confirm` (Q-32): the body may be absent; the time defaults to now. */
+export const ConfirmTransactionRequest = Schema.NullOr(
+  Schema.Struct({ receiptDeliveryConfirmedAt: Schema.optionalKey(DateTimeString) })
+)
+export type ConfirmTransactionRequest = typeof ConfirmTransactionRequest.Type
+
+/** `POST /transactions/{transactionId}/approve` (WH-21): what the platform tells of the receiver, if asked. */
+export const ApproveTransactionRequest = Schema.NullOr(
+  Schema.Struct({ receiverCustomerInfo: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)) })
+)
+export type ApproveTransactionRequest = typeof ApproveTransactionRequest.Type
+
+/** `POST /transactions/{transactionId}/reject` and `/cancel`: an optional reason, for the platform's own records. */
+export const TransactionReasonRequest = Schema.NullOr(
+  Schema.Struct({ reason: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1000))) })
+)
+export type TransactionReasonRequest = typeof TransactionReasonRequest.Type

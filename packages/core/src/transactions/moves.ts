@@ -107,7 +107,9 @@ const publicStatus = (record: Pick<TransactionRecord, "transaction">, state: str
 
 export interface TransactionChange {
   readonly transaction?: Partial<Transaction>
-  readonly record?: Partial<Pick<TransactionRecord, "railReference" | "dueAt" | "attempts" | "stalledAt">>
+  readonly record?: Partial<
+    Pick<TransactionRecord, "railReference" | "dueAt" | "attempts" | "stalledAt" | "decisionReason">
+  >
 }
 
 /** A transaction after a machine move (pure): new state and public status, `updatedAt` the command's time. */

@@ -52,7 +52,7 @@ const refundRetryInStore = Effect.fnUntraced(function* (
 })
 
 /** Moves a refund to its end (`REFUND_SETTLE` or `REFUND_FAIL`), with `refund.status` and its settlement time. */
-function* finishRefundSteps(
+export function* finishRefundSteps(
   ports: PaymentPorts,
   current: TransactionRecord,
   event: "REFUND_SETTLE" | "REFUND_FAIL",
@@ -81,7 +81,11 @@ function* refundIncomingSteps(
   refunded: boolean,
   now: string
 ): Steps<TransactionRecord, MoveError | Refused> {
-  if (refunded) return yield* finishRefundSteps(ports, current, "REFUND_SETTLE", now)
+  if (refunded) {
+    // A returned deposit held its amount when it was returned (deposit-returns.ts): the hold is posted now.
+    yield* resolveSteps(ports.store, refundReference(current.id), "POSTED")
+    return yield* finishRefundSteps(ports, current, "REFUND_SETTLE", now)
+  }
   const account = current.accountId
   if (account === undefined) return yield* finishRefundSteps(ports, current, "REFUND_FAIL", now)
   const code = current.transaction.receivedAmount.currency.code

@@ -14,20 +14,27 @@ import type { CardTransactionId, TransactionId } from "../shared/ids.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
 import { command } from "../shared/tracing.ts"
+import { approveIncoming, rejectIncoming } from "./approvals.ts"
 import { scaPaymentPorts } from "./authorization.ts"
 import { authorizeQuote, resendQuoteCode } from "./authorize.ts"
+import { cancelPayout } from "./cancel.ts"
+import { sandboxReturnDeposit } from "./deposit-returns.ts"
 import { fundSandbox, sandboxSend, sandboxUmaReceive } from "./incoming.ts"
 import type {
+  ApproveTransactionRequest,
+  ConfirmTransactionRequest,
   ListTransactionsQuery,
   SandboxSendRequest,
   SandboxUmaReceiveRequest,
   Transaction,
   TransactionOneOf,
+  TransactionReasonRequest,
   TransferInRequest,
   TransferOutRequest
 } from "./model.ts"
 import { currentClock } from "./moves.ts"
 import { getTransaction, listTransactions } from "./reads.ts"
+import { confirmReceipt } from "./receipts.ts"
 import { type ProcessDueReport, processDue } from "./settlement.ts"
 import { transferIn, transferOut } from "./transfers.ts"
 
@@ -82,6 +89,28 @@ export class Transactions extends Context.Service<
     readonly authorizeQuote: (quoteId: string, proof: ScaAuthorization) => Effect.Effect<Quote, TransactionsError>
     /** `POST /quotes/{quoteId}/authorize/resend` (S-07): a new SMS code for the open challenge, its expiry kept. */
     readonly resendQuoteScaCode: (quoteId: string) => Effect.Effect<void, TransactionsError>
+    /** `POST /transactions/{id}/confirm` (Q-32): records the receipt's delivery (receipts.ts). */
+    readonly confirm: (
+      id: string,
+      request?: ConfirmTransactionRequest | undefined
+    ) => Effect.Effect<Transaction, TransactionsError>
+    /** `POST /transactions/{id}/cancel` (WH-07): stops an unsettled ACH or WIRE payout (cancel.ts). */
+    readonly cancel: (
+      id: string,
+      request?: TransactionReasonRequest | undefined
+    ) => Effect.Effect<Transaction, TransactionsError>
+    /** `POST /transactions/{id}/approve` (WH-21): credits an incoming payment awaiting approval (approvals.ts). */
+    readonly approve: (
+      id: string,
+      request?: ApproveTransactionRequest | undefined
+    ) => Effect.Effect<Transaction, TransactionsError>
+    /** `POST /transactions/{id}/reject` (WH-21): fails an incoming payment awaiting approval (approvals.ts). */
+    readonly reject: (
+      id: string,
+      request?: TransactionReasonRequest | undefined
+    ) => Effect.Effect<Transaction, TransactionsError>
+    /** `POST /sandbox/transactions/{id}/return` (WH-08): the sending bank takes a deposit back (deposit-returns.ts). */
+    readonly sandboxReturnDeposit: (id: string) => Effect.Effect<Transaction, TransactionsError>
   }
 >()("paycore/transactions/Transactions") {
   static readonly layer: Layer.Layer<
@@ -123,6 +152,21 @@ export class Transactions extends Context.Service<
         }),
         resendQuoteScaCode: Effect.fn("Transactions.resendQuoteScaCode")(function* (quoteId: string) {
           return yield* resendQuoteCode(ports, quoteId, yield* currentClock)
+        }),
+        confirm: Effect.fn("Transactions.confirm")(function* (id: string, request?: ConfirmTransactionRequest) {
+          return yield* confirmReceipt(ports, id, request, yield* currentClock)
+        }),
+        cancel: Effect.fn("Transactions.cancel")(function* (id: string, request?: TransactionReasonRequest) {
+          return yield* cancelPayout(ports, id, request, yield* currentClock)
+        }),
+        approve: Effect.fn("Transactions.approve")(function* (id: string, request?: ApproveTransactionRequest) {
+          return yield* approveIncoming(ports, id, request, yield* currentClock)
+        }),
+        reject: Effect.fn("Transactions.reject")(function* (id: string, request?: TransactionReasonRequest) {
+          return yield* rejectIncoming(ports, id, request, yield* currentClock)
+        }),
+        sandboxReturnDeposit: Effect.fn("Transactions.sandboxReturnDeposit")(function* (id: string) {
+          return yield* sandboxReturnDeposit(ports, id, yield* currentClock)
         })
       })
     })

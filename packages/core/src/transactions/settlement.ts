@@ -13,6 +13,7 @@ import type { Refused } from "../shared/errors.ts"
 import { statesAllowing } from "../shared/machine.ts"
 import { addSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
+import { AWAITING_APPROVAL, expireApprovalInStore } from "./approvals.ts"
 import { failUnauthorizedSteps, quoteSlot } from "./authorization.ts"
 import { expireQuoteAndTransactionSteps } from "./execute.ts"
 import { refundReference } from "./legs.ts"
@@ -63,7 +64,9 @@ const WORKER_EVENTS = ["SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL
 const WORKER_STATES: ReadonlyArray<string> = [
   ...new Set<string>([
     ...statesAllowing(outgoingPaymentMachine, ...WORKER_EVENTS, "SCA_EXPIRE"),
-    ...statesAllowing(incomingPaymentMachine, ...WORKER_EVENTS)
+    ...statesAllowing(incomingPaymentMachine, ...WORKER_EVENTS),
+    // An incoming payment awaiting the platform's approval, due at its deadline (WH-21).
+    ...statesAllowing(incomingPaymentMachine, "APPROVAL_FAIL")
   ])
 ]
 
@@ -260,13 +263,15 @@ const stepTransaction = (
 ): Effect.Effect<TransactionRecord, MoveError | Refused> =>
   canMove(record, "SCA_EXPIRE")
     ? ports.store.transaction(expireUnauthorizedInStore(ports, record, clock))
-    : refundDue(record)
-      ? Effect.gen(() => refundSteps(ports, record, clock))
-      : awaitingSubmission(record)
-        ? Effect.gen(() => submitSteps(ports, record, clock))
-        : awaitingRail(record)
-          ? poll(ports, record, clock)
-          : Effect.succeed(record)
+    : record.state === AWAITING_APPROVAL
+      ? ports.store.transaction(expireApprovalInStore(ports, record, clock))
+      : refundDue(record)
+        ? Effect.gen(() => refundSteps(ports, record, clock))
+        : awaitingSubmission(record)
+          ? Effect.gen(() => submitSteps(ports, record, clock))
+          : awaitingRail(record)
+            ? poll(ports, record, clock)
+            : Effect.succeed(record)
 
 const logStepFailure = <E>(cause: Cause.Cause<E>) => Effect.logWarning("paycore worker step failed", cause)
 

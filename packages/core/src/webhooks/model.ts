@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Context, type Effect, Schema } from "effect"
+import type { StoreError } from "../shared/errors.ts"
 import { WebhookId, WebhookSecretId } from "../shared/ids.ts"
 import { DateTimeString } from "../shared/schemas.ts"
 
@@ -63,3 +64,30 @@ export const WebhookSecretInfo = Schema.Struct({
   expiresAt: Schema.optionalKey(DateTimeString)
 })
 export type WebhookSecretInfo = typeof WebhookSecretInfo.Type
+
+/** What the platform's endpoint answered to one delivery attempt, or why it could not be reached. */
+export type WebhookReply =
+  | { readonly _tag: "Response"; readonly status: number; readonly body: string }
+  | { readonly _tag: "TransportError"; readonly message: string }
+
+/**
+ * A context above webhooks that acts on the platform's replies to events of some types (the incoming approvals of
+ * transactions, WH-21): after each attempt to deliver an event of a type in `types`, the dispatcher calls
+ * `onReply` with the event's subject and the reply. The handler runs its own store transaction; its failure is
+ * logged and does not change the delivery.
+ */
+export interface WebhookReplyHandler {
+  readonly types: ReadonlyArray<string>
+  readonly onReply: (
+    event: { readonly id: string; readonly type: string; readonly subject: string },
+    reply: WebhookReply
+  ) => Effect.Effect<void, StoreError>
+}
+
+/**
+ * The reply handlers the dispatcher calls (default none: replies only decide delivery). Webhooks stays the bottom
+ * layer: a context above provides the handlers (engine.ts), the dispatcher only knows this shape.
+ */
+export const WebhookReplies = Context.Reference<ReadonlyArray<WebhookReplyHandler>>("paycore/webhooks/WebhookReplies", {
+  defaultValue: () => []
+})

@@ -13,7 +13,14 @@ import type { WebhookId } from "../shared/ids.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import { addSeconds, nowIso } from "../shared/time.ts"
 import { webhookDeliveryError, webhookEndpointNotSet, webhookNotDead, webhookNotFound } from "./errors.ts"
-import type { DeliveryAttempt, OutboxRecord, WebhookSecretInfo, WebhookSecretRecord } from "./model.ts"
+import {
+  type DeliveryAttempt,
+  type OutboxRecord,
+  WebhookReplies,
+  type WebhookReply,
+  type WebhookSecretInfo,
+  type WebhookSecretRecord
+} from "./model.ts"
 
 /**
  * The outbox row of a new event; the store numbers it. `body` is the exact JSON `{id, type, timestamp, data}`,
@@ -480,6 +487,18 @@ const makeDelivery = Effect.fnUntraced(function* () {
   const store = yield* Store
   const transport = yield* WebhookTransport
   const signer = yield* WebhookSigner
+  const replies = yield* WebhookReplies
+
+  /** Hands the reply to an attempt to the handlers that claim the event's type (see `WebhookReplies`). */
+  const handReply = (row: OutboxRecord, reply: WebhookReply): Effect.Effect<void> =>
+    Effect.forEach(
+      replies.filter((handler) => handler.types.includes(row.type)),
+      (handler) =>
+        handler
+          .onReply({ id: row.id, type: row.type, subject: row.subject }, reply)
+          .pipe(Effect.catchCause((cause) => Effect.logWarning(`webhook reply handler failed for ${row.id}`, cause))),
+      { discard: true }
+    )
 
   /** Gives a claimed row back without an attempt, due again at `dueAt`. */
   const release = (row: OutboxRecord, dueAt: string) =>
@@ -504,33 +523,44 @@ const makeDelivery = Effect.fnUntraced(function* () {
         : { at, url, error: result.failure.message, durationMs }
     const random = yield* Random.next
     const endedAt = new Date(endedMs).toISOString()
-    return yield* store.transaction(
-      Effect.gen(function* () {
-        // Re-read: after a lease expiry another dispatcher may have recorded attempts too.
-        const current = (yield* store.outbox.get(row.id)) ?? row
-        const attempts = [...current.attempts, record]
-        const base = { ...current, attempts, leaseUntil: undefined }
-        let next: OutboxRecord
-        if (current.status === "DELIVERED" || (result._tag === "Success" && isDelivered(result.success.status))) {
-          next = { ...base, status: "DELIVERED" }
-        } else if (!isRetried(current.type)) {
-          next = { ...base, status: "DEAD" }
-        } else {
-          // Attempts of the current round: a replay starts a new round of `webhookMaxAttempts`.
-          const inRound = ((attempts.length - 1) % settings.webhookMaxAttempts) + 1
-          next =
-            inRound >= settings.webhookMaxAttempts
-              ? { ...base, status: "DEAD" }
-              : {
-                  ...base,
-                  status: "PENDING",
-                  nextAttemptAt: addSeconds(endedAt, backoffSeconds(inRound, settings, random))
-                }
-        }
-        yield* store.outbox.save(next)
-        return next
-      })
-    )
+    return yield* store
+      .transaction(
+        Effect.gen(function* () {
+          // Re-read: after a lease expiry another dispatcher may have recorded attempts too.
+          const current = (yield* store.outbox.get(row.id)) ?? row
+          const attempts = [...current.attempts, record]
+          const base = { ...current, attempts, leaseUntil: undefined }
+          let next: OutboxRecord
+          if (current.status === "DELIVERED" || (result._tag === "Success" && isDelivered(result.success.status))) {
+            next = { ...base, status: "DELIVERED" }
+          } else if (!isRetried(current.type)) {
+            next = { ...base, status: "DEAD" }
+          } else {
+            // Attempts of the current round: a replay starts a new round of `webhookMaxAttempts`.
+            const inRound = ((attempts.length - 1) % settings.webhookMaxAttempts) + 1
+            next =
+              inRound >= settings.webhookMaxAttempts
+                ? { ...base, status: "DEAD" }
+                : {
+                    ...base,
+                    status: "PENDING",
+                    nextAttemptAt: addSeconds(endedAt, backoffSeconds(inRound, settings, random))
+                  }
+          }
+          yield* store.outbox.save(next)
+          return next
+        })
+      )
+      .pipe(
+        Effect.tap(() =>
+          handReply(
+            row,
+            result._tag === "Success"
+              ? { _tag: "Response", status: result.success.status, body: result.success.body }
+              : { _tag: "TransportError", message: result.failure.message }
+          )
+        )
+      )
   })
 
   /** Rows of one subject, in sequence order: stop at the first that stays pending. */

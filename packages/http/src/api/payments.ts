@@ -1,5 +1,7 @@
 import {
   AnyTransactionId,
+  ApproveTransactionRequest,
+  ConfirmTransactionRequest,
   CreateQuoteRequest,
   EstimateWithdrawalFeeRequest,
   EstimateWithdrawalFeeResponse,
@@ -14,7 +16,9 @@ import {
   ReceiverLookupQuery,
   ScaAuthorization,
   Transaction,
+  TransactionId,
   TransactionOneOf,
+  TransactionReasonRequest,
   TransferInRequest,
   TransferOutRequest,
   UmaLookup
@@ -72,6 +76,36 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
     HttpApiEndpoint.get("getTransaction", "/transactions/:transactionId", {
       params: { transactionId: AnyTransactionId },
       success: TransactionOneOf
+    })
+  )
+  // Actions on a transaction (issue 17 slice D, docs/transactions.md): receipts, cancellation of an unsettled
+  // bank payout (WH-07), the platform's decision on an incoming payment awaiting approval (WH-21).
+  .add(
+    HttpApiEndpoint.post("confirmTransaction", "/transactions/:transactionId/confirm", {
+      params: { transactionId: AnyTransactionId },
+      payload: ConfirmTransactionRequest,
+      success: Transaction
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("cancelTransaction", "/transactions/:transactionId/cancel", {
+      params: { transactionId: TransactionId },
+      payload: TransactionReasonRequest,
+      success: Transaction
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("approveTransaction", "/transactions/:transactionId/approve", {
+      params: { transactionId: TransactionId },
+      payload: ApproveTransactionRequest,
+      success: Transaction
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("rejectTransaction", "/transactions/:transactionId/reject", {
+      params: { transactionId: TransactionId },
+      payload: TransactionReasonRequest,
+      success: Transaction
     })
   )
   .add(

@@ -18,6 +18,7 @@ import {
   SandboxUmaReceiveRequest,
   ScaFactorResetParams,
   Transaction,
+  TransactionId,
   TwoFactorResetStatus
 } from "@paycore/core"
 import { Schema } from "effect"
@@ -54,6 +55,13 @@ export const SandboxGroup = HttpApiGroup.make("sandbox")
   .add(
     HttpApiEndpoint.post("umaReceive", "/sandbox/uma/receive", {
       payload: SandboxUmaReceiveRequest,
+      success: Transaction
+    })
+  )
+  .add(
+    // WH-08 (ours, design Q13): the sending bank takes a completed deposit back.
+    HttpApiEndpoint.post("returnDeposit", "/sandbox/transactions/:transactionId/return", {
+      params: { transactionId: TransactionId },
       success: Transaction
     })
   )

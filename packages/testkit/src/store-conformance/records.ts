@@ -434,6 +434,7 @@ export const transactionFull = (s: Scope, id?: string): TransactionRecord => {
       remittanceInformation: "INV-42",
       reconciliationInstructions: { reference: `RECON-${s.tag}` },
       settledAt: plusSeconds(createdAt, 61),
+      receiptDeliveryConfirmedAt: plusSeconds(createdAt, 62),
       updatedAt: plusSeconds(createdAt, 61)
     },
     state: "SUBMITTED",
@@ -441,7 +442,8 @@ export const transactionFull = (s: Scope, id?: string): TransactionRecord => {
     railReference: `rail-${s.tag}`,
     dueAt: plusSeconds(createdAt, 90),
     attempts: 2,
-    stalledAt: plusSeconds(createdAt, 3_600)
+    stalledAt: plusSeconds(createdAt, 3_600),
+    decisionReason: "RESTRICTED_JURISDICTION"
   }
 }
 
