@@ -3,7 +3,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
-    globalSetup: ["packages/http/test/conformance-setup.ts"],
+    globalSetup: ["packages/http/test/conformance-setup.ts", "packages/store-postgres/test/pglite-template-setup.ts"],
     reporters: ["default", "./vitest.closing-line.ts"],
     // A worker per core (vitest's default leaves one idle): the suite spends much of its time waiting on
     // PostgreSQL and PGlite, so two workers on a 2-core CI machine take about two thirds of the time of one.

@@ -3,7 +3,7 @@ import { documentStoreLayer } from "@paycore/store-memory"
 import { documentStoreLayerPglite, layerPglite } from "@paycore/store-postgres"
 import type { Layer } from "effect"
 import { describe } from "vitest"
-import { testDatabase } from "../../store-postgres/test/helpers.ts"
+import { pgliteConfig, testDatabase } from "../../store-postgres/test/helpers.ts"
 import type { TestServerOptions } from "./harness.ts"
 
 /** A store and the DocumentStore beside it, as a deployment pairs them. */
@@ -18,7 +18,10 @@ export const onEveryStore = (name: string, database: string, suite: (stores: () 
     suite(() => ({ documentStoreLayer }))
   })
   describe(`${name} on PGlite`, () => {
-    suite(() => ({ storeLayer: layerPglite(), documentStoreLayer: documentStoreLayerPglite() }))
+    suite(() => ({
+      storeLayer: layerPglite(pgliteConfig()),
+      documentStoreLayer: documentStoreLayerPglite(pgliteConfig())
+    }))
   })
   describe.runIf(process.env.DATABASE_URL)(`${name} on PostgreSQL`, () => {
     const db = testDatabase(database)

@@ -48,6 +48,11 @@ export const makePgKysely = (config: PgConfig): Kysely<Database> => {
 export interface PgliteConfig {
   /** A directory to keep the database in; in memory when absent. */
   readonly dataDir?: string | undefined
+  /**
+   * A dumped data directory (`PGlite.dumpDataDir()`) an in-memory database starts from instead of running initdb:
+   * two to three times faster to start, for test suites that start hundreds of databases.
+   */
+  readonly template?: Blob | undefined
 }
 
 /**
@@ -63,7 +68,9 @@ export const makePgliteKysely = (config: PgliteConfig = {}): Kysely<Database> =>
   return new Kysely<Database>({
     dialect: new PGliteDialect({
       pglite: () =>
-        config.dataDir === undefined ? new PGlite(options) : new PGlite({ ...options, dataDir: config.dataDir })
+        config.dataDir !== undefined
+          ? new PGlite({ ...options, dataDir: config.dataDir })
+          : new PGlite(config.template === undefined ? options : { ...options, loadDataDir: config.template })
     })
   })
 }

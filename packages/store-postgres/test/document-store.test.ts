@@ -12,12 +12,12 @@ import {
   sweepOrphanDocumentChunks
 } from "../src/document-store.ts"
 import { makePgliteKysely } from "../src/index.ts"
-import { testDatabase } from "./helpers.ts"
+import { pgliteConfig, testDatabase } from "./helpers.ts"
 
 // The port's conformance suite: always on an in-memory PGlite, and on the real server when DATABASE_URL names one
 // (a fresh schema for this file). A small chunk size runs the same suite with many chunk rows per file.
-documentStoreConformance("pglite", documentStoreLayerPglite(), { timeout: "60 seconds" })
-documentStoreConformance("pglite, 16 KiB chunks", documentStoreLayerPglite({}, { chunkBytes: 16 * 1024 }), {
+documentStoreConformance("pglite", documentStoreLayerPglite(pgliteConfig()), { timeout: "60 seconds" })
+documentStoreConformance("pglite, 16 KiB chunks", documentStoreLayerPglite(pgliteConfig(), { chunkBytes: 16 * 1024 }), {
   timeout: "60 seconds"
 })
 
@@ -153,7 +153,7 @@ describe(`PostgreSQL document store (${database.kind})`, () => {
 
   it.live("shares a Kysely with other users (the Store's own database)", () =>
     Effect.gen(function* () {
-      const db = makePgliteKysely()
+      const db = makePgliteKysely(pgliteConfig())
       yield* setupDocumentTables(db)
       const store = yield* makePostgresDocumentStore(db)
       yield* store.put("x", "image/png", chunked(randomBytes(10)), { maxBytes: 10 })

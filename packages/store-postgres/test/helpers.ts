@@ -1,9 +1,10 @@
+import { readFileSync } from "node:fs"
 import { type DocumentStore, Store, type StoreError } from "@paycore/core"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { type Kysely, sql } from "kysely"
 import pg from "pg"
-import { afterAll, beforeAll } from "vitest"
+import { afterAll, beforeAll, inject } from "vitest"
 import { makeEnv, type TestEnv } from "../../core/test/fixtures.ts"
 import {
   type Database,
@@ -16,8 +17,27 @@ import {
   makePgKysely,
   makePgliteKysely,
   makePostgresStore,
-  migrate
+  migrate,
+  type PgliteConfig
 } from "../src/index.ts"
+
+let template: Blob | null | undefined
+/**
+ * The configuration of a test database on PGlite: it starts from the run's template (pglite-template-setup.ts) when
+ * the global setup made one, else from initdb.
+ */
+export const pgliteConfig = (): PgliteConfig => {
+  if (template === undefined) {
+    let file: string | undefined
+    try {
+      file = inject("paycorePgliteTemplate")
+    } catch {
+      file = undefined
+    }
+    template = file === undefined ? null : new Blob([new Uint8Array(readFileSync(file))])
+  }
+  return template === null ? {} : { template }
+}
 
 export interface TestDatabase {
   /** `pg` on the server named by DATABASE_URL, else an in-memory PGlite. */
@@ -41,9 +61,9 @@ export const testDatabase = (name: string): TestDatabase => {
   if (url === undefined || url === "") {
     return {
       kind: "pglite",
-      layer: () => layerPglite(),
-      documentStoreLayer: () => documentStoreLayerPglite(),
-      open: () => makePgliteKysely()
+      layer: () => layerPglite(pgliteConfig()),
+      documentStoreLayer: () => documentStoreLayerPglite(pgliteConfig()),
+      open: () => makePgliteKysely(pgliteConfig())
     }
   }
   const schema = `test_${name}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
@@ -73,7 +93,7 @@ export const testDatabase = (name: string): TestDatabase => {
  * migrations' is truncated). A fresh PGlite takes ~2 s to start, so the runs share it; it closes after the file.
  */
 export const emptyPgliteStore = (): (() => Layer.Layer<Store>) => {
-  const db = makePgliteKysely()
+  const db = makePgliteKysely(pgliteConfig())
   afterAll(() => db.destroy())
   const layer = Layer.effect(
     Store,
