@@ -1,5 +1,9 @@
 import { Conflict, InvalidInput, NotFound, Refused, type StoreError } from "../shared/errors.ts"
 
+/** 404 `NOT_FOUND`: an unknown internal or external account. */
+export const accountNotFound = (id: string): NotFound =>
+  new NotFound({ code: "NOT_FOUND", message: `Account ${id} was not found` })
+
 /** 404 `NOT_FOUND` for an internal account (the spec has no dedicated code). */
 export const internalAccountNotFound = (id: string): NotFound =>
   new NotFound({ code: "NOT_FOUND", message: `Internal account ${id} was not found` })

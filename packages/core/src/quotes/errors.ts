@@ -76,9 +76,7 @@ export const customerNotFound = (id: string): NotFound =>
 export const customerDeleted = (id: string): Refused =>
   new Refused({ code: "CUSTOMER_DELETED", message: `Customer ${id} was deleted` })
 
-/** 404 `NOT_FOUND`: an unknown internal or external account. */
-export const accountNotFound = (id: string): NotFound =>
-  new NotFound({ code: "NOT_FOUND", message: `Account ${id} was not found` })
+export { accountNotFound } from "../accounts/errors.ts"
 
 /** 400 `ACCOUNT_NOT_ACTIVE`: a closed, frozen or failed internal account cannot send or receive. */
 export const accountNotActive = (id: string, status: string): Refused =>

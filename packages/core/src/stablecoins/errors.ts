@@ -87,10 +87,6 @@ export const stablecoinNotProvisioned = (issuanceStatus: string): Conflict =>
 export const amountOutOfRange = (why: string, constraint: Record<string, unknown>): InvalidInput =>
   InvalidInput.one("amount", constraint, why)
 
-/** 404 `NOT_FOUND`: an unknown internal or external account (as quotes answer, the `account-not-found-code` difference). */
-export const operationAccountNotFound = (id: string): NotFound =>
-  new NotFound({ code: "NOT_FOUND", message: `Account ${id} was not found` })
-
 /** 400 `INVALID_INPUT` on the field naming an account that cannot take part (currency, type, rails, status). */
 export const accountUnusable = (field: string, reason: string): InvalidInput =>
   InvalidInput.one(field, { usable: reason }, `The account cannot be used here: ${reason}`)

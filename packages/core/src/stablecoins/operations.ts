@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { accountNotFound } from "../accounts/errors.ts"
 import type { IdempotentResponse } from "../idempotency/model.ts"
 import { clientReferenceOf, type IdempotentRequest, runPrepared } from "../idempotency/service.ts"
 import { recordSteps } from "../ledger/service.ts"
@@ -12,7 +13,6 @@ import { parseStablecoinAmount } from "./amounts.ts"
 import {
   accountUnusable,
   amountOutOfRange,
-  operationAccountNotFound,
   providerAccountInvalid,
   providerAccountNotFound,
   requestInFlight,
@@ -111,7 +111,7 @@ const payingInternalAccount = Effect.fnUntraced(function* (
   ccy: string
 ) {
   const account = id.startsWith("InternalAccount:") ? yield* ports.store.internalAccounts.get(id) : undefined
-  if (account === undefined) return yield* operationAccountNotFound(id)
+  if (account === undefined) return yield* accountNotFound(id)
   // An embedded wallet's money moves only on its customer's signature: never a debit source here.
   if (account.type === "EMBEDDED_WALLET") return yield* accountUnusable(field, "an embedded wallet is not a source")
   if (account.status !== "ACTIVE") return yield* accountUnusable(field, `the account is ${account.status}`)
@@ -123,7 +123,7 @@ const payingInternalAccount = Effect.fnUntraced(function* (
 /** An `ACTIVE` external account (`field` names it), else 404 / 400. */
 const activeExternalAccount = Effect.fnUntraced(function* (ports: StablecoinPorts, id: string, field: string) {
   const account = id.startsWith("ExternalAccount:") ? yield* ports.store.externalAccounts.get(id) : undefined
-  if (account === undefined) return yield* operationAccountNotFound(id)
+  if (account === undefined) return yield* accountNotFound(id)
   if (account.status !== "ACTIVE") return yield* accountUnusable(field, `the account is ${account.status}`)
   return account
 })
@@ -157,7 +157,7 @@ const checkMint = Effect.fnUntraced(function* (
   let providerDestination: ProviderDestination
   if (to.startsWith("InternalAccount:")) {
     const account = yield* ports.store.internalAccounts.get(to)
-    if (account === undefined) return yield* operationAccountNotFound(to)
+    if (account === undefined) return yield* accountNotFound(to)
     if (coin.currency === undefined) {
       return yield* accountUnusable(
         "destination.accountId",
