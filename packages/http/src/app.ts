@@ -71,6 +71,10 @@ const bearerRefused = new AuthenticationRefused(
   'Bearer realm="paycore"'
 )
 
+/** A stored answer sent again for the same `Idempotency-Key` says so in a header. */
+const markReplayed = <R extends { readonly status: number; readonly body: unknown }>(response: R, replayed: boolean) =>
+  replayed ? { ...response, headers: { "idempotent-replayed": "true" } } : response
+
 /**
  * The engine served over HTTP: builds every service from the ports, binds the handlers, and
  * (unless disabled) forks the background worker (settlement, expiry, abandoned bulk imports) and webhook
@@ -149,14 +153,11 @@ export const makeApp = (options: AppOptions = {}) =>
         const call: PreparedCall = { scope, key, fingerprint, replayed: false }
         return effect.pipe(
           Effect.provideService(PreparedRequest, call),
-          Effect.map((value) => {
-            const rendered = render(value)
-            return call.replayed ? { ...rendered, headers: { "idempotent-replayed": "true" } } : rendered
-          })
+          Effect.map((value) => markReplayed(render(value), call.replayed))
         )
       }
       return Idempotency.run(scope, key, fingerprint, effect, render).pipe(
-        Effect.map((r) => (r.replayed ? { ...r, headers: { "idempotent-replayed": "true" } } : r)),
+        Effect.map((r) => markReplayed(r, r.replayed)),
         Effect.provideService(Store, store)
       )
     }
