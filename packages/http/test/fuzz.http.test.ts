@@ -41,10 +41,18 @@ const MAX_CASES = Number(process.env.PAYCORE_FUZZ_CASES ?? Number.POSITIVE_INFIN
 /**
  * 4xx answers that change the store by design, each with its reason. Nothing else may.
  * A wrong contact-verification code is refused (400) and counted, so codes cannot be guessed without limit.
+ * A wrong or late ownership signature spends the challenge: the account becomes UNVERIFIED with its event, committed
+ * before the 400 (AC-30), so one message is good for one attempt.
  */
-const CHANGES_BY_DESIGN: Readonly<Record<string, (key: string) => boolean>> = {
+const spentChallenge = (key: string, r: FuzzResponse) =>
+  (key === "externalAccounts" || key === "ownershipChallenges" || key === "outbox") &&
+  r.status === 400 &&
+  /"reason":"(SIGNATURE_INVALID|CHALLENGE_EXPIRED)"/.test(r.text)
+const CHANGES_BY_DESIGN: Readonly<Record<string, (key: string, r: FuzzResponse) => boolean>> = {
   "onboarding.confirmEmailCode": (key) => key.startsWith("contact/"),
-  "onboarding.confirmPhoneCode": (key) => key.startsWith("contact/")
+  "onboarding.confirmPhoneCode": (key) => key.startsWith("contact/"),
+  "accounts.verifyOwnership": spentChallenge,
+  "accounts.verifyPlatformOwnership": spentChallenge
 }
 
 /**
@@ -142,7 +150,7 @@ const runFuzz = async (server: TestServer, label: string) => {
       const writes = r.status < 400 ? READS_THAT_WRITE[c.endpoint] : undefined
       const changed = differences(before, after).filter(
         (part) =>
-          (allowed === undefined || !allowed(part)) &&
+          (allowed === undefined || !allowed(part, r)) &&
           !(part === "internalAccounts" && writes !== undefined && writes(before, after))
       )
       if (changed.length > 0) fail(c, r, [`a ${isRead ? "read" : "refused request"} changed ${changed.join(", ")}`])
