@@ -1,6 +1,6 @@
 export { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./connection.ts"
 export * from "./document-store.ts"
 export type * from "./schema.ts"
-export { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate, migrations } from "./schema.ts"
+export { MIGRATION_TABLE, migrate, migrations } from "./schema.ts"
 export { layerFrom, layerPg, layerPglite, makePostgresStore, migrateDatabase } from "./store.ts"
 export type { GroupCommit, StoreOptions } from "./transaction.ts"

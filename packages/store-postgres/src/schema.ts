@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely"
-import { type Migration, type MigrationProvider, Migrator } from "kysely/migration"
+import type { Migration } from "kysely/migration"
 import { initial } from "./migrations/0001_initial.ts"
 import { onboarding } from "./migrations/0002_onboarding.ts"
 import { systemBalanceShards } from "./migrations/0003_system_balance_shards.ts"
@@ -31,7 +31,7 @@ import { onChain } from "./migrations/0021_on_chain.ts"
 /** The database as Kysely sees it. The store sends SQL text (no query builder), so rows are not typed here. */
 export type Database = Record<string, Record<string, unknown>>
 
-// Migrations: forward only, applied in name order, each in its own transaction.
+// Migrations: forward only, applied in name order, the missing ones in one transaction.
 
 /** Every migration, by name (applied in name order; never edit one that shipped: add the next). */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -58,15 +58,16 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0021_on_chain": onChain
 }
 
-const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) }
-
 export const MIGRATION_TABLE = "paycore_migrations"
-export const MIGRATION_LOCK_TABLE = "paycore_migrations_lock"
 
 /**
- * Applies the migrations not applied yet, in the first schema of the connection's `search_path` (which
- * must exist), and returns their names. Safe to run concurrently (Kysely takes an advisory lock) and
- * again (nothing to do).
+ * Applies the migrations not applied yet, in the first schema of the connection's `search_path` (which must exist),
+ * and returns their names. Safe to run concurrently and again (nothing to do).
+ *
+ * Not Kysely's `Migrator`: it lists every table of every schema on the server to find its own, which fails when
+ * another schema is dropped meanwhile (`has_schema_privilege` on a name that just went) and slows with the number of
+ * schemas. Here one transaction takes a lock of this schema, reads the applied names from the table the `Migrator`
+ * kept (same table, same columns: databases it migrated carry on), and applies the rest: all or none.
  */
 export const migrate = async (db: Kysely<any>): Promise<ReadonlyArray<string>> => {
   const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(db)
@@ -74,18 +75,38 @@ export const migrate = async (db: Kysely<any>): Promise<ReadonlyArray<string>> =
   if (schema === null || schema === undefined) {
     throw new Error("store-postgres: no current schema (the search_path names no existing schema)")
   }
-  const migrator = new Migrator({
-    db,
-    provider,
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: MIGRATION_LOCK_TABLE,
-    // Without an explicit schema Kysely would take a migration table in any schema for ours.
-    migrationTableSchema: schema
+  const names = Object.keys(migrations).sort()
+  return db.transaction().execute(async (trx) => {
+    // Instances starting together wait here, then find the table and the names the first one wrote.
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${MIGRATION_TABLE}), hashtext(${schema}))`.execute(trx)
+    await sql`CREATE TABLE IF NOT EXISTS ${sql.table(MIGRATION_TABLE)} (
+      name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)`.execute(trx)
+    const applied = (
+      await sql<{ name: string }>`SELECT name FROM ${sql.table(MIGRATION_TABLE)} ORDER BY name`.execute(trx)
+    ).rows.map((row) => row.name)
+    const unknown = applied.filter((name) => !(name in migrations))
+    if (unknown.length > 0) {
+      throw new Error(
+        `store-postgres: schema ${schema} has migrations this version does not know (${unknown.join(", ")}): ` +
+          "it was migrated by a newer paycore"
+      )
+    }
+    const missing = names.filter((name) => !applied.includes(name))
+    const last = applied.at(-1)
+    const early = last === undefined ? [] : missing.filter((name) => name < last)
+    if (early.length > 0) {
+      throw new Error(`store-postgres: schema ${schema} lacks migrations older than its last one (${early.join(", ")})`)
+    }
+    for (const name of missing) {
+      try {
+        await (migrations[name] as Migration).up(trx)
+      } catch (error) {
+        throw new Error(`store-postgres: migration ${name} failed: ${String(error)}`, { cause: error })
+      }
+      await sql`INSERT INTO ${sql.table(MIGRATION_TABLE)} (name, timestamp) VALUES (${name}, ${new Date().toISOString()})`.execute(
+        trx
+      )
+    }
+    return missing
   })
-  const { error, results } = await migrator.migrateToLatest()
-  if (error !== undefined) {
-    const failed = results?.find((r) => r.status === "Error")?.migrationName
-    throw new Error(`store-postgres: migration ${failed ?? "setup"} failed: ${String(error)}`, { cause: error })
-  }
-  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName)
 }

@@ -12,7 +12,6 @@ import {
   documentStoreLayerPglite,
   layerPg,
   layerPglite,
-  MIGRATION_LOCK_TABLE,
   MIGRATION_TABLE,
   makePgKysely,
   makePgliteKysely,
@@ -102,9 +101,7 @@ export const emptyPgliteStore = (): (() => Layer.Layer<Store>) => {
         await migrate(db)
         const tables = await sql<{ tablename: string }>`
           select tablename from pg_tables
-          where schemaname = current_schema() and tablename not in (${MIGRATION_TABLE}, ${MIGRATION_LOCK_TABLE})`.execute(
-          db
-        )
+          where schemaname = current_schema() and tablename <> ${MIGRATION_TABLE}`.execute(db)
         const names = tables.rows.map((row) => `"${row.tablename}"`).join(", ")
         await sql.raw(`truncate ${names}`).execute(db)
       })

@@ -2,9 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { expirableQuoteStates } from "@paycore/core"
 import { type Table, tables } from "@paycore/store-tables"
 import { type Kysely, sql } from "kysely"
-import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE, migrate } from "../src/index.ts"
+import { Migrator } from "kysely/migration"
+import pg from "pg"
+import { MIGRATION_TABLE, makePgKysely, makePgliteKysely, migrate, migrations } from "../src/index.ts"
 import { sqlTypes } from "../src/queries.ts"
-import { testDatabase } from "./helpers.ts"
+import { pgliteConfig, testDatabase } from "./helpers.ts"
 
 // The migrations stay hand-written; this checks that, applied to a fresh database, they make exactly the tables the
 // descriptions (@paycore/store-tables) say: the codecs, statements and memory store all follow the descriptions.
@@ -54,7 +56,7 @@ const catalog = async (k: Kysely<any>) => {
 const differences = async (k: Kysely<any>, described: ReadonlyArray<Table<any, any, any>>) => {
   const found = await catalog(k)
   const out: Array<string> = []
-  const ours = new Set([MIGRATION_TABLE, MIGRATION_LOCK_TABLE])
+  const ours = new Set([MIGRATION_TABLE])
   const tableNames = new Set(described.map((t) => t.name))
   for (const table of new Set(found.columns.map((c) => c.table))) {
     if (!tableNames.has(table) && !ours.has(table)) out.push(`${table}: a table no description has`)
@@ -177,4 +179,113 @@ describe(`migrations against the table descriptions (${db.kind})`, () => {
       const named = [...predicate.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]).sort()
       assert.deepStrictEqual(named, [...expirableQuoteStates].sort())
     }))
+})
+
+/**
+ * `open` gives `count` Kyselys on one fresh, empty database (a new schema on the server, a new PGlite), `test` runs
+ * on them, then they are closed and the schema dropped.
+ */
+const onFreshDatabase = async <A>(count: number, test: (ks: ReadonlyArray<Kysely<any>>) => Promise<A>): Promise<A> => {
+  const url = process.env.DATABASE_URL
+  if (url === undefined || url === "") {
+    const k = makePgliteKysely(pgliteConfig())
+    try {
+      return await test(Array.from({ length: count }, () => k))
+    } finally {
+      await k.destroy()
+    }
+  }
+  const schema = `${db.schema}_fresh_${Math.random().toString(36).slice(2, 8)}`
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    await client.query(statement).finally(() => client.end())
+  }
+  await admin(`CREATE SCHEMA ${schema}`)
+  const ks = Array.from({ length: count }, () => makePgKysely({ connectionString: url, schema, max: 2 }))
+  try {
+    return await test(ks)
+  } finally {
+    await Promise.all(ks.map((k) => k.destroy()))
+    await admin(`DROP SCHEMA ${schema} CASCADE`)
+  }
+}
+
+const names = Object.keys(migrations).sort()
+const applied = async (k: Kysely<any>) =>
+  (await sql<{ name: string }>`SELECT name FROM ${sql.table(MIGRATION_TABLE)} ORDER BY name`.execute(k)).rows.map(
+    (row) => row.name
+  )
+
+describe(`the migration runner (${db.kind})`, () => {
+  it("instances migrating one fresh database together: one applies every migration, the others none", () =>
+    onFreshDatabase(4, async (ks) => {
+      const results = await Promise.all(ks.map((k) => migrate(k)))
+      assert.deepStrictEqual(results.map((r) => r.length).sort(), [0, 0, 0, names.length])
+      assert.deepStrictEqual(await applied(ks[0] as Kysely<any>), names)
+      assert.deepStrictEqual(await differences(ks[0] as Kysely<any>, tables), [])
+    }))
+
+  it("a database the earlier runner (Kysely's Migrator, same table) half migrated carries on from where it stopped", () =>
+    onFreshDatabase(1, async ([k]) => {
+      const db = k as Kysely<any>
+      const schema = (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s as string
+      const first = names.slice(0, 5)
+      const earlier = new Migrator({
+        db,
+        provider: { getMigrations: async () => Object.fromEntries(first.map((n) => [n, migrations[n]!])) },
+        migrationTableName: MIGRATION_TABLE,
+        migrationLockTableName: "paycore_migrations_lock",
+        migrationTableSchema: schema
+      })
+      assert.strictEqual((await earlier.migrateToLatest()).error, undefined)
+      assert.deepStrictEqual(await migrate(db), names.slice(5))
+      assert.deepStrictEqual(await applied(db), names)
+    }))
+
+  it("a database migrated by a newer version is refused, and nothing is applied", () =>
+    onFreshDatabase(1, async ([k]) => {
+      const db = k as Kysely<any>
+      await migrate(db)
+      await sql`INSERT INTO ${sql.table(MIGRATION_TABLE)} (name, timestamp) VALUES ('9999_future', '2030-01-01')`.execute(
+        db
+      )
+      await sql`DELETE FROM ${sql.table(MIGRATION_TABLE)} WHERE name = ${names.at(-1)}`.execute(db)
+      const refused = await migrate(db).then(
+        () => "migrated",
+        (error: Error) => error.message
+      )
+      assert.match(refused, /has migrations this version does not know \(9999_future\)/)
+      assert.deepStrictEqual(await applied(db), [...names.slice(0, -1), "9999_future"])
+    }))
+
+  // The earlier runner listed every table of every schema, so a schema dropped meanwhile by another tenant of the
+  // server failed it ("schema … does not exist"): test files dropping theirs failed others' starts in CI.
+  it.skipIf(db.kind !== "pg")(
+    "schemas created and dropped meanwhile on the same server do not disturb it",
+    async () => {
+      const url = process.env.DATABASE_URL as string
+      const churn = new pg.Client({ connectionString: url })
+      await churn.connect()
+      let stop = false
+      const churning = (async () => {
+        for (let i = 0; !stop; i++) {
+          const name = `${db.schema}_churn_${i}`
+          await churn.query(`CREATE SCHEMA ${name}; CREATE TABLE ${name}.t (id serial primary key)`)
+          await churn.query(`DROP SCHEMA ${name} CASCADE`)
+        }
+      })()
+      try {
+        for (let i = 0; i < 5; i++) {
+          await onFreshDatabase(1, async ([k]) =>
+            assert.strictEqual((await migrate(k as Kysely<any>)).length, names.length)
+          )
+        }
+      } finally {
+        stop = true
+        await churning
+        await churn.end()
+      }
+    }
+  )
 })
