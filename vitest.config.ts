@@ -11,6 +11,10 @@ export default defineConfig({
     testTimeout: 30_000,
     // Hooks start servers: PGlite applies every migration in WebAssembly, which on a loaded 2-core machine can take
     // longer than a test may. A limit, not a measurement.
-    hookTimeout: 120_000
+    hookTimeout: 120_000,
+    // Most files import the whole engine (core, http, effect): a worker keeps the module graph between files instead
+    // of importing it again for each (the suite in about half the time). Tests keep no state in modules: each file
+    // makes its own stores, servers, pools and schemas.
+    isolate: false
   }
 })
