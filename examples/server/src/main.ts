@@ -34,6 +34,7 @@ import {
   WebhookSigner,
   walletVaultFromKey
 } from "@paycore/core"
+import { DASHBOARD_PATH, dashboardFiles } from "@paycore/dashboard"
 import {
   API_VERSION,
   createApiServer,
@@ -100,7 +101,8 @@ const program = Effect.gen(function* () {
   const portsContext = yield* Layer.build(ports)
   const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
   const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
-  const { listener, context } = yield* makeApp({ webhookLeaseSeconds }).pipe(
+  // The dashboard's files are read once, here: built at install (a 503 page says so when they are missing).
+  const { listener, context } = yield* makeApp({ webhookLeaseSeconds, files: dashboardFiles() }).pipe(
     Effect.provide(portsContext),
     // WH-21 (design Q4): the sandbox asks the platform to approve each UMA payment received, as the upstream does.
     Effect.provideService(EngineConfig, { ...defaultEngineSettings, incomingApproval: sandboxIncomingApproval }),
@@ -148,13 +150,15 @@ const program = Effect.gen(function* () {
       })
   )
   // PORT=0 picks a free port: print the one the server got.
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_VERSION}`
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const baseUrl = `${origin}/${API_VERSION}`
   // The operator asked for these credentials on the console; they are printed once, never logged.
   process.stdout.write(
     [
       `paycore sandbox is up (${store.description})`,
       `  base URL        ${baseUrl}`,
       `  API reference   ${baseUrl}/docs`,
+      `  dashboard       ${origin}${DASHBOARD_PATH}  (sign in with the token below)`,
       `  token id        ${clientId}`,
       `  token secret    ${Redacted.value(secret)}`,
       `  try             curl -u '${clientId}:${Redacted.value(secret)}' ${baseUrl}/config`,

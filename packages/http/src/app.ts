@@ -27,7 +27,7 @@ import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./creden
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
 import { type PreparedCall, PreparedRequest } from "./prepared.ts"
-import { type EndpointInfo, makeRequestListener, type RequestListener } from "./serve.ts"
+import { type EndpointInfo, makeRequestListener, type RequestListener, type StaticFile } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
 
 /**
@@ -52,6 +52,8 @@ export interface AppOptions {
   readonly credentialTtlMillis?: number | undefined
   /** Receives 500s; defaults to stderr. Never receives request bodies or credentials. */
   readonly onDefect?: ((cause: Cause.Cause<unknown>, endpoint: EndpointInfo | undefined) => void) | undefined
+  /** Public files served beside the API (the sandbox serves the dashboard: `@paycore/dashboard`'s `dashboardFiles`). */
+  readonly files?: ReadonlyArray<StaticFile> | undefined
 }
 
 const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic with the token's client id and secret")
@@ -189,7 +191,8 @@ export const makeApp = (options: AppOptions = {}) =>
       authorize,
       intercept,
       mapError: (error) => toErrorResponse(error),
-      onDefect: options.onDefect
+      onDefect: options.onDefect,
+      files: options.files
     })
 
     const worker = options.workerIntervalMillis ?? 1000

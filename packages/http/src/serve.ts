@@ -4,6 +4,7 @@
  * Routing, input decoding and success encoding are all derived from the definition (compiled once at start); only
  * the hot path is hand-written: no per-request Layer, logger, span, or HttpServerRequest wrapper.
  */
+import { createHash } from "node:crypto"
 import {
   createServer,
   type IncomingHttpHeaders,
@@ -148,6 +149,22 @@ export interface ListenerOptions<Id extends string, Groups extends HttpApiGroup.
   readonly maxBodyBytes?: number | undefined
   /** Serve `{prefix}/openapi.json` and `{prefix}/docs` (public). Default `true`. */
   readonly docs?: boolean | undefined
+  /** Public files served as they are, outside the prefix (e.g. the dashboard's bundle). */
+  readonly files?: ReadonlyArray<StaticFile> | undefined
+}
+
+/**
+ * A public file answered from memory: with an ETag (a strong hash of the body), so a browser told `no-cache` asks
+ * again and gets a 304 while the file is unchanged.
+ */
+export interface StaticFile {
+  /** A route path; `*` at the end matches the rest of the URL. */
+  readonly path: string
+  readonly contentType: string
+  readonly body: Buffer
+  /** Default 200 (a 503 page says what is missing). */
+  readonly status?: number | undefined
+  readonly cacheControl?: string | undefined
 }
 
 /** A response as data: `body` is a JSON value (`undefined` for none). */
@@ -204,7 +221,9 @@ interface StaticRoute {
   readonly _tag: "Static"
   readonly contentType: string
   readonly body: Buffer
-  readonly cacheControl?: string
+  readonly cacheControl?: string | undefined
+  readonly status?: number | undefined
+  readonly etag?: string | undefined
 }
 
 type Route = CompiledEndpoint | StaticRoute
@@ -442,6 +461,17 @@ export const makeRequestListener = <
     }
   }
 
+  for (const file of options.files ?? []) {
+    addRoute("GET", file.path, {
+      _tag: "Static",
+      contentType: file.contentType,
+      body: file.body,
+      cacheControl: file.cacheControl,
+      status: file.status,
+      etag: `"${createHash("sha256").update(file.body).digest("base64url").slice(0, 27)}"`
+    })
+  }
+
   const allowedMethods = (url: string): Array<string> => {
     const allowed: Array<string> = []
     for (const method of methods) if (router.find(method, url) !== undefined) allowed.push(method)
@@ -658,10 +688,19 @@ export const makeRequestListener = <
     }
     const route = found.handler
     if (route._tag === "Static") {
-      res.writeHead(200, {
+      const headers = {
+        ...(route.cacheControl === undefined ? {} : { "cache-control": route.cacheControl }),
+        ...(route.etag === undefined ? {} : { etag: route.etag })
+      }
+      if (route.etag !== undefined && req.headers["if-none-match"] === route.etag) {
+        res.writeHead(304, headers)
+        res.end()
+        return
+      }
+      res.writeHead(route.status ?? 200, {
+        ...headers,
         "content-type": route.contentType,
-        "content-length": route.body.length,
-        ...(route.cacheControl === undefined ? {} : { "cache-control": route.cacheControl })
+        "content-length": route.body.length
       })
       res.end(route.body)
       return

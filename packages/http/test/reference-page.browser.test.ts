@@ -1,6 +1,6 @@
+import { launchChromium, missingBrowser, screenshotPath } from "@paycore/testkit/browser"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { launchChromium, missingBrowser, screenshotPath } from "./browser.ts"
 import { useTestServer } from "./harness.ts"
 
 if (missingBrowser !== undefined) console.warn(missingBrowser)

@@ -1,0 +1,83 @@
+/** Agents' pending approvals: what each agent asked to do, approved or rejected here. */
+import { run } from "../client.ts"
+import { Action, Badge, Link, money, Show, useLoad, useSession, when } from "../ui.tsx"
+
+export const AgentsScreen = () => {
+  const { client } = useSession()
+  const approvals = useLoad(() => run(client.agents.listApprovals({ query: { limit: 100 } as any })), [])
+  return (
+    <>
+      <h1>Agent approvals</h1>
+      <button type="button" onClick={approvals.reload}>
+        Refresh
+      </button>
+      <Show loaded={approvals}>
+        {(page) =>
+          page.data.length === 0 ? (
+            <p>No action waits for an approval.</p>
+          ) : (
+            <table>
+              <caption>Actions pending approval</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Action</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Customer</th>
+                  <th scope="col">Amount</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Asked</th>
+                  <th scope="col">Decision</th>
+                </tr>
+              </thead>
+              <tbody>
+                {page.data.map((action) => (
+                  <tr key={action.id}>
+                    <th scope="row">
+                      {action.type}
+                      <br />
+                      <small>{action.id}</small>
+                    </th>
+                    <td>{action.agentId}</td>
+                    <td>
+                      <Link to={`customers/${action.customerId}`}>{action.customerId}</Link>
+                    </td>
+                    <td>
+                      {action.quote === undefined
+                        ? money((action.transferDetails as any)?.amount)
+                        : money((action.quote as any).totalSendingAmount)}
+                    </td>
+                    <td>
+                      <Badge status={action.status} />
+                    </td>
+                    <td>{when(action.createdAt)}</td>
+                    <td>
+                      <Action
+                        label="Approve"
+                        action={() =>
+                          run(client.agents.approveAction({ params: { agentId: action.agentId, actionId: action.id } }))
+                        }
+                        done={approvals.reload}
+                      />{" "}
+                      <Action
+                        label="Reject"
+                        action={() =>
+                          run(
+                            client.agents.rejectAction({
+                              params: { agentId: action.agentId, actionId: action.id },
+                              payload: null
+                            })
+                          )
+                        }
+                        done={approvals.reload}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Show>
+    </>
+  )
+}
