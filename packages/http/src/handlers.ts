@@ -297,6 +297,8 @@ export const makeHandlers = Effect.gen(function* () {
       transferIn: ({ principal, payload }) => agentActions.transferIn(agentOf(principal), payload),
       listTransactions: ({ principal, query }) => agentScope.listTransactions(agentOf(principal), query),
       getTransaction: ({ principal, params }) => agentScope.getTransaction(agentOf(principal), params.transactionId),
+      getTransactionTimeline: ({ principal, params }) =>
+        agentScope.getTransactionTimeline(agentOf(principal), params.transactionId),
       listActions: ({ principal, query }) => agentScope.listActions(agentOf(principal), query),
       getAction: ({ principal, params }) => agentScope.getAction(agentOf(principal), params.actionId)
     },
@@ -312,6 +314,7 @@ export const makeHandlers = Effect.gen(function* () {
       resendQuoteScaCode: ({ params }) => transactions.resendQuoteScaCode(params.quoteId),
       listTransactions: ({ query }) => transactions.list(query),
       getTransaction: ({ params }) => transactions.get(params.transactionId),
+      getTransactionTimeline: ({ params }) => transactions.timeline(params.transactionId),
       confirmTransaction: ({ params, payload }) => transactions.confirm(params.transactionId, payload),
       cancelTransaction: ({ params, payload }) => transactions.cancel(params.transactionId, payload),
       approveTransaction: ({ params, payload }) => transactions.approve(params.transactionId, payload),

@@ -163,6 +163,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "payments.resendQuoteScaCode": "transact",
   "payments.listTransactions": "read",
   "payments.getTransaction": "read",
+  "payments.getTransactionTimeline": "read",
   "payments.lookupExternalAccount": "read",
   "payments.lookupUma": "read",
   "payments.transferOut": "transact",
@@ -241,6 +242,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "agentMe.transferIn": "agent-write:CREATE_TRANSFERS",
   "agentMe.listTransactions": "agent-read:VIEW_TRANSACTIONS",
   "agentMe.getTransaction": "agent-read:VIEW_TRANSACTIONS",
+  "agentMe.getTransactionTimeline": "agent-read:VIEW_TRANSACTIONS",
   "agentMe.listActions": "agent-read",
   "agentMe.getAction": "agent-read",
 

@@ -267,6 +267,16 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
     path: "/sandbox/transactions/{transactionId}/return",
     why: "Sandbox: returns a completed deposit, emitting the incoming refund events (WH-08; issue 17 plan, row 30)."
   },
+  {
+    method: "GET",
+    path: "/transactions/{transactionId}/timeline",
+    why: "Issue 18: the moves of a payment's or card transaction's machine (when, from, to, the webhook emitted), for the dashboard's timeline and support."
+  },
+  {
+    method: "GET",
+    path: "/agents/me/transactions/{transactionId}/timeline",
+    why: "Issue 18: the same timeline for an agent, scoped to its customer as GET /agents/me/transactions/{transactionId}."
+  },
   { method: "GET", path: "/openapi.json", why: "Our OpenAPI document.", outsideApi: true },
   { method: "GET", path: "/docs", why: "The reference page rendering /openapi.json.", outsideApi: true },
   { method: "GET", path: "/docs/renderer.js", why: "The reference page's renderer, served locally.", outsideApi: true }

@@ -6,7 +6,8 @@
  * it. Each entry is exercised by `conformance.http.test.ts`, which fails when an entry no longer happens (remove it).
  *
  * Not listed because they are ours alone (counted as extensions, not checked): `/webhooks/public-key`,
- * `/webhooks/deliveries`, `/webhooks/deliveries/{webhookId}/replay`, and unknown paths.
+ * `/webhooks/deliveries`, `/webhooks/deliveries/{webhookId}/replay`, the timelines of issue 18
+ * (`/transactions/{transactionId}/timeline`, `/agents/me/transactions/{transactionId}/timeline`), and unknown paths.
  */
 
 export interface Difference {
