@@ -174,6 +174,7 @@ export const makeHandlers = Effect.gen(function* () {
     accounts: {
       listInternal: ({ query }) => accounts.listInternal(query),
       listCustomerInternal: ({ query }) => accounts.listInternal(query),
+      listCustomerInternalPostings: ({ params, query }) => accounts.listPostings("CUSTOMER", params.accountId, query),
       createExternal: ({ payload }) => accounts.createExternal(payload),
       listExternal: ({ query }) => accounts.listExternal(query),
       getExternal: ({ params }) => accounts.getExternal(params.externalAccountId),
@@ -181,6 +182,7 @@ export const makeHandlers = Effect.gen(function* () {
       challengeOwnership: ({ params, payload }) => ownership.challenge(params.externalAccountId, payload),
       verifyOwnership: ({ params, payload }) => ownership.verify(params.externalAccountId, payload),
       listPlatformInternal: ({ query }) => accounts.listPlatformInternal(query),
+      listPlatformInternalPostings: ({ params, query }) => accounts.listPostings("PLATFORM", params.accountId, query),
       listPlatformExternal: ({ query }) => accounts.listPlatformExternal(query),
       createPlatformExternal: ({ payload }) => accounts.createPlatformExternal(payload),
       getPlatformExternal: ({ params }) => accounts.getPlatformExternal(params.externalAccountId),

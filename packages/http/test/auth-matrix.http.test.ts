@@ -106,6 +106,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
 
   "accounts.listInternal": "read",
   "accounts.listCustomerInternal": "read",
+  "accounts.listCustomerInternalPostings": "read",
   "accounts.createExternal": "write",
   "accounts.listExternal": "read",
   "accounts.getExternal": "read",
@@ -117,6 +118,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "accounts.startBeneficiaryUntrust": "write",
   "accounts.confirmBeneficiaryUntrust": "write",
   "accounts.listPlatformInternal": "read",
+  "accounts.listPlatformInternalPostings": "read",
   "accounts.listPlatformExternal": "read",
   "accounts.createPlatformExternal": "write",
   "accounts.getPlatformExternal": "read",

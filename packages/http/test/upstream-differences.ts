@@ -7,7 +7,9 @@
  *
  * Not listed because they are ours alone (counted as extensions, not checked): `/webhooks/public-key`,
  * `/webhooks/deliveries`, `/webhooks/deliveries/{webhookId}/replay`, the timelines of issue 18
- * (`/transactions/{transactionId}/timeline`, `/agents/me/transactions/{transactionId}/timeline`), and unknown paths.
+ * (`/transactions/{transactionId}/timeline`, `/agents/me/transactions/{transactionId}/timeline`) and account postings
+ * (`/customers/internal-accounts/{accountId}/postings`, `/platform/internal-accounts/{accountId}/postings`), and
+ * unknown paths.
  */
 
 export interface Difference {

@@ -2,7 +2,7 @@ import type { Migration } from "kysely/migration"
 import { statements } from "./ddl.ts"
 
 /**
- * Issue 18: an account's ledger postings (`GET …/internal-accounts/{accountId}/postings`, docs/ledger.md) read its
+ * Issue 18: an account's ledger postings (`GET …/internal-accounts/{accountId}/postings`, architecture.md) read its
  * transfers newest first from either side: one index per side, in recording order (`seq`).
  */
 export const ledgerAccountTransfers: Migration = {
