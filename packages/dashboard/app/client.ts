@@ -4,7 +4,7 @@
  * sessionStorage only: gone with the tab, never in a cookie.
  */
 import { API_VERSION, Api } from "@paycore/http/api"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 
@@ -25,6 +25,12 @@ export const saveCredentials = (credentials: Credentials): void =>
 
 export const clearCredentials = (): void => sessionStorage.removeItem(STORAGE_KEY)
 
+/**
+ * Requests carry the Authorization header themselves and no ambient credentials: a browser that sees a 401 with
+ * `WWW-Authenticate: Basic` on a request that includes credentials opens its own sign-in dialog (and the call hangs).
+ */
+const requestInit: globalThis.RequestInit = { credentials: "omit" }
+
 export const makeClient = (credentials: Credentials) =>
   Effect.runSync(
     HttpApiClient.make(Api, {
@@ -34,7 +40,9 @@ export const makeClient = (credentials: Credentials) =>
           HttpClient.mapRequest(HttpClientRequest.basicAuth(credentials.clientId, credentials.clientSecret)),
           HttpClient.filterStatusOk
         )
-    }).pipe(Effect.provide(FetchHttpClient.layer))
+    }).pipe(
+      Effect.provide(FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, requestInit))))
+    )
   )
 
 export type Client = ReturnType<typeof makeClient>
@@ -66,15 +74,4 @@ export const run = async <A, E>(call: Effect.Effect<A, E>): Promise<A> => {
   const exit = await Effect.runPromiseExit(call.pipe(Effect.catch((error) => Effect.flip(failure(error)))))
   if (Exit.isSuccess(exit)) return exit.value
   throw Cause.squash(exit.cause)
-}
-
-/** GET of an endpoint of issue 18 not yet in the API definition (contracts: request log, timelines, postings). */
-export const getJson = async <A>(credentials: Credentials, path: string): Promise<A> => {
-  const response = await fetch(`/${API_VERSION}${path}`, {
-    headers: { authorization: `Basic ${btoa(`${credentials.clientId}:${credentials.clientSecret}`)}` }
-  })
-  const body = await response.json().catch(() => undefined)
-  if (!response.ok)
-    throw new ApiFailure(response.status, String(body?.code ?? response.status), String(body?.message ?? ""))
-  return body as A
 }

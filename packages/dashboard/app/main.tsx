@@ -1,7 +1,7 @@
 /** The sandbox dashboard: sign in with a token, then one screen per hash route (#/customers, #/payments/…). */
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
-import { type Credentials, clearCredentials, getJson, makeClient, saveCredentials, savedCredentials } from "./client.ts"
+import { type Credentials, clearCredentials, makeClient, run, saveCredentials, savedCredentials } from "./client.ts"
 import { AgentsScreen } from "./screens/agents.tsx"
 import { CardScreen, CardsScreen } from "./screens/cards.tsx"
 import { CustomerScreen, CustomersScreen } from "./screens/customers.tsx"
@@ -24,7 +24,11 @@ const screens = [
 ] as const
 
 const useHash = (): Array<string> => {
-  const read = () => decodeURIComponent(location.hash.replace(/^#\/?/, "")).split("/").filter(Boolean)
+  // `#/sandbox?account=…`: the part after `?` is the screen's own (read where it is used).
+  const read = () =>
+    decodeURIComponent(location.hash.replace(/^#\/?/, "").split("?")[0] ?? "")
+      .split("/")
+      .filter(Boolean)
   const [path, setPath] = useState(read)
   useEffect(() => {
     const changed = () => setPath(read())
@@ -67,7 +71,7 @@ interface Signed {
 /** Checks the credentials by reading the token they belong to (`GET /tokens/me`). */
 const signIn = async (credentials: Credentials): Promise<Signed> => {
   const client = makeClient(credentials)
-  const me = await getJson<{ name: string; environment: string }>(credentials, "/tokens/me")
+  const me = await run(client.platform.getCurrentToken())
   return {
     session: { client, credentials, readOnly: me.environment === "PRODUCTION" },
     tokenName: me.name,

@@ -1,6 +1,15 @@
 /** Agents' pending approvals: what each agent asked to do, approved or rejected here. */
+import type { AgentAction } from "@paycore/core"
 import { run } from "../client.ts"
 import { Action, Badge, Link, money, Show, useLoad, useSession, when } from "../ui.tsx"
+
+/** What the action would pay: its quote's sending total, or the transfer's amount (minor units of its currency). */
+const amountOf = (action: AgentAction): string =>
+  action.quote !== undefined
+    ? money({ amount: action.quote.totalSendingAmount, currency: action.quote.sendingCurrency })
+    : action.transferDetails !== undefined
+      ? `${action.transferDetails.amount} ${action.transferDetails.currency} (minor units)`
+      : "—"
 
 export const AgentsScreen = () => {
   const { client } = useSession()
@@ -41,11 +50,7 @@ export const AgentsScreen = () => {
                     <td>
                       <Link to={`customers/${action.customerId}`}>{action.customerId}</Link>
                     </td>
-                    <td>
-                      {action.quote === undefined
-                        ? money((action.transferDetails as any)?.amount)
-                        : money((action.quote as any).totalSendingAmount)}
-                    </td>
+                    <td>{amountOf(action)}</td>
                     <td>
                       <Badge status={action.status} />
                     </td>

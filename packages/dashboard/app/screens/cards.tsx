@@ -173,6 +173,9 @@ export const CardScreen = ({ id }: { readonly id: string }) => {
           <h1>
             {c.brand ?? "Card"} ···· {c.last4 ?? "----"} <Badge status={c.state} />
           </h1>
+          <button type="button" onClick={reload}>
+            Refresh
+          </button>
           <dl class="facts">
             <dt>Cardholder</dt>
             <dd>

@@ -140,6 +140,9 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
     () => run(client.onboarding.listVerifications({ query: { customerId, limit: 10 } as any })),
     [id]
   )
+  const reload = () => {
+    for (const loaded of [customer, accounts, external, documents, verifications]) loaded.reload()
+  }
   return (
     <Show loaded={customer}>
       {(c) => (
@@ -148,6 +151,9 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
             <Link to="customers">Customers</Link> / {c.id}
           </p>
           <h1>{nameOf(c)}</h1>
+          <button type="button" onClick={reload}>
+            Refresh
+          </button>
           <dl class="facts">
             <dt>Type</dt>
             <dd>{c.customerType}</dd>
@@ -172,6 +178,7 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
                     <th scope="col">Type</th>
                     <th scope="col">Available</th>
                     <th scope="col">Total (with held)</th>
+                    <th scope="col">Sandbox</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -183,6 +190,9 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
                       <td>{account.type}</td>
                       <td>{money(account.balance)}</td>
                       <td>{money(account.totalBalance)}</td>
+                      <td>
+                        <Link to={`sandbox?account=${account.id}&customer=${c.id}`}>Fund, pay or review KYC</Link>
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -1,33 +1,18 @@
 /** An internal account's ledger: its postings (journal entry, running balance) and what is held vs available. */
 import { useState } from "preact/hooks"
-import { getJson } from "../client.ts"
-import { Badge, type Money, money, Show, useLoad, useSession, when } from "../ui.tsx"
-
-interface Posting {
-  readonly journalEntryId: string
-  readonly at: string
-  readonly amount: Money
-  readonly direction: "CREDIT" | "DEBIT"
-  readonly status: "PENDING" | "POSTED" | "VOIDED"
-  readonly runningBalance: Money
-  readonly description: string
-}
-
-interface Postings {
-  readonly data: ReadonlyArray<Posting>
-  readonly balance: { readonly posted: Money; readonly pending: Money; readonly available: Money }
-  readonly hasMore: boolean
-  readonly nextCursor?: string
-}
+import { run } from "../client.ts"
+import { Badge, money, Show, useLoad, useSession, when } from "../ui.tsx"
 
 export const LedgerScreen = ({ accountId }: { readonly accountId: string }) => {
-  const { credentials } = useSession()
+  const { client } = useSession()
   const [cursor, setCursor] = useState<string | undefined>()
   const postings = useLoad(
     () =>
-      getJson<Postings>(
-        credentials,
-        `/internal-accounts/${encodeURIComponent(accountId)}/postings?limit=50${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
+      run(
+        client.accounts.listCustomerInternalPostings({
+          params: { accountId: accountId as any },
+          query: { limit: 50, ...(cursor === undefined ? {} : { cursor }) }
+        })
       ),
     [accountId, cursor]
   )

@@ -1,6 +1,6 @@
 /** Payments and card transactions: the list with its filters, and a transaction's page (timeline, quote, refund). */
 import { useState } from "preact/hooks"
-import { getJson, run } from "../client.ts"
+import { run } from "../client.ts"
 import { Badge, Choice, Field, Link, type Money, money, RawJson, Show, useLoad, useSession, when } from "../ui.tsx"
 
 const statuses = [
@@ -96,23 +96,10 @@ export const PaymentsScreen = () => {
   )
 }
 
-interface TimelineEntry {
-  readonly at: string
-  readonly from?: string
-  readonly state: string
-  readonly event?: string
-}
-
-/** The path of a transaction's timeline: a card transaction's is under its card. */
-const timelinePath = (transaction: any): string =>
-  transaction.type === "CARD"
-    ? `/cards/${transaction.cardId}/transactions/${transaction.id}/timeline`
-    : `/transactions/${transaction.id}/timeline`
-
 const Timeline = ({ transaction }: { readonly transaction: any }) => {
-  const { credentials } = useSession()
+  const { client } = useSession()
   const timeline = useLoad(
-    () => getJson<{ data: ReadonlyArray<TimelineEntry> }>(credentials, timelinePath(transaction)),
+    () => run(client.payments.getTransactionTimeline({ params: { transactionId: transaction.id } })),
     [transaction.id, transaction.status]
   )
   return (

@@ -1,20 +1,10 @@
 /** The calling token's last requests (GET /request-log): method, path, status, duration, the error answered. */
-import { getJson } from "../client.ts"
+import { run } from "../client.ts"
 import { Badge, Show, useLoad, useSession, when } from "../ui.tsx"
 
-interface LoggedRequest {
-  readonly at: string
-  readonly method: string
-  readonly path: string
-  readonly status: number
-  readonly idempotencyKey?: string
-  readonly durationMs: number
-  readonly error?: { readonly code?: string; readonly message?: string }
-}
-
 export const RequestLogScreen = () => {
-  const { credentials } = useSession()
-  const log = useLoad(() => getJson<{ data: ReadonlyArray<LoggedRequest> }>(credentials, "/request-log?limit=200"), [])
+  const { client } = useSession()
+  const log = useLoad(() => run(client.platform.requestLog({ query: { limit: 200 } })), [])
   return (
     <>
       <h1>Request log</h1>
@@ -49,7 +39,7 @@ export const RequestLogScreen = () => {
                   </td>
                   <td>{entry.durationMs} ms</td>
                   <td>{entry.idempotencyKey ?? "—"}</td>
-                  <td>{entry.error === undefined ? "—" : `${entry.error.code ?? ""} ${entry.error.message ?? ""}`}</td>
+                  <td>{entry.error === undefined ? "—" : `${entry.error.code} ${entry.error.message}`}</td>
                 </tr>
               ))}
             </tbody>

@@ -99,6 +99,7 @@ export const SandboxScreen = () => {
         <Field
           label="Customer id (name suffix 001 manual review, 002 rejected, 003 errors)"
           name="customerId"
+          value={fromHash.get("customer") ?? undefined}
           required
         />
       </ActionForm>

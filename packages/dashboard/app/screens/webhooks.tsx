@@ -72,7 +72,7 @@ export const WebhooksScreen = () => {
                       "none yet"
                     ) : (
                       <ol class="attempts" aria-label={`Attempts of ${delivery.id}`}>
-                        {delivery.attempts.map((attempt: any) => (
+                        {delivery.attempts.map((attempt) => (
                           <li key={attempt.at}>
                             <span>{when(attempt.at)}</span> <strong>{attempt.responseStatus ?? "no answer"}</strong> in{" "}
                             {attempt.durationMs} ms
@@ -89,11 +89,14 @@ export const WebhooksScreen = () => {
                     )}
                   </td>
                   <td>
-                    <Action
-                      label="Replay"
-                      action={() => run(client.webhooks.replayDelivery({ params: { webhookId: delivery.id } }))}
-                      done={deliveries.reload}
-                    />
+                    {/* Only a DEAD delivery can be sent again (the server answers 409 for the others). */}
+                    {delivery.status !== "DEAD" ? null : (
+                      <Action
+                        label="Replay"
+                        action={() => run(client.webhooks.replayDelivery({ params: { webhookId: delivery.id } }))}
+                        done={deliveries.reload}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}

@@ -1,0 +1,346 @@
+/**
+ * Issue 18 items 1 and 3, the person's path of docs/design/dashboard-cli.md section 4 in a real Chromium, against
+ * the sandbox server itself (examples/server: PGlite in a fresh folder, a random port, the worker on): sign in, create
+ * and fund a customer, a payment that fails by the rail's suffix and is refunded (its timeline), webhook deliveries
+ * and a replay, an agent's held payment approved, a card authorization simulated, and a production token that sees no
+ * write. Screenshots go to docs/images/dashboard-*.png (docs/dashboard.md shows them). Nothing may be fetched from
+ * anywhere but the sandbox.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { launchChromium, missingBrowser, screenshotPath } from "@paycore/testkit/browser"
+import type { Browser, Page } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+if (missingBrowser !== undefined) console.warn(missingBrowser)
+
+const MAIN = join(import.meta.dirname, "..", "..", "..", "examples", "server", "src", "main.ts")
+const SANDBOX = { clientId: "dashboard-test", clientSecret: "dashboard-test-secret-0001" }
+
+interface Sandbox {
+  readonly origin: string
+  readonly process: ChildProcess
+}
+
+/** `npm start`'s program on a fresh PGlite folder at a free port; up once it printed its banner. */
+const startSandbox = (dataDir: string): Promise<Sandbox> =>
+  new Promise((resolve, reject) => {
+    const { DATABASE_URL: _, ...inherited } = process.env
+    const child = spawn(process.execPath, [MAIN], {
+      env: {
+        ...inherited,
+        PORT: "0",
+        PAYCORE_DATA_DIR: dataDir,
+        PAYCORE_SANDBOX_CREDENTIALS: `${SANDBOX.clientId}:${SANDBOX.clientSecret}`,
+        // Payouts reach their outcome within a worker pass.
+        PAYCORE_SANDBOX_SPEEDUP: "1000000"
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /dashboard\s+(http:\/\/127\.0\.0\.1:\d+)\/dashboard\//.exec(output)
+      if (match !== null && output.includes("END PUBLIC KEY")) {
+        child.stdout?.off("data", onData)
+        child.stdout?.resume()
+        resolve({ origin: match[1]!, process: child })
+      }
+    }
+    child.stdout?.on("data", onData)
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString()
+    })
+    child.once("exit", (code) => reject(new Error(`the sandbox server exited (${code}) before it was up:\n${output}`)))
+  })
+
+describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium (issue 18 items 1, 3)", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "paycore-dashboard-"))
+  let sandbox: Sandbox
+  let receiver: Server
+  /** The platform's receiver answers 503 while this is set. */
+  let receiverDown = false
+  let receiverUrl: string
+  let browser: Browser
+  let page: Page
+  const outside: Array<string> = []
+  /** What the path made, for the later steps. */
+  const made: { customerId?: string; accountId?: string } = {}
+
+  /** A call as the platform's own software makes it (what the dashboard does not do for the test). */
+  const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${sandbox.origin}/2025-10-13${path}`, {
+      method,
+      headers: {
+        authorization: `Basic ${btoa(`${SANDBOX.clientId}:${SANDBOX.clientSecret}`)}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    const text = await response.text()
+    return { status: response.status, json: text === "" ? undefined : JSON.parse(text) }
+  }
+
+  const open = async (route: string) => {
+    await page.goto(`${sandbox.origin}/dashboard/#/${route}`)
+  }
+
+  /** Clicks the page's Refresh button until `probe` holds (the worker moves things on its own time). */
+  const refreshUntil = async (probe: () => Promise<boolean>) =>
+    expect
+      .poll(
+        async () => {
+          if (await probe()) return true
+          await page.getByRole("button", { name: "Refresh" }).click()
+          return probe()
+        },
+        { timeout: 60_000, interval: 500 }
+      )
+      .toBe(true)
+
+  const signIn = async (credentials: { readonly clientId: string; readonly clientSecret: string }) => {
+    await page.getByLabel("Client id").fill(credentials.clientId)
+    await page.getByLabel("Client secret").fill(credentials.clientSecret)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("navigation", { name: "Screens" }).waitFor()
+  }
+
+  beforeAll(async () => {
+    receiver = createServer((_, res) => {
+      res.writeHead(receiverDown ? 503 : 200, { "content-type": "text/plain" })
+      res.end(receiverDown ? "the receiver is down" : "received")
+    })
+    await new Promise<void>((done) => receiver.listen(0, "127.0.0.1", done))
+    sandbox = await startSandbox(dataDir)
+    // The platform's settings: its webhook receiver, and KYC decided on the packet alone (docs/cards.md).
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+    const configured = await api("PATCH", "/config", {
+      webhookEndpoint: `${receiverUrl}/hooks`,
+      skipVerificationPaperwork: true
+    })
+    expect(configured.status, JSON.stringify(configured.json)).toBe(200)
+    browser = await launchChromium()
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    page.on("request", (request) => {
+      const url = new URL(request.url())
+      if (url.protocol.startsWith("http") && url.hostname !== "127.0.0.1") outside.push(request.url())
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    sandbox?.process.kill("SIGINT")
+    await new Promise((done) => receiver?.close(done))
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("1. opens /dashboard/ and signs in with the sandbox token", async () => {
+    await open("")
+    await page.getByRole("heading", { name: "paycore sandbox dashboard" }).waitFor()
+    await page.getByLabel("Client id").fill(SANDBOX.clientId)
+    await page.screenshot({ path: screenshotPath("dashboard-sign-in") })
+    await page.getByLabel("Client secret").fill("not-the-secret")
+    await page.getByRole("button", { name: "Sign in" }).click()
+    expect(await page.getByRole("alert").textContent()).toContain("401 UNAUTHORIZED")
+    await signIn(SANDBOX)
+    await page.getByRole("heading", { name: "Customers" }).waitFor()
+    // The secret is kept for this tab only.
+    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0)
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(1)
+  }, 60_000)
+
+  it("2. creates a customer, funds its account and has its KYC decided through the sandbox actions", async () => {
+    const create = page.locator("form", { hasText: "Create a customer" })
+    await create.getByLabel("Full name").fill("Dana Dashboard")
+    await create.getByRole("button", { name: "Create customer" }).click()
+    await page.getByRole("heading", { name: "Dana Dashboard" }).waitFor()
+    made.customerId = decodeURIComponent(new URL(page.url()).hash.split("/")[2]!)
+    const accountLink = page.getByRole("rowheader").getByRole("link").first()
+    made.accountId = (await accountLink.textContent())!
+    await page.getByRole("link", { name: "Fund, pay or review KYC" }).first().click()
+    const fund = page.locator("form", { hasText: "Fund an internal account" })
+    await expect
+      .poll(() => fund.getByLabel("Internal account id").inputValue(), { timeout: 30_000 })
+      .toBe(made.accountId)
+    await fund.getByLabel("Amount").fill("100000")
+    await fund.getByRole("button", { name: "Fund account" }).click()
+    await fund.getByRole("status").getByText("Done").waitFor()
+    const kyc = page.locator("form", { hasText: "Ask for a KYC decision" })
+    await kyc.getByRole("button", { name: "Request KYC review" }).click()
+    await page.getByRole("heading", { name: "Dana Dashboard" }).waitFor()
+    await page.getByRole("cell", { name: "1000.00 USD" }).first().waitFor()
+    await refreshUntil(async () => (await page.locator(".facts .badge").first().textContent()) === "APPROVED")
+    await page.screenshot({ path: screenshotPath("dashboard-customer"), fullPage: true })
+  }, 90_000)
+
+  it("3. makes a payment that fails by the rail's suffix: it fails, is refunded, and the timeline shows each step", async () => {
+    await open(`sandbox?account=${made.accountId}&customer=${made.customerId}`)
+    const pay = page.locator("form", { hasText: "Make a payment with a chosen outcome" })
+    await pay.getByLabel("Amount").fill("2500")
+    await pay.getByLabel("Outcome").selectOption("002")
+    await pay.getByRole("button", { name: "Pay" }).click()
+    await page.getByRole("heading", { name: /Outgoing payment/ }).waitFor()
+    await refreshUntil(async () => {
+      const status = await page.locator("h1 .badge").textContent()
+      const refund = await page
+        .locator("#refund + dl .badge")
+        .textContent({ timeout: 100 })
+        .catch(() => undefined)
+      return status === "FAILED" && refund === "COMPLETED"
+    })
+    const timeline = page.locator("ol.timeline")
+    await expect.poll(() => timeline.locator("li").count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(3)
+    await expect.poll(() => timeline.textContent(), { timeout: 30_000 }).toContain("FAILED")
+    await page.screenshot({ path: screenshotPath("dashboard-payment-timeline"), fullPage: true })
+  }, 90_000)
+
+  it("4. lists webhook deliveries with their attempts and replays a dead one: a new attempt", async () => {
+    await open("webhooks")
+    const delivered = page.locator("table.deliveries tbody tr").first()
+    await refreshUntil(async () => (await delivered.locator(".badge").textContent()) === "DELIVERED")
+    expect(await delivered.locator("ol.attempts li").first().textContent()).toContain("200")
+    // The platform moves its receiver while it is down: the endpoint's TEST event gets one attempt, so it is DEAD at
+    // once (and only a dead delivery is replayed).
+    receiverDown = true
+    const moved = await api("PATCH", "/config", { webhookEndpoint: `${receiverUrl}/moved` })
+    expect(moved.status, JSON.stringify(moved.json)).toBe(200)
+    // The newest TEST event (the first one, delivered, is beforeAll's).
+    const newest = page.getByRole("row", { name: /^TEST/ }).first()
+    await refreshUntil(async () => (await newest.locator(".badge").textContent()) === "DEAD")
+    const test = page.getByRole("row", { name: new RegExp((await newest.locator("th small").textContent())!) })
+    expect(await test.locator("ol.attempts li").first().textContent()).toContain("503")
+    receiverDown = false
+    await test.getByRole("button", { name: "Replay" }).click()
+    await refreshUntil(async () => (await test.locator(".badge").textContent()) === "DELIVERED")
+    const attempts = test.locator("ol.attempts li")
+    expect(await attempts.count()).toBe(2)
+    expect(await attempts.last().textContent()).toContain("200")
+    await test.getByText("Response body").first().click()
+    await page.screenshot({ path: screenshotPath("dashboard-webhooks") })
+  }, 120_000)
+
+  it("5. approves an agent's held payment", async () => {
+    // The agent's software: created, connected, and a payment above its approval threshold (docs/agents.md).
+    const created = await api("POST", "/agents", {
+      name: "Bill payer",
+      customerId: made.customerId,
+      policy: {
+        permissions: ["VIEW_TRANSACTIONS", "CREATE_QUOTES", "EXECUTE_QUOTES"],
+        defaultExecutionMode: "AUTO",
+        spendingLimits: { currency: "USD", perTransactionLimit: 5000, dailyLimit: 20000 },
+        approvalThresholds: { currency: "USD", amount: 2000 }
+      }
+    })
+    expect(created.status, JSON.stringify(created.json)).toBe(201)
+    const redeemed = await api("POST", `/agents/device-codes/${created.json.deviceCode.code}/redeem`)
+    const bearer = { authorization: `Bearer ${redeemed.json.accessToken}` }
+    const payee = await api("POST", "/customers/external-accounts", {
+      customerId: made.customerId,
+      currency: "USD",
+      accountInfo: {
+        accountType: "US_ACCOUNT",
+        accountNumber: "555000123",
+        routingNumber: "021000021",
+        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
+      }
+    })
+    const asAgent = (method: string, path: string, body?: unknown) =>
+      fetch(`${sandbox.origin}/2025-10-13${path}`, {
+        method,
+        headers: { ...bearer, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) })
+      }).then((r) => r.json() as Promise<any>)
+    const quote = await asAgent("POST", "/agents/me/quotes", {
+      source: { sourceType: "ACCOUNT", accountId: made.accountId },
+      destination: { destinationType: "ACCOUNT", accountId: payee.json.id, paymentRail: "RTP" },
+      lockedCurrencySide: "SENDING",
+      lockedCurrencyAmount: 3000
+    })
+    const held = await asAgent("POST", `/agents/me/quotes/${quote.id}/execute`)
+    expect(held.status, JSON.stringify(held)).toBe("PENDING_APPROVAL")
+
+    await open("agents")
+    const row = page.getByRole("row", { name: new RegExp(held.id) })
+    await row.waitFor()
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain("30.00 USD")
+    await page.screenshot({ path: screenshotPath("dashboard-agent-approval") })
+    await row.getByRole("button", { name: "Approve" }).click()
+    await page.getByText("No action waits for an approval.").waitFor()
+    const action = await api("GET", "/agents/approvals")
+    expect(action.json.data).toEqual([])
+  }, 90_000)
+
+  it("6. issues a card, simulates an authorization and sees the card transaction", async () => {
+    await open("cards")
+    const issue = page.locator("form", { hasText: "Issue a virtual card" })
+    await issue.getByLabel("Cardholder").fill(made.customerId!)
+    await issue.getByLabel("Funding account").fill(made.accountId!)
+    await issue.getByLabel("Platform card id").fill("dash-card-042")
+    await issue.getByRole("button", { name: "Issue card" }).click()
+    await page.getByRole("heading", { name: /····/ }).waitFor()
+    await refreshUntil(async () => (await page.locator("h1 .badge").textContent()) === "ACTIVE")
+    const simulate = page.locator("form", { hasText: "Simulate a network event" })
+    await simulate.getByLabel("Amount").fill("1250")
+    await simulate.getByRole("button", { name: "Simulate" }).click()
+    await simulate.getByRole("status").getByText("Done").waitFor()
+    const transaction = page.getByRole("row", { name: /BLUE BOTTLE COFFEE SF/ })
+    await transaction.waitFor()
+    expect(await transaction.textContent()).toContain("AUTHORIZED")
+    expect(await transaction.textContent()).toContain("12.50 USD")
+    await page.screenshot({ path: screenshotPath("dashboard-card-simulation"), fullPage: true })
+    // Freeze and unfreeze from the card's page.
+    await page.getByRole("button", { name: "Freeze" }).click()
+    await expect.poll(() => page.locator("h1 .badge").textContent(), { timeout: 30_000 }).toBe("FROZEN")
+    await page.getByRole("button", { name: "Unfreeze" }).click()
+    await expect.poll(() => page.locator("h1 .badge").textContent(), { timeout: 30_000 }).toBe("ACTIVE")
+  }, 120_000)
+
+  it("7. with a production token: no write anywhere, and a forced write is refused with 403", async () => {
+    const token = await api("POST", "/tokens", { name: "read-only", permissions: ["VIEW"], environment: "PRODUCTION" })
+    expect(token.status, JSON.stringify(token.json)).toBe(201)
+    const production = { clientId: token.json.clientId, clientSecret: token.json.clientSecret }
+    await page.getByRole("button", { name: "Sign out" }).click()
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
+    await signIn(production)
+    await page.getByText("read-only").waitFor()
+    const reads = new Set(["Sign out", "Refresh", "Search", "Filter", "Copy JSON", "Older postings"])
+    const cards = await api("GET", "/cards")
+    for (const route of [
+      "customers",
+      `customers/${made.customerId}`,
+      "payments",
+      "cards",
+      `cards/${cards.json.data[0].id}`,
+      "webhooks",
+      "agents",
+      "sandbox"
+    ]) {
+      await open(route)
+      await page.locator("main h1").first().waitFor()
+      const buttons = await page.locator("main button").allTextContents()
+      expect(
+        buttons.filter((name) => !reads.has(name.trim())),
+        route
+      ).toEqual([])
+      expect(await page.locator("main form.card").count(), route).toBe(0)
+    }
+    const forced = await page.evaluate(async ({ clientId, clientSecret }) => {
+      const response = await fetch("/2025-10-13/customers", {
+        method: "POST",
+        headers: { authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}`, "content-type": "application/json" },
+        body: JSON.stringify({ customerType: "INDIVIDUAL", fullName: "Not Made" })
+      })
+      return response.status
+    }, production)
+    expect(forced).toBe(403)
+  }, 120_000)
+
+  it("fetches nothing from outside the sandbox", () => {
+    expect(outside).toEqual([])
+  })
+})
