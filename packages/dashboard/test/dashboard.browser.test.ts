@@ -199,6 +199,20 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
     await page.screenshot({ path: screenshotPath("dashboard-payment-timeline"), fullPage: true })
   }, 90_000)
 
+  it("shows the account's ledger (postings, running balance, held and available) and the request log", async () => {
+    await open(`ledger/${made.accountId}`)
+    const postings = page.locator("table tbody tr")
+    // The funding credit, then the failed payment's 25.00 (newest first); the refund gave it all back.
+    await expect.poll(() => postings.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(2)
+    expect(await page.locator(".facts").textContent()).toContain("Available1000.00 USD")
+    expect(await postings.first().textContent()).toContain("25.00 USD")
+    expect(await postings.last().textContent()).toContain("1000.00 USD")
+    await open("requests")
+    const logged = page.getByRole("row", { name: /POST \/2025-10-13\/sandbox\/internal-accounts\/.*\/fund/ })
+    await expect.poll(() => logged.count(), { timeout: 30_000 }).toBe(1)
+    expect(await logged.textContent()).toContain("200")
+  }, 60_000)
+
   it("4. lists webhook deliveries with their attempts and replays a dead one: a new attempt", async () => {
     await open("webhooks")
     const delivered = page.locator("table.deliveries tbody tr").first()
