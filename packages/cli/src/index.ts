@@ -2,6 +2,7 @@
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import type { ApiError, CliFailure } from "./client.ts"
+import { listen } from "./commands/listen.ts"
 import { migrate } from "./commands/migrate.ts"
 import { serve } from "./commands/serve.ts"
 import { tokens } from "./commands/tokens.ts"
@@ -9,7 +10,7 @@ import { trigger } from "./commands/trigger.ts"
 import { red } from "./output.ts"
 import { paycore } from "./root.ts"
 
-export const cli = paycore.pipe(Command.withSubcommands([serve, migrate, tokens, trigger]))
+export const cli = paycore.pipe(Command.withSubcommands([serve, migrate, tokens, trigger, listen]))
 
 /** A failure the user caused or the server answered: one line on stderr, exit code 1. */
 const sayAndExit = (error: ApiError | CliFailure) =>
