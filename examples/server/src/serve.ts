@@ -1,6 +1,7 @@
 /**
- * `serve`: the runnable sandbox service: core + a store (see `store.ts`) + the sandbox ports (rail, FX, directory, KYC, the
- * card issuer: `POST /cards` issues cards, activated by the worker within a second; docs/cards.md) + HTTP binding.
+ * `serve`: the runnable sandbox service: core + a store (see `store.ts`) + the sandbox ports (rail, FX, directory,
+ * KYC, the card issuer: `POST /cards` issues cards, activated by the worker within a second; docs/cards.md) + HTTP
+ * binding, and `GET /health` (200 while it is up).
  *
  *   PORT=8080                                  listen on 127.0.0.1:$PORT
  *   DATABASE_URL / PAYCORE_DATA_DIR / PAYCORE_STORE   where the data lives (store.ts)
@@ -162,7 +163,14 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   // The webhook endpoint's first Standard Webhooks secret, made (and shown) once: a kept data folder has one.
   const firstSecret = yield* Context.get(context, WebhookSecrets).ensure()
 
-  const server = createApiServer(listener)
+  // `GET /health`, outside the API and without credentials: a load balancer's or a supervisor's "is it up".
+  const server = createApiServer((req, res) => {
+    if (req.method === "GET" && req.url === "/health") {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}')
+      return
+    }
+    listener(req, res)
+  })
   yield* Effect.acquireRelease(
     Effect.callback<void, Error>((resume) => {
       server.once("error", (error) => resume(Effect.fail(error)))

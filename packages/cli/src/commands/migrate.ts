@@ -1,8 +1,8 @@
 /** `paycore migrate`: what `npm run migrate` does (examples/server's `migrate`). */
-import { migrate as migrateStore, migrationSummary } from "@paycore/example-server"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { emit } from "../output.ts"
+import { loadServer } from "./serve.ts"
 
 export const migrate = Command.make(
   "migrate",
@@ -17,6 +17,7 @@ export const migrate = Command.make(
     )
   },
   Effect.fnUntraced(function* ({ dataDir, databaseUrl }) {
+    const { migrate: migrateStore, migrationSummary } = yield* loadServer
     const result = yield* migrateStore({
       dataDir: Option.getOrUndefined(dataDir),
       databaseUrl: Option.getOrUndefined(databaseUrl)

@@ -1,8 +1,10 @@
 /** `paycore serve`: the sandbox service, started as `npm start` starts it (examples/server's `serve`). */
-import { banner, serve as startSandbox } from "@paycore/example-server"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { emit } from "../output.ts"
+
+/** The whole engine and its stores, loaded only by the commands that run them (the others start faster). */
+export const loadServer = Effect.promise(() => import("@paycore/example-server"))
 
 export const serve = Command.make(
   "serve",
@@ -27,6 +29,7 @@ export const serve = Command.make(
     )
   },
   Effect.fnUntraced(function* ({ port, dataDir, databaseUrl, worker }) {
+    const { banner, serve: startSandbox } = yield* loadServer
     const sandbox = yield* startSandbox({
       port: Option.getOrUndefined(port),
       dataDir: Option.getOrUndefined(dataDir),
