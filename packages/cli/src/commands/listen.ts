@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { Duration, Effect, Option, Redacted, Ref, Schedule, Stream } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Sse } from "effect/encoding"
-import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { Webhook } from "standardwebhooks"
 import { ApiError, authenticatedHttpClient, versionedBase } from "../client.ts"
 import { dim, emit, green, red, yellow } from "../output.ts"
@@ -59,8 +59,7 @@ export const listen = Command.make(
     // The user verifies the forwarded events with this secret: printed once, at start.
     yield* emit({ listening: streamUrl, forwardTo, secret: signingSecret }, () => [
       `Forwarding webhooks from ${streamUrl} to ${forwardTo}`,
-      `Signing secret ${yellow(signingSecret)} (Standard Webhooks v1)`,
-      dim("Ready. Ctrl-C to stop.")
+      `Signing secret ${yellow(signingSecret)} (Standard Webhooks v1)`
     ])
 
     const forward = Effect.fnUntraced(function* (event: Sse.Event) {
@@ -92,7 +91,11 @@ export const listen = Command.make(
         HttpClientRequest.setHeader("accept", "text/event-stream"),
         Option.isSome(after) ? HttpClientRequest.setHeader("last-event-id", after.value) : (r) => r
       )
-      yield* HttpClientResponse.stream(api.execute(request)).pipe(
+      const response = yield* api.execute(request)
+      yield* emit({ connected: streamUrl, after: Option.getOrNull(after) }, () => [
+        dim(Option.isSome(after) ? `Connected again, after ${after.value}. Ctrl-C to stop.` : "Ready. Ctrl-C to stop.")
+      ])
+      yield* response.stream.pipe(
         Stream.decodeText,
         Stream.pipeThroughChannel(Sse.decode()),
         Stream.runForEach(forward)
