@@ -192,7 +192,7 @@ describe("webhook dispatcher", () => {
       const row = only(yield* outbox)
       assert.strictEqual(row.status, "DELIVERED")
       assert.deepStrictEqual(row.attempts, [
-        { at: "2025-06-01T12:00:00.000Z", url: URL, responseStatus: 200, durationMs: 0 }
+        { at: "2025-06-01T12:00:00.000Z", url: URL, responseStatus: 200, responseBody: "", durationMs: 0 }
       ])
       assert.isUndefined(row.leaseUntil)
 

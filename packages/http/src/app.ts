@@ -27,8 +27,10 @@ import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./creden
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
 import { type PreparedCall, PreparedRequest } from "./prepared.ts"
-import { type EndpointInfo, makeRequestListener, type RequestListener } from "./serve.ts"
+import { makeRequestLog } from "./request-log.ts"
+import { type AnsweredRequest, type EndpointInfo, makeRequestListener, type RequestListener } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
+import { makeWriteSignal } from "./webhook-stream.ts"
 
 /**
  * The ports an application provides: a Store, DocumentStore, Rail, FxRates, Directory, Notifier, KycProvider,
@@ -86,7 +88,9 @@ export const makeApp = (options: AppOptions = {}) =>
     const context = yield* Layer.build(EngineLayer)
     const tokens = Context.get(context, Tokens)
     const agents = Context.get(context, Agents)
-    const handlers = yield* Effect.provide(makeHandlers, context)
+    const requestLog = makeRequestLog()
+    const writes = makeWriteSignal()
+    const handlers = yield* Effect.provide(makeHandlers({ requestLog, writes }), context)
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
     // Auth is a plain function over a cache of verified `Authorization` headers: a hit costs one Map lookup;
@@ -122,6 +126,26 @@ export const makeApp = (options: AppOptions = {}) =>
     const evictToken = (tokenId: string) => {
       for (const [header, entry] of verified)
         if (entry.principal.kind === "PLATFORM" && entry.principal.tokenId === tokenId) verified.delete(header)
+      requestLog.forget(tokenId)
+    }
+
+    // Every answered request of a platform token goes to its request log (not the log's own reads, nor public
+    // routes, whose paths may hold an agent's device code); every answered write wakes the event streams.
+    const onAnswered = (answered: AnsweredRequest<Principal>) => {
+      if (answered.method !== "GET" && answered.method !== "HEAD") writes.notify()
+      const { principal, info } = answered
+      if (principal.kind !== "PLATFORM" || info.public || (info.group === "platform" && info.name === "requestLog")) {
+        return
+      }
+      requestLog.record(principal.tokenId, {
+        at: new Date(answered.startedAt).toISOString(),
+        method: answered.method,
+        path: answered.path,
+        status: answered.status,
+        ...(answered.idempotencyKey === undefined ? {} : { idempotencyKey: answered.idempotencyKey }),
+        durationMs: answered.durationMs,
+        ...(answered.error === undefined ? {} : { error: answered.error })
+      })
     }
 
     // Mutating requests carrying `Idempotency-Key` run once per key: the response is stored in the same
@@ -189,7 +213,8 @@ export const makeApp = (options: AppOptions = {}) =>
       authorize,
       intercept,
       mapError: (error) => toErrorResponse(error),
-      onDefect: options.onDefect
+      onDefect: options.onDefect,
+      onAnswered
     })
 
     const worker = options.workerIntervalMillis ?? 1000

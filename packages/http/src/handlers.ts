@@ -17,6 +17,7 @@ import {
   type OutboxRecord,
   OwnershipVerification,
   PlatformConfigService,
+  type PlatformPrincipal,
   type Principal,
   pageRequest,
   Quotes,
@@ -32,12 +33,14 @@ import {
   WebhookSecrets,
   WebhookSigner
 } from "@paycore/core"
-import { Cause, Effect, Result, Scope } from "effect"
+import { Cause, Deferred, Effect, Result, Scope } from "effect"
 import type { HttpApi } from "effect/http-api"
 import type { Api } from "./api.ts"
 import { preparedCall } from "./prepared.ts"
+import type { RequestLog } from "./request-log.ts"
 import type { Handlers } from "./serve.ts"
 import { readUploadForm } from "./uploads.ts"
+import { eventStreamResponse, STREAM_POLL_MILLIS, type WriteSignal } from "./webhook-stream.ts"
 
 type ApiGroups = typeof Api extends HttpApi.HttpApi<infer _Id, infer Groups> ? Groups : never
 
@@ -75,11 +78,26 @@ const agentOf = (principal: Principal): AgentPrincipal => {
   return principal
 }
 
+/** Every group but `agentMe` authenticates Basic credentials only (app.ts), so its principal is a platform token. */
+const platformOf = (principal: Principal): PlatformPrincipal => {
+  if (principal.kind !== "PLATFORM") throw new Error("a platform route was reached without a platform token")
+  return principal
+}
+
+/** What the HTTP layer itself knows that some handlers answer: its request log, and when it answered a write. */
+export interface HttpObservations {
+  readonly requestLog: RequestLog
+  readonly writes: WriteSignal
+}
+
+/** Entries `GET /request-log` answers when no `limit` is given. */
+const REQUEST_LOG_DEFAULT_LIMIT = 50
+
 /**
  * Binds every endpoint of `Api` to the core. Services are resolved once here, so a request
  * pays only for its own work. Permissions are checked before a handler runs (auth.ts).
  */
-export const makeHandlers = Effect.gen(function* () {
+export const makeHandlers = Effect.fnUntraced(function* (observations: HttpObservations) {
   const tokens = yield* Tokens
   const config = yield* PlatformConfigService
   const discoveries = yield* Discoveries
@@ -114,13 +132,21 @@ export const makeHandlers = Effect.gen(function* () {
         .pipe(Effect.catchCause((cause) => Effect.logError("bulk import failed", Cause.pretty(cause)))),
       scope
     )
+  // Closing the app ends the event streams, so their connections end and the server can close.
+  const closing = yield* Deferred.make<void>()
+  yield* Scope.addFinalizer(scope, Deferred.succeed(closing, undefined))
 
   const handlers: Handlers<ApiGroups, Principal, never> = {
     platform: {
       createToken: ({ payload }) => tokens.create(payload),
       listTokens: ({ query }) => tokens.list(query),
+      getCurrentToken: ({ principal }) => tokens.get(platformOf(principal).tokenId),
       getToken: ({ params }) => tokens.get(params.tokenId),
       deleteToken: ({ params }) => tokens.delete(params.tokenId),
+      requestLog: ({ principal, query }) =>
+        Effect.succeed({
+          data: observations.requestLog.list(platformOf(principal).tokenId, query.limit ?? REQUEST_LOG_DEFAULT_LIMIT)
+        }),
       getConfig: () => config.get(),
       updateConfig: ({ payload }) => config.update(payload),
       exchangeRates: ({ query }) => Effect.map(quotes.exchangeRates(query), (data) => ({ data })),
@@ -365,6 +391,14 @@ export const makeHandlers = Effect.gen(function* () {
         )
       },
       replayDelivery: ({ params }) => Effect.map(webhooks.replay(params.webhookId), toDelivery),
+      streamEvents: ({ query, headers }) =>
+        Effect.map(
+          webhooks.follow(headers["last-event-id"] ?? query.after, {
+            wake: observations.writes.wake(),
+            pollMillis: STREAM_POLL_MILLIS
+          }),
+          (events) => eventStreamResponse(events, Deferred.await(closing))
+        ),
       listSigningSecrets: () => Effect.map(signingSecrets.list(), (data) => ({ data })),
       rotateSigningSecret: ({ payload }) => signingSecrets.rotate(payload.overlapSeconds)
     }

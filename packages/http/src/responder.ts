@@ -48,8 +48,18 @@ const isPlainJson = (ast: SchemaAST.AST): boolean => {
 
 /** How one success schema is answered: its status and serializer. */
 const compileSuccess = (info: EndpointInfo, status: number, schema: Schema.Top): Responder => {
-  if (HttpApiSchema.isWithHeaders(schema) || (resolveEncoding(schema.ast)?._tag ?? "Json") !== "Json") {
-    throw new Error(`${info.group}.${info.name}: only JSON and no-content responses are supported`)
+  const encoding = resolveEncoding(schema.ast)?._tag ?? "Json"
+  if (encoding === "Text" && !HttpApiSchema.isWithHeaders(schema)) {
+    // A text answer (a stream of Server-Sent Events) is the `HttpServerResponse` its handler builds (serve.ts).
+    return {
+      status,
+      serialize: () => {
+        throw new Error(`${info.group}.${info.name}: a text answer must be an HttpServerResponse`)
+      }
+    }
+  }
+  if (HttpApiSchema.isWithHeaders(schema) || encoding !== "Json") {
+    throw new Error(`${info.group}.${info.name}: only JSON, text and no-content responses are supported`)
   }
   if (HttpApiSchema.isNoContent(schema.ast)) return { status, serialize: undefined }
   if (isPlainJson(schema.ast)) return { status, serialize: (value) => JSON.stringify(value) }

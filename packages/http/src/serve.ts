@@ -22,8 +22,8 @@ import {
   invalidInput,
   issueFromCause
 } from "@paycore/core"
-import { type Brand, Cause, Context, Effect, Exit, Schema, type SchemaIssue, SchemaParser } from "effect"
-import { FindMyWay } from "effect/http"
+import { type Brand, Cause, Context, Effect, Exit, Schema, type SchemaIssue, SchemaParser, Stream } from "effect"
+import { FindMyWay, HttpServerResponse } from "effect/http"
 import { HttpApi, type HttpApiEndpoint, type HttpApiGroup, type HttpApiSchema } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
 import { PublicEndpoint } from "./annotations.ts"
@@ -94,9 +94,13 @@ export interface HandlerRequest<Endpoint, Principal> {
   readonly rawBody: string
 }
 
+/**
+ * A handler answers with its success value (encoded with the endpoint's success schema), or with a response it
+ * built itself (`HttpServerResponse.stream`) when the answer is a stream: the schema then only documents it.
+ */
 export type Handler<Endpoint, Principal, R> = (
   request: HandlerRequest<Endpoint, Principal>
-) => Effect.Effect<TypeOf<HttpApiEndpoint.Success<Endpoint>, void>, unknown, R>
+) => Effect.Effect<TypeOf<HttpApiEndpoint.Success<Endpoint>, void> | HttpServerResponse.HttpServerResponse, unknown, R>
 
 /** One handler per endpoint: `{ [group]: { [endpoint]: handler } }`, typed from the API's groups. */
 export type Handlers<Groups extends HttpApiGroup.Constraint, Principal, R> = {
@@ -144,6 +148,11 @@ export interface ListenerOptions<Id extends string, Groups extends HttpApiGroup.
   readonly mapError?: ((error: unknown, endpoint: EndpointInfo) => ErrorResponse | undefined) | undefined
   /** Receives defects (500s); by default they are printed to stderr. */
   readonly onDefect?: ((cause: Cause.Cause<unknown>, endpoint: EndpointInfo) => void) | undefined
+  /**
+   * Told of every request that carried valid credentials, once its answer is sent (a stream's: when it ends).
+   * Never told the request's body, headers or query string.
+   */
+  readonly onAnswered?: ((answered: AnsweredRequest<Principal>) => void) | undefined
   /** Largest accepted request body; bigger ones get 413. Default 1 MiB. */
   readonly maxBodyBytes?: number | undefined
   /** Serve `{prefix}/openapi.json` and `{prefix}/docs` (public). Default `true`. */
@@ -158,6 +167,22 @@ export interface RenderedResponse {
 
 export interface InterceptedResponse extends RenderedResponse {
   readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/** A request answered to an authenticated caller, as `onAnswered` is told of it. */
+export interface AnsweredRequest<Principal> {
+  readonly info: EndpointInfo
+  readonly principal: Principal
+  readonly method: string
+  /** The path as requested, without its query string. */
+  readonly path: string
+  readonly status: number
+  readonly idempotencyKey: string | undefined
+  /** When the request arrived (epoch milliseconds). */
+  readonly startedAt: number
+  readonly durationMs: number
+  /** The error body answered, when the answer was one. */
+  readonly error: ErrorBody | undefined
 }
 
 export interface InterceptedRequest<Principal> {
@@ -255,14 +280,18 @@ const hasBodyMethod = (method: string): boolean => method !== "GET" && method !=
 const JSON_TYPE = "application/json"
 const UNAUTHORIZED_HEADERS = { "www-authenticate": 'Basic realm="paycore"' }
 
+/** The error body each errored response was answered with, for `onAnswered`. */
+const errorBodies = new WeakMap<ServerResponse, ErrorBody>()
+
 const sendError = (res: ServerResponse, error: ErrorResponse): void => {
-  const body = JSON.stringify({
+  const answered: ErrorBody = {
     status: error.status,
     code: error.code,
     message: error.message,
     ...(error.details === undefined ? {} : { details: error.details })
-  })
-  sendJson(res, error.status, body, error.headers)
+  }
+  errorBodies.set(res, answered)
+  sendJson(res, error.status, JSON.stringify(answered), error.headers)
 }
 
 /**
@@ -373,6 +402,7 @@ export const makeRequestListener = <
   const intercept = options.intercept
   const authorizeRequest = options.authorize
   const onDefect = options.onDefect ?? defaultOnDefect
+  const onAnswered = options.onAnswered
   const publicNames = new Set(options.publicEndpoints ?? [])
   const handlerGroups = options.handlers as Record<string, Record<string, CompiledEndpoint["handler"]> | undefined>
   const fork = Effect.runForkWith(options.services)
@@ -486,11 +516,75 @@ export const makeRequestListener = <
     }
   }
 
+  /**
+   * Sends a response its handler built (a stream of Server-Sent Events): the head at once, then each chunk as the
+   * stream yields it, waiting for the socket to drain. The stream runs until it ends (the response ends), the
+   * client goes away (it is interrupted) or it fails (a defect: the status is sent already, so the connection is cut).
+   */
+  const sendRaw = (res: ServerResponse, response: HttpServerResponse.HttpServerResponse, info: EndpointInfo): void => {
+    const body = response.body
+    if (body._tag !== "Stream") throw new Error(`${info.group}.${info.name}: answer with a streamed response only`)
+    // The connection ends with the stream: a server that is closing would otherwise wait for it to idle out.
+    res.writeHead(response.status, {
+      ...Object.fromEntries(Object.entries(response.headers)),
+      "content-type": body.contentType,
+      connection: "close"
+    })
+    // HEAD gets the head only: no body is ever sent, so the stream is not run.
+    if (res.req.method === "HEAD") {
+      res.end()
+      return
+    }
+    res.flushHeaders()
+    const fiber = fork(Stream.runForEach(body.stream, (chunk) => writeChunk(res, chunk)))
+    const interrupt = () => fiber.interruptUnsafe()
+    res.once("close", interrupt)
+    fiber.addObserver((exit) => {
+      res.off("close", interrupt)
+      if (Exit.isSuccess(exit)) res.end()
+      else if (Cause.hasInterruptsOnly(exit.cause)) res.destroy()
+      else defect(res, exit.cause, info)
+    })
+  }
+
+  /** Tells `onAnswered` of the request once its answer is sent, or never when the client left before it. */
+  const watchAnswer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: EndpointInfo,
+    principal: unknown,
+    startedAt: number
+  ): void => {
+    res.once("close", () => {
+      if (onAnswered === undefined || !res.headersSent) return
+      const url = req.url ?? "/"
+      const query = url.indexOf("?")
+      const key = req.headers["idempotency-key"]
+      try {
+        onAnswered({
+          info,
+          principal: principal as Principal,
+          method: req.method ?? "GET",
+          path: query === -1 ? url : url.slice(0, query),
+          status: res.statusCode,
+          idempotencyKey: typeof key === "string" ? key : undefined,
+          startedAt,
+          durationMs: Date.now() - startedAt,
+          error: errorBodies.get(res)
+        })
+      } catch (error) {
+        // An observer's failure is a defect of its own: the answer is sent already.
+        onDefect(Cause.die(error), info)
+      }
+    })
+  }
+
   // Also runs from a fiber observer, so nothing may throw out of it (a throwing `mapError` is a defect too).
   const onExit = (res: ServerResponse, route: CompiledEndpoint, exit: Exit.Exit<unknown, unknown>): void => {
     try {
       if (Exit.isSuccess(exit)) {
-        respond(res, route.responder(exit.value), exit.value)
+        if (HttpServerResponse.isHttpServerResponse(exit.value)) sendRaw(res, exit.value, route.info)
+        else respond(res, route.responder(exit.value), exit.value)
         return
       }
       const failure = Cause.findError(exit.cause)
@@ -649,6 +743,7 @@ export const makeRequestListener = <
   }
 
   return (req, res) => {
+    const startedAt = onAnswered === undefined ? 0 : Date.now()
     const method = req.method ?? "GET"
     const url = req.url ?? "/"
     const found = router.find(method, url) ?? (method === "HEAD" ? router.find("GET", url) : undefined)
@@ -670,13 +765,13 @@ export const makeRequestListener = <
       const auth = authorize(req, res, route.info)
       if (auth instanceof Promise) {
         auth.then(
-          (settled) => settled !== undefined && proceed(req, res, route, found, settled.principal),
+          (settled) => settled !== undefined && proceed(req, res, route, found, settled.principal, startedAt),
           (error) => defect(res, Cause.die(error), route.info)
         )
         return
       }
       if (auth === undefined) return
-      proceed(req, res, route, found, auth.principal)
+      proceed(req, res, route, found, auth.principal, startedAt)
     } catch (error) {
       defect(res, Cause.die(error), route.info)
     }
@@ -687,9 +782,11 @@ export const makeRequestListener = <
     res: ServerResponse,
     route: CompiledEndpoint,
     found: FindMyWay.FindResult<Route>,
-    principal: unknown
+    principal: unknown,
+    startedAt: number
   ): void {
     try {
+      if (onAnswered !== undefined && principal !== undefined) watchAnswer(req, res, route.info, principal, startedAt)
       const refused = principal === undefined ? undefined : authorizeRequest?.(principal as Principal, route.info)
       if (refused !== undefined) {
         sendError(res, refused)
@@ -721,6 +818,16 @@ export const makeRequestListener = <
     }
   }
 }
+
+/** Writes a chunk of a streamed answer; waits for the socket to drain when its buffer is full. */
+const writeChunk = (res: ServerResponse, chunk: Uint8Array): Effect.Effect<void> =>
+  res.write(chunk)
+    ? Effect.void
+    : Effect.callback<void>((resume) => {
+        const drained = () => resume(Effect.void)
+        res.once("drain", drained)
+        return Effect.sync(() => res.off("drain", drained))
+      })
 
 const NO_PRINCIPAL = { principal: undefined }
 const PATH = ["path"]

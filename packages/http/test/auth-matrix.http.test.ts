@@ -68,7 +68,9 @@ const isAgentAccess = (access: AccessClass): access is AgentAccess => access.sta
 const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "platform.createToken": "manage",
   "platform.listTokens": "read",
+  "platform.getCurrentToken": "read",
   "platform.getToken": "read",
+  "platform.requestLog": "read",
   "platform.deleteToken": "manage",
   "platform.getConfig": "read",
   "platform.updateConfig": "manage",
@@ -194,6 +196,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "webhooks.publicKey": "read",
   "webhooks.listDeliveries": "read",
   "webhooks.replayDelivery": "write",
+  "webhooks.streamEvents": "read",
   "webhooks.listSigningSecrets": "read",
   "webhooks.rotateSigningSecret": "manage",
 
@@ -489,6 +492,11 @@ const sendCell = async (
     headers: typeof body === "string" ? { "content-type": "application/json", ...headers } : headers,
     ...(body === undefined ? {} : { body: body as NonNullable<RequestInit["body"]> })
   })
+  // An event stream never ends: its status and headers are the answer.
+  if (response.headers.get("content-type") === "text/event-stream") {
+    await response.body?.cancel()
+    return { status: response.status, headers: response.headers, json: undefined }
+  }
   const text = await response.text()
   const isJson = response.headers.get("content-type")?.startsWith("application/json") === true && text !== ""
   return { status: response.status, headers: response.headers, json: isJson ? JSON.parse(text) : undefined }

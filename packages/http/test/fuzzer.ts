@@ -675,6 +675,13 @@ const sendHttp = (origin: URL, prefix: string, c: FuzzCase, timeoutMillis: numbe
         headers: { ...c.headers, ...(body === undefined ? {} : { "content-length": String(body.length) }) }
       },
       (res) => {
+        // An event stream never ends: its status and headers are the answer.
+        if (res.headers["content-type"] === "text/event-stream") {
+          clearTimeout(timer)
+          res.destroy()
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: "" })
+          return
+        }
         const chunks: Array<Buffer> = []
         res.on("data", (chunk: Buffer) => chunks.push(chunk))
         res.on("end", () => {

@@ -180,8 +180,10 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     documentStore: Context.get(portsContext, DocumentStore),
     close: async () => {
       flushFigures()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      // The server stops taking connections; closing the app ends its event streams, so their connections end too.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       await Effect.runPromise(Scope.close(scope, Exit.void))
+      await closed
     }
   }
 }

@@ -1,11 +1,12 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Cause, Context, DateTime, Effect, Schema } from "effect"
+import { Cause, Context, DateTime, Effect, Schema, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PublicEndpoint } from "../src/annotations.ts"
 import { parseBasicAuth } from "../src/credentials.ts"
-import { makeRequestListener } from "../src/serve.ts"
+import { type AnsweredRequest, makeRequestListener } from "../src/serve.ts"
 
 // --- A toy API -----------------------------------------------------------------------------------------------------
 
@@ -61,12 +62,17 @@ const Customers = HttpApiGroup.make("customers")
     })
   )
 
+const EventStream = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
+const Streams = HttpApiGroup.make("streams")
+  .add(HttpApiEndpoint.get("finite", "/streams/finite", { success: EventStream }))
+  .add(HttpApiEndpoint.get("endless", "/streams/endless", { success: EventStream }))
+
 const System = HttpApiGroup.make("system")
   .add(HttpApiEndpoint.get("health", "/health", { success: Schema.Struct({ ok: Schema.Boolean }) }))
   .add(HttpApiEndpoint.get("crash", "/crash", { success: Schema.Struct({ ok: Schema.Boolean }) }))
   .annotate(PublicEndpoint, true)
 
-const Api = HttpApi.make("toy").add(Customers).add(System)
+const Api = HttpApi.make("toy").add(Customers).add(Streams).add(System)
 
 // --- The server ----------------------------------------------------------------------------------------------------
 
@@ -80,6 +86,19 @@ const createdAt = DateTime.makeUnsafe("2025-10-13T09:00:00Z")
 const ada = { id: "cus_1", name: "Ada", country: "US", tags: ["vip"], createdAt }
 const adaJson = { ...ada, createdAt: "2025-10-13T09:00:00.000Z" }
 const defects: Array<string> = []
+const answered: Array<AnsweredRequest<{ readonly merchant: string }>> = []
+
+/** Resolved when the endless stream's finalizer runs (its fiber ended), once per stream. */
+let endlessEnded: Array<() => void> = []
+const endlessStream = Stream.concat(Stream.make("data: first\n\n"), Stream.never).pipe(
+  Stream.encodeText,
+  Stream.ensuring(
+    Effect.sync(() => {
+      for (const ended of endlessEnded) ended()
+      endlessEnded = []
+    })
+  )
+)
 
 const listener = makeRequestListener({
   api: Api,
@@ -117,6 +136,15 @@ const listener = makeRequestListener({
       delete: () => Effect.void,
       freeze: ({ params }) => Effect.fail(new CustomerFrozen({ customerId: params.id }))
     },
+    streams: {
+      finite: () =>
+        Effect.succeed(
+          HttpServerResponse.stream(Stream.encodeText(Stream.make("data: a\n\n", "data: b\n\n")), {
+            contentType: "text/event-stream"
+          })
+        ),
+      endless: () => Effect.succeed(HttpServerResponse.stream(endlessStream, { contentType: "text/event-stream" }))
+    },
     system: {
       health: () => Effect.succeed({ ok: true }),
       crash: () => Effect.die(new Error("secret internals: db password is hunter2"))
@@ -127,6 +155,7 @@ const listener = makeRequestListener({
       ? { status: 409, code: "CUSTOMER_FROZEN", message: "The customer is frozen", details: { id: error.customerId } }
       : undefined,
   onDefect: (cause) => void defects.push(Cause.pretty(cause)),
+  onAnswered: (request) => void answered.push(request),
   maxBodyBytes: 1024
 })
 
@@ -161,6 +190,47 @@ const validCustomer = {
 }
 
 // --- Tests ---------------------------------------------------------------------------------------------------------
+
+describe("makeRequestListener: streamed answers and onAnswered (issue 18)", () => {
+  it("sends a handler's streamed HttpServerResponse chunk by chunk and ends with it; HEAD gets the head only", async () => {
+    const finite = await call("GET", "/streams/finite")
+    expect(finite.status).toBe(200)
+    expect(finite.headers.get("content-type")).toBe("text/event-stream")
+    expect(finite.text).toBe("data: a\n\ndata: b\n\n")
+    const head = await fetch(`${base}/streams/endless`, { method: "HEAD", headers: auth })
+    expect(head.status).toBe(200)
+    expect(await head.text()).toBe("")
+  })
+
+  it("interrupts an endless stream when its client goes away: its finalizer runs", async () => {
+    const ended = new Promise<void>((resolve) => endlessEnded.push(resolve))
+    const aborted = new AbortController()
+    const response = await fetch(`${base}/streams/endless`, { headers: auth, signal: aborted.signal })
+    const reader = response.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("data: first\n\n")
+    aborted.abort()
+    await ended
+  })
+
+  it("tells onAnswered of each authenticated request: path without query, status, key, error body", async () => {
+    answered.length = 0
+    await call("GET", "/customers?limit=2&status=active", { headers: { "idempotency-key": "k-1" } })
+    await call("POST", "/customers/cus_1/freeze")
+    await call("GET", "/customers", { headers: { authorization: "" } })
+    await call("GET", "/customers/cus_1", { headers: { authorization: "Basic bm9wZTpub3Bl" } })
+    expect(answered.map((a) => [a.method, a.path, a.status, a.idempotencyKey, a.error?.code])).toEqual([
+      ["GET", "/2025-10-13/customers", 200, "k-1", undefined],
+      ["POST", "/2025-10-13/customers/cus_1/freeze", 409, undefined, "CUSTOMER_FROZEN"]
+    ])
+    expect(answered[1]!.error).toEqual({
+      status: 409,
+      code: "CUSTOMER_FROZEN",
+      message: "The customer is frozen",
+      details: { id: "cus_1" }
+    })
+    expect(answered[0]!.principal).toEqual({ merchant: "m_1" })
+  })
+})
 
 describe("makeRequestListener", () => {
   it("serves a GET with decoded path params", async () => {

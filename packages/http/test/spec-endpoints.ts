@@ -253,6 +253,21 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
   },
   { method: "POST", path: "/webhooks/signing-secrets/rotate", why: "Rotates the Standard Webhooks signing secret." },
   {
+    method: "GET",
+    path: "/webhooks/stream",
+    why: "The events as Server-Sent Events as they commit, for `paycore listen` (issue 18, dashboard-cli.md section 2)."
+  },
+  {
+    method: "GET",
+    path: "/tokens/me",
+    why: "The calling token (environment, permissions), so the dashboard knows who signed in (issue 18, section 2)."
+  },
+  {
+    method: "GET",
+    path: "/request-log",
+    why: "The calling token's last requests as answered, for the dashboard's request log (issue 18, section 2)."
+  },
+  {
     method: "POST",
     path: "/sandbox/external-accounts/{externalAccountId}/liveness",
     why: "Sandbox stand-in for the hosted liveness check of an ownership challenge (AC-26 LIVENESS)."

@@ -19,6 +19,8 @@ export const DeliveryAttempt = Schema.Struct({
   at: DateTimeString,
   url: Schema.String,
   responseStatus: Schema.optionalKey(Schema.Int),
+  /** The start of the receiver's answer as text: at most `RESPONSE_BODY_MAX_BYTES` of UTF-8 (a whole character). */
+  responseBody: Schema.optionalKey(Schema.String),
   error: Schema.optionalKey(Schema.String),
   durationMs: Schema.Int
 })

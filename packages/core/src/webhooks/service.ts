@@ -2,7 +2,19 @@ import { p256 } from "@noble/curves/nist.js"
 import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { hexToBytes, utf8ToBytes } from "@noble/hashes/utils.js"
-import { Clock, Config, Context, Duration, Effect, Layer, Option, Random, Redacted, Schedule } from "effect"
+import {
+  Clock,
+  Config,
+  Context,
+  Duration,
+  Effect,
+  Layer,
+  Option,
+  Random,
+  Redacted,
+  Schedule,
+  type Stream
+} from "effect"
 import { Ids } from "../ports/ids.ts"
 import { type NewOutboxRecord, type OutboxFilter, Store } from "../ports/store.ts"
 import { type TransportResponse, WebhookTransport } from "../ports/webhook-transport.ts"
@@ -13,6 +25,7 @@ import type { WebhookId } from "../shared/ids.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import { addSeconds, nowIso } from "../shared/time.ts"
 import { webhookDeliveryError, webhookEndpointNotSet, webhookNotDead, webhookNotFound } from "./errors.ts"
+import { type FollowOptions, followOutbox } from "./follow.ts"
 import {
   type DeliveryAttempt,
   type OutboxRecord,
@@ -467,6 +480,11 @@ export interface WebhookDispatcherService {
   readonly list: (filter: OutboxFilter, page: PageRequest) => Effect.Effect<Page<OutboxRecord>, StoreError>
   /** Sends a `TEST` event now to the configured URL (not stored, not retried) and reports the answer. */
   readonly sendTest: () => Effect.Effect<TestDelivery, Refused | StoreError>
+  /** Every event after `after` (none: from now on), then each one as it is committed (see `followOutbox`). */
+  readonly follow: (
+    after: string | undefined,
+    options: FollowOptions
+  ) => Effect.Effect<Stream.Stream<OutboxRecord, StoreError>, StoreError>
   /** `dispatchDue` every `intervalMillis` forever (draining full batches at once); errors are logged. */
   readonly run: (intervalMillis: number) => Effect.Effect<never>
 }
@@ -481,6 +499,27 @@ interface Tally {
 }
 
 const maxIso = (a: string, b: string): string => (a > b ? a : b)
+
+/** How much of a receiver's answer an attempt keeps: enough to read an error, never a whole page on every row. */
+export const RESPONSE_BODY_MAX_BYTES = 2048
+
+/** The longest start of `text` whose UTF-8 takes at most `maxBytes` bytes, never splitting a character. */
+export const utf8Prefix = (text: string, maxBytes: number): string => {
+  // Every UTF-16 unit takes at least one UTF-8 byte and at most three: the usual short answer is kept as is.
+  if (text.length * 3 <= maxBytes) return text
+  let bytes = 0
+  let end = 0
+  for (const char of text) {
+    const code = char.codePointAt(0)!
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+    if (bytes > maxBytes) break
+    end += char.length
+  }
+  return text.slice(0, end)
+}
+
+/** Text every store can keep: a NUL or an unpaired surrogate (PostgreSQL's jsonb refuses both) becomes U+FFFD. */
+const keptText = (text: string): string => text.toWellFormed().replaceAll("\u0000", "\ufffd")
 
 /** Delivering claimed rows: one signed attempt, a subject's rows in sequence order, a row given back. */
 const makeDelivery = Effect.fnUntraced(function* () {
@@ -519,7 +558,13 @@ const makeDelivery = Effect.fnUntraced(function* () {
     const durationMs = Math.max(0, Math.round(endedMs - startedMs))
     const record: DeliveryAttempt =
       result._tag === "Success"
-        ? { at, url, responseStatus: result.success.status, durationMs }
+        ? {
+            at,
+            url,
+            responseStatus: result.success.status,
+            responseBody: utf8Prefix(keptText(result.success.body), RESPONSE_BODY_MAX_BYTES),
+            durationMs
+          }
         : { at, url, error: result.failure.message, durationMs }
     const random = yield* Random.next
     const endedAt = new Date(endedMs).toISOString()
@@ -697,6 +742,7 @@ export const makeWebhookDispatcher = Effect.fnUntraced(function* (options?: Disp
     get,
     list,
     sendTest,
+    follow: (after, followOptions) => followOutbox(store, after, followOptions),
     run
   } satisfies WebhookDispatcherService
 })

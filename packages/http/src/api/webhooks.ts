@@ -1,6 +1,6 @@
 import { MAX_SECRET_OVERLAP_SECONDS, PageOf, PageQueryFields, WebhookId, WebhookSecretInfo } from "@paycore/core"
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { created } from "./shared.ts"
 
 export const WebhookDelivery = Schema.Struct({
@@ -15,6 +15,8 @@ export const WebhookDelivery = Schema.Struct({
       at: Schema.String,
       url: Schema.String,
       responseStatus: Schema.optionalKey(Schema.Int),
+      /** The first 2 KB (UTF-8) of the receiver's answer, as text. */
+      responseBody: Schema.optionalKey(Schema.String),
       error: Schema.optionalKey(Schema.String),
       durationMs: Schema.Int
     })
@@ -30,6 +32,16 @@ export const ListDeliveriesQuery = Schema.Struct({
   type: Schema.optionalKey(Schema.String),
   ...PageQueryFields
 })
+
+/** Where a stream starts: after this event (`Last-Event-ID`, sent by a reconnecting client, wins over `after`). */
+export const WebhookStreamQuery = Schema.Struct({ after: Schema.optionalKey(WebhookId) })
+export const WebhookStreamHeaders = Schema.Struct({ "last-event-id": Schema.optionalKey(WebhookId) })
+
+/**
+ * Server-Sent Events: per event `id: <webhook id>`, `event: <type>`, `data: <the JSON body delivered to the
+ * webhook URL>` and a blank line; a `: keep-alive` comment every 15 s.
+ */
+export const WebhookEventStream = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
 
 export const RotateSigningSecretRequest = Schema.Struct({
   /** How long the secrets being replaced keep signing beside the new one (default one day; 0: stop at once). */
@@ -61,6 +73,13 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     })
   )
   .add(
+    HttpApiEndpoint.get("streamEvents", "/webhooks/stream", {
+      query: WebhookStreamQuery,
+      headers: WebhookStreamHeaders,
+      success: WebhookEventStream
+    })
+  )
+  .add(
     HttpApiEndpoint.get("listSigningSecrets", "/webhooks/signing-secrets", {
       success: Schema.Struct({ data: Schema.Array(WebhookSecretInfo) })
     })
@@ -75,7 +94,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     OpenApi.annotations({
       title: "Webhooks",
       description:
-        "The signing public key, the Standard Webhooks signing secrets, and every delivery with its attempts " +
-        "(an extension of the spec)"
+        "The signing public key, the Standard Webhooks signing secrets, every delivery with its attempts, and " +
+        "the events as a stream of Server-Sent Events (an extension of the spec)"
     })
   )
