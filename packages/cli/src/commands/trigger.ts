@@ -4,7 +4,7 @@
  * a returned deposit, a card authorization, a KYC review. Prints the ids it made and the webhook types to expect.
  */
 import { randomUUID } from "node:crypto"
-import { TransactionId } from "@paycore/core"
+import { type InternalAccountId, TransactionId } from "@paycore/core"
 import { Effect, Schedule, Schema } from "effect"
 import { Argument, Command } from "effect/cli"
 import { apiClient, CliFailure } from "../client.ts"
@@ -66,7 +66,7 @@ const newCustomer = Effect.fnUntraced(function* (client: Client, fullName: strin
   return { customerId: customer.id, accountId: usd.id }
 })
 
-const fund = (client: Client, accountId: Parameters<Client["sandbox"]["fund"]>[0]["params"]["accountId"]) =>
+const fund = (client: Client, accountId: InternalAccountId) =>
   progress("funding the account").pipe(
     Effect.andThen(client.sandbox.fund({ params: { accountId }, payload: { amount: 100_000 } }))
   )
