@@ -1,13 +1,14 @@
 /**
  * The CLI as a user runs it (issue 18 item 4; docs/cli.md): each command a child process against a sandbox the test
  * starts with `paycore serve`. serve answers /health and stops on Ctrl-C; migrate on a fresh PGlite folder applies
- * every migration, then none; tokens create prints the secret once and list never does; --json prints documents
+ * every migration, then none (and on a new database of the PostgreSQL server of DATABASE_URL, when set); tokens create prints the secret once and list never does; --json prints documents
  * that parse; a refused request is one line on stderr and exit code 1.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { migrations } from "@paycore/store-postgres"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { apiEnv, interrupt, jsonLines, type Running, runCli, startSandbox } from "./kit.ts"
 
@@ -93,5 +94,32 @@ describe("paycore migrate (issue 18 item 4)", () => {
     const again = await runCli(["migrate", "--data-dir", dir])
     expect(again.code, again.stderr).toBe(0)
     expect(again.stdout).toBe(`embedded PGlite in ${dir} (fsync off: for development, not production): up to date\n`)
+  })
+})
+
+describe.skipIf(process.env.DATABASE_URL === undefined)("paycore migrate --database-url (issue 18 item 4)", () => {
+  const adminUrl = process.env.DATABASE_URL ?? ""
+  const name = `paycore_cli_${process.pid}_${Date.now()}`
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl })
+    await client.connect()
+    await client.query(sql)
+    await client.end()
+  }
+  afterAll(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+
+  it("a new database gets every migration; a second run applies none", { timeout: 240_000 }, async () => {
+    await admin(`CREATE DATABASE ${name}`)
+    const url = new URL(adminUrl)
+    url.pathname = `/${name}`
+    const first = await runCli(["migrate", "--database-url", url.toString(), "--json"])
+    expect(first.code, first.stderr).toBe(0)
+    expect(jsonLines(first.stdout)).toEqual([
+      { store: "PostgreSQL server (--database-url)", applied: Object.keys(migrations).sort() }
+    ])
+    const again = await runCli(["migrate", "--database-url", url.toString(), "--json"])
+    expect(jsonLines(again.stdout)).toEqual([{ store: "PostgreSQL server (--database-url)", applied: [] }])
+    // The URL (it may carry a password) is never printed.
+    expect(first.stdout + first.stderr + again.stdout + again.stderr).not.toContain(name)
   })
 })
