@@ -139,5 +139,7 @@ describe("paycore listen against a stream that drops (issue 18 item 4)", { timeo
     expect(new Set(receiver.verified.map((e) => e.type))).toEqual(new Set(["OUTGOING_PAYMENT.COMPLETED"]))
     expect(receiver.refused).toEqual([])
     expect(running.stdout()).toContain("→ 204 OUTGOING_PAYMENT.COMPLETED Transaction:1\n")
+    // A secret the user gave is theirs: never printed back.
+    expect(running.stdout()).not.toContain(secret)
   })
 })

@@ -10,7 +10,7 @@ import { Command, Flag } from "effect/cli"
 import { Sse } from "effect/encoding"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { Webhook } from "standardwebhooks"
-import { ApiError, authenticatedHttpClient, versionedBase } from "../client.ts"
+import { ApiError, authenticatedHttpClient, CliFailure, versionedBase } from "../client.ts"
 import { dim, emit, green, red, yellow } from "../output.ts"
 import { paycore } from "../root.ts"
 
@@ -51,15 +51,21 @@ export const listen = Command.make(
     // The receiver is not the API: it gets no credentials.
     const receiver = yield* HttpClient.HttpClient
     const signingSecret = Option.isSome(secret) ? Redacted.value(secret.value) : newSecret()
-    const signer = new Webhook(signingSecret)
+    const signer = yield* Effect.try({
+      try: () => new Webhook(signingSecret),
+      catch: () => new CliFailure({ message: "--secret: a Standard Webhooks secret, whsec_ and base64" })
+    })
     const only = Option.map(events, (list) => new Set(list.split(",").map((type) => type.trim())))
     const lastEventId = yield* Ref.make(Option.none<string>())
     const streamUrl = `${versionedBase(root.api)}/webhooks/stream`
 
-    // The user verifies the forwarded events with this secret: printed once, at start.
-    yield* emit({ listening: streamUrl, forwardTo, secret: signingSecret }, () => [
+    // The user verifies the forwarded events with a secret made now: printed once, at start (one given is not).
+    const made = Option.isNone(secret)
+    yield* emit({ listening: streamUrl, forwardTo, secret: made ? signingSecret : null }, () => [
       `Forwarding webhooks from ${streamUrl} to ${forwardTo}`,
-      `Signing secret ${yellow(signingSecret)} (Standard Webhooks v1)`
+      made
+        ? `Signing secret ${yellow(signingSecret)} (Standard Webhooks v1)`
+        : "Signing with the secret of --secret (Standard Webhooks v1)"
     ])
 
     const forward = Effect.fnUntraced(function* (event: Sse.Event) {
