@@ -8,7 +8,7 @@ const SRC = "^packages/core/src/"
  * layers below its own; contexts of one layer do not import each other. A new context takes a place here.
  */
 const LAYERS = [
-  ["ledger", "idempotency", "webhooks"],
+  ["ledger", "idempotency", "webhooks", "timelines"],
   ["platform"],
   ["accounts"],
   ["wallet-auth"],

@@ -165,6 +165,8 @@ export {
 } from "./stablecoins/service.ts"
 export * from "./stablecoins/views.ts"
 export { MAX_PROVIDER_ATTEMPTS, walkTo } from "./stablecoins/worker.ts"
+export * from "./timelines/model.ts"
+export { recordTransitionSteps, toTimelineEntry } from "./timelines/service.ts"
 export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
 export { quotePaymentsLayer } from "./transactions/execute.ts"
 export { paymentLegs, refundReference } from "./transactions/legs.ts"

@@ -493,6 +493,36 @@ export const eventOrderProblem = Effect.fnUntraced(function* (record: Transactio
   return undefined
 })
 
+/**
+ * Issue 18: the payment's timeline is a walk of its machine from its creation to the row's state, each entry a legal
+ * move naming the move's first webhook, and the moves' webhooks are the outbox's, in order (`undefined` when so).
+ */
+export const timelineProblem = Effect.fnUntraced(function* (record: TransactionRecord) {
+  const store = yield* Store
+  const entries = (yield* store.transitions.list({ transactionId: record.id }, { limit: 100, sortOrder: "asc" })).data
+  const outgoing = record.transaction.type === "OUTGOING"
+  const machine = outgoing ? outgoingPaymentMachine : incomingPaymentMachine
+  const transitions = machine.transitions as MachineMoves
+  const [created, ...moves] = entries
+  if (created === undefined || created.from !== undefined || created.state !== machine.initial) {
+    return `the timeline does not start with its creation in ${machine.initial}`
+  }
+  const emitted: Array<string> = created.event === undefined ? [] : [created.event]
+  let state: string = created.state
+  for (const entry of moves) {
+    if (entry.from !== state) return `a move from ${entry.from} follows ${state}`
+    const move = Object.values(transitions[state] ?? {}).find((m) => m.to === entry.state && m.emits[0] === entry.event)
+    if (move === undefined) return `${entry.from} → ${entry.state} (${entry.event}) is no move of ${machine.name}`
+    emitted.push(...move.emits)
+    state = entry.state
+  }
+  if (state !== record.state) return `the timeline ends in ${state}, the row is ${record.state}`
+  const events = yield* eventsOf(record.id)
+  if (emitted.join() !== events.join())
+    return `the timeline's webhooks ${emitted.join()} are not the outbox's ${events}`
+  return undefined
+})
+
 /** All transactions in the store. */
 export const allTransactions = Effect.gen(function* () {
   const store = yield* Store

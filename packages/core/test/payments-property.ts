@@ -39,6 +39,7 @@ import {
   seedInternalAccount,
   setConfig,
   startClock,
+  timelineProblem,
   usAccount
 } from "./fixtures.ts"
 
@@ -263,6 +264,8 @@ const checkAll = Effect.gen(function* () {
   for (const record of yield* allTransactions) {
     const order = yield* eventOrderProblem(record)
     if (order !== undefined) problems.push(`${record.id}: ${order}`)
+    const timeline = yield* timelineProblem(record)
+    if (timeline !== undefined) problems.push(`${record.id}: ${timeline}`)
     const money = yield* moneyProblem(record)
     if (money !== undefined) problems.push(`${record.id}: ${money}`)
   }

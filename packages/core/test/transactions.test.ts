@@ -26,13 +26,17 @@ import {
   retryableRailError,
   seedExternalAccount,
   seedPayer,
+  timelineProblem,
   usAccount
 } from "./fixtures.ts"
 
-/** Every transaction's events are a walk of its machine; the ledger balances. */
+/** Every transaction's events are a walk of its machine, and so is its timeline (issue 18); the ledger balances. */
 const invariants = Effect.gen(function* () {
   assert.deepStrictEqual(yield* ledgerViolations, [])
-  for (const record of yield* allTransactions) assert.isUndefined(yield* eventOrderProblem(record), record.id)
+  for (const record of yield* allTransactions) {
+    assert.isUndefined(yield* eventOrderProblem(record), record.id)
+    assert.isUndefined(yield* timelineProblem(record), record.id)
+  }
 })
 
 describe("Transactions", () => {

@@ -147,7 +147,8 @@ export const agentRequirements: Readonly<Record<string, AgentRequirement>> = {
   transferOut: { permission: "CREATE_TRANSFERS", write: true },
   transferIn: { permission: "CREATE_TRANSFERS", write: true },
   listTransactions: { permission: "VIEW_TRANSACTIONS" },
-  getTransaction: { permission: "VIEW_TRANSACTIONS" }
+  getTransaction: { permission: "VIEW_TRANSACTIONS" },
+  getTransactionTimeline: { permission: "VIEW_TRANSACTIONS" }
 }
 
 /** 403 FORBIDDEN with `details.reason` (AGENT_PAUSED, PERMISSION_MISSING) when the agent may not call the route. */

@@ -200,6 +200,7 @@ export const makeHandlers = Effect.fnUntraced(function* (observations: HttpObser
     accounts: {
       listInternal: ({ query }) => accounts.listInternal(query),
       listCustomerInternal: ({ query }) => accounts.listInternal(query),
+      listCustomerInternalPostings: ({ params, query }) => accounts.listPostings("CUSTOMER", params.accountId, query),
       createExternal: ({ payload }) => accounts.createExternal(payload),
       listExternal: ({ query }) => accounts.listExternal(query),
       getExternal: ({ params }) => accounts.getExternal(params.externalAccountId),
@@ -207,6 +208,7 @@ export const makeHandlers = Effect.fnUntraced(function* (observations: HttpObser
       challengeOwnership: ({ params, payload }) => ownership.challenge(params.externalAccountId, payload),
       verifyOwnership: ({ params, payload }) => ownership.verify(params.externalAccountId, payload),
       listPlatformInternal: ({ query }) => accounts.listPlatformInternal(query),
+      listPlatformInternalPostings: ({ params, query }) => accounts.listPostings("PLATFORM", params.accountId, query),
       listPlatformExternal: ({ query }) => accounts.listPlatformExternal(query),
       createPlatformExternal: ({ payload }) => accounts.createPlatformExternal(payload),
       getPlatformExternal: ({ params }) => accounts.getPlatformExternal(params.externalAccountId),
@@ -323,6 +325,8 @@ export const makeHandlers = Effect.fnUntraced(function* (observations: HttpObser
       transferIn: ({ principal, payload }) => agentActions.transferIn(agentOf(principal), payload),
       listTransactions: ({ principal, query }) => agentScope.listTransactions(agentOf(principal), query),
       getTransaction: ({ principal, params }) => agentScope.getTransaction(agentOf(principal), params.transactionId),
+      getTransactionTimeline: ({ principal, params }) =>
+        agentScope.getTransactionTimeline(agentOf(principal), params.transactionId),
       listActions: ({ principal, query }) => agentScope.listActions(agentOf(principal), query),
       getAction: ({ principal, params }) => agentScope.getAction(agentOf(principal), params.actionId)
     },
@@ -338,6 +342,7 @@ export const makeHandlers = Effect.fnUntraced(function* (observations: HttpObser
       resendQuoteScaCode: ({ params }) => transactions.resendQuoteScaCode(params.quoteId),
       listTransactions: ({ query }) => transactions.list(query),
       getTransaction: ({ params }) => transactions.get(params.transactionId),
+      getTransactionTimeline: ({ params }) => transactions.timeline(params.transactionId),
       confirmTransaction: ({ params, payload }) => transactions.confirm(params.transactionId, payload),
       cancelTransaction: ({ params, payload }) => transactions.cancel(params.transactionId, payload),
       approveTransaction: ({ params, payload }) => transactions.approve(params.transactionId, payload),

@@ -108,6 +108,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
 
   "accounts.listInternal": "read",
   "accounts.listCustomerInternal": "read",
+  "accounts.listCustomerInternalPostings": "read",
   "accounts.createExternal": "write",
   "accounts.listExternal": "read",
   "accounts.getExternal": "read",
@@ -119,6 +120,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "accounts.startBeneficiaryUntrust": "write",
   "accounts.confirmBeneficiaryUntrust": "write",
   "accounts.listPlatformInternal": "read",
+  "accounts.listPlatformInternalPostings": "read",
   "accounts.listPlatformExternal": "read",
   "accounts.createPlatformExternal": "write",
   "accounts.getPlatformExternal": "read",
@@ -165,6 +167,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "payments.resendQuoteScaCode": "transact",
   "payments.listTransactions": "read",
   "payments.getTransaction": "read",
+  "payments.getTransactionTimeline": "read",
   "payments.lookupExternalAccount": "read",
   "payments.lookupUma": "read",
   "payments.transferOut": "transact",
@@ -244,6 +247,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "agentMe.transferIn": "agent-write:CREATE_TRANSFERS",
   "agentMe.listTransactions": "agent-read:VIEW_TRANSACTIONS",
   "agentMe.getTransaction": "agent-read:VIEW_TRANSACTIONS",
+  "agentMe.getTransactionTimeline": "agent-read:VIEW_TRANSACTIONS",
   "agentMe.listActions": "agent-read",
   "agentMe.getAction": "agent-read",
 

@@ -282,6 +282,26 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
     path: "/sandbox/transactions/{transactionId}/return",
     why: "Sandbox: returns a completed deposit, emitting the incoming refund events (WH-08; issue 17 plan, row 30)."
   },
+  {
+    method: "GET",
+    path: "/transactions/{transactionId}/timeline",
+    why: "Issue 18: the moves of a payment's or card transaction's machine (when, from, to, the webhook emitted), for the dashboard's timeline and support."
+  },
+  {
+    method: "GET",
+    path: "/agents/me/transactions/{transactionId}/timeline",
+    why: "Issue 18: the same timeline for an agent, scoped to its customer as GET /agents/me/transactions/{transactionId}."
+  },
+  {
+    method: "GET",
+    path: "/customers/internal-accounts/{accountId}/postings",
+    why: "Issue 18: a customer's internal account's ledger postings with a running balance and its posted, pending and available balances (the dashboard's account ledger)."
+  },
+  {
+    method: "GET",
+    path: "/platform/internal-accounts/{accountId}/postings",
+    why: "Issue 18: the same for a platform-owned internal account (customer and platform routes 404 on each other's accounts)."
+  },
   { method: "GET", path: "/openapi.json", why: "Our OpenAPI document.", outsideApi: true },
   { method: "GET", path: "/docs", why: "The reference page rendering /openapi.json.", outsideApi: true },
   { method: "GET", path: "/docs/renderer.js", why: "The reference page's renderer, served locally.", outsideApi: true }

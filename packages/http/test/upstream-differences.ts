@@ -6,9 +6,11 @@
  * it. Each entry is exercised by `conformance.http.test.ts`, which fails when an entry no longer happens (remove it).
  *
  * Not listed because they are ours alone (counted as extensions, not checked): `/webhooks/public-key`,
- * `/webhooks/deliveries`, `/webhooks/deliveries/{webhookId}/replay`, `/webhooks/stream`, `/request-log`, and unknown
- * paths. `GET /tokens/me` is ours too, but the upstream's `/tokens/{tokenId}` matches its path: its answer, the same
- * Token, is checked as that operation's.
+ * `/webhooks/deliveries`, `/webhooks/deliveries/{webhookId}/replay`, `/webhooks/stream`, `/request-log`, the
+ * timelines of issue 18 (`/transactions/{transactionId}/timeline`, `/agents/me/transactions/{transactionId}/timeline`)
+ * and account postings (`/customers/internal-accounts/{accountId}/postings`,
+ * `/platform/internal-accounts/{accountId}/postings`), and unknown paths. `GET /tokens/me` is ours too, but the
+ * upstream's `/tokens/{tokenId}` matches its path: its answer, the same Token, is checked as that operation's.
  */
 
 export interface Difference {

@@ -14,6 +14,7 @@ import { platformRepositories } from "./platform.ts"
 import { quoteRepositories } from "./quotes.ts"
 import { scaRepositories } from "./sca.ts"
 import { stablecoinRepositories } from "./stablecoins.ts"
+import { timelineRepositories } from "./timelines.ts"
 import { makeTransaction, UndoJournal } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
 import { walletAuthRepositories } from "./wallet-auth.ts"
@@ -44,6 +45,7 @@ export const makeMemoryStore = Effect.sync(() => {
     ...agentRepositories(collection),
     ...invitationRepositories(collection),
     ...stablecoinRepositories(collection),
+    ...timelineRepositories(collection),
     ...ledgerRepositories(journal),
     ...webhookRepositories(collection, journal),
     ...idempotencyRepositories(journal)

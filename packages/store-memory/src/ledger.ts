@@ -1,4 +1,4 @@
-import type { LedgerBalance, LedgerTransfer, Repositories } from "@paycore/core"
+import type { AccountTransfer, LedgerBalance, LedgerTransfer, Repositories } from "@paycore/core"
 import { movesOfTransfer } from "@paycore/store-tables"
 import { Effect } from "effect"
 import { ChunkedMap } from "./chunked-map.ts"
@@ -12,6 +12,26 @@ export const ledgerRepositories = (journal: UndoJournal): Pick<Repositories, "le
   // an id of another form is mapped to its reference in `otherIds`.
   const transfersByReference = new ChunkedMap<Array<LedgerTransfer>>()
   const otherIds = new Map<string, string>()
+  // Per account (debit and credit side), where its transfers are, in recording order: a transfer's position is its
+  // index + 1. Resolving replaces a transfer in its reference's list, so the entry names the place, not the object.
+  const placesByAccount = new Map<string, Array<{ readonly reference: string; readonly at: number }>>()
+
+  const addPlace = (account: string, reference: string, at: number) => {
+    let places = placesByAccount.get(account)
+    if (places === undefined) {
+      places = []
+      placesByAccount.set(account, places)
+    }
+    places.push({ reference, at })
+    const added = places
+    journal.remember(() => {
+      added.pop()
+      if (added.length === 0) placesByAccount.delete(account)
+    })
+  }
+
+  const transferAt = (place: { readonly reference: string; readonly at: number }): LedgerTransfer =>
+    transfersByReference.get(place.reference)![place.at]!
 
   const isConventional = (t: LedgerTransfer): boolean =>
     t.id.length > t.reference.length + 1 && t.id.charCodeAt(t.reference.length) === 35 && t.id.startsWith(t.reference)
@@ -55,6 +75,8 @@ export const ledgerRepositories = (journal: UndoJournal): Pick<Repositories, "le
       throw new Error(`memory store: ledger transfer ${t.id} exists`)
     }
     list.push(t)
+    addPlace(t.debit, t.reference, list.length - 1)
+    addPlace(t.credit, t.reference, list.length - 1)
     if (!conventional) otherIds.set(t.id, t.reference)
     const added = list
     journal.remember(() => {
@@ -104,6 +126,23 @@ export const ledgerRepositories = (journal: UndoJournal): Pick<Repositories, "le
           }
         }),
       transfers: (reference) => Effect.sync(() => transfersByReference.get(reference)?.slice() ?? []),
+      accountTransfers: (account, limit, before) =>
+        Effect.sync(() => {
+          const places = placesByAccount.get(account) ?? []
+          const end = Math.min(places.length, before === undefined ? places.length : Math.max(before - 1, 0))
+          const transfers: Array<AccountTransfer> = []
+          for (let i = end - 1; i >= 0 && transfers.length < limit; i--) {
+            transfers.push({ position: i + 1, transfer: transferAt(places[i]!) })
+          }
+          let postedThrough = 0
+          if (transfers.length > 0) {
+            for (let i = 0; i < end; i++) {
+              const t = transferAt(places[i]!)
+              if (t.state === "POSTED") postedThrough += t.credit === account ? t.amount : -t.amount
+            }
+          }
+          return { transfers, hasMore: end - transfers.length > 0, postedThrough }
+        }),
       allBalances: () => Effect.sync(() => [...balances.values()])
     }
   }

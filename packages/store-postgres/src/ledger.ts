@@ -79,6 +79,18 @@ const resolveSql =
   `pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
   `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
 
+// An account's transfers newest first, before a position (`seq`): the newest of each side by its index, merged; and
+// the account's posted balance through the newest of them (its POSTED transfers up to it, credits minus debits).
+const accountTransfersSql =
+  `WITH page AS ((SELECT * FROM ledger_transfers WHERE debit = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3) ` +
+  `UNION ALL (SELECT * FROM ledger_transfers WHERE credit = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3) ` +
+  `ORDER BY seq DESC LIMIT $3) ` +
+  `SELECT page.*, (SELECT coalesce(sum(CASE WHEN t.credit = $1 THEN t.amount ELSE -t.amount END), 0)::bigint ` +
+  `FROM ledger_transfers t WHERE (t.debit = $1 OR t.credit = $1) AND t.state = 'POSTED' ` +
+  `AND t.seq <= (SELECT max(seq) FROM page)) AS posted_through FROM page ORDER BY seq DESC`
+/** Beyond every `seq` (a bigint identity): the `before` of a first page. */
+const AFTER_EVERY_SEQ = Number.MAX_SAFE_INTEGER
+
 const allBalancesSql =
   `SELECT account, min(currency) AS currency, sum(posted)::bigint AS posted, sum(pending_debits)::bigint AS ` +
   `pending_debits, sum(pending_credits)::bigint AS pending_credits FROM ledger_balances GROUP BY account ORDER BY account`
@@ -200,6 +212,14 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
       Effect.map(x.query(`SELECT * FROM ledger_transfers WHERE reference = $1 ORDER BY seq`, [reference]), (rows) =>
         rows.map(transferCodec.decode)
       ),
+    accountTransfers: (account, limit, before) =>
+      Effect.map(x.query(accountTransfersSql, [account, before ?? AFTER_EVERY_SEQ, limit + 1]), (rows) => ({
+        transfers: rows
+          .slice(0, limit)
+          .map((row) => ({ position: Number(row.seq), transfer: transferCodec.decode(row) })),
+        hasMore: rows.length > limit,
+        postedThrough: rows.length === 0 ? 0 : Number(rows[0]!.posted_through)
+      })),
     allBalances: () => Effect.map(x.query(allBalancesSql, []), (rows) => rows.map(balanceCodec.decode))
   }
 })

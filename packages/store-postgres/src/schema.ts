@@ -21,6 +21,8 @@ import { stablecoins } from "./migrations/0018_stablecoins.ts"
 import { transactionActions } from "./migrations/0019_transaction_actions.ts"
 import { platformAccounts } from "./migrations/0020_platform_accounts.ts"
 import { onChain } from "./migrations/0021_on_chain.ts"
+import { transactionTransitions } from "./migrations/0022_transaction_transitions.ts"
+import { ledgerAccountTransfers } from "./migrations/0023_ledger_account_transfers.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -55,7 +57,9 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0018_stablecoins": stablecoins,
   "0019_transaction_actions": transactionActions,
   "0020_platform_accounts": platformAccounts,
-  "0021_on_chain": onChain
+  "0021_on_chain": onChain,
+  "0022_transaction_transitions": transactionTransitions,
+  "0023_ledger_account_transfers": ledgerAccountTransfers
 }
 
 export const MIGRATION_TABLE = "paycore_migrations"

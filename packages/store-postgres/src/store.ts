@@ -17,6 +17,7 @@ import { type Database, migrate } from "./schema.ts"
 import { sqlClientOf } from "./sql.ts"
 import { stablecoinRepositories } from "./stablecoins.ts"
 import { makeExecutor } from "./statements.ts"
+import { timelineRepositories } from "./timelines.ts"
 import { ignore, makeCurrentTx, type StoreOptions } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
 import { walletAuthRepositories } from "./wallet-auth.ts"
@@ -61,6 +62,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       ...agentRepositories(x),
       ...invitationRepositories(x),
       ...stablecoinRepositories(x),
+      ...timelineRepositories(x),
       ...ledgerRepositories(x),
       ...webhookRepositories(x),
       ...idempotencyRepositories(x),

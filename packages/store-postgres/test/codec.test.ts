@@ -19,6 +19,7 @@ import * as invitationRecords from "../../testkit/src/store-conformance/invitati
 import { ownershipChallengeFull, ownershipChallengeMinimal } from "../../testkit/src/store-conformance/records.ts"
 import * as scaRecords from "../../testkit/src/store-conformance/sca-tests.ts"
 import * as stablecoinRecords from "../../testkit/src/store-conformance/stablecoin-tests.ts"
+import * as timelineRecords from "../../testkit/src/store-conformance/timeline-tests.ts"
 import * as walletRecords from "../../testkit/src/store-conformance/wallet-auth-tests.ts"
 import { rowCodecOf } from "../src/codec.ts"
 import { idOf } from "./helpers.ts"
@@ -208,6 +209,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     [cardRecords.cardNetworkEventFull(walletScope), cardRecords.cardNetworkEventMinimal(walletScope)]
   ],
   [tables.cardReveals, [cardRecords.cardRevealFull(walletScope)]],
+  [tables.transitions, [timelineRecords.transitionFull(walletScope), timelineRecords.transitionMinimal(walletScope)]],
   [tables.agents, [agentRecords.agentFull(walletScope), agentRecords.agentMinimal(walletScope)]],
   [
     tables.agentDeviceCodes,

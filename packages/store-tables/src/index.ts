@@ -15,6 +15,7 @@ import { platformConfig, tokens } from "./platform.ts"
 import { quotes } from "./quotes.ts"
 import { scaChallenges, scaFactorResets, scaFactors, scaSecurity, scaSessions, trustedBeneficiaries } from "./sca.ts"
 import { stablecoinOperations, stablecoinProviderAccounts, stablecoins } from "./stablecoins.ts"
+import { transitions } from "./timelines.ts"
 import { transactions } from "./transactions.ts"
 import { delegatedKeys, otpChallenges, signedRequests, walletCredentials, walletSessions } from "./wallet-auth.ts"
 import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
@@ -61,6 +62,7 @@ export {
   stablecoins,
   tokens,
   transactions,
+  transitions,
   trustedBeneficiaries,
   verifications,
   walletCredentials,
@@ -79,6 +81,7 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   ownershipChallenges,
   quotes,
   transactions,
+  transitions,
   beneficialOwners,
   verifications,
   contactChallenges,

@@ -75,6 +75,7 @@ import {
   stablecoinsCase,
   stablecoinTests
 } from "./store-conformance/stablecoin-tests.ts"
+import { timelineTests, transitionsCase } from "./store-conformance/timeline-tests.ts"
 import { storeTransactionTests } from "./store-conformance/transaction-tests.ts"
 import {
   delegatedKeysCase,
@@ -138,6 +139,7 @@ export const storeConformance = (
       collection(ownershipChallengesCase, () => {})
       collection(quotesCase, quoteTests)
       collection(transactionsCase, transactionTests)
+      collection(transitionsCase, timelineTests)
       collection(beneficialOwnersCase, beneficialOwnerTests)
       collection(verificationsCase, verificationTests)
       collection(documentsCase, documentTests)

@@ -53,6 +53,7 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       ownershipChallenges: yield* everyRow((p) => store.ownershipChallenges.list({}, p)),
       quotes: yield* everyRow((p) => store.quotes.list({}, p)),
       transactions: yield* everyRow((p) => store.transactions.list({}, p)),
+      transitions: yield* everyRow((p) => store.transitions.list({}, p)),
       beneficialOwners: yield* everyRow((p) => store.beneficialOwners.list({}, p)),
       verifications: yield* everyRow((p) => store.verifications.list({}, p)),
       documents: yield* everyRow((p) => store.documents.list({ includeDeleted: true }, p)),

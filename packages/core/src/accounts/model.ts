@@ -169,6 +169,40 @@ export const ListPlatformInternalAccountsQuery = Schema.Struct({
 })
 export type ListPlatformInternalAccountsQuery = typeof ListPlatformInternalAccountsQuery.Type
 
+// ---- an account's ledger postings (issue 18: the dashboard's account ledger; architecture.md) ----
+
+/** `limit` 1-100 (default 20) and the opaque `cursor` of the previous page; always newest first. */
+export const ListPostingsQuery = Schema.Struct({ limit: PageQueryFields.limit, cursor: PageQueryFields.cursor })
+export type ListPostingsQuery = typeof ListPostingsQuery.Type
+
+/**
+ * One ledger transfer on the account's side. `journalEntryId` is the transfer's id (`<reference>#<n>`, the reference
+ * a transaction id); `status` PENDING is a hold; `runningBalance` is the account's posted balance once this posting
+ * and every earlier POSTED one moved (a PENDING or VOIDED posting leaves it as it was).
+ */
+export const Posting = Schema.Struct({
+  journalEntryId: Schema.String,
+  at: DateTimeString,
+  amount: Amount,
+  direction: Schema.Literals(["CREDIT", "DEBIT"]),
+  status: Schema.Literals(["PENDING", "POSTED", "VOIDED"]),
+  runningBalance: Amount,
+  description: Schema.String
+})
+export type Posting = typeof Posting.Type
+
+/** The account's balances: `pending` is what holds keep from `posted`; `available` = `posted` − `pending`. */
+export const PostingBalance = Schema.Struct({ posted: Amount, pending: Amount, available: Amount })
+export type PostingBalance = typeof PostingBalance.Type
+
+export const PostingsPage = Schema.Struct({
+  data: Schema.Array(Posting),
+  balance: PostingBalance,
+  hasMore: Schema.Boolean,
+  nextCursor: Schema.optionalKey(Schema.String)
+})
+export type PostingsPage = typeof PostingsPage.Type
+
 /** Who holds an account: a customer, or the platform itself (no `customerId`; the `/platform/*` routes). */
 export type AccountOwner = "CUSTOMER" | "PLATFORM"
 

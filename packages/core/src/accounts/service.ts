@@ -39,10 +39,13 @@ import {
   type ListInternalAccountsQuery,
   type ListPlatformExternalAccountsQuery,
   type ListPlatformInternalAccountsQuery,
+  type ListPostingsQuery,
   type PaymentInstructions,
-  type PaymentRail
+  type PaymentRail,
+  type PostingsPage
 } from "./model.ts"
 import { initialExternalStatus, initialPlatformExternalStatus } from "./ownership-rules.ts"
+import { listPostings } from "./postings.ts"
 import { unknownVasp, vaspNameOf } from "./vasps.ts"
 
 // ---- internal accounts: provisioning ----
@@ -349,6 +352,16 @@ export class Accounts extends Context.Service<
     readonly getPlatformExternal: (id: string) => Effect.Effect<ExternalAccount, NotFound | StoreError>
     /** `DELETE /platform/external-accounts/{id}` (204): 404 for a customer's account too. */
     readonly deletePlatformExternal: (id: string) => Effect.Effect<void, NotFound | Conflict | StoreError>
+    /**
+     * `GET /customers/internal-accounts/{id}/postings` (`CUSTOMER`) and `GET /platform/internal-accounts/{id}/postings`
+     * (`PLATFORM`): the account's ledger postings newest first, with its balances (postings.ts); 404 for an account of
+     * the other owner.
+     */
+    readonly listPostings: (
+      owner: AccountOwner,
+      id: string,
+      query: ListPostingsQuery
+    ) => Effect.Effect<PostingsPage, InvalidInput | NotFound | StoreError>
   }
 >()("paycore/accounts/Accounts") {
   static readonly layer = Layer.effect(
@@ -619,7 +632,14 @@ export class Accounts extends Context.Service<
         createPlatformExternal,
         listPlatformExternal,
         getPlatformExternal: getExternalOf("PLATFORM", "Accounts.getPlatformExternal"),
-        deletePlatformExternal: deleteExternalOf("PLATFORM", "Accounts.deletePlatformExternal")
+        deletePlatformExternal: deleteExternalOf("PLATFORM", "Accounts.deletePlatformExternal"),
+        listPostings: Effect.fn("Accounts.listPostings")(function* (
+          owner: AccountOwner,
+          id: string,
+          query: ListPostingsQuery
+        ) {
+          return yield* listPostings(store, owner, id, query)
+        })
       })
     })
   )

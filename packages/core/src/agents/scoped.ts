@@ -8,6 +8,7 @@ import type { QuotesError } from "../quotes/service.ts"
 import type { FieldError } from "../shared/errors.ts"
 import { type Page, pageRequest } from "../shared/paging.ts"
 import { invalidInput } from "../shared/validation.ts"
+import type { Timeline } from "../timelines/model.ts"
 import { transactionNotFound } from "../transactions/errors.ts"
 import type { TransactionOneOf } from "../transactions/model.ts"
 import type { AgentPorts, AgentsError } from "./agent-ports.ts"
@@ -253,6 +254,16 @@ export const getAgentTransaction = Effect.fnUntraced(function* (
   const transaction: TransactionOneOf = yield* ports.transactions.get(transactionId)
   if (transaction.customerId !== principal.customerId) return yield* transactionNotFound(transactionId)
   return transaction
+})
+
+/** Issue 18: the timeline of a payment or card transaction of the customer; 404 as `getAgentTransaction`. */
+export const getAgentTransactionTimeline = Effect.fnUntraced(function* (
+  ports: AgentPorts,
+  principal: AgentPrincipal,
+  transactionId: string
+): Effect.fn.Return<Timeline, AgentsError> {
+  yield* getAgentTransaction(ports, principal, transactionId)
+  return yield* ports.transactions.timeline(transactionId)
 })
 
 // ---- actions (AG-36, AG-37) ----

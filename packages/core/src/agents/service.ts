@@ -11,6 +11,7 @@ import type { CreateQuoteRequest, Quote } from "../quotes/model.ts"
 import { Quotes } from "../quotes/service.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
+import type { Timeline } from "../timelines/model.ts"
 import { scaPaymentPorts } from "../transactions/authorization.ts"
 import type { TransactionOneOf, TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
 import { Transactions } from "../transactions/service.ts"
@@ -46,6 +47,7 @@ import {
   getAgentAction,
   getAgentQuote,
   getAgentTransaction,
+  getAgentTransactionTimeline,
   getExternalAccount,
   listAgentActions,
   listAgentTransactions,
@@ -217,6 +219,11 @@ export class AgentScope extends Context.Service<
       principal: AgentPrincipal,
       transactionId: string
     ) => Effect.Effect<TransactionOneOf, AgentsError>
+    /** Issue 18: `GET /agents/me/transactions/{transactionId}/timeline`, scoped as `getTransaction`. */
+    readonly getTransactionTimeline: (
+      principal: AgentPrincipal,
+      transactionId: string
+    ) => Effect.Effect<Timeline, AgentsError>
     readonly listActions: (
       principal: AgentPrincipal,
       query: ListAgentActionsQuery
@@ -238,6 +245,7 @@ export class AgentScope extends Context.Service<
         getQuote: (principal, quoteId) => getAgentQuote(ports, principal, quoteId),
         listTransactions: (principal, query) => listAgentTransactions(ports, principal, query),
         getTransaction: (principal, id) => getAgentTransaction(ports, principal, id),
+        getTransactionTimeline: (principal, id) => getAgentTransactionTimeline(ports, principal, id),
         listActions: (principal, query) => listAgentActions(ports, principal, query),
         getAction: (principal, actionId) => getAgentAction(ports, principal, actionId)
       })

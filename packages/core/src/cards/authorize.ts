@@ -7,6 +7,7 @@ import type { NotFound, StoreError } from "../shared/errors.ts"
 import { transition } from "../shared/machine.ts"
 import { utcDay } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
+import { recordTransitionSteps } from "../timelines/service.ts"
 import { signWithDelegatedKey } from "../wallet-auth/delegated-keys.ts"
 import { emitSteps } from "../webhooks/service.ts"
 import type { CardPorts } from "./card-ports.ts"
@@ -112,7 +113,10 @@ const newRecord = (
   updatedAt: n.now
 })
 
-/** Stores a new card transaction as the result of its first move, and emits that move's events. */
+/**
+ * Stores a new card transaction as the result of its first move (the first entry of its timeline: `REQUESTED` is
+ * never stored, so it has no `from`), and emits that move's events.
+ */
 function* firstMoveSteps(
   ports: CardPorts,
   row: Omit<CardTransactionRecord, "state">,
@@ -123,6 +127,7 @@ function* firstMoveSteps(
   if (Result.isFailure(move)) return yield* Effect.die(move.failure)
   const record: CardTransactionRecord = { ...row, state: storedState(move.success.to) }
   yield* dieOnUniqueViolation(ports.store.cardTransactions.insert(record))
+  yield* recordTransitionSteps(ports.store, ports.ids, record.id, undefined, record.state, move.success.emits, now)
   yield* emitSteps(ports.store, ports.ids, move.success.emits, record.id, toCardTransaction(record), now)
   return record
 }

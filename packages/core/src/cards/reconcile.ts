@@ -4,6 +4,7 @@ import type { UniqueViolation } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { allows, transition } from "../shared/machine.ts"
 import type { Steps } from "../shared/tracing.ts"
+import { recordTransitionSteps } from "../timelines/service.ts"
 import { emitSteps } from "../webhooks/service.ts"
 import type { CardPorts } from "./card-ports.ts"
 import { frontLeg, returnLeg, spendLeg } from "./legs.ts"
@@ -32,8 +33,8 @@ export const storedState = (state: CardTransactionState): StoredCardTransactionS
   state as Exclude<CardTransactionState, "REQUESTED">
 
 /**
- * Moves a card transaction through its machine (the caller checked the move is legal): saves it with `change`, then
- * emits the move's events with the transaction as the API shows it (WH-13 … WH-16).
+ * Moves a card transaction through its machine (the caller checked the move is legal): saves it with `change`, records
+ * the move in its timeline, then emits the move's events with the transaction as the API shows it (WH-13 … WH-16).
  */
 export function* moveCardTransactionSteps(
   { store, ids }: Pick<CardPorts, "store" | "ids">,
@@ -52,6 +53,7 @@ export function* moveCardTransactionSteps(
     updatedAt: now
   }
   yield* dieOnUniqueViolation(store.cardTransactions.update(next))
+  yield* recordTransitionSteps(store, ids, next.id, record.state, next.state, move.success.emits, now)
   yield* emitSteps(store, ids, move.success.emits, next.id, toCardTransaction(next), now)
   return next
 }

@@ -30,6 +30,26 @@ export interface LedgerTransfer {
 }
 
 /**
+ * A transfer debiting or crediting one account, numbered by `position` in the order the ledger recorded that
+ * account's transfers (a later transfer has a higher position; the numbers need not be consecutive).
+ */
+export interface AccountTransfer {
+  readonly position: number
+  readonly transfer: LedgerTransfer
+}
+
+/** A page of an account's transfers, newest first (`LedgerStore.accountTransfers`). */
+export interface AccountTransfers {
+  readonly transfers: ReadonlyArray<AccountTransfer>
+  readonly hasMore: boolean
+  /**
+   * The account's posted balance as of the first transfer of the page: its POSTED transfers up to and including that
+   * one, credits minus debits (0 for an empty page). The running balance of the rest follows from their amounts.
+   */
+  readonly postedThrough: number
+}
+
+/**
  * `card-network`: what the service owes the card issuer / network for card transactions (cards/legs.ts).
  * `stablecoin-supply` (per stablecoin currency): its posted balance is minus the outstanding supply of that coin;
  * `stablecoin-reserve` (per base currency): the base currency the stablecoin provider holds for mints

@@ -27,7 +27,7 @@ import type {
 } from "../cards/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { InvitationFilter, InvitationRecord } from "../invitations/model.ts"
-import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
+import type { AccountTransfers, LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type {
   BeneficialOwner,
   BulkImportJobRecord,
@@ -59,6 +59,7 @@ import type {
   StablecoinOperationRecord,
   StablecoinRecord
 } from "../stablecoins/model.ts"
+import type { TransitionFilter, TransitionRecord } from "../timelines/model.ts"
 import type { TransactionRecord } from "../transactions/model.ts"
 import type {
   DelegatedKeyFilter,
@@ -220,6 +221,15 @@ export interface LedgerStore {
    */
   readonly resolve: (ids: ReadonlyArray<string>, outcome: "POSTED" | "VOIDED") => Effect.Effect<void, StoreError>
   readonly transfers: (reference: string) => Effect.Effect<ReadonlyArray<LedgerTransfer>, StoreError>
+  /**
+   * The transfers debiting or crediting `account`, newest first: at most `limit`, only those before `before` (the
+   * `position` of a transfer an earlier page answered) when given. Indexed by account on PostgreSQL.
+   */
+  readonly accountTransfers: (
+    account: string,
+    limit: number,
+    before?: number | undefined
+  ) => Effect.Effect<AccountTransfers, StoreError>
   /** Every balance, for invariant checks and reconciliation. */
   readonly allBalances: () => Effect.Effect<ReadonlyArray<LedgerBalance>, StoreError>
 }
@@ -282,6 +292,15 @@ export interface TransactionCollection extends Collection<TransactionRecord, Tra
   readonly updateIf: (row: TransactionRecord, expected: TransactionRecord) => Effect.Effect<boolean, StoreError>
 }
 
+/** Timelines, and the write every move of a payment or card transaction makes. */
+export interface TransitionCollection extends Collection<TransitionRecord, TransitionFilter> {
+  /**
+   * Records a move under a fresh id. Nothing can refuse it (no unique key), so a server store need not wait for its
+   * answer: a move costs its command no round trip more.
+   */
+  readonly append: (row: TransitionRecord) => Effect.Effect<void, StoreError>
+}
+
 export interface Repositories {
   readonly tokens: Collection<TokenRecord, TokenFilter, "clientId">
   readonly customers: Collection<Customer, CustomerFilter, "platformCustomerId" | "umaAddress">
@@ -292,6 +311,8 @@ export interface Repositories {
   readonly ownershipChallenges: Collection<OwnershipChallengeRecord, OwnershipChallengeFilter>
   readonly quotes: QuoteCollection
   readonly transactions: TransactionCollection
+  /** The moves of payments' and card transactions' machines (timelines), listed per transaction in id order. */
+  readonly transitions: TransitionCollection
   readonly beneficialOwners: Collection<BeneficialOwner, BeneficialOwnerFilter>
   readonly verifications: Collection<Verification, VerificationFilter>
   readonly contactChallenges: ContactChallengeStore

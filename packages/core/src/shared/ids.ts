@@ -36,7 +36,8 @@ export const idTypes = [
   "Invitation",
   "Stablecoin",
   "StablecoinOperation",
-  "StablecoinProviderAccount"
+  "StablecoinProviderAccount",
+  "Transition"
 ] as const
 export type IdType = (typeof idTypes)[number]
 
@@ -120,6 +121,8 @@ export const StablecoinOperationId = makeId("StablecoinOperation")
 export type StablecoinOperationId = typeof StablecoinOperationId.Type
 export const StablecoinProviderAccountId = makeId("StablecoinProviderAccount")
 export type StablecoinProviderAccountId = typeof StablecoinProviderAccountId.Type
+export const TransitionId = makeId("Transition")
+export type TransitionId = typeof TransitionId.Type
 
 /** Ids by type, as the `Ids` port hands them out. */
 export interface IdOf {
@@ -156,6 +159,7 @@ export interface IdOf {
   Stablecoin: StablecoinId
   StablecoinOperation: StablecoinOperationId
   StablecoinProviderAccount: StablecoinProviderAccountId
+  Transition: TransitionId
 }
 
 const HEX2 = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))

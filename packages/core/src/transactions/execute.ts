@@ -28,7 +28,6 @@ import { amountOf } from "../shared/money.ts"
 import { addSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { verifyWalletStamp } from "../wallet-auth/signed-retry.ts"
-import { emitSteps } from "../webhooks/service.ts"
 import {
   type Challenged,
   type ScaPaymentPorts,
@@ -43,6 +42,7 @@ import type { Transaction, TransactionRecord } from "./model.ts"
 import {
   currentClock,
   dieOnUnique,
+  insertTransactionSteps,
   type MoveError,
   moveQuoteSteps,
   moveTransactionSteps,
@@ -396,8 +396,7 @@ const placeInStore = Effect.fnUntraced(function* (
   const { store } = ports
   const now = quote.quote.createdAt
   yield* store.quotes.insert(quote)
-  yield* store.transactions.insert(record)
-  yield* emitSteps(store, ports.ids, ["OUTGOING_PAYMENT.PENDING"], record.id, record.transaction, now)
+  yield* insertTransactionSteps(ports, record, ["OUTGOING_PAYMENT.PENDING"], now)
   const funding = quote.quote.source.sourceType === "REALTIME_FUNDING"
   if (terms.scaSettings !== undefined && (execute || funding)) {
     const sca = yield* scaContextSteps(store, quote, terms.scaSettings, terms.customer)

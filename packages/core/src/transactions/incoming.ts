@@ -20,7 +20,14 @@ import { invalidFundAmount, SANDBOX_FUND_MAX } from "./errors.ts"
 import { executeQuote } from "./execute.ts"
 import { depositLeg } from "./legs.ts"
 import type { SandboxSendRequest, SandboxUmaReceiveRequest, Transaction, TransactionRecord } from "./model.ts"
-import { currentClock, dieOnUnique, type MoveError, moveTransactionSteps, type PaymentPorts } from "./moves.ts"
+import {
+  currentClock,
+  dieOnUnique,
+  insertTransactionSteps,
+  type MoveError,
+  moveTransactionSteps,
+  type PaymentPorts
+} from "./moves.ts"
 
 interface IncomingInput {
   readonly accountId: string
@@ -81,7 +88,7 @@ function* insertIncomingSteps(
       updatedAt: now
     }
   }
-  yield* ports.store.transactions.insert(pending)
+  yield* insertTransactionSteps(ports, pending, [], now)
   return pending
 }
 

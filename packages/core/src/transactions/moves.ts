@@ -15,6 +15,7 @@ import type { StoreError } from "../shared/errors.ts"
 import { allows, IllegalTransition, transition } from "../shared/machine.ts"
 import { addSeconds, isoOf, pollBackoffSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
+import { recordTransitionSteps } from "../timelines/service.ts"
 import { emitSteps } from "../webhooks/service.ts"
 import { refundReference } from "./legs.ts"
 import {
@@ -138,8 +139,24 @@ export const savedRecord = (
 })
 
 /**
+ * Stores a new transaction in its machine's first state (inside a store transaction): the first entry of its
+ * timeline, and `emits` with the transaction as data.
+ */
+export function* insertTransactionSteps(
+  { store, ids }: PaymentPorts,
+  record: TransactionRecord,
+  emits: ReadonlyArray<string>,
+  now: string
+): Steps<void, StoreError | UniqueViolation> {
+  yield* store.transactions.insert(record)
+  yield* recordTransitionSteps(store, ids, record.id, undefined, record.state, emits, now)
+  yield* emitSteps(store, ids, emits, record.id, record.transaction, now)
+}
+
+/**
  * Moves a transaction through its machine (inside a store transaction): saves the new state and
- * public status, then emits the move's events in order with the updated transaction as data.
+ * public status, records the move in its timeline, then emits the move's events in order with the
+ * updated transaction as data. Every move of a payment goes through here.
  */
 export function* moveTransactionSteps(
   { store, ids }: PaymentPorts,
@@ -152,6 +169,7 @@ export function* moveTransactionSteps(
   if (Result.isFailure(move)) return yield* Effect.fail(move.failure)
   const next = movedRecord(record, move.success.to, change, now)
   yield* store.transactions.update(next)
+  yield* recordTransitionSteps(store, ids, next.id, record.state, next.state, move.success.emits, now)
   yield* emitSteps(store, ids, move.success.emits, next.id, next.transaction, now)
   return next
 }

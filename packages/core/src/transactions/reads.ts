@@ -3,8 +3,11 @@ import { Effect } from "effect"
 import { cardTransactionNotFound } from "../cards/errors.ts"
 import { type CardTransactionStatus as CardStatus, CardTransactionStatus } from "../cards/model.ts"
 import { cardTransactionStatesOf, toCardTransaction } from "../cards/views.ts"
+import { scanAll } from "../platform/service.ts"
 import { together } from "../ports/store.ts"
 import { type Page, type PageRequest, pageRequest } from "../shared/paging.ts"
+import type { Timeline } from "../timelines/model.ts"
+import { toTimelineEntry } from "../timelines/service.ts"
 import { invalidCursor, transactionNotFound } from "./errors.ts"
 import { type ListTransactionsQuery, type TransactionOneOf, TransactionStatus } from "./model.ts"
 import type { PaymentPorts } from "./moves.ts"
@@ -22,6 +25,16 @@ export const getTransaction = Effect.fnUntraced(function* (ports: PaymentPorts, 
   const record = yield* ports.store.cardTransactions.get(id)
   if (record === undefined) return yield* Effect.fail(cardTransactionNotFound(id))
   return toCardTransaction(record) as TransactionOneOf
+})
+
+/**
+ * `GET /transactions/{transactionId}/timeline` (issue 18): every move of the payment's or card transaction's machine,
+ * oldest first, the first one its creation; 404 exactly as `getTransaction`.
+ */
+export const getTimeline = Effect.fnUntraced(function* (ports: PaymentPorts, id: string) {
+  yield* getTransaction(ports, id)
+  const moves = yield* scanAll((page) => ports.store.transitions.list({ transactionId: id }, page))
+  return { data: moves.map(toTimelineEntry) } satisfies Timeline
 })
 
 // ---- the listing's cursor: where each side stopped ----

@@ -14,6 +14,7 @@ import type { CardTransactionId, TransactionId } from "../shared/ids.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
 import { command } from "../shared/tracing.ts"
+import type { Timeline } from "../timelines/model.ts"
 import { approveIncoming, rejectIncoming } from "./approvals.ts"
 import { scaPaymentPorts } from "./authorization.ts"
 import { authorizeQuote, resendQuoteCode } from "./authorize.ts"
@@ -33,7 +34,7 @@ import type {
   TransferOutRequest
 } from "./model.ts"
 import { currentClock } from "./moves.ts"
-import { getTransaction, listTransactions } from "./reads.ts"
+import { getTimeline, getTransaction, listTransactions } from "./reads.ts"
 import { confirmReceipt } from "./receipts.ts"
 import { type ProcessDueReport, processDue } from "./settlement.ts"
 import { transferIn, transferOut } from "./transfers.ts"
@@ -69,6 +70,8 @@ export class Transactions extends Context.Service<
      * `CardTransaction:` id the card transaction.
      */
     readonly get: <Id extends string>(id: Id) => Effect.Effect<TransactionById<Id>, NotFound | StoreError>
+    /** `GET /transactions/{transactionId}/timeline`: the moves of its machine, oldest first (404 as `get`). */
+    readonly timeline: (id: string) => Effect.Effect<Timeline, NotFound | StoreError>
     /** One pass of the background worker (see `processDue`). */
     readonly processDue: () => Effect.Effect<ProcessDueReport, StoreError>
     /** `POST /sandbox/internal-accounts/{accountId}/fund`; returns the account id. */
@@ -128,6 +131,9 @@ export class Transactions extends Context.Service<
         }),
         get: Effect.fn("Transactions.get")(function* <Id extends string>(id: Id) {
           return (yield* getTransaction(ports, id)) as TransactionById<Id>
+        }),
+        timeline: Effect.fn("Transactions.timeline")(function* (id: string) {
+          return yield* getTimeline(ports, id)
         }),
         // A hot command (see shared/tracing.ts): the worker's pass, whose span would enclose every settlement.
         processDue: () => command("Transactions.processDue", (env) => processDue(ports, env.clock)),

@@ -16,10 +16,9 @@ import type { AgentId } from "../shared/ids.ts"
 import { amountOf } from "../shared/money.ts"
 import { addSeconds, nowIso } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
-import { emitSteps } from "../webhooks/service.ts"
 import { depositLeg } from "./legs.ts"
 import type { TransactionRecord, TransferInRequest, TransferOutRequest } from "./model.ts"
-import { currentClock, dieOnUnique, type PaymentPorts } from "./moves.ts"
+import { currentClock, dieOnUnique, insertTransactionSteps, type PaymentPorts } from "./moves.ts"
 import { getPayment } from "./reads.ts"
 import { SUBMIT_GRACE_SECONDS, submitSteps } from "./submission.ts"
 
@@ -120,9 +119,8 @@ export function* transferInStoreSteps(
       updatedAt: now
     }
   }
-  yield* store.transactions.insert(record)
+  yield* insertTransactionSteps(ports, record, ["INCOMING_PAYMENT.PENDING"], now)
   yield* recordSteps(store, id, [depositLeg(account.id, request.amount, code)], "PENDING", now)
-  yield* emitSteps(store, ids, ["INCOMING_PAYMENT.PENDING"], id, record.transaction, now)
   return record
 }
 

@@ -7,14 +7,17 @@ import {
   ExternalAccount,
   ExternalAccountId,
   InternalAccount,
+  InternalAccountId,
   ListExternalAccountsQuery,
   ListInternalAccountsQuery,
   ListPlatformExternalAccountsQuery,
   ListPlatformInternalAccountsQuery,
+  ListPostingsQuery,
   OwnershipChallenge,
   OwnershipChallengeRequest,
   OwnershipVerifyRequest,
-  PageOf
+  PageOf,
+  PostingsPage
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
@@ -31,6 +34,14 @@ export const AccountsGroup = HttpApiGroup.make("accounts")
     HttpApiEndpoint.get("listCustomerInternal", "/customers/internal-accounts", {
       query: ListInternalAccountsQuery,
       success: PageOf(InternalAccount)
+    })
+  )
+  // Issue 18: the account's ledger postings, newest first, with its balances (architecture.md).
+  .add(
+    HttpApiEndpoint.get("listCustomerInternalPostings", "/customers/internal-accounts/:accountId/postings", {
+      params: { accountId: InternalAccountId },
+      query: ListPostingsQuery,
+      success: PostingsPage
     })
   )
   .add(
@@ -106,6 +117,13 @@ export const AccountsGroup = HttpApiGroup.make("accounts")
     HttpApiEndpoint.get("listPlatformInternal", "/platform/internal-accounts", {
       query: ListPlatformInternalAccountsQuery,
       success: Schema.Struct({ data: Schema.Array(InternalAccount) })
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("listPlatformInternalPostings", "/platform/internal-accounts/:accountId/postings", {
+      params: { accountId: InternalAccountId },
+      query: ListPostingsQuery,
+      success: PostingsPage
     })
   )
   .add(

@@ -26,6 +26,7 @@ import {
   PageOf,
   Quote,
   QuoteId,
+  Timeline,
   TransactionOneOf,
   TransferInRequest,
   TransferOutRequest
@@ -183,6 +184,12 @@ export const AgentMeGroup = HttpApiGroup.make("agentMe")
     HttpApiEndpoint.get("getTransaction", "/agents/me/transactions/:transactionId", {
       params: { transactionId: AnyTransactionId },
       success: TransactionOneOf
+    })
+  )
+  .add(
+    HttpApiEndpoint.get("getTransactionTimeline", "/agents/me/transactions/:transactionId/timeline", {
+      params: { transactionId: AnyTransactionId },
+      success: Timeline
     })
   )
   .add(

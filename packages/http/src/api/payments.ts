@@ -15,6 +15,7 @@ import {
   QuoteId,
   ReceiverLookupQuery,
   ScaAuthorization,
+  Timeline,
   Transaction,
   TransactionId,
   TransactionOneOf,
@@ -76,6 +77,13 @@ export const PaymentsGroup = HttpApiGroup.make("payments")
     HttpApiEndpoint.get("getTransaction", "/transactions/:transactionId", {
       params: { transactionId: AnyTransactionId },
       success: TransactionOneOf
+    })
+  )
+  // Issue 18: the moves of a payment's or card transaction's machine, oldest first (docs/transactions.md).
+  .add(
+    HttpApiEndpoint.get("getTransactionTimeline", "/transactions/:transactionId/timeline", {
+      params: { transactionId: AnyTransactionId },
+      success: Timeline
     })
   )
   // Actions on a transaction (issue 17 slice D, docs/transactions.md): receipts, cancellation of an unsettled

@@ -187,4 +187,91 @@ export const ledgerTests = (it: It) => {
         }
       })
   )
+
+  it.effect(
+    "issue 18: accountTransfers pages an account's transfers newest first, both sides, with its posted balance",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const a = ledgerAccount()
+        const b = ledgerAccount()
+        const system = systemLedgerAccount("deposits", "USD")
+        const ref = newId("Transaction")
+        const other = newId("Transaction")
+        const deposit = transfer(ref, 1, system, a, 10_000, "POSTED")
+        const hold = transfer(ref, 2, a, b, 3_000, "PENDING")
+        const elsewhere = transfer(other, 1, system, b, 500, "POSTED")
+        const spent = transfer(ref, 3, a, system, 1_000, "POSTED")
+        const voided = transfer(`${ref}:refund`, 1, a, b, 2_000, "PENDING")
+        yield* store.transaction(store.ledger.record([deposit, hold]))
+        yield* store.transaction(store.ledger.record([elsewhere]))
+        yield* store.transaction(store.ledger.record([spent, voided]))
+        yield* store.transaction(store.ledger.resolve([hold.id], "POSTED"))
+        yield* store.transaction(store.ledger.resolve([voided.id], "VOIDED"))
+
+        // Newest first; the account's side of each, its current state; posted through the newest: 10,000 − 3,000 − 1,000.
+        const all = yield* store.ledger.accountTransfers(a, 10)
+        assert.deepStrictEqual(
+          all.transfers.map((t) => t.transfer),
+          [{ ...voided, state: "VOIDED" }, spent, { ...hold, state: "POSTED" }, deposit]
+        )
+        assert.isFalse(all.hasMore)
+        assert.strictEqual(all.postedThrough, 6_000)
+        const positions = all.transfers.map((t) => t.position)
+        assert.deepStrictEqual(
+          [...positions].sort((x, y) => y - x),
+          positions
+        )
+        assert.strictEqual(new Set(positions).size, positions.length)
+
+        // Paged by position: two, then the rest, each with the posted balance through its own newest.
+        const first = yield* store.ledger.accountTransfers(a, 2)
+        assert.deepStrictEqual(first.transfers, all.transfers.slice(0, 2))
+        assert.isTrue(first.hasMore)
+        assert.strictEqual(first.postedThrough, 6_000)
+        const rest = yield* store.ledger.accountTransfers(a, 2, first.transfers[1]!.position)
+        assert.deepStrictEqual(rest.transfers, all.transfers.slice(2))
+        assert.isFalse(rest.hasMore)
+        assert.strictEqual(rest.postedThrough, 7_000)
+        const none = yield* store.ledger.accountTransfers(a, 2, all.transfers[3]!.position)
+        assert.deepStrictEqual(none, { transfers: [], hasMore: false, postedThrough: 0 })
+
+        // The credit side too; an account that never moved has none.
+        const ofB = yield* store.ledger.accountTransfers(b, 10)
+        assert.deepStrictEqual(
+          ofB.transfers.map((t) => t.transfer.id),
+          [voided.id, elsewhere.id, hold.id]
+        )
+        assert.strictEqual(ofB.postedThrough, 3_500)
+        assert.deepStrictEqual(yield* store.ledger.accountTransfers(ledgerAccount(), 10), {
+          transfers: [],
+          hasMore: false,
+          postedThrough: 0
+        })
+      })
+  )
+
+  it.effect("issue 18: accountTransfers sees nothing of a store transaction that rolled back", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const a = ledgerAccount()
+      const ref = newId("Transaction")
+      const kept = transfer(ref, 1, systemLedgerAccount("deposits", "USD"), a, 100, "POSTED")
+      yield* store.transaction(store.ledger.record([kept]))
+      yield* Effect.exit(
+        store.transaction(
+          Effect.andThen(
+            store.ledger.record([transfer(ref, 2, a, ledgerAccount(), 50, "POSTED")]),
+            Effect.fail("rolled back" as const)
+          )
+        )
+      )
+      const after = yield* store.ledger.accountTransfers(a, 10)
+      assert.deepStrictEqual(
+        after.transfers.map((t) => t.transfer),
+        [kept]
+      )
+      assert.strictEqual(after.postedThrough, 100)
+    })
+  )
 }
