@@ -1,5 +1,5 @@
 /**
- * Which store `npm start` runs on:
+ * Which store `npm start` runs on (a flag of `paycore serve` / `paycore migrate` wins over its variable):
  *
  *   DATABASE_URL=postgres://…   a PostgreSQL server (production); PAYCORE_FLUSH_RAIL_REFERENCES=true records a
  *                               rail's reference after the WAL flush too (docs/operations.md)
@@ -28,8 +28,20 @@ export interface StoreChoice {
   readonly dataDir: string | undefined
 }
 
-export const chooseStore = Effect.gen(function* () {
-  const databaseUrl = yield* Config.option(Config.Redacted("DATABASE_URL"))
+export interface StoreFlags {
+  /** A PostgreSQL server; wins over `DATABASE_URL` and the data folder. */
+  readonly databaseUrl?: Redacted.Redacted<string> | undefined
+  /** Embedded PGlite in this folder; wins over `PAYCORE_DATA_DIR` and `PAYCORE_STORE`. */
+  readonly dataDir?: string | undefined
+}
+
+export const chooseStore = Effect.fnUntraced(function* (flags: StoreFlags) {
+  const databaseUrl =
+    flags.databaseUrl !== undefined
+      ? Option.some(flags.databaseUrl)
+      : flags.dataDir !== undefined
+        ? Option.none()
+        : yield* Config.option(Config.Redacted("DATABASE_URL"))
   if (Option.isSome(databaseUrl)) {
     const config = { connectionString: Redacted.value(databaseUrl.value) }
     const flushRailReferences = yield* Config.Boolean("PAYCORE_FLUSH_RAIL_REFERENCES").pipe(Config.withDefault(false))
@@ -37,11 +49,12 @@ export const chooseStore = Effect.gen(function* () {
       layer: PostgresStore.layerPg({ ...config, flushRailReferences }),
       documents: PostgresStore.documentStoreLayerPg(config),
       open: () => PostgresStore.makePgKysely(config),
-      description: "PostgreSQL server (DATABASE_URL)",
+      description: `PostgreSQL server (${flags.databaseUrl === undefined ? "DATABASE_URL" : "--database-url"})`,
       dataDir: undefined
     } satisfies StoreChoice
   }
-  const kind = yield* Config.String("PAYCORE_STORE").pipe(Config.withDefault("pglite"))
+  const kind =
+    flags.dataDir !== undefined ? "pglite" : yield* Config.String("PAYCORE_STORE").pipe(Config.withDefault("pglite"))
   if (kind === "memory") {
     return {
       layer: MemoryStore.layer,
@@ -51,7 +64,9 @@ export const chooseStore = Effect.gen(function* () {
       dataDir: undefined
     } satisfies StoreChoice
   }
-  const dataDir = resolve(yield* Config.String("PAYCORE_DATA_DIR").pipe(Config.withDefault(".paycore-data")))
+  const dataDir = resolve(
+    flags.dataDir ?? (yield* Config.String("PAYCORE_DATA_DIR").pipe(Config.withDefault(".paycore-data")))
+  )
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const config = { dataDir: join(dataDir, "pglite") }
   return {

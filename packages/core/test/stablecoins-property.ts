@@ -19,7 +19,7 @@ import {
 import { sandboxStablecoinProvider } from "@paycore/sandbox"
 import { layer as memoryStore } from "@paycore/store-memory"
 import { ledgerViolations, type ScriptedStablecoinProvider, scriptedStablecoinProvider } from "@paycore/testkit"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { seedCustomer, seedExternalAccount, seedInternalAccount, startClock } from "./fixtures.ts"
@@ -95,7 +95,7 @@ export const seedWorld = (usdFunds: number) =>
     if (usdFunds > 0) yield* credit(usd.id, "USD", usdFunds)
     const environment: Environment = "SANDBOX"
     yield* stablecoins.linkProviderAccount(
-      { provider: "BRALE", apiClientId: "client-property", apiClientSecret: "secret-property" },
+      { provider: "BRALE", apiClientId: "client-property", apiClientSecret: Redacted.make("secret-property") },
       environment,
       request("link")
     )

@@ -59,6 +59,21 @@ describe("followOutbox", () => {
     }).pipe(Effect.provide(memoryStore))
   )
 
+  it.effect("a backlog of several pages comes in order, page after page, without waiting", () =>
+    Effect.gen(function* () {
+      yield* commit(...Array.from({ length: 250 }, (_, i) => i + 1))
+      const stream = yield* follow(idOf(0))
+      const received: Array<string> = []
+      for (let i = 0; i < 250; i++) received.push(yield* stream.next)
+      assert.deepStrictEqual(
+        received,
+        Array.from({ length: 250 }, (_, i) => idOf(i + 1))
+      )
+      assert.strictEqual(yield* stream.pending, 0)
+      yield* stream.stop
+    }).pipe(Effect.provide(memoryStore))
+  )
+
   it.effect("without a position: only what commits after it starts; the poll interval finds it unwoken", () =>
     Effect.gen(function* () {
       yield* commit(1)

@@ -145,15 +145,7 @@ export const makeApp = (options: AppOptions = {}) =>
       if (principal.kind !== "PLATFORM" || info.public || (info.group === "platform" && info.name === "requestLog")) {
         return
       }
-      requestLog.record(principal.tokenId, {
-        at: new Date(answered.startedAt).toISOString(),
-        method: answered.method,
-        path: answered.path,
-        status: answered.status,
-        ...(answered.idempotencyKey === undefined ? {} : { idempotencyKey: answered.idempotencyKey }),
-        durationMs: answered.durationMs,
-        ...(answered.error === undefined ? {} : { error: answered.error })
-      })
+      requestLog.record(principal.tokenId, answered)
     }
 
     // Mutating requests carrying `Idempotency-Key` run once per key: the response is stored in the same

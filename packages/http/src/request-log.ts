@@ -3,7 +3,7 @@
  * (a sandbox aid: not shared between processes, gone at restart). What an entry holds is what the listener tells
  * `onAnswered`: never a request's body, headers or query string, so never a secret sent in one.
  */
-import type { ErrorBody } from "./serve.ts"
+import type { AnsweredRequest, ErrorBody } from "./serve.ts"
 
 export interface RequestLogEntry {
   readonly at: string
@@ -21,23 +21,34 @@ export interface RequestLogEntry {
 export const REQUEST_LOG_SIZE = 200
 
 export interface RequestLog {
-  readonly record: (tokenId: string, entry: RequestLogEntry) => void
+  readonly record: (tokenId: string, answered: AnsweredRequest<unknown>) => void
   /** The token's last `limit` entries, newest first. */
   readonly list: (tokenId: string, limit: number) => ReadonlyArray<RequestLogEntry>
   /** Drops a deleted token's entries. */
   readonly forget: (tokenId: string) => void
 }
 
+/** An answered request as the log shows it, made when read: recording one costs an array slot. */
+const toEntry = (answered: AnsweredRequest<unknown>): RequestLogEntry => ({
+  at: new Date(answered.startedAt).toISOString(),
+  method: answered.method,
+  path: answered.path,
+  status: answered.status,
+  ...(answered.idempotencyKey === undefined ? {} : { idempotencyKey: answered.idempotencyKey }),
+  durationMs: answered.durationMs,
+  ...(answered.error === undefined ? {} : { error: answered.error })
+})
+
 /** A ring buffer of `REQUEST_LOG_SIZE` entries per token. */
 export const makeRequestLog = (): RequestLog => {
-  const rings = new Map<string, { readonly entries: Array<RequestLogEntry>; next: number }>()
+  const rings = new Map<string, { readonly entries: Array<AnsweredRequest<unknown>>; next: number }>()
   return {
-    record: (tokenId, entry) => {
+    record: (tokenId, answered) => {
       const ring = rings.get(tokenId)
       if (ring === undefined) {
-        rings.set(tokenId, { entries: [entry], next: 1 })
+        rings.set(tokenId, { entries: [answered], next: 1 })
       } else {
-        ring.entries[ring.next % REQUEST_LOG_SIZE] = entry
+        ring.entries[ring.next % REQUEST_LOG_SIZE] = answered
         ring.next++
       }
     },
@@ -46,7 +57,7 @@ export const makeRequestLog = (): RequestLog => {
       if (ring === undefined) return []
       const out: Array<RequestLogEntry> = []
       for (let i = ring.next - 1; i >= 0 && i >= ring.next - REQUEST_LOG_SIZE && out.length < limit; i--) {
-        out.push(ring.entries[i % REQUEST_LOG_SIZE]!)
+        out.push(toEntry(ring.entries[i % REQUEST_LOG_SIZE]!))
       }
       return out
     },

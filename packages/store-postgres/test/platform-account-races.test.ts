@@ -3,12 +3,14 @@
  * PGlite, where they serialize): concurrent first lists of `GET /platform/internal-accounts` each insert the missing
  * currencies; `internal_accounts.platform_currency` is unique, so one insert per currency wins, the losers' unique
  * violations are ignored, and every list answers the same accounts. No error reaches a caller.
+ * Concurrent creates of one external account (or one platformAccountId) serialize on their owner's lock: one 201, the
+ * others 409.
  */
 import { Accounts, type InternalAccountRecord, Store } from "@paycore/core"
 import { Effect, Exit, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
-import { makeEnv, setConfig, startClock } from "../../core/test/fixtures.ts"
+import { makeEnv, seedCustomer, setConfig, startClock, usAccount } from "../../core/test/fixtures.ts"
 import { testDatabase } from "./helpers.ts"
 
 const db = testDatabase("platform_account_races")
@@ -75,5 +77,70 @@ describe(`platform account races (${db.kind === "pg" ? "PostgreSQL server" : "PG
       kept: true,
       afterSecond: { USD: 1, EUR: 1, MXN: 1, USDC: 1, BTC: 1, BRL: 1, USDB: 1 }
     })
+  }, 120_000)
+})
+
+/** `n` creates at once; how many were created and the codes of the refused. */
+const concurrently = <E>(n: number, create: (i: number) => Effect.Effect<unknown, E>) =>
+  Effect.gen(function* () {
+    const exits = yield* Effect.forEach(
+      Array.from({ length: n }, (_, i) => create(i)),
+      Effect.exit,
+      {
+        concurrency: "unbounded"
+      }
+    )
+    const codes = exits.filter(Exit.isFailure).map((e) => (e.cause.reasons[0] as any)?.error?.code ?? String(e.cause))
+    return { created: exits.filter(Exit.isSuccess).length, codes: [...new Set(codes)] }
+  })
+
+describe(`external account create races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, () => {
+  it("platform: 8 concurrent creates with one platformAccountId, 10 rounds → one created per round, the others 409", async () => {
+    const rounds = await runOnAccounts(
+      1702,
+      Effect.gen(function* () {
+        yield* startClock
+        const accounts = yield* Accounts
+        const out = []
+        for (let round = 0; round < 10; round++) {
+          out.push(
+            yield* concurrently(8, (i) =>
+              accounts.createPlatformExternal({
+                currency: "USD",
+                platformAccountId: `treasury-${round}`,
+                accountInfo: usAccount(`7${round}00${i}0001`)
+              })
+            )
+          )
+        }
+        return out
+      })
+    )
+    expect(rounds).toEqual(Array.from({ length: 10 }, () => ({ created: 1, codes: ["CONFLICT"] })))
+  }, 120_000)
+
+  it("customer: 8 concurrent creates of one account, 10 rounds → one created per round, the others 409", async () => {
+    const rounds = await runOnAccounts(
+      1703,
+      Effect.gen(function* () {
+        yield* startClock
+        const accounts = yield* Accounts
+        const customer = yield* seedCustomer()
+        const out = []
+        for (let round = 0; round < 10; round++) {
+          out.push(
+            yield* concurrently(8, () =>
+              accounts.createExternal({
+                customerId: customer.id,
+                currency: "USD",
+                accountInfo: usAccount(`8${round}0000001`)
+              })
+            )
+          )
+        }
+        return out
+      })
+    )
+    expect(rounds).toEqual(Array.from({ length: 10 }, () => ({ created: 1, codes: ["CONFLICT"] })))
   }, 120_000)
 })

@@ -44,7 +44,9 @@ describe("migrations", () => {
         "0018_stablecoins",
         "0019_transaction_actions",
         "0020_platform_accounts",
-        "0021_on_chain"
+        "0021_on_chain",
+        "0022_transaction_transitions",
+        "0023_ledger_account_transfers"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -54,6 +54,8 @@ const SANDBOX_BANK = "Paycore Sandbox Bank"
 /** A checksum-valid ABA routing number that belongs to no real bank. */
 const SANDBOX_ROUTING_NUMBER = "123456780"
 const US_FUNDING_RAILS: ReadonlyArray<PaymentRail> = ["ACH", "WIRE", "RTP", "FEDNOW"]
+/** The counter of the platform's external accounts ever created: its row is the lock of their creation. */
+const PLATFORM_EXTERNAL_ACCOUNTS_CREATED = "platform-external-accounts-created"
 const REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 const BECH32_ALPHABET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
@@ -460,6 +462,10 @@ export class Accounts extends Context.Service<
         const identity = accountIdentity(info)
         return yield* store.transaction(
           Effect.gen(function* () {
+            // The owner's lock first, so concurrent creates check the siblings one after the other: the customer's
+            // row, or for the platform (no row of its own) its counter of created accounts.
+            if (owner === undefined) yield* store.counters.add(PLATFORM_EXTERNAL_ACCOUNTS_CREATED, 1)
+            else yield* store.customers.getForUpdate(owner.customerId)
             const siblings = yield* scanAll((page) =>
               store.externalAccounts.list(
                 owner === undefined ? { ownedByCustomer: false } : { customerId: owner.customerId },

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Redacted } from "effect"
 import type { Environment } from "../platform/model.ts"
 
 // The stablecoin provider behind a port (issue 17 slice B; docs/design/invitations-stablecoins.md, section 0): the
@@ -8,7 +8,7 @@ import type { Environment } from "../platform/model.ts"
 /** What the provider is asked with: the linked account's API client (the secret opened from the KeyVault for the call). */
 export interface StablecoinProviderCredentials {
   readonly apiClientId: string
-  readonly apiClientSecret: string
+  readonly apiClientSecret: Redacted.Redacted<string>
   readonly providerAccountId?: string | undefined
 }
 

@@ -292,6 +292,15 @@ export interface TransactionCollection extends Collection<TransactionRecord, Tra
   readonly updateIf: (row: TransactionRecord, expected: TransactionRecord) => Effect.Effect<boolean, StoreError>
 }
 
+/** Timelines, and the write every move of a payment or card transaction makes. */
+export interface TransitionCollection extends Collection<TransitionRecord, TransitionFilter> {
+  /**
+   * Records a move under a fresh id. Nothing can refuse it (no unique key), so a server store need not wait for its
+   * answer: a move costs its command no round trip more.
+   */
+  readonly append: (row: TransitionRecord) => Effect.Effect<void, StoreError>
+}
+
 export interface Repositories {
   readonly tokens: Collection<TokenRecord, TokenFilter, "clientId">
   readonly customers: Collection<Customer, CustomerFilter, "platformCustomerId" | "umaAddress">
@@ -303,7 +312,7 @@ export interface Repositories {
   readonly quotes: QuoteCollection
   readonly transactions: TransactionCollection
   /** The moves of payments' and card transactions' machines (timelines), listed per transaction in id order. */
-  readonly transitions: Collection<TransitionRecord, TransitionFilter>
+  readonly transitions: TransitionCollection
   readonly beneficialOwners: Collection<BeneficialOwner, BeneficialOwnerFilter>
   readonly verifications: Collection<Verification, VerificationFilter>
   readonly contactChallenges: ContactChallengeStore

@@ -39,11 +39,14 @@ const pageFields = { limit: PageQueryFields.limit, cursor: PageQueryFields.curso
 
 // ---- provider accounts (P-08, P-09) ----
 
-/** P-08 (upstream `StablecoinProviderAccountLinkRequest`): the secret is sealed at once and never returned. */
+/**
+ * P-08 (upstream `StablecoinProviderAccountLinkRequest`): the secret is sealed at once and never returned; `Redacted`
+ * from the decoded body on, so no log or printed cause can show it.
+ */
 export const LinkProviderAccountRequest = Schema.Struct({
   provider: StablecoinProviderName,
   apiClientId: boundedString(255),
-  apiClientSecret: boundedString(1024),
+  apiClientSecret: Schema.Redacted(boundedString(1024)),
   providerAccountId: Schema.optionalKey(boundedString(255))
 })
 export type LinkProviderAccountRequest = typeof LinkProviderAccountRequest.Type

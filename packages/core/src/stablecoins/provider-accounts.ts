@@ -1,4 +1,4 @@
-import { Effect, Result } from "effect"
+import { Effect, Redacted, Result } from "effect"
 import type { IdempotentResponse } from "../idempotency/model.ts"
 import { type IdempotentRequest, runPrepared } from "../idempotency/service.ts"
 import { invalidCursor } from "../platform/errors.ts"
@@ -110,7 +110,7 @@ export const credentialsOf = Effect.fnUntraced(function* (
     yield* moveLink(ports, link.id, "INVALIDATE")
     return yield* providerAccountInvalid("its secret does not open on this server")
   }
-  const apiClientSecret = new TextDecoder().decode(opened)
+  const apiClientSecret = Redacted.make(new TextDecoder().decode(opened))
   opened.fill(0)
   return { apiClientId: link.apiClientId, apiClientSecret, providerAccountId: link.providerAccountId }
 })
@@ -149,7 +149,7 @@ export const linkProviderAccount = Effect.fnUntraced(function* (
           : providerAccountInvalid("the provider refused the credentials")
       )
     )
-  const secret = new TextEncoder().encode(request.apiClientSecret)
+  const secret = new TextEncoder().encode(Redacted.value(request.apiClientSecret))
   const commit = (verified: { readonly providerAccountId: string }) =>
     store.transaction(
       Effect.gen(function* () {

@@ -38,31 +38,37 @@ export const followOutbox = Effect.fnUntraced(function* (
   // Rows at or below `floor` are done: sent, or before the start. Rows above it already sent, with when.
   let floor = after ?? (yield* store.outbox.list({}, { limit: 1, sortOrder: "desc" })).data[0]?.id
   const sent = new Map<string, number>()
+  // Where the next read starts: the floor, or while catching up (`behind`), the end of the last page.
+  let cursor = floor
+  let behind = false
 
+  /** One page of rows: the ones not sent yet. */
   const poll = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
+    const page = yield* store.outbox.list({}, { limit: PAGE_SIZE, after: cursor, sortOrder: "asc" })
     const fresh: Array<OutboxRecord> = []
-    let cursor = floor
-    while (true) {
-      const page = yield* store.outbox.list({}, { limit: PAGE_SIZE, after: cursor, sortOrder: "asc" })
-      for (const row of page.data) {
-        if (sent.has(row.id)) continue
-        fresh.push(row)
-        sent.set(row.id, now)
-      }
-      const last = page.data[page.data.length - 1]
-      if (!page.hasMore || last === undefined) break
-      cursor = last.id
+    for (const row of page.data) {
+      if (sent.has(row.id)) continue
+      fresh.push(row)
+      sent.set(row.id, now)
     }
     // Rows sent long enough ago are forgotten: the floor moves up to the highest of them.
     for (const [id, at] of sent) if (at <= now - LATE_COMMIT_MILLIS && (floor === undefined || id > floor)) floor = id
     for (const id of sent.keys()) if (floor !== undefined && id <= floor) sent.delete(id)
+    const last = page.data[page.data.length - 1]
+    behind = page.hasMore && last !== undefined
+    cursor = behind ? last?.id : floor
     return fresh
   })
 
+  // Catching up reads the next page at once; else it waits for a wake or the poll interval.
   const wakeOrPoll = Effect.race(options.wake, Effect.sleep(Duration.millis(options.pollMillis)))
+  const next = Effect.andThen(
+    Effect.suspend(() => (behind ? Effect.void : wakeOrPoll)),
+    poll
+  )
   const events: Stream.Stream<OutboxRecord, StoreError> = Stream.fromIterableEffect(poll).pipe(
-    Stream.concat(Stream.fromIterableEffectRepeat(Effect.andThen(wakeOrPoll, poll)))
+    Stream.concat(Stream.fromIterableEffectRepeat(next))
   )
   return events
 })

@@ -41,7 +41,11 @@ export const WebhookStreamHeaders = Schema.Struct({ "last-event-id": Schema.opti
  * Server-Sent Events: per event `id: <webhook id>`, `event: <type>`, `data: <the JSON body delivered to the
  * webhook URL>` and a blank line; a `: keep-alive` comment every 15 s.
  */
-export const WebhookEventStream = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
+export const WebhookEventStream = Schema.String.annotate({
+  description:
+    "Server-Sent Events: per event `id: <webhook id>`, `event: <type>`, `data: <the JSON body delivered to the " +
+    "webhook URL>` and a blank line; a `: keep-alive` comment every 15 s. `Last-Event-ID` (or `after`) resumes."
+}).pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
 
 export const RotateSigningSecretRequest = Schema.Struct({
   /** How long the secrets being replaced keep signing beside the new one (default one day; 0: stop at once). */

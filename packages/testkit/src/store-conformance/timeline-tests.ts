@@ -59,7 +59,9 @@ export const timelineTests = (it: It) => {
           event: "OUTGOING_PAYMENT.PROCESSING"
         }
         const failed = { ...transitionFull(s), from: "PROCESSING" }
-        for (const row of [created, card, processing, failed]) yield* store.transitions.insert(row)
+        yield* store.transitions.insert(created)
+        // `append` is the write of every move (in the move's store transaction): a row like `insert`'s.
+        for (const row of [card, processing, failed]) yield* store.transaction(store.transitions.append(row))
         yield* expectList(store.transitions.list, { transactionId: created.transactionId }, [
           created,
           processing,

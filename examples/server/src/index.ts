@@ -1,0 +1,4 @@
+/** The sandbox service as functions: `npm start`, `npm run migrate` and the CLI's `serve` and `migrate` call them. */
+export * from "./migrations.ts"
+export * from "./serve.ts"
+export type { StoreFlags } from "./store.ts"

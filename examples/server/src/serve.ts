@@ -1,0 +1,219 @@
+/**
+ * `serve`: the runnable sandbox service: core + a store (see `store.ts`) + the sandbox ports (rail, FX, directory,
+ * KYC, the card issuer: `POST /cards` issues cards, activated by the worker within a second; docs/cards.md) + HTTP
+ * binding, and `GET /health` (200 while it is up).
+ *
+ *   PORT=8080                                  listen on 127.0.0.1:$PORT
+ *   DATABASE_URL / PAYCORE_DATA_DIR / PAYCORE_STORE   where the data lives (store.ts)
+ *   PAYCORE_SANDBOX_CREDENTIALS=<id>:<secret>  create that sandbox token at start (else one is generated and,
+ *                                              with a data folder, kept there for the next start)
+ *   PAYCORE_SANDBOX_SPEEDUP=3600               rail settlement runs this many times faster than the spec's table
+ *   PAYCORE_WEBHOOK_LEASE_SECONDS=60           after a crash, events being delivered are sent again after this long
+ *   PAYCORE_WEBHOOK_PRIVATE_KEY=<64 hex>       the webhook signing key (else one is generated and, with a data
+ *                                              folder, kept there)
+ *   PAYCORE_OIDC_ISSUERS="<iss>=<jwks url> …"  check embedded-wallet OAuth tokens' signatures against these issuers'
+ *                                              keys (else the sandbox rule: identity, freshness and nonce only)
+ *   PAYCORE_WALLET_KEK=<64 hex>                the embedded wallets' key-encryption key: the KeyVault's and the
+ *                                              WalletVault's keys are derived from it (else one is generated and,
+ *                                              with a data folder, kept there). Wallet mnemonics follow from it:
+ *                                              set it on a server, and never change it
+ */
+import { hkdfSync, randomBytes } from "node:crypto"
+import type { AddressInfo } from "node:net"
+import {
+  defaultEngineSettings,
+  EngineConfig,
+  Ids,
+  KeyVault,
+  keyVaultFromKey,
+  OidcKeys,
+  sandboxIncomingApproval,
+  Tokens,
+  WalletVault,
+  WebhookSecrets,
+  WebhookSigner,
+  walletVaultFromKey
+} from "@paycore/core"
+import { DASHBOARD_PATH, dashboardFiles } from "@paycore/dashboard"
+import {
+  API_VERSION,
+  createApiServer,
+  fetchWebhookTransportLayer,
+  makeApp,
+  parseOidcIssuers,
+  remoteOidcKeys
+} from "@paycore/http"
+import * as Sandbox from "@paycore/sandbox"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { chooseStore, keptInDataDir, type StoreFlags } from "./store.ts"
+
+const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
+
+/**
+ * The wallet vaults under one key-encryption key (64 hex): a key of its own for each (HKDF-SHA256), so the AES-GCM
+ * key that seals OTP targets is never the HMAC key wallet mnemonics are derived with.
+ */
+const walletVaults = (kekHex: string) => {
+  if (!/^[0-9a-fA-F]{64}$/.test(kekHex)) throw new Error("PAYCORE_WALLET_KEK must be 64 hex characters (32 bytes)")
+  const kek = Buffer.from(kekHex, "hex")
+  const subkey = (info: string) => new Uint8Array(hkdfSync("sha256", kek, new Uint8Array(0), info, 32))
+  return Layer.mergeAll(
+    Layer.succeed(KeyVault, keyVaultFromKey(subkey("paycore/KeyVault"))),
+    Layer.succeed(WalletVault, walletVaultFromKey(subkey("paycore/WalletVault")))
+  )
+}
+
+export interface ServeOptions extends StoreFlags {
+  /** Listen on 127.0.0.1 at this port (0: a free one); else `PORT`, else 8080. */
+  readonly port?: number | undefined
+  /** `false`: no settlement worker and no webhook dispatcher in this process (another process runs them). */
+  readonly worker?: boolean | undefined
+}
+
+/** What a started sandbox tells its operator: printed once by `banner`. */
+export interface RunningSandbox {
+  /** `http://127.0.0.1:<port>/2025-10-13` */
+  readonly baseUrl: string
+  /** `http://127.0.0.1:<port>/dashboard/` */
+  readonly dashboardUrl: string
+  /** Where the data lives, one line. */
+  readonly store: string
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  /** The webhook endpoint's first Standard Webhooks secret; undefined when one was made at an earlier start. */
+  readonly webhookSecret: string | undefined
+  readonly webhookPublicKeyPem: string
+}
+
+/**
+ * Starts the sandbox service in the scope (`npm start` and `paycore serve`): the store, the ports, the HTTP server
+ * and (unless `worker: false`) the background worker; stops it all when the scope closes. An option given wins over
+ * its environment variable.
+ */
+export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
+  const port = options.port ?? (yield* Config.Int("PORT").pipe(Config.withDefault(8080)))
+  const speedUp = yield* Config.Number("PAYCORE_SANDBOX_SPEEDUP").pipe(Config.withDefault(3600))
+  const configured = yield* Config.option(Config.Redacted("PAYCORE_SANDBOX_CREDENTIALS"))
+  const configuredKey = yield* Config.option(Config.Redacted("PAYCORE_WEBHOOK_PRIVATE_KEY"))
+  const configuredKek = yield* Config.option(Config.Redacted("PAYCORE_WALLET_KEK"))
+  const store = yield* chooseStore(options)
+  const webhookKey = Option.isSome(configuredKey)
+    ? Redacted.value(configuredKey.value)
+    : keptInDataDir(store.dataDir, "webhook-private-key", () => randomBytes(32).toString("hex"))
+  const walletKek = Option.isSome(configuredKek)
+    ? Redacted.value(configuredKek.value)
+    : keptInDataDir(store.dataDir, "wallet-kek", () => randomBytes(32).toString("hex"))
+  const given = Option.isSome(configured)
+    ? Option.some(Redacted.value(configured.value))
+    : store.dataDir === undefined
+      ? Option.none()
+      : Option.some(
+          keptInDataDir(
+            store.dataDir,
+            "sandbox-credentials",
+            () => `sandbox-${randomBytes(4).toString("hex")}:${randomBytes(24).toString("hex")}`
+          )
+        )
+
+  const ports = Layer.mergeAll(
+    store.layer,
+    store.documents,
+    Ids.layer,
+    Sandbox.layer({ speedUp }),
+    fetchWebhookTransportLayer(),
+    WebhookSigner.layerFromHex(webhookKey),
+    // The wallet's references: makeApp passes those of its context on to the handlers.
+    walletVaults(walletKek)
+  )
+  const portsContext = yield* Layer.build(ports)
+  const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
+  const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
+  const { listener, context } = yield* makeApp({
+    webhookLeaseSeconds,
+    // The dashboard's files are read once, here: built at install (a 503 page says so when they are missing).
+    files: dashboardFiles(),
+    ...(options.worker === false ? { workerIntervalMillis: 0, webhookIntervalMillis: 0 } : {})
+  }).pipe(
+    Effect.provide(portsContext),
+    // WH-21 (design Q4): the sandbox asks the platform to approve each UMA payment received, as the upstream does.
+    Effect.provideService(EngineConfig, { ...defaultEngineSettings, incomingApproval: sandboxIncomingApproval }),
+    Option.isSome(oidcIssuers)
+      ? Effect.provideService(OidcKeys, remoteOidcKeys(parseOidcIssuers(oidcIssuers.value)))
+      : (effect) => effect
+  )
+  const tokens = Context.get(context, Tokens)
+  const signer = Context.get(portsContext, WebhookSigner)
+
+  // The operator's first sandbox token: given by the environment, or generated now.
+  let clientId: string
+  let secret: Redacted.Redacted<string>
+  if (Option.isSome(given)) {
+    const raw = given.value
+    const colon = raw.indexOf(":")
+    clientId = raw.slice(0, colon)
+    secret = Redacted.make(raw.slice(colon + 1))
+    yield* tokens.createWithCredentials({
+      clientId,
+      clientSecret: Redacted.value(secret),
+      name: Option.isSome(configured) ? "sandbox (PAYCORE_SANDBOX_CREDENTIALS)" : "sandbox (kept in the data folder)",
+      permissions: ALL_PERMISSIONS,
+      environment: "SANDBOX"
+    })
+  } else {
+    const created = yield* tokens.create({ name: "sandbox (generated at start)", permissions: [...ALL_PERMISSIONS] })
+    clientId = created.clientId
+    secret = Redacted.make(created.clientSecret)
+  }
+
+  // The webhook endpoint's first Standard Webhooks secret, made (and shown) once: a kept data folder has one.
+  const firstSecret = yield* Context.get(context, WebhookSecrets).ensure()
+
+  // `GET /health`, outside the API and without credentials: a load balancer's or a supervisor's "is it up".
+  const server = createApiServer((req, res) => {
+    if (req.method === "GET" && req.url === "/health") {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}')
+      return
+    }
+    listener(req, res)
+  })
+  yield* Effect.acquireRelease(
+    Effect.callback<void, Error>((resume) => {
+      server.once("error", (error) => resume(Effect.fail(error)))
+      server.listen(port, "127.0.0.1", () => resume(Effect.void))
+    }),
+    () =>
+      Effect.callback<void>((resume) => {
+        server.close(() => resume(Effect.void))
+        server.closeAllConnections()
+      })
+  )
+  // PORT=0 picks a free port: report the one the server got.
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    baseUrl: `${origin}/${API_VERSION}`,
+    dashboardUrl: `${origin}${DASHBOARD_PATH}`,
+    store: store.description,
+    clientId,
+    clientSecret: secret,
+    webhookSecret: firstSecret?.secret,
+    webhookPublicKeyPem: signer.publicKeyPem
+  } satisfies RunningSandbox
+})
+
+/** The console's welcome: the operator asked for these credentials; they are printed once, never logged. */
+export const banner = (sandbox: RunningSandbox): string =>
+  [
+    `paycore sandbox is up (${sandbox.store})`,
+    `  base URL        ${sandbox.baseUrl}`,
+    `  API reference   ${sandbox.baseUrl}/docs`,
+    `  dashboard       ${sandbox.dashboardUrl}  (sign in with the token below)`,
+    `  token id        ${sandbox.clientId}`,
+    `  token secret    ${Redacted.value(sandbox.clientSecret)}`,
+    `  try             curl -u '${sandbox.clientId}:${Redacted.value(sandbox.clientSecret)}' ${sandbox.baseUrl}/config`,
+    sandbox.webhookSecret === undefined
+      ? "  webhook secret  set earlier (a new one: POST /webhooks/signing-secrets/rotate)"
+      : `  webhook secret  ${sandbox.webhookSecret}  (Standard Webhooks v1; shown once)`,
+    "  webhook public key (verify X-Service-Signature with it):",
+    sandbox.webhookPublicKeyPem.trim(),
+    ""
+  ].join("\n")

@@ -1,0 +1,89 @@
+/**
+ * The CLI's HTTP client: effect's `HttpApiClient` over `@paycore/http`'s `Api` (the definition that types the server
+ * and its OpenAPI document), so requests are encoded and answers decoded by the server's own schemas.
+ */
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { API_VERSION, Api } from "@paycore/http"
+import { Data, Effect, Option, Redacted } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
+import { paycore } from "./root.ts"
+
+/** What the CLI tells the user went wrong: one message, exit code 1. */
+export class CliFailure extends Data.TaggedError("CliFailure")<{ readonly message: string }> {}
+
+/** The server answered 4xx or 5xx: its status and the spec's error body. */
+export class ApiError extends Data.TaggedError("ApiError")<{ readonly status: number; readonly body: unknown }> {
+  override get message() {
+    const body = this.body as { readonly code?: unknown; readonly message?: unknown } | undefined
+    return typeof body?.code === "string"
+      ? `${this.status} ${body.code}: ${String(body.message ?? "")}`
+      : `${this.status} ${JSON.stringify(this.body)}`
+  }
+}
+
+export interface Credentials {
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+}
+
+/** `http://host:port` or `http://host:port/2025-10-13`: the versioned base URL either way. */
+export const versionedBase = (api: string): string => {
+  const trimmed = api.replace(/\/+$/, "")
+  return trimmed.endsWith(`/${API_VERSION}`) ? trimmed : `${trimmed}/${API_VERSION}`
+}
+
+/**
+ * The flags, else the environment, else the credentials `npm start` keeps in its data folder
+ * (`$PAYCORE_DATA_DIR/sandbox-credentials`, default `./.paycore-data`): a local sandbox needs no setup.
+ */
+export const credentials = Effect.gen(function* () {
+  const root = yield* paycore
+  if (Option.isSome(root.clientId) && Option.isSome(root.clientSecret)) {
+    return { clientId: root.clientId.value, clientSecret: root.clientSecret.value } satisfies Credentials
+  }
+  const file = join(resolve(process.env.PAYCORE_DATA_DIR ?? ".paycore-data"), "sandbox-credentials")
+  const kept = Option.liftThrowable(() => readFileSync(file, "utf8").trim())()
+  const colon = Option.isSome(kept) ? kept.value.indexOf(":") : -1
+  if (Option.isNone(kept) || colon <= 0) {
+    return yield* new CliFailure({
+      message:
+        "No credentials: pass --client-id and --client-secret, set PAYCORE_CLIENT_ID and PAYCORE_CLIENT_SECRET, " +
+        `or run from the folder whose sandbox keeps them (${file})`
+    })
+  }
+  return {
+    clientId: kept.value.slice(0, colon),
+    clientSecret: Redacted.make(kept.value.slice(colon + 1))
+  } satisfies Credentials
+})
+
+/** Answers of 400 and above fail with the server's error body (the typed client would only say "undeclared status"). */
+const failOnErrorStatus = HttpClient.transformResponse(
+  Effect.flatMap((response) =>
+    response.status < 400
+      ? Effect.succeed(response)
+      : response.text.pipe(
+          Effect.map((text) => Option.getOrElse(Option.liftThrowable(JSON.parse)(text), () => text)),
+          Effect.flatMap((body) => Effect.fail(new ApiError({ status: response.status, body })))
+        )
+  )
+)
+
+/** An `HttpClient` that sends the token as HTTP Basic and fails with `ApiError` on an error status. */
+export const authenticatedHttpClient = Effect.gen(function* () {
+  const { clientId, clientSecret } = yield* credentials
+  const http = yield* HttpClient.HttpClient
+  return http.pipe(
+    HttpClient.mapRequest(HttpClientRequest.basicAuth(clientId, Redacted.value(clientSecret))),
+    failOnErrorStatus
+  )
+})
+
+/** The typed client of the whole API, at `--api`. */
+export const apiClient = Effect.gen(function* () {
+  const root = yield* paycore
+  const httpClient = yield* authenticatedHttpClient
+  return yield* HttpApiClient.makeWith(Api, { httpClient, baseUrl: versionedBase(root.api) })
+})
