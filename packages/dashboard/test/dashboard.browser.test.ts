@@ -196,6 +196,8 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
     const timeline = page.locator("ol.timeline")
     await expect.poll(() => timeline.locator("li").count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(3)
     await expect.poll(() => timeline.textContent(), { timeout: 30_000 }).toContain("FAILED")
+    // Q-20: the quote followed its transaction, and the page shows it as it is now (not as when it was opened).
+    await expect.poll(() => page.locator("#quote + dl .badge").textContent(), { timeout: 30_000 }).toBe("FAILED")
     await page.screenshot({ path: screenshotPath("dashboard-payment-timeline"), fullPage: true })
   }, 90_000)
 

@@ -100,7 +100,8 @@ const Timeline = ({ transaction }: { readonly transaction: any }) => {
   const { client } = useSession()
   const timeline = useLoad(
     () => run(client.payments.getTransactionTimeline({ params: { transactionId: transaction.id } })),
-    [transaction.id, transaction.status]
+    // Every move updates the transaction (a refund settling keeps its status FAILED): reload with it.
+    [transaction.id, transaction.updatedAt]
   )
   return (
     <section aria-labelledby="timeline">
@@ -122,9 +123,10 @@ const Timeline = ({ transaction }: { readonly transaction: any }) => {
   )
 }
 
-const Quote = ({ quoteId }: { readonly quoteId: string }) => {
+/** The payment's quote, read again whenever its transaction moved (the quote follows it to COMPLETED or FAILED). */
+const Quote = ({ quoteId, moved }: { readonly quoteId: string; readonly moved: string }) => {
   const { client } = useSession()
-  const quote = useLoad(() => run(client.payments.getQuote({ params: { quoteId: quoteId as any } })), [quoteId])
+  const quote = useLoad(() => run(client.payments.getQuote({ params: { quoteId: quoteId as any } })), [quoteId, moved])
   return (
     <section aria-labelledby="quote">
       <h2 id="quote">Quote</h2>
@@ -219,7 +221,7 @@ export const PaymentScreen = ({ id }: { readonly id: string }) => {
               </dl>
             </section>
           )}
-          {t.quoteId === undefined ? null : <Quote quoteId={t.quoteId} />}
+          {t.quoteId === undefined ? null : <Quote quoteId={t.quoteId} moved={t.updatedAt} />}
           <RawJson value={t} />
         </>
       )}
