@@ -26,15 +26,10 @@ import { authorize } from "./auth.ts"
 import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./credentials.ts"
 import { toErrorResponse } from "./errors.ts"
 import { makeHandlers } from "./handlers.ts"
+import type { AnsweredRequest, EndpointInfo, RequestListener, StaticFile } from "./listener-types.ts"
 import { type PreparedCall, PreparedRequest } from "./prepared.ts"
 import { makeRequestLog } from "./request-log.ts"
-import {
-  type AnsweredRequest,
-  type EndpointInfo,
-  makeRequestListener,
-  type RequestListener,
-  type StaticFile
-} from "./serve.ts"
+import { makeRequestListener } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
 import { makeWriteSignal } from "./webhook-stream.ts"
 

@@ -1,5 +1,5 @@
 import type { AgentPermission, AgentPrincipal, Permission, PlatformPrincipal, Principal } from "@paycore/core"
-import type { EndpointInfo, ErrorResponse } from "./serve.ts"
+import type { EndpointInfo, ErrorResponse } from "./listener-types.ts"
 
 /** What an endpoint demands of the token: one of `anyOf`, and a sandbox token when `sandbox`. */
 export interface Requirement {

@@ -1,5 +1,5 @@
 import { type DomainError, WALLET_UNAUTHORIZED_CODES } from "@paycore/core"
-import type { ErrorResponse } from "./serve.ts"
+import type { ErrorResponse } from "./listener-types.ts"
 
 /**
  * The one place where a domain refusal gets its HTTP status. Codes not listed are 400:

@@ -36,9 +36,9 @@ import {
 import { Cause, Deferred, Effect, Result, Scope } from "effect"
 import type { HttpApi } from "effect/http-api"
 import type { Api } from "./api.ts"
+import type { Handlers } from "./listener-types.ts"
 import { preparedCall } from "./prepared.ts"
 import type { RequestLog } from "./request-log.ts"
-import type { Handlers } from "./serve.ts"
 import { readUploadForm } from "./uploads.ts"
 import { eventStreamResponse, STREAM_POLL_MILLIS, type WriteSignal } from "./webhook-stream.ts"
 

@@ -3,7 +3,7 @@
  * (a sandbox aid: not shared between processes, gone at restart). What an entry holds is what the listener tells
  * `onAnswered`: never a request's body, headers or query string, so never a secret sent in one.
  */
-import type { AnsweredRequest, ErrorBody } from "./serve.ts"
+import type { AnsweredRequest, ErrorBody } from "./listener-types.ts"
 
 export interface RequestLogEntry {
   readonly at: string

@@ -4,7 +4,7 @@
  */
 import { Schema, SchemaAST } from "effect"
 import { HttpApiSchema } from "effect/http-api"
-import type { EndpointInfo } from "./serve.ts"
+import type { EndpointInfo } from "./listener-types.ts"
 
 export interface Responder {
   readonly status: number

@@ -10,8 +10,8 @@ import {
   textFieldError
 } from "@paycore/core"
 import { Effect, Result } from "effect"
+import type { StreamedBody } from "./listener-types.ts"
 import { MultipartError, readMultipartForm } from "./multipart.ts"
-import type { StreamedBody } from "./serve.ts"
 
 /** Where a form's file goes as it arrives, and how to remove it when the request fails after all. */
 export interface FileReceiver {

@@ -6,7 +6,8 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/ht
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PublicEndpoint } from "../src/annotations.ts"
 import { parseBasicAuth } from "../src/credentials.ts"
-import { type AnsweredRequest, makeRequestListener } from "../src/serve.ts"
+import type { AnsweredRequest } from "../src/listener-types.ts"
+import { makeRequestListener } from "../src/serve.ts"
 
 // --- A toy API -----------------------------------------------------------------------------------------------------
 
