@@ -17,10 +17,11 @@ import {
 } from "./errors.ts"
 import type { AuthMethod, CreateCredentialRequest, SignedRetryInput, WalletCredentialRecord } from "./model.ts"
 import { verifyOidcToken } from "./oidc.ts"
-import type { makeOtp } from "./otp.ts"
+import { issueOtp, otpTargetKey } from "./otp.ts"
 import { verifyPasskeyRegistration } from "./passkey.ts"
+import type { WalletAuthPorts } from "./ports.ts"
 import { endSession } from "./sessions.ts"
-import { providing, signedRetry } from "./signed-retry.ts"
+import { signedRetry } from "./signed-retry.ts"
 
 /** What wallet-auth reads of a customer (the customers context sits above this one). */
 interface CustomerContact {
@@ -104,185 +105,186 @@ export const walletAccount = Effect.fnUntraced(function* (accountId: string, fie
   return account
 })
 
-/** Credential CRUD of `WalletAuth` (W-04 … W-11, W-27 … W-29). */
-export const makeCredentials = Effect.fnUntraced(function* (otp: Effect.Success<ReturnType<typeof makeOtp>>) {
-  const store = yield* Store
-  const ids = yield* Ids
-  const provide = providing(store, ids)
+// Credential CRUD of `WalletAuth` (W-04 … W-11, W-27 … W-29), over its ports.
 
-  /** W-11: the account's active credentials (unknown account: none). */
-  const listCredentials = Effect.fn("WalletAuth.listCredentials")(function* (accountId: string) {
-    const rows = yield* provide(activeCredentials(accountId))
-    return { data: rows.map(toAuthMethod) }
-  })
+/** W-11: the account's active credentials (unknown account: none). */
+export const listCredentials = Effect.fnUntraced(function* (ports: WalletAuthPorts, accountId: string) {
+  const rows = yield* ports.provide(activeCredentials(accountId))
+  return { data: rows.map(toAuthMethod) }
+})
 
-  /** What a create request adds, checked (attestation, token) but not stored. */
-  const candidate = Effect.fnUntraced(function* (
-    req: CreateCredentialRequest,
-    account: InternalAccountRecord,
-    customer: CustomerContact,
-    config: PlatformConfig
-  ) {
-    const now = isoOf(yield* Clock.currentTimeMillis)
-    const common = {
-      id: yield* ids.make("AuthMethod"),
-      accountId: account.id,
-      customerId: customer.id,
-      status: "ACTIVE" as const,
-      createdAt: now,
-      updatedAt: now
+/** What a create request adds, checked (attestation, token) but not stored. */
+const candidate = Effect.fnUntraced(function* (
+  ports: WalletAuthPorts,
+  req: CreateCredentialRequest,
+  account: InternalAccountRecord,
+  customer: CustomerContact,
+  config: PlatformConfig
+) {
+  const now = isoOf(yield* Clock.currentTimeMillis)
+  const common = {
+    id: yield* ports.ids.make("AuthMethod"),
+    accountId: account.id,
+    customerId: customer.id,
+    status: "ACTIVE" as const,
+    createdAt: now,
+    updatedAt: now
+  }
+  switch (req.type) {
+    case "PASSKEY": {
+      const rp = relyingParty(config.embeddedWalletConfig)
+      const registered = yield* verifyPasskeyRegistration({
+        ...req.attestation,
+        expectedChallenge: req.challenge,
+        rpId: rp.rpId,
+        origins: rp.origins
+      }).pipe(Effect.mapError((e) => InvalidInput.one("attestation", { webauthn: "registration" }, e.reason)))
+      return withSlot({
+        ...common,
+        type: "PASSKEY",
+        verified: true,
+        nickname: req.nickname,
+        passkeyCredentialId: registered.credentialId,
+        passkeyPublicKey: registered.publicKey,
+        signCount: registered.signCount,
+        transports: registered.transports
+      })
     }
-    switch (req.type) {
-      case "PASSKEY": {
-        const rp = relyingParty(config.embeddedWalletConfig)
-        const registered = yield* verifyPasskeyRegistration({
-          ...req.attestation,
-          expectedChallenge: req.challenge,
-          rpId: rp.rpId,
-          origins: rp.origins
-        }).pipe(Effect.mapError((e) => InvalidInput.one("attestation", { webauthn: "registration" }, e.reason)))
-        return withSlot({
-          ...common,
-          type: "PASSKEY",
-          verified: true,
-          nickname: req.nickname,
-          passkeyCredentialId: registered.credentialId,
-          passkeyPublicKey: registered.publicKey,
-          signCount: registered.signCount,
-          transports: registered.transports
-        })
+    case "OAUTH": {
+      const { resolver } = yield* OidcKeys
+      const claims = yield* verifyOidcToken(req.oidcToken, {
+        keys: resolver,
+        now: new Date(yield* Clock.currentTimeMillis)
+      }).pipe(
+        Effect.mapError((e) =>
+          e.reason === "MALFORMED"
+            ? InvalidInput.one("oidcToken", { format: "jwt" }, e.message)
+            : walletUnauthorized(`The OIDC token was refused: ${e.message}`)
+        )
+      )
+      return withSlot({
+        ...common,
+        type: "OAUTH",
+        verified: true,
+        nickname: claims.email ?? claims.sub,
+        oidcIssuer: claims.iss,
+        oidcAudience: claims.aud,
+        oidcSubject: claims.sub
+      })
+    }
+    case "EMAIL_OTP":
+    case "SMS_OTP": {
+      const contact = req.type === "EMAIL_OTP" ? customer.email : customer.phoneNumber
+      if (contact === undefined) {
+        const field = req.type === "EMAIL_OTP" ? "email" : "phoneNumber"
+        return yield* InvalidInput.one(
+          "type",
+          { customerField: field },
+          `The customer has no ${field} to send codes to`
+        )
       }
-      case "OAUTH": {
-        const { resolver } = yield* OidcKeys
-        const claims = yield* verifyOidcToken(req.oidcToken, {
-          keys: resolver,
-          now: new Date(yield* Clock.currentTimeMillis)
-        }).pipe(
-          Effect.mapError((e) =>
-            e.reason === "MALFORMED"
-              ? InvalidInput.one("oidcToken", { format: "jwt" }, e.message)
-              : walletUnauthorized(`The OIDC token was refused: ${e.message}`)
+      // Re-added (W-07): it signs only after its first verification.
+      return withSlot({ ...common, type: req.type, verified: false, nickname: contact, contact })
+    }
+  }
+})
+
+/**
+ * W-05 … W-10: the first credential of an account is added at once (201); with credentials, by a signed retry
+ * stamped by a session of one of them (W-08). An OTP credential's first code goes out with the 201 (W-07).
+ */
+export const createCredential = Effect.fnUntraced(function* (
+  ports: WalletAuthPorts,
+  req: CreateCredentialRequest,
+  input: SignedRetryInput
+) {
+  const { store, provide } = ports
+  const config = yield* ports.platformConfig.get()
+  const account = yield* provide(walletAccount(req.accountId))
+  const customer = account.customerId === undefined ? undefined : yield* store.customers.get(account.customerId)
+  if (customer === undefined) return yield* accountNotFound(req.accountId)
+  const record = yield* candidate(ports, req, account, customer, config)
+  if ((yield* store.walletCredentials.findUnique("slot", record.slot!)) !== undefined) {
+    return yield* credentialExists(record.type)
+  }
+  const insert = Effect.gen(function* () {
+    yield* store.walletCredentials
+      .insert(record)
+      .pipe(Effect.catchTag("UniqueViolation", () => credentialExists(record.type)))
+    if (record.type !== "EMAIL_OTP" && record.type !== "SMS_OTP")
+      return { method: toAuthMethod(record), send: Effect.void }
+    const issued = yield* issueOtp(ports, record, config.embeddedWalletConfig, yield* otpTargetKey)
+    return {
+      method: { ...toAuthMethod(record), otpEncryptionTargetBundle: issued.otpEncryptionTargetBundle },
+      send: issued.send
+    }
+  })
+  const existing = yield* provide(activeCredentials(account.id))
+  const result =
+    existing.length === 0
+      ? yield* store.transaction(insert)
+      : yield* provide(
+          signedRetry(
+            {
+              operation: "ADD_CREDENTIAL",
+              accountId: account.id,
+              subjectId: account.id,
+              credentialType: req.type,
+              credentialSet: Effect.map(activeCredentials(account.id), (rows) => rows.map((c) => c.id)),
+              apply: () => insert
+            },
+            input
           )
         )
-        return withSlot({
-          ...common,
-          type: "OAUTH",
-          verified: true,
-          nickname: claims.email ?? claims.sub,
-          oidcIssuer: claims.iss,
-          oidcAudience: claims.aud,
-          oidcSubject: claims.sub
-        })
-      }
-      case "EMAIL_OTP":
-      case "SMS_OTP": {
-        const contact = req.type === "EMAIL_OTP" ? customer.email : customer.phoneNumber
-        if (contact === undefined) {
-          const field = req.type === "EMAIL_OTP" ? "email" : "phoneNumber"
-          return yield* InvalidInput.one(
-            "type",
-            { customerField: field },
-            `The customer has no ${field} to send codes to`
-          )
-        }
-        // Re-added (W-07): it signs only after its first verification.
-        return withSlot({ ...common, type: req.type, verified: false, nickname: contact, contact })
-      }
-    }
-  })
+  if (!("method" in result)) return result
+  // After the commit: a store transaction may run twice, a code goes out once.
+  yield* result.send
+  return result.method
+})
 
-  /**
-   * W-05 … W-10: the first credential of an account is added at once (201); with credentials, by a signed retry
-   * stamped by a session of one of them (W-08). An OTP credential's first code goes out with the 201 (W-07).
-   */
-  const createCredential = Effect.fn("WalletAuth.createCredential")(function* (
-    req: CreateCredentialRequest,
-    config: PlatformConfig,
-    input: SignedRetryInput
-  ) {
-    const account = yield* provide(walletAccount(req.accountId))
-    const customer = account.customerId === undefined ? undefined : yield* store.customers.get(account.customerId)
-    if (customer === undefined) return yield* accountNotFound(req.accountId)
-    const record = yield* candidate(req, account, customer, config)
-    if ((yield* store.walletCredentials.findUnique("slot", record.slot!)) !== undefined) {
-      return yield* credentialExists(record.type)
-    }
-    const insert = Effect.gen(function* () {
-      yield* store.walletCredentials
-        .insert(record)
-        .pipe(Effect.catchTag("UniqueViolation", () => credentialExists(record.type)))
-      if (record.type !== "EMAIL_OTP" && record.type !== "SMS_OTP")
-        return { method: toAuthMethod(record), send: Effect.void }
-      const issued = yield* otp.issue(record, config.embeddedWalletConfig, yield* otp.targetKey)
-      return {
-        method: { ...toAuthMethod(record), otpEncryptionTargetBundle: issued.otpEncryptionTargetBundle },
-        send: issued.send
-      }
-    })
-    const existing = yield* provide(activeCredentials(account.id))
-    const result =
-      existing.length === 0
-        ? yield* store.transaction(insert)
-        : yield* provide(
-            signedRetry(
-              {
-                operation: "ADD_CREDENTIAL",
-                accountId: account.id,
-                subjectId: account.id,
-                credentialType: req.type,
-                credentialSet: Effect.map(activeCredentials(account.id), (rows) => rows.map((c) => c.id)),
-                apply: () => insert
-              },
-              input
+/**
+ * W-27 … W-29: signed by a session of another credential of the account; the account keeps at least one verified
+ * credential; the credential's sessions end with it.
+ */
+export const revokeCredential = Effect.fnUntraced(function* (
+  ports: WalletAuthPorts,
+  id: string,
+  input: SignedRetryInput
+) {
+  const { store, provide } = ports
+  const credential = yield* store.walletCredentials.get(id)
+  if (credential === undefined || credential.status !== "ACTIVE") return yield* credentialNotFound(id)
+  const others = (rows: ReadonlyArray<WalletCredentialRecord>) => rows.filter((c) => c.id !== id && c.verified)
+  if (others(yield* provide(activeCredentials(credential.accountId))).length === 0) return yield* lastCredential()
+  return yield* provide(
+    signedRetry(
+      {
+        operation: "REVOKE_CREDENTIAL",
+        accountId: credential.accountId,
+        subjectId: credential.id,
+        credentialType: credential.type,
+        begin: Effect.succeed({ signer: { kind: "OTHER_CREDENTIAL", credentialId: credential.id } as const }),
+        credentialSet: Effect.succeed([credential.id]),
+        apply: () =>
+          Effect.gen(function* () {
+            const current = yield* store.walletCredentials.getForUpdate(id)
+            if (current === undefined || current.status !== "ACTIVE") return yield* credentialNotFound(id)
+            if (others(yield* activeCredentials(current.accountId)).length === 0) return yield* lastCredential()
+            const now = isoOf(yield* Clock.currentTimeMillis)
+            const { slot: _slot, ...rest } = current
+            yield* Effect.orDie(
+              store.walletCredentials.update({ ...rest, status: "REVOKED", revokedAt: now, updatedAt: now })
             )
-          )
-    if (!("method" in result)) return result
-    // After the commit: a store transaction may run twice, a code goes out once.
-    yield* result.send
-    return result.method
-  })
-
-  /**
-   * W-27 … W-29: signed by a session of another credential of the account; the account keeps at least one verified
-   * credential; the credential's sessions end with it.
-   */
-  const revokeCredential = Effect.fn("WalletAuth.revokeCredential")(function* (id: string, input: SignedRetryInput) {
-    const credential = yield* store.walletCredentials.get(id)
-    if (credential === undefined || credential.status !== "ACTIVE") return yield* credentialNotFound(id)
-    const others = (rows: ReadonlyArray<WalletCredentialRecord>) => rows.filter((c) => c.id !== id && c.verified)
-    if (others(yield* provide(activeCredentials(credential.accountId))).length === 0) return yield* lastCredential()
-    return yield* provide(
-      signedRetry(
-        {
-          operation: "REVOKE_CREDENTIAL",
-          accountId: credential.accountId,
-          subjectId: credential.id,
-          credentialType: credential.type,
-          begin: Effect.succeed({ signer: { kind: "OTHER_CREDENTIAL", credentialId: credential.id } as const }),
-          credentialSet: Effect.succeed([credential.id]),
-          apply: () =>
-            Effect.gen(function* () {
-              const current = yield* store.walletCredentials.getForUpdate(id)
-              if (current === undefined || current.status !== "ACTIVE") return yield* credentialNotFound(id)
-              if (others(yield* activeCredentials(current.accountId)).length === 0) return yield* lastCredential()
-              const now = isoOf(yield* Clock.currentTimeMillis)
-              const { slot: _slot, ...rest } = current
-              yield* Effect.orDie(
-                store.walletCredentials.update({ ...rest, status: "REVOKED", revokedAt: now, updatedAt: now })
-              )
-              const sessions = yield* scanAll((page) =>
-                store.walletSessions.list({ credentialId: id, status: "ACTIVE" }, page)
-              )
-              for (const s of sessions) {
-                yield* Effect.orDie(store.walletSessions.update(endSession(s, "REVOKED", now)))
-              }
-              return undefined
-            })
-        },
-        input
-      )
+            const sessions = yield* scanAll((page) =>
+              store.walletSessions.list({ credentialId: id, status: "ACTIVE" }, page)
+            )
+            for (const s of sessions) {
+              yield* Effect.orDie(store.walletSessions.update(endSession(s, "REVOKED", now)))
+            }
+            return undefined
+          })
+      },
+      input
     )
-  })
-
-  return { listCredentials, createCredential, revokeCredential }
+  )
 })

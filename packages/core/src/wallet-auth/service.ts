@@ -1,17 +1,29 @@
 // The wallet-auth context: embedded-wallet credentials and sessions, and the signed retry every wallet-authorized
-// action goes through. One file per use case: credentials.ts (add, list, revoke, the first credential of a wallet),
-// sign-in.ts (challenges and verification by OTP, OAuth and passkey), sessions.ts (list, refresh, revoke),
-// delegated-keys.ts (the keys cards sign with: create in three legs, list, get, revoke, sign),
+// action goes through. The ports its use cases run on in ports.ts (`WalletAuthPorts`, resolved once by the layer
+// below); one file per use case, of top-level functions over them: credentials.ts (add, list, revoke, the first
+// credential of a wallet), sign-in.ts (challenges and verification by OTP, OAuth and passkey), sessions.ts (list,
+// refresh, revoke), delegated-keys.ts (the keys cards sign with: create in three legs, list, get, revoke, sign),
 // otp.ts (codes and their HPKE target), export.ts (the wallet's export and privacy), signed-retry.ts (the
 // mechanism); the cryptography in stamp.ts, passkey.ts, oidc.ts and shared/hpke.ts.
 import { Context, Effect, Layer } from "effect"
 import type { InternalAccount } from "../accounts/model.ts"
+import { Accounts } from "../accounts/service.ts"
 import { PlatformConfigService } from "../platform/service.ts"
+import { CardFundingSources } from "../ports/card-funding-sources.ts"
+import { Ids } from "../ports/ids.ts"
+import { KeyVault } from "../ports/key-vault.ts"
+import { Notifier } from "../ports/notifier.ts"
+import { Store } from "../ports/store.ts"
 import type { NotFound, Refused, StoreError } from "../shared/errors.ts"
-import { makeCredentials } from "./credentials.ts"
-import { makeDelegatedKeys } from "./delegated-keys.ts"
-import type { WalletAuthError } from "./errors.ts"
-import { makeExport } from "./export.ts"
+import { createCredential, listCredentials, revokeCredential } from "./credentials.ts"
+import {
+  createDelegatedKey,
+  getDelegatedKey,
+  listDelegatedKeys,
+  revokeDelegatedKey,
+  signWithKey
+} from "./delegated-keys.ts"
+import { exportWallet, updateInternalAccount } from "./export.ts"
 import type {
   AuthMethod,
   AuthSession,
@@ -25,17 +37,13 @@ import type {
   ListDelegatedKeysQuery,
   PasskeyAuthChallenge,
   RefreshSessionRequest,
-  SignedRetryChallenge,
   SignedRetryInput,
-  VerifyCredentialRequest,
-  WalletOperationProcessing
+  VerifyCredentialRequest
 } from "./model.ts"
-import { makeOtp } from "./otp.ts"
-import { makeSessions } from "./sessions.ts"
-import { makeSignIn } from "./sign-in.ts"
-
-/** What a signed-retry action answers: its first leg's 202, a 200 `PROCESSING`, or its result. */
-export type Signed<A> = SignedRetryChallenge | WalletOperationProcessing | A
+import type { WalletAuthError, WalletAuthPorts } from "./ports.ts"
+import { listSessions, refreshSession, revokeSession } from "./sessions.ts"
+import { challengeCredential, verifyCredential } from "./sign-in.ts"
+import { providing, type Signed } from "./signed-retry.ts"
 
 export class WalletAuth extends Context.Service<
   WalletAuth,
@@ -117,28 +125,92 @@ export class WalletAuth extends Context.Service<
   static readonly layer = Layer.effect(
     WalletAuth,
     Effect.gen(function* () {
-      const config = yield* PlatformConfigService
-      const otp = yield* makeOtp()
-      const credentials = yield* makeCredentials(otp)
-      const signIn = yield* makeSignIn(otp)
-      const sessions = yield* makeSessions()
-      const delegatedKeys = yield* makeDelegatedKeys()
-      const wallet = yield* makeExport()
+      const store = yield* Store
+      const ids = yield* Ids
+      const ports: WalletAuthPorts = {
+        store,
+        ids,
+        notifier: yield* Notifier,
+        vault: yield* KeyVault,
+        fundingSources: yield* CardFundingSources,
+        accounts: yield* Accounts,
+        platformConfig: yield* PlatformConfigService,
+        provide: providing(store, ids)
+      }
       return WalletAuth.of({
-        listCredentials: credentials.listCredentials,
-        createCredential: (req, input) =>
-          Effect.flatMap(config.get(), (platform) => credentials.createCredential(req, platform, input)),
-        challengeCredential: (id, req) =>
-          Effect.flatMap(config.get(), (platform) => signIn.challengeCredential(id, req, platform)),
-        verifyCredential: (id, req, input) =>
-          Effect.flatMap(config.get(), (platform) => signIn.verifyCredential(id, req, platform, input)),
-        revokeCredential: credentials.revokeCredential,
-        listSessions: sessions.listSessions,
-        refreshSession: sessions.refreshSession,
-        revokeSession: sessions.revokeSession,
-        ...delegatedKeys,
-        exportWallet: wallet.exportWallet,
-        updateInternalAccount: wallet.updateInternalAccount
+        listCredentials: Effect.fn("WalletAuth.listCredentials")(function* (accountId: string) {
+          return yield* listCredentials(ports, accountId)
+        }),
+        createCredential: Effect.fn("WalletAuth.createCredential")(function* (
+          req: CreateCredentialRequest,
+          input: SignedRetryInput
+        ) {
+          return yield* createCredential(ports, req, input)
+        }),
+        challengeCredential: Effect.fn("WalletAuth.challengeCredential")(function* (
+          id: string,
+          req: ChallengeCredentialRequest
+        ) {
+          return yield* challengeCredential(ports, id, req)
+        }),
+        verifyCredential: Effect.fn("WalletAuth.verifyCredential")(function* (
+          id: string,
+          req: VerifyCredentialRequest,
+          input: SignedRetryInput
+        ) {
+          return yield* verifyCredential(ports, id, req, input)
+        }),
+        revokeCredential: Effect.fn("WalletAuth.revokeCredential")(function* (id: string, input: SignedRetryInput) {
+          return yield* revokeCredential(ports, id, input)
+        }),
+        listSessions: Effect.fn("WalletAuth.listSessions")(function* (accountId: string) {
+          return yield* listSessions(ports, accountId)
+        }),
+        refreshSession: Effect.fn("WalletAuth.refreshSession")(function* (
+          id: string,
+          req: RefreshSessionRequest,
+          input: SignedRetryInput
+        ) {
+          return yield* refreshSession(ports, id, req, input)
+        }),
+        revokeSession: Effect.fn("WalletAuth.revokeSession")(function* (id: string, input: SignedRetryInput) {
+          return yield* revokeSession(ports, id, input)
+        }),
+        createDelegatedKey: Effect.fn("WalletAuth.createDelegatedKey")(function* (
+          req: CreateDelegatedKeyRequest,
+          input: SignedRetryInput
+        ) {
+          return yield* createDelegatedKey(ports, req, input)
+        }),
+        listDelegatedKeys: Effect.fn("WalletAuth.listDelegatedKeys")(function* (query: ListDelegatedKeysQuery) {
+          return yield* listDelegatedKeys(ports, query)
+        }),
+        getDelegatedKey: Effect.fn("WalletAuth.getDelegatedKey")(function* (id: string) {
+          return yield* getDelegatedKey(ports, id)
+        }),
+        revokeDelegatedKey: Effect.fn("WalletAuth.revokeDelegatedKey")(function* (id: string) {
+          return yield* revokeDelegatedKey(ports, id)
+        }),
+        signWithDelegatedKey: Effect.fn("WalletAuth.signWithDelegatedKey")(function* (
+          keyId: string,
+          payload: string | Uint8Array
+        ) {
+          return yield* signWithKey(ports, keyId, payload)
+        }),
+        exportWallet: Effect.fn("WalletAuth.exportWallet")(function* (
+          accountId: string,
+          req: InternalAccountExportRequest,
+          input: SignedRetryInput
+        ) {
+          return yield* exportWallet(ports, accountId, req, input)
+        }),
+        updateInternalAccount: Effect.fn("WalletAuth.updateInternalAccount")(function* (
+          accountId: string,
+          req: InternalAccountUpdateRequest,
+          input: SignedRetryInput
+        ) {
+          return yield* updateInternalAccount(ports, accountId, req, input)
+        })
       })
     })
   )

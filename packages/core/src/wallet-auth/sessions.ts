@@ -17,7 +17,8 @@ import type {
   WalletCredentialRecord,
   WalletSessionRecord
 } from "./model.ts"
-import { providing, signedRetry } from "./signed-retry.ts"
+import type { WalletAuthPorts } from "./ports.ts"
+import { signedRetry } from "./signed-retry.ts"
 
 /**
  * A P-256 public key (compressed or uncompressed hex, checked on the curve at the edge or by `openOtpBundle`) in the
@@ -113,87 +114,84 @@ export const storeSession = Effect.fnUntraced(function* (session: WalletSessionR
   yield* Effect.orDie(store.walletSessions.insert(session))
 })
 
-/** Session use cases of `WalletAuth` (W-30 … W-32). */
-export const makeSessions = Effect.fnUntraced(function* () {
-  const store = yield* Store
-  const ids = yield* Ids
-  const provide = providing(store, ids)
+// Session use cases of `WalletAuth` (W-30 … W-32), over its ports.
 
-  /** W-30: the account's live sessions, oldest first (unknown account: none). */
-  const listSessions = Effect.fn("WalletAuth.listSessions")(function* (accountId: string) {
-    const nowMs = yield* Clock.currentTimeMillis
-    const rows = yield* scanAll((page) => store.walletSessions.list({ accountId, status: "ACTIVE" }, page))
-    return { data: rows.filter((s) => isLive(s, nowMs)).map((s) => toAuthSession(s)) }
-  })
+/** W-30: the account's live sessions, oldest first (unknown account: none). */
+export const listSessions = Effect.fnUntraced(function* (ports: WalletAuthPorts, accountId: string) {
+  const { store } = ports
+  const nowMs = yield* Clock.currentTimeMillis
+  const rows = yield* scanAll((page) => store.walletSessions.list({ accountId, status: "ACTIVE" }, page))
+  return { data: rows.filter((s) => isLive(s, nowMs)).map((s) => toAuthSession(s)) }
+})
 
-  const liveSession = Effect.fnUntraced(function* (id: string) {
-    const session = yield* store.walletSessions.get(id)
-    const nowMs = yield* Clock.currentTimeMillis
-    if (session === undefined || session.status !== "ACTIVE") return yield* sessionNotFound(id)
-    return { session, nowMs }
-  })
+const liveSession = Effect.fnUntraced(function* (ports: WalletAuthPorts, id: string) {
+  const session = yield* ports.store.walletSessions.get(id)
+  const nowMs = yield* Clock.currentTimeMillis
+  if (session === undefined || session.status !== "ACTIVE") return yield* sessionNotFound(id)
+  return { session, nowMs }
+})
 
-  /** W-31: a new session for the same credential, signed by the session being refreshed; expired → 401. */
-  const refreshSession = Effect.fn("WalletAuth.refreshSession")(function* (
-    id: string,
-    req: RefreshSessionRequest,
-    input: SignedRetryInput
-  ) {
-    const { session, nowMs } = yield* liveSession(id)
-    if (!isLive(session, nowMs)) return yield* walletUnauthorized("The session expired: sign in again")
-    return yield* provide(
-      signedRetry(
-        {
-          operation: "REFRESH_SESSION",
-          accountId: session.accountId,
-          subjectId: session.id,
-          begin: Effect.succeed({ signer: { kind: "SESSION", sessionId: session.id } as const }),
-          credentialSet: Effect.succeed([session.credentialId]),
-          apply: () =>
-            Effect.gen(function* () {
-              const current = yield* store.walletSessions.getForUpdate(id)
-              const credential = yield* store.walletCredentials.get(session.credentialId)
-              const now = yield* Clock.currentTimeMillis
-              if (current === undefined || !isLive(current, now) || credential === undefined) {
-                return yield* walletUnauthorized("The session expired: sign in again")
-              }
-              const key = yield* sessionKeyFor(req.clientPublicKey)
-              const next = yield* newSession(credential, key.publicKey)
-              yield* Effect.orDie(store.walletSessions.update(endSession(current, "REFRESHED", isoOf(now))))
-              yield* storeSession(next)
-              return toAuthSession(next, key.encryptedKey)
-            })
-        },
-        input
-      )
+/** W-31: a new session for the same credential, signed by the session being refreshed; expired → 401. */
+export const refreshSession = Effect.fnUntraced(function* (
+  ports: WalletAuthPorts,
+  id: string,
+  req: RefreshSessionRequest,
+  input: SignedRetryInput
+) {
+  const { store, provide } = ports
+  const { session, nowMs } = yield* liveSession(ports, id)
+  if (!isLive(session, nowMs)) return yield* walletUnauthorized("The session expired: sign in again")
+  return yield* provide(
+    signedRetry(
+      {
+        operation: "REFRESH_SESSION",
+        accountId: session.accountId,
+        subjectId: session.id,
+        begin: Effect.succeed({ signer: { kind: "SESSION", sessionId: session.id } as const }),
+        credentialSet: Effect.succeed([session.credentialId]),
+        apply: () =>
+          Effect.gen(function* () {
+            const current = yield* store.walletSessions.getForUpdate(id)
+            const credential = yield* store.walletCredentials.get(session.credentialId)
+            const now = yield* Clock.currentTimeMillis
+            if (current === undefined || !isLive(current, now) || credential === undefined) {
+              return yield* walletUnauthorized("The session expired: sign in again")
+            }
+            const key = yield* sessionKeyFor(req.clientPublicKey)
+            const next = yield* newSession(credential, key.publicKey)
+            yield* Effect.orDie(store.walletSessions.update(endSession(current, "REFRESHED", isoOf(now))))
+            yield* storeSession(next)
+            return toAuthSession(next, key.encryptedKey)
+          })
+      },
+      input
     )
-  })
+  )
+})
 
-  /** W-32: revokes a live session; any live session of the wallet may sign, itself included. */
-  const revokeSession = Effect.fn("WalletAuth.revokeSession")(function* (id: string, input: SignedRetryInput) {
-    const { session, nowMs } = yield* liveSession(id)
-    if (!isLive(session, nowMs)) return yield* sessionNotFound(id)
-    return yield* provide(
-      signedRetry(
-        {
-          operation: "REVOKE_SESSION",
-          accountId: session.accountId,
-          subjectId: session.id,
-          credentialType: session.type,
-          credentialSet: Effect.succeed([session.credentialId]),
-          apply: () =>
-            Effect.gen(function* () {
-              const current = yield* store.walletSessions.getForUpdate(id)
-              if (current === undefined || current.status !== "ACTIVE") return yield* sessionNotFound(id)
-              const now = isoOf(yield* Clock.currentTimeMillis)
-              yield* Effect.orDie(store.walletSessions.update(endSession(current, "REVOKED", now)))
-              return undefined
-            })
-        },
-        input
-      )
+/** W-32: revokes a live session; any live session of the wallet may sign, itself included. */
+export const revokeSession = Effect.fnUntraced(function* (ports: WalletAuthPorts, id: string, input: SignedRetryInput) {
+  const { store, provide } = ports
+  const { session, nowMs } = yield* liveSession(ports, id)
+  if (!isLive(session, nowMs)) return yield* sessionNotFound(id)
+  return yield* provide(
+    signedRetry(
+      {
+        operation: "REVOKE_SESSION",
+        accountId: session.accountId,
+        subjectId: session.id,
+        credentialType: session.type,
+        credentialSet: Effect.succeed([session.credentialId]),
+        apply: () =>
+          Effect.gen(function* () {
+            const current = yield* store.walletSessions.getForUpdate(id)
+            if (current === undefined || current.status !== "ACTIVE") return yield* sessionNotFound(id)
+            const now = isoOf(yield* Clock.currentTimeMillis)
+            yield* Effect.orDie(store.walletSessions.update(endSession(current, "REVOKED", now)))
+            return undefined
+          })
+      },
+      input
     )
-  })
-
-  return { listSessions, refreshSession, revokeSession }
+  )
 })

@@ -119,6 +119,9 @@ export interface WalletAction<A, E, R, EB = never, RB = never> {
 
 export type SignedRetryResult<A> = SignedRetryChallenge | WalletOperationProcessing | A
 
+/** What a signed-retry action answers: its first leg's 202, a 200 `PROCESSING`, or its result. */
+export type Signed<A> = SignedRetryChallenge | WalletOperationProcessing | A
+
 /** The hash binding a set of credential ids, whatever their order. */
 const credentialSetHash = (ids: ReadonlyArray<string>): string => sha256Hex([...ids].sort().join("\n"))
 
