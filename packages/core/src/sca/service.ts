@@ -43,19 +43,6 @@ import { confirmTrustMove, startTrustMove } from "./trust.ts"
 // Each use case is a top-level function over `ScaPorts` (ports.ts), resolved once when the layer is built; this file
 // only binds them, each operation under its span.
 
-export {
-  challengesInContext,
-  LINKABLE_FACTORS,
-  SCA_CHALLENGE_SECONDS,
-  SCA_CODE_RESEND_SECONDS,
-  smsNumberOf
-} from "./challenges.ts"
-export * from "./passkey-factor.ts"
-export { FACTOR_RESET_SECONDS, FACTOR_RESETS_PER_DAY } from "./resets.ts"
-export { requireScaSession, SCA_SESSION_SECONDS, subjectCustomer } from "./sessions.ts"
-export * from "./totp.ts"
-export { isTrustedBeneficiary } from "./trust.ts"
-
 /** An operation on a customer's SCA with the request's body (the customer is the `customerId` query parameter). */
 type CustomerOperation<Request, A> = (customerId: string, req: Request) => Effect.Effect<A, ScaError>
 /** The first step of trusting or untrusting an external account: the challenge of a factor of its owner. */
