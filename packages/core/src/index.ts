@@ -130,12 +130,24 @@ export {
   priceQuote
 } from "./quotes/pricing.ts"
 export { Quotes, type QuotesError } from "./quotes/service.ts"
+export {
+  challengesInContext,
+  LINKABLE_FACTORS,
+  SCA_CHALLENGE_SECONDS,
+  SCA_CODE_RESEND_SECONDS,
+  smsNumberOf
+} from "./sca/challenges.ts"
 export * from "./sca/errors.ts"
 export * from "./sca/machine.ts"
 export * from "./sca/model.ts"
+export * from "./sca/passkey-factor.ts"
 export { isScaSubject } from "./sca/regions.ts"
+export { FACTOR_RESET_SECONDS, FACTOR_RESETS_PER_DAY } from "./sca/resets.ts"
 export * from "./sca/security.ts"
-export * from "./sca/service.ts"
+export { Sca } from "./sca/service.ts"
+export { requireScaSession, SCA_SESSION_SECONDS, subjectCustomer } from "./sca/sessions.ts"
+export * from "./sca/totp.ts"
+export { isTrustedBeneficiary } from "./sca/trust.ts"
 export * from "./shared/constant-time.ts"
 export * from "./shared/csv.ts"
 export * from "./shared/currency.ts"

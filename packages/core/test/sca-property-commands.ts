@@ -7,7 +7,7 @@ import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { Store } from "../src/ports/store.ts"
 import type { Quote } from "../src/quotes/model.ts"
-import { SCA_SESSION_SECONDS } from "../src/sca/service.ts"
+import { SCA_SESSION_SECONDS } from "../src/sca/sessions.ts"
 import { isoOf } from "../src/shared/time.ts"
 import { SCA_CODE, setConfig } from "./fixtures.ts"
 import {

@@ -9,6 +9,7 @@ import { TestClock } from "effect/testing"
 import type { CreateCustomerRequest } from "../src/customers/model.ts"
 import { Customers } from "../src/customers/service.ts"
 import { Store } from "../src/ports/store.ts"
+import { SCA_CHALLENGE_SECONDS, SCA_CODE_RESEND_SECONDS } from "../src/sca/challenges.ts"
 import type { ScaSecurityRecord } from "../src/sca/model.ts"
 import { isScaSubject } from "../src/sca/regions.ts"
 import {
@@ -19,13 +20,8 @@ import {
   lockAt,
   openSecurity
 } from "../src/sca/security.ts"
-import {
-  requireScaSession,
-  SCA_CHALLENGE_SECONDS,
-  SCA_CODE_RESEND_SECONDS,
-  SCA_SESSION_SECONDS,
-  Sca
-} from "../src/sca/service.ts"
+import { Sca } from "../src/sca/service.ts"
+import { requireScaSession, SCA_SESSION_SECONDS } from "../src/sca/sessions.ts"
 import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
 import { EEA_REGIONS } from "../src/shared/regions.ts"
 import { T0 } from "./fixtures.ts"

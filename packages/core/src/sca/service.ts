@@ -1,6 +1,12 @@
 import { Context, Effect, Layer } from "effect"
-import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
-import { makeFactors } from "./factors.ts"
+import { PlatformConfigService } from "../platform/service.ts"
+import { Ids } from "../ports/ids.ts"
+import { KeyVault } from "../ports/key-vault.ts"
+import { KycProvider } from "../ports/kyc.ts"
+import { LivenessProvider } from "../ports/liveness.ts"
+import { Notifier } from "../ports/notifier.ts"
+import { Store } from "../ports/store.ts"
+import { confirmFactorEnrollment, deleteFactor, listFactors, startFactorEnrollment } from "./factors.ts"
 import type {
   BeneficiaryTrustConfirm,
   BeneficiaryTrustConfirmRequest,
@@ -23,31 +29,20 @@ import type {
   TwoFactorResetStartRequest,
   TwoFactorResetStatus
 } from "./model.ts"
-import { makeResets } from "./resets.ts"
-import { makeSecurityEvents } from "./security-events.ts"
-import { makeSessions } from "./sessions.ts"
-import { makeTrust } from "./trust.ts"
+import type { ScaError, ScaPorts } from "./ports.ts"
+import { completeFactorReset, getFactorReset, settleResetLiveness, startFactorReset } from "./resets.ts"
+import { recordSecurityEvent } from "./security-events.ts"
+import { completeLogin, requireSession, startLogin } from "./sessions.ts"
+import { confirmTrustMove, startTrustMove } from "./trust.ts"
 
 // The `Sca` service: Strong Customer Authentication for customers of the SCA regions (S-01 … S-15), one use case
 // per file: the login and its session (sessions.ts), the factors and their enrolment (factors.ts; TOTP in totp.ts,
 // passkeys in passkey-factor.ts), factor resets behind a liveness check (resets.ts), the one challenge mechanism
 // (challenges.ts), what proof-taking calls share (proofs.ts), the lock ladder (security.ts, pure), who is subject
 // (regions.ts), the security events the integrator records (security-events.ts), trusted beneficiaries (trust.ts).
+// Each use case is a top-level function over `ScaPorts` (ports.ts), resolved once when the layer is built; this file
+// only binds them, each operation under its span.
 
-export {
-  challengesInContext,
-  LINKABLE_FACTORS,
-  SCA_CHALLENGE_SECONDS,
-  SCA_CODE_RESEND_SECONDS,
-  smsNumberOf
-} from "./challenges.ts"
-export * from "./passkey-factor.ts"
-export { FACTOR_RESET_SECONDS, FACTOR_RESETS_PER_DAY } from "./resets.ts"
-export { requireScaSession, SCA_SESSION_SECONDS, subjectCustomer } from "./sessions.ts"
-export * from "./totp.ts"
-export { isTrustedBeneficiary } from "./trust.ts"
-
-type ScaError = InvalidInput | NotFound | Refused | Conflict | LimitExceeded | StoreError
 /** An operation on a customer's SCA with the request's body (the customer is the `customerId` query parameter). */
 type CustomerOperation<Request, A> = (customerId: string, req: Request) => Effect.Effect<A, ScaError>
 /** The first step of trusting or untrusting an external account: the challenge of a factor of its owner. */
@@ -146,12 +141,89 @@ export class Sca extends Context.Service<
   static readonly layer = Layer.effect(
     Sca,
     Effect.gen(function* () {
+      const ports: ScaPorts = {
+        store: yield* Store,
+        ids: yield* Ids,
+        notifier: yield* Notifier,
+        kyc: yield* KycProvider,
+        vault: yield* KeyVault,
+        platform: yield* PlatformConfigService,
+        liveness: yield* LivenessProvider
+      }
       return Sca.of({
-        ...(yield* makeSessions()),
-        ...(yield* makeSecurityEvents()),
-        ...(yield* makeFactors()),
-        ...(yield* makeTrust()),
-        ...(yield* makeResets())
+        listFactors: Effect.fn("Sca.listFactors")(function* (customerId: string) {
+          return yield* listFactors(ports, customerId)
+        }),
+        startFactorEnrollment: Effect.fn("Sca.startFactorEnrollment")(function* (
+          customerId: string,
+          req: ScaFactorEnrollRequest
+        ) {
+          return yield* startFactorEnrollment(ports, customerId, req)
+        }),
+        confirmFactorEnrollment: Effect.fn("Sca.confirmFactorEnrollment")(function* (
+          customerId: string,
+          req: ScaFactorConfirmRequest
+        ) {
+          return yield* confirmFactorEnrollment(ports, customerId, req)
+        }),
+        deleteFactor: Effect.fn("Sca.deleteFactor")(function* (customerId: string, credentialId: string) {
+          return yield* deleteFactor(ports, customerId, credentialId)
+        }),
+        startLogin: Effect.fn("Sca.startLogin")(function* (customerId: string, req: ScaLoginStartRequest) {
+          return yield* startLogin(ports, customerId, req)
+        }),
+        completeLogin: Effect.fn("Sca.completeLogin")(function* (customerId: string, req: ScaLoginCompleteRequest) {
+          return yield* completeLogin(ports, customerId, req)
+        }),
+        recordSecurityEvent: Effect.fn("Sca.recordSecurityEvent")(function* (
+          customerId: string,
+          req: RecordSecurityEventRequest
+        ) {
+          return yield* recordSecurityEvent(ports, customerId, req)
+        }),
+        startBeneficiaryTrust: Effect.fn("Sca.startBeneficiaryTrust")(function* (externalAccountId: string) {
+          return yield* startTrustMove(ports, "TRUST", externalAccountId)
+        }),
+        confirmBeneficiaryTrust: Effect.fn("Sca.confirmBeneficiaryTrust")(function* (
+          externalAccountId: string,
+          req: BeneficiaryTrustConfirmRequest
+        ) {
+          return yield* confirmTrustMove(ports, "TRUST", externalAccountId, req)
+        }),
+        startBeneficiaryUntrust: Effect.fn("Sca.startBeneficiaryUntrust")(function* (externalAccountId: string) {
+          return yield* startTrustMove(ports, "UNTRUST", externalAccountId)
+        }),
+        confirmBeneficiaryUntrust: Effect.fn("Sca.confirmBeneficiaryUntrust")(function* (
+          externalAccountId: string,
+          req: BeneficiaryTrustConfirmRequest
+        ) {
+          return yield* confirmTrustMove(ports, "UNTRUST", externalAccountId, req)
+        }),
+        requireSession: Effect.fn("Sca.requireSession")(function* (customerId: string) {
+          return yield* requireSession(ports, customerId)
+        }),
+        startFactorReset: Effect.fn("Sca.startFactorReset")(function* (
+          customerId: string,
+          req: TwoFactorResetStartRequest
+        ) {
+          return yield* startFactorReset(ports, customerId, req)
+        }),
+        getFactorReset: Effect.fn("Sca.getFactorReset")(function* (customerId: string, resetId: string) {
+          return yield* getFactorReset(ports, customerId, resetId)
+        }),
+        completeFactorReset: Effect.fn("Sca.completeFactorReset")(function* (
+          customerId: string,
+          resetId: string,
+          req: TwoFactorResetCompleteRequest
+        ) {
+          return yield* completeFactorReset(ports, customerId, resetId, req)
+        }),
+        settleResetLiveness: Effect.fn("Sca.settleResetLiveness")(function* (
+          resetId: string,
+          req: SandboxResetLivenessRequest
+        ) {
+          return yield* settleResetLiveness(ports, resetId, req)
+        })
       })
     })
   )
