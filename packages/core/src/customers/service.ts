@@ -1,5 +1,9 @@
 import { Context, Effect, Exit, Layer, Result } from "effect"
-import { EMBEDDED_WALLET_CURRENCY, newInternalAccounts, provisionInternalAccounts } from "../accounts/service.ts"
+import {
+  EMBEDDED_WALLET_CURRENCY,
+  newInternalAccounts,
+  provisionInternalAccounts
+} from "../accounts/internal-accounts.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import type { EndUserTerms, PlatformConfig } from "../platform/model.ts"
 import { PlatformConfigService } from "../platform/service.ts"
