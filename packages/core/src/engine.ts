@@ -1,6 +1,5 @@
 import { Layer } from "effect"
-import { OwnershipVerification } from "./accounts/ownership.ts"
-import { Accounts } from "./accounts/service.ts"
+import { Accounts, OwnershipVerification } from "./accounts/service.ts"
 import { AgentActions, AgentScope, Agents } from "./agents/service.ts"
 import { cardFundingSourcesLayer } from "./cards/funding-sources.ts"
 import { CardNetwork } from "./cards/network.ts"

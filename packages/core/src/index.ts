@@ -1,16 +1,10 @@
 export { duplicateExternalAccount, externalAccountNotFound, internalAccountNotFound } from "./accounts/errors.ts"
+export { fundingInstructionsFor, provisionInternalAccounts } from "./accounts/internal-accounts.ts"
 export * from "./accounts/machine.ts"
 export * from "./accounts/model.ts"
-export { OwnershipVerification } from "./accounts/ownership.ts"
 export { initialExternalStatus, ownershipMessage, ownershipRefusal } from "./accounts/ownership-rules.ts"
-export {
-  Accounts,
-  accountIdentity,
-  fundingInstructionsFor,
-  provisionInternalAccounts,
-  variantCurrencies,
-  variantRails
-} from "./accounts/service.ts"
+export { Accounts, OwnershipVerification } from "./accounts/service.ts"
+export { accountIdentity, variantCurrencies, variantRails } from "./accounts/variants.ts"
 export { bitcoinMessageDigest, verifyWalletSignature } from "./accounts/wallet-signatures.ts"
 export * from "./agents/codes.ts"
 export * from "./agents/errors.ts"

@@ -42,7 +42,7 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
     const wallet = selfCustodyWallet(type)
     const r = await server.call("POST", "/customers/external-accounts", {
       customerId,
-      // A Spark wallet holds bitcoin (accounts/service.ts variantCurrencies).
+      // A Spark wallet holds bitcoin (accounts/variants.ts variantCurrencies).
       currency: type === "SPARK_WALLET" ? "BTC" : "USDC",
       accountInfo: { accountType: type, address: wallet.address },
       ...extra

@@ -1,5 +1,5 @@
 import { type BigDecimal, Data, Effect } from "effect"
-import { liveCustomer } from "../customers/service.ts"
+import { liveCustomer } from "../customers/rules.ts"
 import type { Store } from "../ports/store.ts"
 import { commandEnv } from "../shared/engine-config.ts"
 import type { Page } from "../shared/paging.ts"

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import type { InternalAccountRecord } from "../accounts/model.ts"
-import { platformSetCustomerId } from "../customers/service.ts"
+import { platformSetCustomerId } from "../customers/rules.ts"
 import { CardFundingSources } from "../ports/card-funding-sources.ts"
 import type { CardIssuerService } from "../ports/card-issuer.ts"
 import type { Ids } from "../ports/ids.ts"

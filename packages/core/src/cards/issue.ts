@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { liveCustomer } from "../customers/service.ts"
+import { liveCustomer } from "../customers/rules.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import { nowIso } from "../shared/time.ts"
 import {

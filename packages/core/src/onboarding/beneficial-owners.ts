@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { customerDeleted } from "../customers/errors.ts"
-import { liveCustomer } from "../customers/service.ts"
+import { liveCustomer } from "../customers/rules.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"

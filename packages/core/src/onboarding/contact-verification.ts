@@ -1,6 +1,6 @@
 import { Clock, Effect, Redacted } from "effect"
 import type { Customer } from "../customers/model.ts"
-import { liveCustomer } from "../customers/service.ts"
+import { liveCustomer } from "../customers/rules.ts"
 import { Ids } from "../ports/ids.ts"
 import { type ContactRequirement, KycProvider } from "../ports/kyc.ts"
 import { Notifier } from "../ports/notifier.ts"

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import type { Customer } from "../customers/model.ts"
-import { liveCustomer } from "../customers/service.ts"
+import { liveCustomer } from "../customers/rules.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { PlatformConfigService, scanAll } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"

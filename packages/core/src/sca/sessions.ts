@@ -1,6 +1,6 @@
 import { Clock, Effect } from "effect"
 import type { Customer } from "../customers/model.ts"
-import { liveCustomer } from "../customers/service.ts"
+import { liveCustomer } from "../customers/rules.ts"
 import { Store } from "../ports/store.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import type { InvalidInput, LimitExceeded, Refused } from "../shared/errors.ts"
