@@ -64,17 +64,11 @@ export * from "./onboarding/errors.ts"
 export * from "./onboarding/machine.ts"
 export * from "./onboarding/model.ts"
 export * from "./onboarding/service.ts"
+export { DEFAULT_SUPPORTED_CURRENCIES, DEFAULT_UMA_DOMAIN } from "./platform/config.ts"
 export { tokenNotFound } from "./platform/errors.ts"
 export * from "./platform/model.ts"
-export {
-  CREDENTIAL_CACHE_TTL_MS,
-  DEFAULT_SUPPORTED_CURRENCIES,
-  DEFAULT_UMA_DOMAIN,
-  Discoveries,
-  type GivenCredentials,
-  PlatformConfigService,
-  Tokens
-} from "./platform/service.ts"
+export { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
+export { CREDENTIAL_CACHE_TTL_MS, type GivenCredentials } from "./platform/tokens.ts"
 export * from "./ports/card-funding-sources.ts"
 export * from "./ports/card-issuer.ts"
 export * from "./ports/card-network-simulator.ts"
@@ -194,7 +188,37 @@ export * from "./wallet-auth/model.ts"
 export { OTP_MAX_ATTEMPTS, OTP_RESEND_SECONDS } from "./wallet-auth/otp.ts"
 export { type Signed, WalletAuth } from "./wallet-auth/service.ts"
 export { SIGNED_RETRY_SECONDS } from "./wallet-auth/signed-retry.ts"
+export {
+  backoffSeconds,
+  type DispatcherOptions,
+  type DispatchSummary,
+  isDelivered,
+  isRetried,
+  RESPONSE_BODY_MAX_BYTES,
+  type TestDelivery,
+  utf8Prefix
+} from "./webhooks/dispatch.ts"
+export { emit, emitSteps, newEvent } from "./webhooks/emit.ts"
 export * from "./webhooks/errors.ts"
 export * from "./webhooks/follow.ts"
 export * from "./webhooks/model.ts"
+export {
+  activeSecrets,
+  DEFAULT_SECRET_OVERLAP_SECONDS,
+  MAX_SECRET_OVERLAP_SECONDS,
+  type NewWebhookSecret
+} from "./webhooks/secrets.ts"
 export * from "./webhooks/service.ts"
+export {
+  generateWebhookKeys,
+  makeWebhookKeys,
+  publicKeyFromPem,
+  publicKeyToPem,
+  SIGNATURE_HEADER,
+  signedHeaders,
+  standardSignature,
+  verifyStandardWebhook,
+  verifyWebhookSignature,
+  type WebhookKeys,
+  webhookKeysFromHex
+} from "./webhooks/signing.ts"

@@ -14,7 +14,7 @@ import type { Conflict, InvalidInput, NotFound, StoreError } from "../shared/err
 import type { ExternalAccountId } from "../shared/ids.ts"
 import { allows, transition } from "../shared/machine.ts"
 import { isoOf } from "../shared/time.ts"
-import { emitSteps } from "../webhooks/service.ts"
+import { emitSteps } from "../webhooks/emit.ts"
 import {
   externalAccountNotFound,
   noOpenChallenge,

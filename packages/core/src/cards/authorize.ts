@@ -9,7 +9,7 @@ import { utcDay } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { recordTransitionSteps } from "../timelines/service.ts"
 import { signWithDelegatedKey } from "../wallet-auth/delegated-keys.ts"
-import { emitSteps } from "../webhooks/service.ts"
+import { emitSteps } from "../webhooks/emit.ts"
 import type { CardPorts } from "./card-ports.ts"
 import {
   countsTowardLimits,

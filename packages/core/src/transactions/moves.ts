@@ -16,7 +16,7 @@ import { allows, IllegalTransition, transition } from "../shared/machine.ts"
 import { addSeconds, isoOf, pollBackoffSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { recordTransitionSteps } from "../timelines/service.ts"
-import { emitSteps } from "../webhooks/service.ts"
+import { emitSteps } from "../webhooks/emit.ts"
 import { refundReference } from "./legs.ts"
 import {
   type IncomingEvent,

@@ -1,7 +1,7 @@
 import { p256 } from "@noble/curves/nist.js"
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Effect, Result } from "effect"
-import { scanAll } from "../platform/service.ts"
+import { scanAll } from "../platform/paging.ts"
 import { CardFundingSources } from "../ports/card-funding-sources.ts"
 import { Ids } from "../ports/ids.ts"
 import { KeyVault } from "../ports/key-vault.ts"
