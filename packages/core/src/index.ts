@@ -39,6 +39,7 @@ export { Customers } from "./customers/service.ts"
 export * from "./engine.ts"
 export * from "./idempotency/errors.ts"
 export * from "./idempotency/model.ts"
+export * from "./idempotency/run.ts"
 export * from "./idempotency/service.ts"
 export * from "./invitations/codes.ts"
 export * from "./invitations/errors.ts"
@@ -48,17 +49,15 @@ export { Invitations, type InvitationsError } from "./invitations/service.ts"
 export * from "./invitations/views.ts"
 export { insufficientFunds, type LedgerError } from "./ledger/errors.ts"
 export * from "./ledger/model.ts"
+export { type AccountBalance, balanceOf, transfersOf } from "./ledger/reads.ts"
+export { Ledger } from "./ledger/service.ts"
 export {
-  type AccountBalance,
-  balanceOf,
   isSystemAccount,
-  Ledger,
   type Leg,
   record as recordTransfers,
   resolve as resolveTransfers,
-  reversed as reversedLegs,
-  transfersOf
-} from "./ledger/service.ts"
+  reversed as reversedLegs
+} from "./ledger/transfers.ts"
 export * from "./onboarding/customer-csv.ts"
 export * from "./onboarding/errors.ts"
 export * from "./onboarding/machine.ts"
@@ -160,7 +159,7 @@ export {
 export * from "./stablecoins/views.ts"
 export { MAX_PROVIDER_ATTEMPTS, walkTo } from "./stablecoins/worker.ts"
 export * from "./timelines/model.ts"
-export { recordTransitionSteps, toTimelineEntry } from "./timelines/service.ts"
+export { recordTransitionSteps, toTimelineEntry } from "./timelines/transitions.ts"
 export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
 export { quotePaymentsLayer } from "./transactions/execute.ts"
 export { paymentLegs, refundReference } from "./transactions/legs.ts"
