@@ -58,11 +58,36 @@ export {
   resolve as resolveTransfers,
   reversed as reversedLegs
 } from "./ledger/transfers.ts"
+export {
+  BULK_IMPORT_ABANDONED_SECONDS,
+  BULK_IMPORT_BATCH_ROWS,
+  BULK_IMPORT_CONCURRENCY,
+  BULK_IMPORT_REPORT_ROWS,
+  MAX_BULK_IMPORT_BYTES,
+  MAX_BULK_IMPORT_ERRORS
+} from "./onboarding/bulk-import.ts"
+export {
+  CONTACT_CODE_MAX_ATTEMPTS,
+  CONTACT_CODE_RESEND_SECONDS,
+  CONTACT_CODE_TTL_SECONDS,
+  pendingContactVerification
+} from "./onboarding/contact-verification.ts"
 export * from "./onboarding/customer-csv.ts"
 export * from "./onboarding/errors.ts"
 export * from "./onboarding/machine.ts"
 export * from "./onboarding/model.ts"
+export {
+  ACCEPTED_DOCUMENT_TYPES,
+  businessPacketErrors,
+  identityDocumentOf,
+  individualPacketErrors,
+  NON_US_ENTITY_TYPES,
+  type PacketOptions,
+  packetErrors,
+  UBO_THRESHOLD_PERCENT
+} from "./onboarding/packet.ts"
 export * from "./onboarding/service.ts"
+export { baseFileName, type IncomingFile, type ReceivedFile } from "./onboarding/uploads.ts"
 export { DEFAULT_SUPPORTED_CURRENCIES, DEFAULT_UMA_DOMAIN } from "./platform/config.ts"
 export { tokenNotFound } from "./platform/errors.ts"
 export * from "./platform/model.ts"
