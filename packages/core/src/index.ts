@@ -33,6 +33,7 @@ export { Customers } from "./customers/service.ts"
 export * from "./engine.ts"
 export * from "./idempotency/errors.ts"
 export * from "./idempotency/model.ts"
+export * from "./idempotency/run.ts"
 export * from "./idempotency/service.ts"
 export * from "./invitations/codes.ts"
 export * from "./invitations/errors.ts"
@@ -42,33 +43,50 @@ export { Invitations, type InvitationsError } from "./invitations/service.ts"
 export * from "./invitations/views.ts"
 export { insufficientFunds, type LedgerError } from "./ledger/errors.ts"
 export * from "./ledger/model.ts"
+export { type AccountBalance, balanceOf, transfersOf } from "./ledger/reads.ts"
+export { Ledger } from "./ledger/service.ts"
 export {
-  type AccountBalance,
-  balanceOf,
   isSystemAccount,
-  Ledger,
   type Leg,
   record as recordTransfers,
   resolve as resolveTransfers,
-  reversed as reversedLegs,
-  transfersOf
-} from "./ledger/service.ts"
+  reversed as reversedLegs
+} from "./ledger/transfers.ts"
+export {
+  BULK_IMPORT_ABANDONED_SECONDS,
+  BULK_IMPORT_BATCH_ROWS,
+  BULK_IMPORT_CONCURRENCY,
+  BULK_IMPORT_REPORT_ROWS,
+  MAX_BULK_IMPORT_BYTES,
+  MAX_BULK_IMPORT_ERRORS
+} from "./onboarding/bulk-import.ts"
+export {
+  CONTACT_CODE_MAX_ATTEMPTS,
+  CONTACT_CODE_RESEND_SECONDS,
+  CONTACT_CODE_TTL_SECONDS,
+  pendingContactVerification
+} from "./onboarding/contact-verification.ts"
 export * from "./onboarding/customer-csv.ts"
 export * from "./onboarding/errors.ts"
 export * from "./onboarding/machine.ts"
 export * from "./onboarding/model.ts"
+export {
+  ACCEPTED_DOCUMENT_TYPES,
+  businessPacketErrors,
+  identityDocumentOf,
+  individualPacketErrors,
+  NON_US_ENTITY_TYPES,
+  type PacketOptions,
+  packetErrors,
+  UBO_THRESHOLD_PERCENT
+} from "./onboarding/packet.ts"
 export * from "./onboarding/service.ts"
+export { baseFileName, type IncomingFile, type ReceivedFile } from "./onboarding/uploads.ts"
+export { DEFAULT_SUPPORTED_CURRENCIES, DEFAULT_UMA_DOMAIN } from "./platform/config.ts"
 export { tokenNotFound } from "./platform/errors.ts"
 export * from "./platform/model.ts"
-export {
-  CREDENTIAL_CACHE_TTL_MS,
-  DEFAULT_SUPPORTED_CURRENCIES,
-  DEFAULT_UMA_DOMAIN,
-  Discoveries,
-  type GivenCredentials,
-  PlatformConfigService,
-  Tokens
-} from "./platform/service.ts"
+export { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
+export { CREDENTIAL_CACHE_TTL_MS, type GivenCredentials } from "./platform/tokens.ts"
 export * from "./ports/card-funding-sources.ts"
 export * from "./ports/card-issuer.ts"
 export * from "./ports/card-network-simulator.ts"
@@ -172,7 +190,7 @@ export {
 export * from "./stablecoins/views.ts"
 export { MAX_PROVIDER_ATTEMPTS, walkTo } from "./stablecoins/worker.ts"
 export * from "./timelines/model.ts"
-export { recordTransitionSteps, toTimelineEntry } from "./timelines/service.ts"
+export { recordTransitionSteps, toTimelineEntry } from "./timelines/transitions.ts"
 export { SANDBOX_FUND_MAX, transactionNotFound } from "./transactions/errors.ts"
 export { quotePaymentsLayer } from "./transactions/execute.ts"
 export { paymentLegs, refundReference } from "./transactions/legs.ts"
@@ -200,7 +218,37 @@ export * from "./wallet-auth/model.ts"
 export { OTP_MAX_ATTEMPTS, OTP_RESEND_SECONDS } from "./wallet-auth/otp.ts"
 export { WalletAuth } from "./wallet-auth/service.ts"
 export { SIGNED_RETRY_SECONDS, type Signed } from "./wallet-auth/signed-retry.ts"
+export {
+  backoffSeconds,
+  type DispatcherOptions,
+  type DispatchSummary,
+  isDelivered,
+  isRetried,
+  RESPONSE_BODY_MAX_BYTES,
+  type TestDelivery,
+  utf8Prefix
+} from "./webhooks/dispatch.ts"
+export { emit, emitSteps, newEvent } from "./webhooks/emit.ts"
 export * from "./webhooks/errors.ts"
 export * from "./webhooks/follow.ts"
 export * from "./webhooks/model.ts"
+export {
+  activeSecrets,
+  DEFAULT_SECRET_OVERLAP_SECONDS,
+  MAX_SECRET_OVERLAP_SECONDS,
+  type NewWebhookSecret
+} from "./webhooks/secrets.ts"
 export * from "./webhooks/service.ts"
+export {
+  generateWebhookKeys,
+  makeWebhookKeys,
+  publicKeyFromPem,
+  publicKeyToPem,
+  SIGNATURE_HEADER,
+  signedHeaders,
+  standardSignature,
+  verifyStandardWebhook,
+  verifyWebhookSignature,
+  type WebhookKeys,
+  webhookKeysFromHex
+} from "./webhooks/signing.ts"

@@ -6,18 +6,18 @@ import { expect, it as vit } from "vitest"
 import type { CreateCustomerRequest, KycStatus } from "../src/customers/model.ts"
 import { Customers } from "../src/customers/service.ts"
 import {
+  CONTACT_CODE_MAX_ATTEMPTS,
+  CONTACT_CODE_RESEND_SECONDS,
+  CONTACT_CODE_TTL_SECONDS
+} from "../src/onboarding/contact-verification.ts"
+import {
   beneficialOwnerKycMachine,
   customerKybMachine,
   customerKycMachine,
   type KycDecision,
   kycEventFor
 } from "../src/onboarding/machine.ts"
-import {
-  CONTACT_CODE_MAX_ATTEMPTS,
-  CONTACT_CODE_RESEND_SECONDS,
-  CONTACT_CODE_TTL_SECONDS,
-  Onboarding
-} from "../src/onboarding/service.ts"
+import { Onboarding } from "../src/onboarding/service.ts"
 import { PlatformConfigService } from "../src/platform/service.ts"
 import { Directory } from "../src/ports/directory.ts"
 import { Ids } from "../src/ports/ids.ts"

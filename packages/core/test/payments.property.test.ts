@@ -29,7 +29,7 @@ describe("payments (property)", () => {
         yield* (yield* Transactions).fundSandbox(account.id, 100)
         const [record] = yield* allTransactions
         // Append an event the machine cannot produce after COMPLETED without a RETURN.
-        const { emit } = yield* Effect.promise(() => import("../src/webhooks/service.ts"))
+        const { emit } = yield* Effect.promise(() => import("../src/webhooks/emit.ts"))
         yield* store.transaction(emit("INCOMING_PAYMENT.REFUND_COMPLETED", record!.id, {}))
         return yield* eventOrderProblem(record!)
       }).pipe(Effect.provide(env.layer), Effect.provide(Layer.mergeAll(TestClock.layer())))

@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import { invalidCursor } from "../platform/errors.ts"
-import { scanAll } from "../platform/service.ts"
+import { scanAll } from "../platform/paging.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import type { FieldError } from "../shared/errors.ts"
 import type { CustomerId } from "../shared/ids.ts"

@@ -11,7 +11,7 @@ import { EngineConfig } from "../shared/engine-config.ts"
 import type { ExternalAccountId } from "../shared/ids.ts"
 import { allows, transition } from "../shared/machine.ts"
 import { isoOf } from "../shared/time.ts"
-import { emitSteps } from "../webhooks/service.ts"
+import { emitSteps } from "../webhooks/emit.ts"
 import {
   externalAccountNotFound,
   noOpenChallenge,

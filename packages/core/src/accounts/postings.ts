@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { AccountTransfer, LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
-import { isSystemAccount } from "../ledger/service.ts"
+import { isSystemAccount } from "../ledger/transfers.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import type { Store } from "../ports/store.ts"
 import { amountOf } from "../shared/money.ts"

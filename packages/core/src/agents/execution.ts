@@ -30,7 +30,7 @@ import type { TransactionRecord, TransferInRequest } from "../transactions/model
 import { dieOnUnique, type MoveError } from "../transactions/moves.ts"
 import { submitSteps } from "../transactions/submission.ts"
 import { transferInStoreSteps } from "../transactions/transfers.ts"
-import { emitSteps } from "../webhooks/service.ts"
+import { emitSteps } from "../webhooks/emit.ts"
 import type { AgentPorts } from "./agent-ports.ts"
 import { agentActionAlreadyPending } from "./errors.ts"
 import { type AgentActionEvent, agentActionMachine } from "./machine.ts"

@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { writeTransfersSteps } from "../ledger/service.ts"
+import { writeTransfersSteps } from "../ledger/transfers.ts"
 import type { KeyVaultService } from "../ports/key-vault.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { Store, together } from "../ports/store.ts"
@@ -7,9 +7,9 @@ import type { NotFound, StoreError } from "../shared/errors.ts"
 import { transition } from "../shared/machine.ts"
 import { utcDay } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
-import { recordTransitionSteps } from "../timelines/service.ts"
+import { recordTransitionSteps } from "../timelines/transitions.ts"
 import { signWithDelegatedKey } from "../wallet-auth/delegated-keys.ts"
-import { emitSteps } from "../webhooks/service.ts"
+import { emitSteps } from "../webhooks/emit.ts"
 import type { CardPorts } from "./card-ports.ts"
 import {
   countsTowardLimits,

@@ -1,4 +1,4 @@
-import { resolveSteps } from "../ledger/service.ts"
+import { resolveSteps } from "../ledger/transfers.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { allows, statesAllowing } from "../shared/machine.ts"
 import type { Steps } from "../shared/tracing.ts"

@@ -1,4 +1,5 @@
-import { type Leg, systemAccount } from "../ledger/service.ts"
+import { systemAccount } from "../ledger/model.ts"
+import type { Leg } from "../ledger/transfers.ts"
 import type { CardDirection } from "./model.ts"
 
 // The ledger legs of card transactions (pure; docs/design/cards.md, section 3 "Reconciliation"). S is the

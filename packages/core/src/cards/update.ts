@@ -3,7 +3,7 @@ import type { InternalAccountRecord } from "../accounts/model.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
 import type { InvalidInput } from "../shared/errors.ts"
 import { nowIso } from "../shared/time.ts"
-import { emitSteps } from "../webhooks/service.ts"
+import { emitSteps } from "../webhooks/emit.ts"
 import { cardMoveTarget, moveCardSteps } from "./card-moves.ts"
 import {
   cardNotFound,

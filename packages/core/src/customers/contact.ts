@@ -6,7 +6,7 @@
  * the caller's transaction, with the `Store` (and `Ids`) in context.
  */
 import { Effect } from "effect"
-import { scanAll } from "../platform/service.ts"
+import { scanAll } from "../platform/paging.ts"
 import type { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import { Conflict, type StoreError } from "../shared/errors.ts"

@@ -1,10 +1,7 @@
 import { Clock, Effect, Redacted } from "effect"
 import type { Customer } from "../customers/model.ts"
 import { liveCustomer } from "../customers/rules.ts"
-import { Ids } from "../ports/ids.ts"
-import { type ContactRequirement, KycProvider } from "../ports/kyc.ts"
-import { Notifier } from "../ports/notifier.ts"
-import { Store } from "../ports/store.ts"
+import type { ContactRequirement } from "../ports/kyc.ts"
 import { codeDigest, codeMatches } from "../shared/digests.ts"
 import type { InvalidInput } from "../shared/errors.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
@@ -18,6 +15,7 @@ import {
   wrongCode
 } from "./errors.ts"
 import { CONTACT_CHANNELS, type ContactChallenge, type ContactChannel, contactChallengeKey } from "./model.ts"
+import type { OnboardingPorts } from "./ports.ts"
 
 // Verifying a customer's e-mail address and phone number with one-time codes (`Onboarding.sendContactCode`,
 // `confirmContactCode`): the KYC provider says which channels must be verified before KYC begins.
@@ -50,100 +48,101 @@ export const pendingContactVerification = (
 
 type Outcome<A, E> = { readonly ok: A } | { readonly error: E }
 
-/** The contact verification operations of `Onboarding`, over the ports of the layer that builds them. */
-export const makeContactVerification = Effect.fnUntraced(function* () {
-  const store = yield* Store
-  const ids = yield* Ids
-  const kyc = yield* KycProvider
-  const notifier = yield* Notifier
+/** The customer, locked, when this channel can be verified now. */
+const lockForContact = Effect.fnUntraced(function* (
+  ports: OnboardingPorts,
+  customerId: string,
+  channel: ContactChannel
+) {
+  const customer = yield* liveCustomer(yield* ports.store.customers.getForUpdate(customerId), customerId)
+  if (!isRequired(ports.kyc.contactVerification(customer), channel)) {
+    return yield* contactVerificationNotRequired(customerId, channel)
+  }
+  if (customer.contactVerification[CONTACT_CHANNELS[channel].key] === "VERIFIED") {
+    return yield* contactAlreadyVerified(customerId, channel)
+  }
+  return customer
+})
 
-  /** The customer, locked, when this channel can be verified now. */
-  const lockForContact = Effect.fnUntraced(function* (customerId: string, channel: ContactChannel) {
-    const customer = yield* liveCustomer(yield* store.customers.getForUpdate(customerId), customerId)
-    if (!isRequired(kyc.contactVerification(customer), channel)) {
-      return yield* contactVerificationNotRequired(customerId, channel)
-    }
-    if (customer.contactVerification[CONTACT_CHANNELS[channel].key] === "VERIFIED") {
-      return yield* contactAlreadyVerified(customerId, channel)
-    }
-    return customer
-  })
+const newCode = (ports: OnboardingPorts) =>
+  Effect.map(ports.ids.randomHex(4), (hex) => String(Number.parseInt(hex, 16) % 1_000_000).padStart(6, "0"))
 
-  const newCode = Effect.map(ids.randomHex(4), (hex) => String(Number.parseInt(hex, 16) % 1_000_000).padStart(6, "0"))
+/** `POST /customers/{customerId}/verify-email` / `verify-phone`: sends (or re-sends) a one-time code. */
+export const sendContactCode = Effect.fnUntraced(function* (
+  ports: OnboardingPorts,
+  customerId: string,
+  channel: ContactChannel
+) {
+  const { store, notifier } = ports
+  const sent = yield* store.transaction(
+    Effect.gen(function* () {
+      const customer = yield* lockForContact(ports, customerId, channel)
+      const to = contactOf(customer, channel)
+      if (to === undefined) return yield* contactMissing(customerId, channel)
+      const key = contactChallengeKey(customerId, channel)
+      const nowMs = yield* Clock.currentTimeMillis
+      const open = yield* store.contactChallenges.get(key)
+      if (open !== undefined && open.sentTo === to) {
+        const waitMs = Date.parse(open.sentAt) + CONTACT_CODE_RESEND_SECONDS * 1000 - nowMs
+        if (waitMs > 0) return yield* resendTooSoon(Math.ceil(waitMs / 1000))
+      }
+      const code = notifier.fixedCode ?? (yield* newCode(ports))
+      const challenge: ContactChallenge = {
+        key,
+        customerId,
+        channel,
+        codeHash: codeDigest(key, code),
+        sentTo: to,
+        sentAt: isoOf(nowMs),
+        expiresAt: isoAfter(nowMs, CONTACT_CODE_TTL_SECONDS),
+        attempts: 0
+      }
+      yield* store.contactChallenges.put(challenge)
+      return { to, code: Redacted.make(code) }
+    })
+  )
+  // Sent once the code is stored (a store transaction may run again; a message must go once).
+  yield* notifier.send(CONTACT_CHANNELS[channel].medium, sent.to, sent.code)
+})
 
-  const sendContactCode = Effect.fn("Onboarding.sendContactCode")(function* (
-    customerId: string,
-    channel: ContactChannel
-  ) {
-    const sent = yield* store.transaction(
-      Effect.gen(function* () {
-        const customer = yield* lockForContact(customerId, channel)
-        const to = contactOf(customer, channel)
-        if (to === undefined) return yield* contactMissing(customerId, channel)
-        const key = contactChallengeKey(customerId, channel)
-        const nowMs = yield* Clock.currentTimeMillis
-        const open = yield* store.contactChallenges.get(key)
-        if (open !== undefined && open.sentTo === to) {
-          const waitMs = Date.parse(open.sentAt) + CONTACT_CODE_RESEND_SECONDS * 1000 - nowMs
-          if (waitMs > 0) return yield* resendTooSoon(Math.ceil(waitMs / 1000))
-        }
-        const code = notifier.fixedCode ?? (yield* newCode)
-        const challenge: ContactChallenge = {
-          key,
-          customerId,
-          channel,
-          codeHash: codeDigest(key, code),
-          sentTo: to,
-          sentAt: isoOf(nowMs),
-          expiresAt: isoAfter(nowMs, CONTACT_CODE_TTL_SECONDS),
-          attempts: 0
-        }
-        yield* store.contactChallenges.put(challenge)
-        return { to, code: Redacted.make(code) }
-      })
-    )
-    // Sent once the code is stored (a store transaction may run again; a message must go once).
-    yield* notifier.send(CONTACT_CHANNELS[channel].medium, sent.to, sent.code)
-  })
-
-  const confirmContactCode = Effect.fn("Onboarding.confirmContactCode")(function* (
-    customerId: string,
-    channel: ContactChannel,
-    code: string
-  ) {
-    // A wrong code is a failure the caller sees, but its attempt must be counted: the transaction commits
-    // the count and answers the failure as a value.
-    const outcome: Outcome<Customer, InvalidInput> = yield* store.transaction(
-      Effect.gen(function* () {
-        const customer = yield* lockForContact(customerId, channel)
-        const key = contactChallengeKey(customerId, channel)
-        const open = yield* store.contactChallenges.get(key)
-        if (open === undefined || open.sentTo !== contactOf(customer, channel)) return { error: noOpenCode() }
-        const nowMs = yield* Clock.currentTimeMillis
-        if (nowMs >= Date.parse(open.expiresAt)) {
-          yield* store.contactChallenges.delete(key)
-          return { error: codeExpired() }
-        }
-        if (!codeMatches(key, code, open.codeHash)) {
-          const attempts = open.attempts + 1
-          const left = Math.max(0, CONTACT_CODE_MAX_ATTEMPTS - attempts)
-          if (left === 0) yield* store.contactChallenges.delete(key)
-          else yield* store.contactChallenges.put({ ...open, attempts })
-          return { error: wrongCode(left) }
-        }
+/** `POST .../verify-email/confirm` / `verify-phone/confirm`: the channel becomes `VERIFIED`. */
+export const confirmContactCode = Effect.fnUntraced(function* (
+  ports: OnboardingPorts,
+  customerId: string,
+  channel: ContactChannel,
+  code: string
+) {
+  const { store } = ports
+  // A wrong code is a failure the caller sees, but its attempt must be counted: the transaction commits
+  // the count and answers the failure as a value.
+  const outcome: Outcome<Customer, InvalidInput> = yield* store.transaction(
+    Effect.gen(function* () {
+      const customer = yield* lockForContact(ports, customerId, channel)
+      const key = contactChallengeKey(customerId, channel)
+      const open = yield* store.contactChallenges.get(key)
+      if (open === undefined || open.sentTo !== contactOf(customer, channel)) return { error: noOpenCode() }
+      const nowMs = yield* Clock.currentTimeMillis
+      if (nowMs >= Date.parse(open.expiresAt)) {
         yield* store.contactChallenges.delete(key)
-        const next: Customer = {
-          ...customer,
-          contactVerification: { ...customer.contactVerification, [CONTACT_CHANNELS[channel].key]: "VERIFIED" },
-          updatedAt: isoOf(nowMs)
-        }
-        yield* Effect.orDie(store.customers.update(next))
-        return { ok: next }
-      })
-    )
-    if ("error" in outcome) return yield* outcome.error
-    return outcome.ok
-  })
-
-  return { sendContactCode, confirmContactCode }
+        return { error: codeExpired() }
+      }
+      if (!codeMatches(key, code, open.codeHash)) {
+        const attempts = open.attempts + 1
+        const left = Math.max(0, CONTACT_CODE_MAX_ATTEMPTS - attempts)
+        if (left === 0) yield* store.contactChallenges.delete(key)
+        else yield* store.contactChallenges.put({ ...open, attempts })
+        return { error: wrongCode(left) }
+      }
+      yield* store.contactChallenges.delete(key)
+      const next: Customer = {
+        ...customer,
+        contactVerification: { ...customer.contactVerification, [CONTACT_CHANNELS[channel].key]: "VERIFIED" },
+        updatedAt: isoOf(nowMs)
+      }
+      yield* Effect.orDie(store.customers.update(next))
+      return { ok: next }
+    })
+  )
+  if ("error" in outcome) return yield* outcome.error
+  return outcome.ok
 })

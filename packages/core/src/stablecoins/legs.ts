@@ -1,4 +1,5 @@
-import { type Leg, systemAccount } from "../ledger/service.ts"
+import { systemAccount } from "../ledger/model.ts"
+import type { Leg } from "../ledger/transfers.ts"
 import type { StablecoinOperationRecord } from "./model.ts"
 
 // The ledger of issuance (pure; design section 3 "Stablecoins", Q2). `a` is the amount in the coin's smallest unit

@@ -1,6 +1,6 @@
 import { Effect, Redacted, Result } from "effect"
 import type { IdempotentResponse } from "../idempotency/model.ts"
-import { type IdempotentRequest, runPrepared } from "../idempotency/service.ts"
+import { type IdempotentRequest, runPrepared } from "../idempotency/run.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import type { Environment } from "../platform/model.ts"
 import type { StablecoinProviderCredentials, StablecoinProviderError } from "../ports/stablecoin-provider.ts"

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { IdempotentResponse } from "../idempotency/model.ts"
-import { type IdempotentRequest, runPrepared } from "../idempotency/service.ts"
+import { type IdempotentRequest, runPrepared } from "../idempotency/run.ts"
 import type { Environment } from "../platform/model.ts"
 import { Store } from "../ports/store.ts"
 import { isKnownCurrency } from "../shared/currency.ts"

@@ -1,6 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import type { IdempotentResponse } from "../idempotency/model.ts"
-import type { IdempotentRequest } from "../idempotency/service.ts"
+import type { IdempotentRequest } from "../idempotency/run.ts"
 import type { Environment } from "../platform/model.ts"
 import { Ids } from "../ports/ids.ts"
 import { KeyVault } from "../ports/key-vault.ts"

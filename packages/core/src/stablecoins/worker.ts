@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { resolveSteps, writeTransfersSteps } from "../ledger/service.ts"
+import { resolveSteps, writeTransfersSteps } from "../ledger/transfers.ts"
 import type { ProviderOperationStatus, StablecoinProviderError } from "../ports/stablecoin-provider.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { type IllegalTransition, transition } from "../shared/machine.ts"

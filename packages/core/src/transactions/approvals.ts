@@ -14,7 +14,7 @@
  * `APPROVE` move only, which the lock and the state check let happen once.
  */
 import { type Clock, Effect, Layer } from "effect"
-import { recordSteps } from "../ledger/service.ts"
+import { recordSteps } from "../ledger/transfers.ts"
 import { Ids } from "../ports/ids.ts"
 import { Rail } from "../ports/rail.ts"
 import { Store } from "../ports/store.ts"

@@ -7,7 +7,7 @@
  */
 import { Effect } from "effect"
 import type { Customer } from "../customers/model.ts"
-import { debitsOf, shortfallOf } from "../ledger/service.ts"
+import { debitsOf, shortfallOf } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"

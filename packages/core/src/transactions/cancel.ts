@@ -7,7 +7,7 @@
  * `OUTGOING_PAYMENT.FAILED`, `.REFUND_PENDING`, `.REFUND_COMPLETED` in that order, as a failed payout's refund.
  */
 import { type Clock, Effect, Result } from "effect"
-import { resolveSteps } from "../ledger/service.ts"
+import { resolveSteps } from "../ledger/transfers.ts"
 import { railUnavailable, transactionNotCancellable, transactionNotFound } from "./errors.ts"
 import { refundReference } from "./legs.ts"
 import type { TransactionReasonRequest, TransactionRecord } from "./model.ts"

@@ -7,7 +7,8 @@
  * settles the refund (`INCOMING_PAYMENT.REFUND_COMPLETED`, refunds.ts).
  */
 import { type Clock, Effect } from "effect"
-import { recordSteps, systemAccount } from "../ledger/service.ts"
+import { systemAccount } from "../ledger/model.ts"
+import { recordSteps } from "../ledger/transfers.ts"
 import type { Refused } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { depositNotReturnable, transactionNotFound } from "./errors.ts"

@@ -5,7 +5,7 @@
  */
 import { type Clock, Effect, Layer } from "effect"
 import type { Mutable } from "effect/Types"
-import { debitsOf, resolveSteps, shortfallOf, writeTransfersSteps } from "../ledger/service.ts"
+import { debitsOf, resolveSteps, shortfallOf, writeTransfersSteps } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { Customer } from "../customers/model.ts"
-import { recordSteps } from "../ledger/service.ts"
+import { recordSteps } from "../ledger/transfers.ts"
 import { customerDeleted, customerNotFound, quoteNotFound, umaNotFound } from "../quotes/errors.ts"
 import { usableInternalAccount } from "../quotes/usable-accounts.ts"
 import { EngineConfig, type IncomingApprovalSettings } from "../shared/engine-config.ts"

@@ -1,5 +1,6 @@
 /** The ledger legs of payments (pure): which accounts an outgoing payment, a deposit and a refund move money between. */
-import { type Leg, systemAccount } from "../ledger/service.ts"
+import { systemAccount } from "../ledger/model.ts"
+import type { Leg } from "../ledger/transfers.ts"
 import type { QuoteRecord } from "../quotes/model.ts"
 
 /** The reference of the ledger transfers of a refund, and the `refund.reference` of the transaction. */

@@ -5,7 +5,7 @@
  * All run inside the caller's store transaction, as plain generators (`Steps`).
  */
 import { Clock, Effect, Result } from "effect"
-import { resolveSteps } from "../ledger/service.ts"
+import { resolveSteps } from "../ledger/transfers.ts"
 import type { Ids } from "../ports/ids.ts"
 import type { Rail } from "../ports/rail.ts"
 import type { Store, UniqueViolation } from "../ports/store.ts"
@@ -15,8 +15,8 @@ import type { StoreError } from "../shared/errors.ts"
 import { allows, IllegalTransition, transition } from "../shared/machine.ts"
 import { addSeconds, isoOf, pollBackoffSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
-import { recordTransitionSteps } from "../timelines/service.ts"
-import { emitSteps } from "../webhooks/service.ts"
+import { recordTransitionSteps } from "../timelines/transitions.ts"
+import { emitSteps } from "../webhooks/emit.ts"
 import { refundReference } from "./legs.ts"
 import {
   type IncomingEvent,

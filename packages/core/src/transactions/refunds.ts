@@ -3,7 +3,8 @@
  * parks it in suspense), each in its own store transaction, in the state a refund is due in (`REFUND_PENDING`).
  */
 import { type Clock, Effect, Result } from "effect"
-import { type Leg, recordSteps, resolveSteps, reversed, systemAccount } from "../ledger/service.ts"
+import { systemAccount } from "../ledger/model.ts"
+import { type Leg, recordSteps, resolveSteps, reversed } from "../ledger/transfers.ts"
 import type { Refused } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { refundReference, sourceLedgerAccount } from "./legs.ts"

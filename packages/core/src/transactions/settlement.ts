@@ -6,7 +6,7 @@
  * transactions, never inside one.
  */
 import { type Cause, type Clock, Effect, Result } from "effect"
-import { resolveSteps } from "../ledger/service.ts"
+import { resolveSteps } from "../ledger/transfers.ts"
 import type { PayoutStatus, RailError } from "../ports/rail.ts"
 import { expirableQuoteStates, isQuoteDueToExpire } from "../quotes/expiry.ts"
 import type { Refused } from "../shared/errors.ts"

@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { ExternalAccount } from "../accounts/model.ts"
-import { recordSteps } from "../ledger/service.ts"
+import { recordSteps } from "../ledger/transfers.ts"
 import type { UniqueViolation } from "../ports/store.ts"
 import { customerDeleted, customerNotFound, type QuoteError } from "../quotes/errors.ts"
 import type { CreateQuoteRequest } from "../quotes/model.ts"

@@ -1,7 +1,7 @@
 import { Clock, Effect } from "effect"
 import type { InternalAccountRecord } from "../accounts/model.ts"
 import type { EmbeddedWalletConfig, PlatformConfig } from "../platform/model.ts"
-import { scanAll } from "../platform/service.ts"
+import { scanAll } from "../platform/paging.ts"
 import { Ids } from "../ports/ids.ts"
 import { OidcKeys } from "../ports/oidc-keys.ts"
 import { Store } from "../ports/store.ts"

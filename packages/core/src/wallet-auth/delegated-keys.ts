@@ -1,7 +1,7 @@
 import { p256 } from "@noble/curves/nist.js"
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Clock, Effect, Result } from "effect"
-import { scanAll } from "../platform/service.ts"
+import { scanAll } from "../platform/paging.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { Store } from "../ports/store.ts"
 import type { Conflict, NotFound, StoreError } from "../shared/errors.ts"

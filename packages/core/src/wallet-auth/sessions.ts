@@ -1,7 +1,7 @@
 import { p256 } from "@noble/curves/nist.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
 import { Clock, Effect } from "effect"
-import { scanAll } from "../platform/service.ts"
+import { scanAll } from "../platform/paging.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import { EngineConfig } from "../shared/engine-config.ts"

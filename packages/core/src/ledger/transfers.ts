@@ -1,0 +1,181 @@
+import { Effect } from "effect"
+import { Store } from "../ports/store.ts"
+import type { Refused, StoreError } from "../shared/errors.ts"
+import { nowIso } from "../shared/time.ts"
+import { insufficientFunds } from "./errors.ts"
+import type { LedgerBalance, LedgerTransfer } from "./model.ts"
+import type { LedgerPorts } from "./ports.ts"
+
+/**
+ * The double-entry ledger, TigerBeetle style, as plain Effects over the `Store` port.
+ *
+ * - Accounts are strings: an internal account's id, or a system account `system:<role>:<currency>`
+ *   (see `systemAccount`). Balances are credit-normal: a customer's money is a positive `posted`.
+ * - Every transfer debits and credits the same amount in one currency, so per currency the
+ *   `posted` of all accounts sums to zero, and pending debits equal pending credits.
+ * - A transfer is POSTED at once (single phase), or PENDING (a hold) and later POSTED or VOIDED
+ *   by `resolve` (two phase). Transfers are immutable: a correction is a new transfer.
+ * - An internal account's available balance (posted minus pending debits) never goes below zero:
+ *   `record` reads the balances (locked on PostgreSQL) and refuses with `INSUFFICIENT_FUNDS`
+ *   before writing anything. System accounts may go negative (deposits, fx liquidity).
+ *
+ * Call these inside the `Store.transaction` of the command they belong to.
+ */
+
+/** One movement to record: `amount` (smallest unit, > 0) of `currency` from `debit` to `credit`. */
+export interface Leg {
+  readonly debit: string
+  readonly credit: string
+  readonly amount: number
+  readonly currency: string
+}
+
+export const isSystemAccount = (account: string): boolean => account.startsWith("system:")
+
+/** A malformed leg is a bug in the caller, not a client error. */
+const legDefect = (leg: Leg): RangeError | undefined => {
+  if (!Number.isSafeInteger(leg.amount) || leg.amount <= 0) {
+    return new RangeError(`ledger: amount must be a positive safe integer, got ${leg.amount}`)
+  }
+  if (leg.debit === leg.credit) return new RangeError(`ledger: debit and credit are the same account ${leg.debit}`)
+  return undefined
+}
+
+/** An internal account's debits in one currency: what must be available for a record to go through. */
+export interface Debit {
+  readonly account: string
+  readonly currency: string
+  readonly amount: number
+}
+
+/** The debits of `legs` per internal account and currency, sorted by account (the order balances are locked in). */
+export const debitsOf = (legs: ReadonlyArray<Leg>): ReadonlyArray<Debit> => {
+  // A payment has a handful of legs: a list, not a map.
+  const wanted: Array<{ account: string; currency: string; amount: number }> = []
+  for (const leg of legs) {
+    if (leg.amount === 0 || isSystemAccount(leg.debit)) continue
+    const prev = wanted.find((w) => w.account === leg.debit && w.currency === leg.currency)
+    if (prev === undefined) wanted.push({ account: leg.debit, currency: leg.currency, amount: leg.amount })
+    else prev.amount += leg.amount
+  }
+  if (wanted.length > 1) wanted.sort((a, b) => (a.account < b.account ? -1 : a.account > b.account ? 1 : 0))
+  return wanted
+}
+
+/** `INSUFFICIENT_FUNDS` for the first debit its (locked) balance cannot cover; `balances` in the order of `debits`. */
+export const shortfallOf = (
+  debits: ReadonlyArray<Debit>,
+  balances: ReadonlyArray<LedgerBalance>
+): Refused | undefined => {
+  for (let i = 0; i < debits.length; i++) {
+    const want = debits[i]!
+    const b = balances[i]
+    const available = (b?.posted ?? 0) - (b?.pendingDebits ?? 0)
+    if (available < want.amount) return insufficientFunds(want.account, want.currency, available, want.amount)
+  }
+  return undefined
+}
+
+/**
+ * `record` as a plain generator over a store the caller already holds: `yield*` it inside an
+ * `Effect.gen` and it costs no run-loop step of its own (only the store calls). `createdAt` is the
+ * command's timestamp.
+ */
+export function* recordSteps(
+  store: LedgerPorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING",
+  createdAt: string,
+  /** How many transfers `reference` has, when the caller knows (e.g. none for a payment being reserved). */
+  knownCount?: number
+): Generator<Effect.Effect<unknown, StoreError | Refused>, ReadonlyArray<LedgerTransfer>, any> {
+  const debits = debitsOf(legs)
+  if (debits.length > 0) {
+    const refused = shortfallOf(debits, yield* store.ledger.balances(debits))
+    if (refused !== undefined) return yield* Effect.fail(refused)
+  }
+  return yield* writeTransfersSteps(store, reference, legs, state, createdAt, knownCount)
+}
+
+/**
+ * Records `legs` whose debits the caller found available under lock (see `debitsOf`, `shortfallOf`); legs of
+ * amount 0 are skipped.
+ */
+export function* writeTransfersSteps(
+  store: LedgerPorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING",
+  createdAt: string,
+  knownCount?: number
+): Generator<Effect.Effect<unknown, StoreError>, ReadonlyArray<LedgerTransfer>, any> {
+  let moving = 0
+  for (const leg of legs) {
+    if (leg.amount === 0) continue
+    moving++
+    const defect = legDefect(leg)
+    if (defect !== undefined) return yield* Effect.die(defect)
+  }
+  if (moving === 0) return []
+  const existing = knownCount ?? (yield* store.ledger.transfers(reference)).length
+  const transfers: Array<LedgerTransfer> = []
+  for (const leg of legs) {
+    if (leg.amount === 0) continue
+    transfers.push({
+      id: `${reference}#${existing + transfers.length + 1}`,
+      debit: leg.debit,
+      credit: leg.credit,
+      amount: leg.amount,
+      currency: leg.currency,
+      state,
+      reference,
+      createdAt
+    })
+  }
+  yield* store.ledger.record(transfers)
+  return transfers
+}
+
+/** `resolve` as a plain generator over a store the caller already holds (see `recordSteps`). */
+export function* resolveSteps(
+  store: LedgerPorts,
+  reference: string,
+  outcome: "POSTED" | "VOIDED"
+): Generator<Effect.Effect<unknown, StoreError>, number, any> {
+  const transfers = yield* store.ledger.transfers(reference)
+  const pending: Array<string> = []
+  for (const t of transfers) if (t.state === "PENDING") pending.push(t.id)
+  if (pending.length > 0) yield* store.ledger.resolve(pending, outcome)
+  return pending.length
+}
+
+/**
+ * Records `legs` as transfers caused by `reference` (a transaction id, or `<id>:refund`), all
+ * POSTED or all PENDING. Legs of amount 0 are skipped. Refuses with `INSUFFICIENT_FUNDS` (and
+ * records nothing) when an internal account's available balance would go below zero.
+ * Transfer ids are `<reference>#<n>`, numbered per reference, so a second writer racing on the
+ * same reference collides on the id instead of moving money twice.
+ */
+export const record = Effect.fnUntraced(function* (
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING"
+) {
+  const store = yield* Store
+  const createdAt = yield* nowIso
+  return yield* recordSteps(store, reference, legs, state, createdAt)
+})
+
+/**
+ * Resolves every PENDING transfer of `reference`: POSTED moves the held money, VOIDED releases
+ * the hold. Returns how many were resolved (0 when there was nothing pending: idempotent).
+ */
+export const resolve = Effect.fnUntraced(function* (reference: string, outcome: "POSTED" | "VOIDED") {
+  const store = yield* Store
+  return yield* resolveSteps(store, reference, outcome)
+})
+
+/** The same legs in the opposite direction (a return, a reversal). */
+export const reversed = (legs: ReadonlyArray<Leg>): ReadonlyArray<Leg> =>
+  legs.map((leg) => ({ debit: leg.credit, credit: leg.debit, amount: leg.amount, currency: leg.currency }))

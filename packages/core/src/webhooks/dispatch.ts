@@ -1,0 +1,317 @@
+import { Clock, Duration, Effect, Random, Schedule } from "effect"
+import type { OutboxFilter } from "../ports/store.ts"
+import type { TransportResponse } from "../ports/webhook-transport.ts"
+import { EngineConfig, type EngineSettings } from "../shared/engine-config.ts"
+import type { StoreError } from "../shared/errors.ts"
+import type { PageRequest } from "../shared/paging.ts"
+import { addSeconds, nowIso } from "../shared/time.ts"
+import { webhookDeliveryError, webhookEndpointNotSet, webhookNotDead, webhookNotFound } from "./errors.ts"
+import type { DeliveryAttempt, OutboxRecord, WebhookReply } from "./model.ts"
+import type { DispatcherPorts } from "./ports.ts"
+import { activeSecrets } from "./secrets.ts"
+import { signedHeaders } from "./signing.ts"
+
+// Delivering the outbox (`WebhookDispatcher`): passes that claim due rows and deliver them, signed, a subject's rows
+// in sequence order, each attempt recorded; replays, an operator's reads and a test delivery.
+
+/**
+ * Seconds to wait after `failedAttempts` failures (1-based): the base doubles each time, capped at
+ * `webhookMaxBackoffSeconds`, then jittered down by up to 20% (`random01` in [0, 1)), so it never exceeds the cap.
+ */
+export const backoffSeconds = (
+  failedAttempts: number,
+  settings: Pick<EngineSettings, "webhookBaseBackoffSeconds" | "webhookMaxBackoffSeconds">,
+  random01: number
+): number => {
+  const exponent = Math.max(0, failedAttempts - 1)
+  const raw = Math.min(settings.webhookMaxBackoffSeconds, settings.webhookBaseBackoffSeconds * 2 ** exponent)
+  return raw * (0.8 + 0.2 * random01)
+}
+
+/** `TEST` events (and, as upstream, PENDING incoming payments awaiting approval) get one attempt only. */
+export const isRetried = (type: string): boolean => type !== "TEST" && type !== "INCOMING_PAYMENT.PENDING"
+
+/** 2xx is delivered; 409 means the receiver already has it (a duplicate): stop retrying too. */
+export const isDelivered = (status: number): boolean => (status >= 200 && status < 300) || status === 409
+
+export interface DispatcherOptions {
+  /** Rows claimed per pass (default 50). */
+  readonly batchSize?: number
+  /** How long a claimed row is held before another dispatcher may take it (default 300 s). */
+  readonly leaseSeconds?: number
+  /** Subjects delivered in parallel in one pass; one subject is always sequential (default 8). */
+  readonly concurrency?: number
+  /** With no `webhookEndpoint` configured, due rows are looked at again after this long (default 30 s). */
+  readonly noEndpointDelaySeconds?: number
+}
+
+export interface DispatchSummary {
+  readonly claimed: number
+  readonly delivered: number
+  /** Failed attempts that will be retried. */
+  readonly retrying: number
+  readonly dead: number
+  /** Left for later: no endpoint configured (no attempt spent). */
+  readonly deferred: number
+  /** Left for later: an earlier event of the same subject is still pending. */
+  readonly blocked: number
+}
+
+/** What `POST /sandbox/webhooks/test` answers (upstream field names). */
+export interface TestDelivery {
+  readonly url: string
+  readonly response_status: number
+  readonly response_body: string
+}
+
+interface Tally {
+  claimed: number
+  delivered: number
+  retrying: number
+  dead: number
+  deferred: number
+  blocked: number
+}
+
+const maxIso = (a: string, b: string): string => (a > b ? a : b)
+
+/** How much of a receiver's answer an attempt keeps: enough to read an error, never a whole page on every row. */
+export const RESPONSE_BODY_MAX_BYTES = 2048
+
+/** The longest start of `text` whose UTF-8 takes at most `maxBytes` bytes, never splitting a character. */
+export const utf8Prefix = (text: string, maxBytes: number): string => {
+  // Every UTF-16 unit takes at least one UTF-8 byte and at most three: the usual short answer is kept as is.
+  if (text.length * 3 <= maxBytes) return text
+  let bytes = 0
+  let end = 0
+  for (const char of text) {
+    const code = char.codePointAt(0)!
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+    if (bytes > maxBytes) break
+    end += char.length
+  }
+  return text.slice(0, end)
+}
+
+/** Text every store can keep: a NUL or an unpaired surrogate (PostgreSQL's jsonb refuses both) becomes U+FFFD. */
+const keptText = (text: string): string => text.toWellFormed().replaceAll("\u0000", "\ufffd")
+
+// ---- delivering claimed rows: one signed attempt, a subject's rows in sequence order, a row given back ----
+
+/** Hands the reply to an attempt to the handlers that claim the event's type (see `WebhookReplies`). */
+const handReply = (ports: DispatcherPorts, row: OutboxRecord, reply: WebhookReply): Effect.Effect<void> =>
+  Effect.forEach(
+    ports.replies.filter((handler) => handler.types.includes(row.type)),
+    (handler) =>
+      handler
+        .onReply({ id: row.id, type: row.type, subject: row.subject }, reply)
+        .pipe(Effect.catchCause((cause) => Effect.logWarning(`webhook reply handler failed for ${row.id}`, cause))),
+    { discard: true }
+  )
+
+/** Gives a claimed row back without an attempt, due again at `dueAt`. */
+const release = (ports: DispatcherPorts, row: OutboxRecord, dueAt: string) =>
+  ports.store.transaction(ports.store.outbox.save({ ...row, leaseUntil: undefined, nextAttemptAt: dueAt }))
+
+/** One attempt: sign, POST, record it and decide the row's next state. Returns the saved row. */
+const attempt = Effect.fnUntraced(function* (
+  ports: DispatcherPorts,
+  row: OutboxRecord,
+  url: string,
+  settings: EngineSettings,
+  secrets: ReadonlyArray<string>
+) {
+  const { store, transport, signer } = ports
+  const startedMs = yield* Clock.currentTimeMillis
+  const headers = signedHeaders(signer, secrets, row.id, Math.floor(startedMs / 1000), row.body)
+  const result = yield* Effect.result(transport.post(url, headers, row.body))
+  const endedMs = yield* Clock.currentTimeMillis
+  const at = new Date(startedMs).toISOString()
+  const durationMs = Math.max(0, Math.round(endedMs - startedMs))
+  const record: DeliveryAttempt =
+    result._tag === "Success"
+      ? {
+          at,
+          url,
+          responseStatus: result.success.status,
+          responseBody: utf8Prefix(keptText(result.success.body), RESPONSE_BODY_MAX_BYTES),
+          durationMs
+        }
+      : { at, url, error: result.failure.message, durationMs }
+  const random = yield* Random.next
+  const endedAt = new Date(endedMs).toISOString()
+  return yield* store
+    .transaction(
+      Effect.gen(function* () {
+        // Re-read: after a lease expiry another dispatcher may have recorded attempts too.
+        const current = (yield* store.outbox.get(row.id)) ?? row
+        const attempts = [...current.attempts, record]
+        const base = { ...current, attempts, leaseUntil: undefined }
+        let next: OutboxRecord
+        if (current.status === "DELIVERED" || (result._tag === "Success" && isDelivered(result.success.status))) {
+          next = { ...base, status: "DELIVERED" }
+        } else if (!isRetried(current.type)) {
+          next = { ...base, status: "DEAD" }
+        } else {
+          // Attempts of the current round: a replay starts a new round of `webhookMaxAttempts`.
+          const inRound = ((attempts.length - 1) % settings.webhookMaxAttempts) + 1
+          next =
+            inRound >= settings.webhookMaxAttempts
+              ? { ...base, status: "DEAD" }
+              : {
+                  ...base,
+                  status: "PENDING",
+                  nextAttemptAt: addSeconds(endedAt, backoffSeconds(inRound, settings, random))
+                }
+        }
+        yield* store.outbox.save(next)
+        return next
+      })
+    )
+    .pipe(
+      Effect.tap(() =>
+        handReply(
+          ports,
+          row,
+          result._tag === "Success"
+            ? { _tag: "Response", status: result.success.status, body: result.success.body }
+            : { _tag: "TransportError", message: result.failure.message }
+        )
+      )
+    )
+})
+
+/** Rows of one subject, in sequence order: stop at the first that stays pending. */
+const deliverSubject = Effect.fnUntraced(function* (
+  ports: DispatcherPorts,
+  rows: ReadonlyArray<OutboxRecord>,
+  url: string,
+  settings: EngineSettings,
+  now: string,
+  tally: Tally,
+  secrets: ReadonlyArray<string>
+) {
+  let blockedUntil: string | undefined
+  let resolvedSequence: number | undefined
+  for (const row of rows) {
+    if (blockedUntil === undefined && row.sequence > 1 && resolvedSequence !== row.sequence - 1) {
+      const earlier = yield* ports.store.outbox.list(
+        { subject: row.subject, status: "PENDING", sequenceBelow: row.sequence },
+        { limit: 1, sortOrder: "asc" }
+      )
+      const blocker = earlier.data[0]
+      if (blocker !== undefined) blockedUntil = maxIso(now, blocker.nextAttemptAt)
+    }
+    if (blockedUntil !== undefined) {
+      yield* release(ports, row, maxIso(blockedUntil, row.nextAttemptAt))
+      tally.blocked++
+      continue
+    }
+    const saved = yield* attempt(ports, row, url, settings, secrets)
+    if (saved.status === "DELIVERED") tally.delivered++
+    else if (saved.status === "DEAD") tally.dead++
+    else tally.retrying++
+    if (saved.status === "PENDING") blockedUntil = saved.nextAttemptAt
+    else resolvedSequence = row.sequence
+  }
+})
+
+// ---- the dispatcher's operations ----
+
+/** One pass: claim due rows, deliver them (per subject in sequence order), record every attempt. */
+export const dispatchDueEvents = Effect.fnUntraced(function* (ports: DispatcherPorts) {
+  const { store, batchSize, leaseSeconds, concurrency, noEndpointDelaySeconds } = ports
+  const settings = yield* EngineConfig
+  const now = yield* nowIso
+  const claimed = yield* store.transaction(store.outbox.claimDue(now, batchSize, addSeconds(now, leaseSeconds)))
+  const tally: Tally = { claimed: claimed.length, delivered: 0, retrying: 0, dead: 0, deferred: 0, blocked: 0 }
+  if (claimed.length === 0) return tally as DispatchSummary
+  const url = (yield* store.config.get())?.webhookEndpoint
+  if (url === undefined || url === "") {
+    const later = addSeconds(now, noEndpointDelaySeconds)
+    yield* Effect.forEach(claimed, (row) => release(ports, row, later), { discard: true })
+    tally.deferred = claimed.length
+    return tally as DispatchSummary
+  }
+  const bySubject = new Map<string, Array<OutboxRecord>>()
+  for (const row of claimed) {
+    const rows = bySubject.get(row.subject)
+    if (rows === undefined) bySubject.set(row.subject, [row])
+    else rows.push(row)
+  }
+  for (const rows of bySubject.values()) rows.sort((a, b) => a.sequence - b.sequence)
+  // Read once a pass: a rotation shows in the next pass, and a retiring secret signs until it expires.
+  const secrets = activeSecrets(yield* store.webhookSecrets.list(), now)
+  yield* Effect.forEach(bySubject.values(), (rows) => deliverSubject(ports, rows, url, settings, now, tally, secrets), {
+    concurrency,
+    discard: true
+  })
+  return tally as DispatchSummary
+})
+
+/** An outbox row: 404 for an unknown id. */
+export const getEvent = Effect.fnUntraced(function* (ports: DispatcherPorts, eventId: string) {
+  const row = yield* ports.store.outbox.get(eventId)
+  if (row === undefined) return yield* webhookNotFound(eventId)
+  return row
+})
+
+/** DEAD → PENDING, due now (a PENDING row is returned unchanged; a DELIVERED one is a 409). */
+export const replayEvent = Effect.fnUntraced(function* (ports: DispatcherPorts, eventId: string) {
+  const { store } = ports
+  return yield* store.transaction(
+    Effect.gen(function* () {
+      const row = yield* getEvent(ports, eventId)
+      if (row.status === "PENDING") return row
+      if (row.status !== "DEAD") return yield* webhookNotDead(eventId, row.status)
+      const next: OutboxRecord = { ...row, status: "PENDING", nextAttemptAt: yield* nowIso, leaseUntil: undefined }
+      yield* store.outbox.save(next)
+      return next
+    })
+  )
+})
+
+/** Deliveries for an operator view: filter by status / subject / type, paged by id. */
+export const listEvents = Effect.fnUntraced(function* (
+  ports: DispatcherPorts,
+  filter: OutboxFilter,
+  page: PageRequest
+) {
+  return yield* ports.store.outbox.list(filter, page)
+})
+
+/** Sends a `TEST` event now to the configured URL (not stored, not retried) and reports the answer. */
+export const sendTestEvent = Effect.fnUntraced(function* (ports: DispatcherPorts) {
+  const { store, ids, transport, signer } = ports
+  const url = (yield* store.config.get())?.webhookEndpoint
+  if (url === undefined || url === "") return yield* webhookEndpointNotSet()
+  const id = yield* ids.make("Webhook")
+  const nowMs = yield* Clock.currentTimeMillis
+  const timestamp = new Date(nowMs).toISOString()
+  const body = JSON.stringify({ id, type: "TEST", timestamp, data: {} })
+  const secrets = activeSecrets(yield* store.webhookSecrets.list(), timestamp)
+  const response: TransportResponse = yield* transport
+    .post(url, signedHeaders(signer, secrets, id, Math.floor(nowMs / 1000), body), body)
+    .pipe(Effect.mapError((e) => webhookDeliveryError(url, e.message)))
+  return { url, response_status: response.status, response_body: response.body } satisfies TestDelivery
+})
+
+/**
+ * `dispatchDue` (the service's, each pass in its span) every `intervalMillis` forever, draining full batches at
+ * once; errors are logged.
+ */
+export const runDispatcher = (
+  ports: DispatcherPorts,
+  dispatchDue: () => Effect.Effect<DispatchSummary, StoreError>,
+  intervalMillis: number
+): Effect.Effect<never> => {
+  const drain: Effect.Effect<void> = Effect.gen(function* () {
+    while (true) {
+      const summary = yield* dispatchDue()
+      // A batch whose rows all wait behind earlier events of their subjects (another dispatcher is delivering
+      // them) is given back as due at once: passing again at once would only claim it again, spinning.
+      if (summary.claimed < ports.batchSize || summary.blocked === summary.claimed) return
+    }
+  }).pipe(Effect.catchCause((cause) => Effect.logWarning("webhook dispatch pass failed", cause)))
+  return drain.pipe(Effect.repeat(Schedule.spaced(Duration.millis(intervalMillis))), Effect.andThen(Effect.never))
+}
