@@ -23,11 +23,17 @@ export * from "./agents/views.ts"
 export * from "./cards/errors.ts"
 export * from "./cards/machine.ts"
 export * from "./cards/model.ts"
-export { CardNetwork, type CardNetworkError } from "./cards/network.ts"
-export { Cards, type CardsError } from "./cards/service.ts"
-export { type CardSimulationError, CardSimulations } from "./cards/simulations.ts"
+export {
+  CardNetwork,
+  type CardNetworkError,
+  type CardSimulationError,
+  CardSimulations,
+  Cards,
+  type CardsError,
+  CardsWorker
+} from "./cards/service.ts"
 export * from "./cards/views.ts"
-export { CardsWorker, type CardsWorkerReport } from "./cards/worker.ts"
+export type { CardsWorkerReport } from "./cards/worker.ts"
 export {
   customerDeleted,
   platformCustomerIdTaken,

@@ -15,7 +15,6 @@ import type { Timeline } from "../timelines/model.ts"
 import { scaPaymentPorts } from "../transactions/authorization.ts"
 import type { TransactionOneOf, TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
 import { Transactions } from "../transactions/service.ts"
-import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import { approveAction, listApprovals, rejectAction } from "./approvals.ts"
 import { authenticateAgent } from "./credentials.ts"
 import { createDeviceCode, deviceCodeStatus, redeemDeviceCode } from "./device-codes.ts"
@@ -40,6 +39,7 @@ import type {
   ListAgentTransactionsQuery,
   ListApprovalsQuery
 } from "./model.ts"
+import type { AgentPorts, AgentsError } from "./ports.ts"
 import {
   createAgentQuote,
   createExternalAccount,
@@ -61,7 +61,7 @@ import { agentTransferIn, agentTransferOut, executeAgentQuote } from "./submit.t
 // submit.ts, approvals.ts, execution.ts) and `AgentScope` (slice C: scoped.ts) delegate each operation to one
 // function of their slice's files, over `AgentPorts`.
 
-export type { AgentsError } from "./agent-ports.ts"
+export type { AgentsError } from "./ports.ts"
 
 /** The ports of every agents service, read once when its layer is built. */
 const agentPorts = Effect.gen(function* () {

@@ -5,13 +5,13 @@ import { Store } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { cancelInvitation, claimInvitation, getInvitation } from "./claim.ts"
 import { createInvitation } from "./create.ts"
-import type { InvitationPorts, InvitationsError } from "./invitation-ports.ts"
 import type { ClaimInvitationRequest, CreateInvitationRequest, Invitation } from "./model.ts"
+import type { InvitationPorts, InvitationsError } from "./ports.ts"
 import { expireDue } from "./sweep.ts"
 
 // The invitations context (issue 17 slice A; docs/design/invitations-stablecoins.md, docs/invitations.md).
 
-export type { InvitationsError } from "./invitation-ports.ts"
+export type { InvitationsError } from "./ports.ts"
 
 /** UMA invitations (IN-01 … IN-12). */
 export class Invitations extends Context.Service<

@@ -23,15 +23,15 @@ import type {
   StablecoinProviderAccount
 } from "./model.ts"
 import { createBurn, createMint } from "./operations.ts"
+import type { StablecoinPorts, StablecoinsError } from "./ports.ts"
 import { getProviderAccount, linkProviderAccount, listProviderAccounts } from "./provider-accounts.ts"
 import { getOperation, getStablecoin, listOperations, listStablecoins } from "./reads.ts"
 import { registerStablecoin } from "./register.ts"
-import type { StablecoinPorts, StablecoinsError } from "./stablecoin-ports.ts"
 import { processDueOperations } from "./worker.ts"
 
 // The stablecoins context (issue 17 slice B; docs/design/invitations-stablecoins.md, docs/stablecoins.md).
 
-export type { StablecoinsError } from "./stablecoin-ports.ts"
+export type { StablecoinsError } from "./ports.ts"
 
 /**
  * Stablecoin issuance (P-08 … P-18). The four POSTs are prepared commands (`Idempotency.runPrepared`): they take the

@@ -8,8 +8,8 @@ import { completionLegs } from "./legs.ts"
 import type { StablecoinOperationEvent } from "./machine.ts"
 import { stablecoinOperationMachine } from "./machine.ts"
 import type { StablecoinOperationRecord, StablecoinOperationStatus } from "./model.ts"
+import type { StablecoinPorts } from "./ports.ts"
 import { credentialsOf, moveLink } from "./provider-accounts.ts"
-import type { StablecoinPorts } from "./stablecoin-ports.ts"
 
 // The stablecoins worker (design section 3 step 4, `StablecoinsWorker.processDue`): each due operation's provider
 // call runs outside any transaction; its answer is applied in a transaction that re-reads the operation under lock
