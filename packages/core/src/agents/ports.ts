@@ -11,7 +11,7 @@ import type {
   Refused,
   StoreError
 } from "../shared/errors.ts"
-import type { ScaPaymentPorts } from "../transactions/authorization.ts"
+import type { ScaPaymentPorts } from "../transactions/ports.ts"
 import type { Transactions } from "../transactions/service.ts"
 
 /**

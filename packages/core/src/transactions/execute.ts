@@ -28,13 +28,7 @@ import { amountOf } from "../shared/money.ts"
 import { addSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { verifyWalletStamp } from "../wallet-auth/signed-retry.ts"
-import {
-  type Challenged,
-  type ScaPaymentPorts,
-  scaContextSteps,
-  scaPaymentPorts,
-  startAuthorizationSteps
-} from "./authorization.ts"
+import { type Challenged, scaContextSteps, startAuthorizationSteps } from "./authorization.ts"
 import { isInternalTransfer, paymentLegs } from "./legs.ts"
 import { dailyVolumeKey, dailyVolumeRefusal, sizeLimitRefusal } from "./limits.ts"
 import { outgoingPaymentMachine } from "./machine.ts"
@@ -46,10 +40,10 @@ import {
   type MoveError,
   moveQuoteSteps,
   moveTransactionSteps,
-  nowOf,
-  type PaymentPorts
+  nowOf
 } from "./moves.ts"
 import { depositedRecord } from "./on-chain.ts"
+import { type PaymentPorts, type ScaPaymentPorts, scaPaymentPorts } from "./ports.ts"
 import { type PayoutRead, payoutOfSteps, SUBMIT_GRACE_SECONDS, submitSteps } from "./submission.ts"
 
 export interface ExecuteOptions {
