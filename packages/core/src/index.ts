@@ -121,7 +121,7 @@ export {
 } from "./quotes/funding.ts"
 export { type QuoteEvent, type QuoteState, quoteMachine } from "./quotes/machine.ts"
 export * from "./quotes/model.ts"
-export { type PaymentTerms, QuotePayments } from "./quotes/payments.ts"
+export { type PaymentTerms, QuotePayments } from "./quotes/ports.ts"
 export {
   decimalString,
   type FeeSchedule,

@@ -6,10 +6,9 @@ import { Ids } from "../ports/ids.ts"
 import { NetworkFees } from "../ports/network-fees.ts"
 import { Store } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
-import type { IllegalTransition } from "../shared/machine.ts"
 import { command } from "../shared/tracing.ts"
 import { type CreateOptions, createQuote } from "./create.ts"
-import { type QuoteError, quoteNotFound } from "./errors.ts"
+import { quoteNotFound } from "./errors.ts"
 import { exchangeRates } from "./exchange-rates.ts"
 import type {
   CreateQuoteRequest,
@@ -20,12 +19,12 @@ import type {
   ReceiverLookupQuery,
   UmaLookup
 } from "./model.ts"
-import { type ExecuteRequest, QuotePayments } from "./payments.ts"
+import { type ExecuteRequest, QuotePayments, type QuotesError } from "./ports.ts"
 import { makeRates } from "./rates.ts"
 import { lookupExternalAccount, lookupUma } from "./receivers.ts"
 import { estimateWithdrawalFee } from "./withdrawal-fees.ts"
 
-export type QuotesError = QuoteError | IllegalTransition
+export type { QuotesError } from "./ports.ts"
 
 /**
  * Quotes: creation (create.ts), execution through the payments context (`QuotePayments`), reads, exchange rates

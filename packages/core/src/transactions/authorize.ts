@@ -13,7 +13,7 @@ import {
   scaCodeNotResendable
 } from "../quotes/errors.ts"
 import { fundingInstructions, paymentReference } from "../quotes/funding.ts"
-import type { ExecuteError } from "../quotes/payments.ts"
+import type { ExecuteError } from "../quotes/ports.ts"
 import type { PendingCode } from "../sca/challenges.ts"
 import type { ScaAuthorization } from "../sca/model.ts"
 import { refuseWhileLocked } from "../sca/proofs.ts"

@@ -18,7 +18,7 @@ import { isQuoteDueToExpire } from "../quotes/expiry.ts"
 import { paymentReference, walletSigningOf } from "../quotes/funding.ts"
 import { quoteMachine } from "../quotes/machine.ts"
 import type { Quote, QuoteRecord } from "../quotes/model.ts"
-import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/payments.ts"
+import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/ports.ts"
 import { refuseUnlinkable } from "../quotes/sca-factor.ts"
 import type { ScaFactor } from "../sca/model.ts"
 import type { EngineSettings } from "../shared/engine-config.ts"
@@ -427,7 +427,7 @@ function* placeQuoteSteps(
   return (yield* afterExecuteSteps(ports, placed, clock)).quote.quote
 }
 
-/** `QuotePayments` over the payment engine (see quotes/payments.ts). */
+/** `QuotePayments` over the payment engine (see quotes/ports.ts). */
 export const quotePaymentsLayer: Layer.Layer<
   QuotePayments,
   never,
