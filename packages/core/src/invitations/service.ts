@@ -38,11 +38,21 @@ export class Invitations extends Context.Service<
         config: yield* PlatformConfigService
       }
       return Invitations.of({
-        create: (request) => createInvitation(ports, request),
-        get: (code) => getInvitation(ports, code),
-        claim: (code, request) => claimInvitation(ports, code, request),
-        cancel: (code) => cancelInvitation(ports, code),
-        processDue: () => expireDue(ports)
+        create: Effect.fn("Invitations.create")(function* (request) {
+          return yield* createInvitation(ports, request)
+        }),
+        get: Effect.fn("Invitations.get")(function* (code) {
+          return yield* getInvitation(ports, code)
+        }),
+        claim: Effect.fn("Invitations.claim")(function* (code, request) {
+          return yield* claimInvitation(ports, code, request)
+        }),
+        cancel: Effect.fn("Invitations.cancel")(function* (code) {
+          return yield* cancelInvitation(ports, code)
+        }),
+        processDue: Effect.fn("Invitations.processDue")(function* () {
+          return yield* expireDue(ports)
+        })
       })
     })
   )
