@@ -17,11 +17,17 @@ export * from "./agents/views.ts"
 export * from "./cards/errors.ts"
 export * from "./cards/machine.ts"
 export * from "./cards/model.ts"
-export { CardNetwork, type CardNetworkError } from "./cards/network.ts"
-export { Cards, type CardsError } from "./cards/service.ts"
-export { type CardSimulationError, CardSimulations } from "./cards/simulations.ts"
+export {
+  CardNetwork,
+  type CardNetworkError,
+  type CardSimulationError,
+  CardSimulations,
+  Cards,
+  type CardsError,
+  CardsWorker
+} from "./cards/service.ts"
 export * from "./cards/views.ts"
-export { CardsWorker, type CardsWorkerReport } from "./cards/worker.ts"
+export type { CardsWorkerReport } from "./cards/worker.ts"
 export {
   customerDeleted,
   platformCustomerIdTaken,
@@ -127,7 +133,7 @@ export {
 } from "./quotes/funding.ts"
 export { type QuoteEvent, type QuoteState, quoteMachine } from "./quotes/machine.ts"
 export * from "./quotes/model.ts"
-export { type PaymentTerms, QuotePayments } from "./quotes/payments.ts"
+export { type PaymentTerms, QuotePayments } from "./quotes/ports.ts"
 export {
   decimalString,
   type FeeSchedule,

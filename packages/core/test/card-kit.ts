@@ -18,7 +18,7 @@ import type {
   NetworkEvent,
   NetworkEventBase
 } from "../src/cards/model.ts"
-import { CardNetwork } from "../src/cards/network.ts"
+import { CardNetwork } from "../src/cards/service.ts"
 import { Ids } from "../src/ports/ids.ts"
 import { KeyVault } from "../src/ports/key-vault.ts"
 import { Store } from "../src/ports/store.ts"

@@ -21,7 +21,7 @@ import type {
   CardTransactionRecord
 } from "../src/cards/model.ts"
 import { cardCounters } from "../src/cards/model.ts"
-import { CardsWorker } from "../src/cards/worker.ts"
+import { CardsWorker } from "../src/cards/service.ts"
 import { Store } from "../src/ports/store.ts"
 import { Transactions } from "../src/transactions/service.ts"
 import type { DelegatedKeyRecord } from "../src/wallet-auth/model.ts"

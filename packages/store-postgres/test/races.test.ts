@@ -7,9 +7,9 @@ import { Idempotency, Quotes, Store, Transactions } from "@paycore/core"
 import { Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
-import { scaPaymentPorts } from "../../core/src/transactions/authorization.ts"
 import { afterExecuteSteps, executeLockedSteps, lockQuoteSteps } from "../../core/src/transactions/execute.ts"
 import { currentClock } from "../../core/src/transactions/moves.ts"
+import { scaPaymentPorts } from "../../core/src/transactions/ports.ts"
 import {
   balance,
   eventOrderProblem,

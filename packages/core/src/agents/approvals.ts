@@ -7,7 +7,6 @@ import type { Steps } from "../shared/tracing.ts"
 import { invalidCursor } from "../transactions/errors.ts"
 import { lockQuoteSteps } from "../transactions/execute.ts"
 import type { TransferInRequest } from "../transactions/model.ts"
-import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import { agentActionNotFound, agentActionNotPending, agentNotFound } from "./errors.ts"
 import {
   type ActionOperation,
@@ -35,6 +34,7 @@ import type {
   ListApprovalsQuery
 } from "./model.ts"
 import { type AgentOperation, evaluate } from "./policy.ts"
+import type { AgentPorts, AgentsError } from "./ports.ts"
 
 // The platform's decisions on held actions (slice B; docs/design/agents.md section 3 "Approve and reject"): each
 // locks the agent, then the action, as every agent command does; an approval re-checks the policy as it now is.

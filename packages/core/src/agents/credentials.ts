@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import type { StoreError } from "../shared/errors.ts"
-import type { AgentPorts } from "./agent-ports.ts"
 import { parseAccessToken, verifierMatches } from "./codes.ts"
 import type { AgentPrincipal } from "./model.ts"
+import type { AgentPorts } from "./ports.ts"
 import { toAgentPrincipal } from "./views.ts"
 
 // Bearer authentication of `/agents/me/*` (slice A; docs/design/agents.md section 3 step 5). Never cached: one

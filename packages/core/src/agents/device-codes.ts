@@ -5,7 +5,6 @@ import { transition } from "../shared/machine.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { dieOnUnique } from "../transactions/moves.ts"
-import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import {
   ACCESS_TOKEN_RANDOM_BYTES,
   DEVICE_CODE_RANDOM_BYTES,
@@ -34,6 +33,7 @@ import {
   type AgentDeviceCodeStatusResponse,
   agentCounters
 } from "./model.ts"
+import type { AgentPorts, AgentsError } from "./ports.ts"
 import { toAgentDeviceCode } from "./views.ts"
 
 // Device codes (slice A, RFC 8628 in spirit; docs/design/agents.md section 3 steps 2-4). A code is stored only as the

@@ -31,7 +31,6 @@ import { dieOnUnique, type MoveError } from "../transactions/moves.ts"
 import { submitSteps } from "../transactions/submission.ts"
 import { transferInStoreSteps } from "../transactions/transfers.ts"
 import { emitSteps } from "../webhooks/emit.ts"
-import type { AgentPorts } from "./agent-ports.ts"
 import { agentActionAlreadyPending } from "./errors.ts"
 import { type AgentActionEvent, agentActionMachine } from "./machine.ts"
 import type { AgentAction, AgentActionRecord, AgentActionType, AgentPolicy, AgentRecord } from "./model.ts"
@@ -43,6 +42,7 @@ import {
   type PolicyRefusal,
   ratePairs
 } from "./policy.ts"
+import type { AgentPorts } from "./ports.ts"
 import { countUsageSteps } from "./usage.ts"
 import { toAgentAction } from "./views.ts"
 

@@ -7,7 +7,6 @@ import { pageRequest } from "../shared/paging.ts"
 import { isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { invalidCursor } from "../transactions/errors.ts"
-import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import { invalidateIssuedSteps, issueDeviceCodeSteps } from "./device-codes.ts"
 import { agentUnauthorized, emptyAgentUpdate, emptyPolicyUpdate } from "./errors.ts"
 import { asDefects, failActionSteps } from "./execution.ts"
@@ -31,6 +30,7 @@ import {
   mergePolicy,
   policyRefusal
 } from "./policy.ts"
+import type { AgentPorts, AgentsError } from "./ports.ts"
 import { convertUsageSteps, readUsageSteps } from "./usage.ts"
 import { toAgent } from "./views.ts"
 

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import type { AgentsError } from "./agent-ports.ts"
 import { agentNotFound } from "./errors.ts"
 import type { AgentRecord } from "./model.ts"
+import type { AgentsError } from "./ports.ts"
 
 /** An agent that exists and is not deleted (AG-08: a deleted agent is as unknown as one that never was). */
 export const liveAgent = (record: AgentRecord | undefined, id: string): Effect.Effect<AgentRecord, AgentsError> =>

@@ -11,7 +11,6 @@ import { invalidInput } from "../shared/validation.ts"
 import type { Timeline } from "../timelines/model.ts"
 import { transactionNotFound } from "../transactions/errors.ts"
 import type { TransactionOneOf } from "../transactions/model.ts"
-import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import { agentActionNotFound, agentForbidden, agentUnauthorized } from "./errors.ts"
 import type {
   AgentAction,
@@ -26,6 +25,7 @@ import type {
   ListAgentTransactionsQuery
 } from "./model.ts"
 import { type AgentOperation, evaluate, type MarketRates, marketRates, ratePairs } from "./policy.ts"
+import type { AgentPorts, AgentsError } from "./ports.ts"
 import { toAgentAction } from "./views.ts"
 
 // The agent's own surface (slice C; docs/design/agents.md section 3 "Scoped reads"): every read and write is bound

@@ -1,21 +1,19 @@
 import { Context, Effect, Layer } from "effect"
 import type { ExternalAccount, InternalAccount } from "../accounts/model.ts"
-import { Accounts } from "../accounts/service.ts"
+import type { Accounts } from "../accounts/service.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
-import { Ids } from "../ports/ids.ts"
+import type { Ids } from "../ports/ids.ts"
 import type { KycProvider } from "../ports/kyc.ts"
 import type { Notifier } from "../ports/notifier.ts"
 import type { Rail } from "../ports/rail.ts"
-import { Store } from "../ports/store.ts"
+import type { Store } from "../ports/store.ts"
 import type { CreateQuoteRequest, Quote } from "../quotes/model.ts"
-import { Quotes } from "../quotes/service.ts"
+import type { Quotes } from "../quotes/service.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
 import type { Timeline } from "../timelines/model.ts"
-import { scaPaymentPorts } from "../transactions/authorization.ts"
 import type { TransactionOneOf, TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
-import { Transactions } from "../transactions/service.ts"
-import type { AgentPorts, AgentsError } from "./agent-ports.ts"
+import type { Transactions } from "../transactions/service.ts"
 import { approveAction, listApprovals, rejectAction } from "./approvals.ts"
 import { authenticateAgent } from "./credentials.ts"
 import { createDeviceCode, deviceCodeStatus, redeemDeviceCode } from "./device-codes.ts"
@@ -40,6 +38,7 @@ import type {
   ListAgentTransactionsQuery,
   ListApprovalsQuery
 } from "./model.ts"
+import { type AgentsError, agentPorts } from "./ports.ts"
 import {
   createAgentQuote,
   createExternalAccount,
@@ -61,20 +60,7 @@ import { agentTransferIn, agentTransferOut, executeAgentQuote } from "./submit.t
 // submit.ts, approvals.ts, execution.ts) and `AgentScope` (slice C: scoped.ts) delegate each operation to one
 // function of their slice's files, over `AgentPorts`.
 
-export type { AgentsError } from "./agent-ports.ts"
-
-/** The ports of every agents service, read once when its layer is built. */
-const agentPorts = Effect.gen(function* () {
-  const ports: AgentPorts = {
-    store: yield* Store,
-    ids: yield* Ids,
-    quotes: yield* Quotes,
-    accounts: yield* Accounts,
-    transactions: yield* Transactions,
-    payments: yield* scaPaymentPorts
-  }
-  return ports
-})
+export type { AgentsError } from "./ports.ts"
 
 type Requirements =
   | Store
@@ -120,17 +106,40 @@ export class Agents extends Context.Service<
     Effect.gen(function* () {
       const ports = yield* agentPorts
       return Agents.of({
-        create: (request) => createAgent(ports, request),
-        list: (query) => listAgents(ports, query),
-        get: (agentId) => getAgent(ports, agentId),
-        update: (agentId, request) => updateAgent(ports, agentId, request),
-        delete: (agentId) => deleteAgent(ports, agentId),
-        updatePolicy: (agentId, request) => updateAgentPolicy(ports, agentId, request),
-        createDeviceCode: (agentId) => createDeviceCode(ports, agentId),
-        deviceCodeStatus: (code) => deviceCodeStatus(ports, code),
-        redeem: (code) => redeemDeviceCode(ports, code),
+        create: Effect.fn("Agents.create")(function* (request) {
+          return yield* createAgent(ports, request)
+        }),
+        list: Effect.fn("Agents.list")(function* (query) {
+          return yield* listAgents(ports, query)
+        }),
+        get: Effect.fn("Agents.get")(function* (agentId) {
+          return yield* getAgent(ports, agentId)
+        }),
+        update: Effect.fn("Agents.update")(function* (agentId, request) {
+          return yield* updateAgent(ports, agentId, request)
+        }),
+        delete: Effect.fn("Agents.delete")(function* (agentId) {
+          return yield* deleteAgent(ports, agentId)
+        }),
+        updatePolicy: Effect.fn("Agents.updatePolicy")(function* (agentId, request) {
+          return yield* updateAgentPolicy(ports, agentId, request)
+        }),
+        createDeviceCode: Effect.fn("Agents.createDeviceCode")(function* (agentId) {
+          return yield* createDeviceCode(ports, agentId)
+        }),
+        deviceCodeStatus: Effect.fn("Agents.deviceCodeStatus")(function* (code) {
+          return yield* deviceCodeStatus(ports, code)
+        }),
+        redeem: Effect.fn("Agents.redeem")(function* (code) {
+          return yield* redeemDeviceCode(ports, code)
+        }),
+        // Untraced (`authenticateAgent` is an `Effect.fnUntraced`, bound as is): it checks the Bearer credential of
+        // every `/agents/me/*` request (never cached), where a span would cost more than the lookup it wraps, as
+        // `Tokens.authenticate`.
         authenticate: (token) => authenticateAgent(ports, token),
-        me: (principal) => getMe(ports, principal)
+        me: Effect.fn("Agents.me")(function* (principal) {
+          return yield* getMe(ports, principal)
+        })
       })
     })
   )
@@ -173,13 +182,24 @@ export class AgentActions extends Context.Service<
     Effect.gen(function* () {
       const ports = yield* agentPorts
       return AgentActions.of({
-        executeQuote: (principal, quoteId, walletSignature) =>
-          executeAgentQuote(ports, principal, quoteId, walletSignature),
-        transferOut: (principal, request) => agentTransferOut(ports, principal, request),
-        transferIn: (principal, request) => agentTransferIn(ports, principal, request),
-        listApprovals: (query) => listApprovals(ports, query),
-        approve: (agentId, actionId) => approveAction(ports, agentId, actionId),
-        reject: (agentId, actionId, request) => rejectAction(ports, agentId, actionId, request)
+        executeQuote: Effect.fn("AgentActions.executeQuote")(function* (principal, quoteId, walletSignature) {
+          return yield* executeAgentQuote(ports, principal, quoteId, walletSignature)
+        }),
+        transferOut: Effect.fn("AgentActions.transferOut")(function* (principal, request) {
+          return yield* agentTransferOut(ports, principal, request)
+        }),
+        transferIn: Effect.fn("AgentActions.transferIn")(function* (principal, request) {
+          return yield* agentTransferIn(ports, principal, request)
+        }),
+        listApprovals: Effect.fn("AgentActions.listApprovals")(function* (query) {
+          return yield* listApprovals(ports, query)
+        }),
+        approve: Effect.fn("AgentActions.approve")(function* (agentId, actionId) {
+          return yield* approveAction(ports, agentId, actionId)
+        }),
+        reject: Effect.fn("AgentActions.reject")(function* (agentId, actionId, request) {
+          return yield* rejectAction(ports, agentId, actionId, request)
+        })
       })
     })
   )
@@ -236,18 +256,42 @@ export class AgentScope extends Context.Service<
     Effect.gen(function* () {
       const ports = yield* agentPorts
       return AgentScope.of({
-        listInternalAccounts: (principal, query) => listInternalAccounts(ports, principal, query),
-        createExternalAccount: (principal, request) => createExternalAccount(ports, principal, request),
-        listExternalAccounts: (principal, query) => listExternalAccounts(ports, principal, query),
-        getExternalAccount: (principal, id) => getExternalAccount(ports, principal, id),
-        deleteExternalAccount: (principal, id) => deleteExternalAccount(ports, principal, id),
-        createQuote: (principal, request) => createAgentQuote(ports, principal, request),
-        getQuote: (principal, quoteId) => getAgentQuote(ports, principal, quoteId),
-        listTransactions: (principal, query) => listAgentTransactions(ports, principal, query),
-        getTransaction: (principal, id) => getAgentTransaction(ports, principal, id),
-        getTransactionTimeline: (principal, id) => getAgentTransactionTimeline(ports, principal, id),
-        listActions: (principal, query) => listAgentActions(ports, principal, query),
-        getAction: (principal, actionId) => getAgentAction(ports, principal, actionId)
+        listInternalAccounts: Effect.fn("AgentScope.listInternalAccounts")(function* (principal, query) {
+          return yield* listInternalAccounts(ports, principal, query)
+        }),
+        createExternalAccount: Effect.fn("AgentScope.createExternalAccount")(function* (principal, request) {
+          return yield* createExternalAccount(ports, principal, request)
+        }),
+        listExternalAccounts: Effect.fn("AgentScope.listExternalAccounts")(function* (principal, query) {
+          return yield* listExternalAccounts(ports, principal, query)
+        }),
+        getExternalAccount: Effect.fn("AgentScope.getExternalAccount")(function* (principal, id) {
+          return yield* getExternalAccount(ports, principal, id)
+        }),
+        deleteExternalAccount: Effect.fn("AgentScope.deleteExternalAccount")(function* (principal, id) {
+          return yield* deleteExternalAccount(ports, principal, id)
+        }),
+        createQuote: Effect.fn("AgentScope.createQuote")(function* (principal, request) {
+          return yield* createAgentQuote(ports, principal, request)
+        }),
+        getQuote: Effect.fn("AgentScope.getQuote")(function* (principal, quoteId) {
+          return yield* getAgentQuote(ports, principal, quoteId)
+        }),
+        listTransactions: Effect.fn("AgentScope.listTransactions")(function* (principal, query) {
+          return yield* listAgentTransactions(ports, principal, query)
+        }),
+        getTransaction: Effect.fn("AgentScope.getTransaction")(function* (principal, id) {
+          return yield* getAgentTransaction(ports, principal, id)
+        }),
+        getTransactionTimeline: Effect.fn("AgentScope.getTransactionTimeline")(function* (principal, id) {
+          return yield* getAgentTransactionTimeline(ports, principal, id)
+        }),
+        listActions: Effect.fn("AgentScope.listActions")(function* (principal, query) {
+          return yield* listAgentActions(ports, principal, query)
+        }),
+        getAction: Effect.fn("AgentScope.getAction")(function* (principal, actionId) {
+          return yield* getAgentAction(ports, principal, actionId)
+        })
       })
     })
   )

@@ -12,7 +12,6 @@ import { lockQuoteSteps } from "../transactions/execute.ts"
 import type { TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
 import { transferInAccountsSteps, transferOutQuoteRequest } from "../transactions/transfers.ts"
 import { verifyWalletStamp } from "../wallet-auth/signed-retry.ts"
-import type { AgentPorts, AgentsError } from "./agent-ports.ts"
 import { agentActionAlreadyPending, agentForbidden, agentUnauthorized } from "./errors.ts"
 import {
   type ActionDraft,
@@ -39,6 +38,7 @@ import {
 } from "./execution.ts"
 import type { AgentAction, AgentActionRecord, AgentActionType, AgentPrincipal, AgentRecord } from "./model.ts"
 import { type AgentOperation, evaluate, limitVerdict, type PolicyHold, type PolicyRun } from "./policy.ts"
+import type { AgentPorts, AgentsError } from "./ports.ts"
 import { readUsageSteps } from "./usage.ts"
 
 // An agent's money movement (slice B; docs/design/agents.md section 3 "Submit an execute"): evaluated against the

@@ -1,6 +1,5 @@
 import { Effect, Result } from "effect"
 import { writeTransfersSteps } from "../ledger/transfers.ts"
-import type { KeyVaultService } from "../ports/key-vault.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { Store, together } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
@@ -10,7 +9,6 @@ import type { Steps } from "../shared/tracing.ts"
 import { recordTransitionSteps } from "../timelines/transitions.ts"
 import { signWithDelegatedKey } from "../wallet-auth/delegated-keys.ts"
 import { emitSteps } from "../webhooks/emit.ts"
-import type { CardPorts } from "./card-ports.ts"
 import {
   countsTowardLimits,
   coveringSource,
@@ -35,17 +33,13 @@ import {
   cardCounters,
   type DeclineReason
 } from "./model.ts"
+import type { CardNetworkPorts, CardPorts } from "./ports.ts"
 import { dieOnUniqueViolation, storedState } from "./reconcile.ts"
 import { toCardTransaction } from "./views.ts"
 
 // The real-time authorization (docs/design/cards.md, section 3 "Authorization"): one store transaction of plain
 // steps, locks always in the order card → counters → balances, so two cards on one funding source cannot deadlock
 // (the shared balance row is locked last) and racing authorizations of one card queue on its row.
-
-/** The card network's ports: the cards' own, and the vault that opens delegated keys to sign wallet pulls. */
-export interface CardNetworkPorts extends CardPorts {
-  readonly vault: KeyVaultService
-}
 
 /** A funding source that may pay now, with the delegated key an embedded wallet signs its pull with. */
 interface Candidate {

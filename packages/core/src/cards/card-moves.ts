@@ -3,11 +3,11 @@ import type { StoreError } from "../shared/errors.ts"
 import { transition } from "../shared/machine.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { emitSteps } from "../webhooks/emit.ts"
-import type { CardPorts } from "./card-ports.ts"
 import { closeOutSteps } from "./close-out.ts"
 import { detachSteps, dieOnUnique } from "./funding-sources.ts"
 import { type CardEvent, cardMachine, closedReasonOf } from "./machine.ts"
 import { type CardRecord, type CardState, cardCounters } from "./model.ts"
+import type { CardPorts } from "./ports.ts"
 import { toCard } from "./views.ts"
 
 /**

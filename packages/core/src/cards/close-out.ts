@@ -2,9 +2,9 @@ import { resolveSteps } from "../ledger/transfers.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { allows, statesAllowing } from "../shared/machine.ts"
 import type { Steps } from "../shared/tracing.ts"
-import type { CardPorts } from "./card-ports.ts"
 import { cardTransactionMachine } from "./machine.ts"
 import type { CardRecord } from "./model.ts"
+import type { CardPorts } from "./ports.ts"
 import { moveCardTransactionSteps } from "./reconcile.ts"
 
 /** The states a card's close expires: those the machine lets `EXPIRE` (the open authorizations). */

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import type { NotFound, StoreError } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
-import type { CardPorts } from "./card-ports.ts"
 import { cardNotFound, cardTransactionNotFound } from "./errors.ts"
 import type { CardNetworkEventRecord, NetworkEvent, ReconcileOutcome } from "./model.ts"
+import type { CardPorts } from "./ports.ts"
 import { applyNetworkEventSteps, dieOnUniqueViolation } from "./reconcile.ts"
 
 // The inbox of network events (docs/design/cards.md, section 3 "Reconciliation"): an issuer processor's webhooks come

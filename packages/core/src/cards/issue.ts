@@ -17,7 +17,8 @@ import {
 } from "./funding-sources.ts"
 import { cardMachine } from "./machine.ts"
 import { type CardCreateRequest, type CardRecord, type CardState, cardCounters } from "./model.ts"
-import { type IssuerPorts, threeDSecureContext } from "./provisioning.ts"
+import type { IssuerPorts } from "./ports.ts"
+import { threeDSecureContext } from "./provisioning.ts"
 import { toCard } from "./views.ts"
 
 /**

@@ -1,24 +1,18 @@
 import { Effect, Result } from "effect"
-import type { CardIssuerError, CardIssuerService, CardIssuerUpdate, CardProvisioning } from "../ports/card-issuer.ts"
+import type { CardIssuerError, CardIssuerUpdate, CardProvisioning } from "../ports/card-issuer.ts"
 import type { KeyVaultService } from "../ports/key-vault.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { addSeconds, pollBackoffSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { moveCardSteps } from "./card-moves.ts"
-import type { CardPorts } from "./card-ports.ts"
 import { dieOnUnique } from "./funding-sources.ts"
 import type { CardIssuerSync, CardRecord } from "./model.ts"
+import type { CardPorts, IssuerPorts } from "./ports.ts"
 
 // Provisioning and issuer syncs (design section 3, "Issue" step 3, and "Update and close"): the cards worker's first
 // pass. Issuer calls run between store transactions (`POST /cards` answers inside its idempotency transaction, where
 // no issuer call belongs); each answer is applied in its own transaction that re-reads the card under lock, so a pass
 // run twice or concurrently does nothing twice.
-
-/** The ports of the issuing use cases: an issuer is configured, and the KeyVault seals the 3-D Secure password. */
-export interface IssuerPorts extends CardPorts {
-  readonly issuer: CardIssuerService
-  readonly vault: KeyVaultService
-}
 
 /** The KeyVault context of a card's sealed 3-D Secure password (design Q19): it opens for that card only. */
 export const threeDSecureContext = (cardId: string): string => `card-3ds:${cardId}`

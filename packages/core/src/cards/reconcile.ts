@@ -6,10 +6,10 @@ import { allows, transition } from "../shared/machine.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { recordTransitionSteps } from "../timelines/transitions.ts"
 import { emitSteps } from "../webhooks/emit.ts"
-import type { CardPorts } from "./card-ports.ts"
 import { frontLeg, returnLeg, spendLeg } from "./legs.ts"
 import { type CardTransactionEvent, type CardTransactionState, cardTransactionMachine } from "./machine.ts"
 import type { CardTransactionRecord, NetworkEvent, ReconcileOutcome, StoredCardTransactionState } from "./model.ts"
+import type { CardPorts } from "./ports.ts"
 import { toCardTransaction } from "./views.ts"
 
 // Reconciliation (docs/design/cards.md, section 3 "Reconciliation"): a network event applied to its card transaction,

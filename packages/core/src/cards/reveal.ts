@@ -7,7 +7,7 @@ import { nowIso } from "../shared/time.ts"
 import { cardIssuerUnavailable, cardNotFound, cardNotRevealable, panRevealUnsupported } from "./errors.ts"
 import { dieOnUnique } from "./funding-sources.ts"
 import type { CardRevealRecord, CardRevealResponse } from "./model.ts"
-import type { IssuerPorts } from "./provisioning.ts"
+import type { IssuerPorts } from "./ports.ts"
 
 /** The states a card can be revealed in (design Q20): it has details, and is not closed. */
 const REVEALABLE: ReadonlyArray<string> = ["ACTIVE", "FROZEN"]

@@ -1,18 +1,44 @@
 import { Context, Effect, Layer } from "effect"
 import { CardIssuer } from "../ports/card-issuer.ts"
+import { CardNetworkSimulator } from "../ports/card-network-simulator.ts"
 import { Ids } from "../ports/ids.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { Store } from "../ports/store.ts"
-import type { Conflict, Forbidden, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
-import type { CardPorts } from "./card-ports.ts"
+import { command } from "../shared/tracing.ts"
 import { cardsNotImplemented } from "./errors.ts"
 import { issueCard } from "./issue.ts"
-import type { Card, CardCreateRequest, CardRevealResponse, CardUpdateRequest, ListCardsQuery } from "./model.ts"
-import type { IssuerPorts } from "./provisioning.ts"
+import type {
+  AuthorizationDecision,
+  AuthorizationRequest,
+  Card,
+  CardCreateRequest,
+  CardRevealResponse,
+  CardUpdateRequest,
+  ListCardsQuery,
+  NetworkEvent,
+  ReconcileOutcome,
+  SandboxCardSimulationResponse,
+  SimulationBodies,
+  SimulationBody,
+  SimulationKind
+} from "./model.ts"
+import { authorizeCard, reconcileNetworkEvent } from "./network.ts"
+import type {
+  CardNetworkError,
+  CardNetworkPorts,
+  CardPorts,
+  CardSimulationError,
+  CardSimulationPorts,
+  CardsError,
+  IssuerPorts
+} from "./ports.ts"
 import { getCard, listCards } from "./reads.ts"
 import { revealCard } from "./reveal.ts"
+import { simulateCard } from "./simulations.ts"
 import { closeCardByService, updateCard } from "./update.ts"
+import { type CardsWorkerReport, processDueCards } from "./worker.ts"
 
 // The cards context (issue 15; docs/design/cards.md). S0 built the foundation; slices A (issue, manage, reveal,
 // issuer), B (authorization and the ledger) and C (simulator, listing, bench) fill it in. The contracts S0 fixed, so
@@ -32,9 +58,9 @@ import { closeCardByService, updateCard } from "./update.ts"
 //   (`REFERENCE_NOT_FOUND`) and `cardTransactionNotFound` (`TRANSACTION_NOT_FOUND`), 404 `noCardSimulator`, and the
 //   rest of section 1's codes; their HTTP statuses are in packages/http/src/errors.ts already.
 // - Ports: `CardIssuer` (`undefined` = no issuer) and `CardNetworkSimulator` (`undefined` = none: sandbox routes 404),
-//   read once when a layer is built into `CardPorts` (card-ports.ts). Issuer calls never run in a store transaction;
+//   read once when a layer is built into `CardPorts` (ports.ts). Issuer calls never run in a store transaction;
 //   `POST /cards` runs inside its idempotency transaction, so provisioning is the worker's (provisioning.ts).
-// - Services and their fixed signatures: `Cards` below (A), `CardNetwork.authorize / reconcile` (network.ts, B),
+// - Services (all in this file) and their fixed signatures: `Cards` (A), `CardNetwork.authorize / reconcile` (network.ts, B),
 //   `CardSimulations.simulate(cardId, kind, body)` (simulations.ts, C), `closeOutSteps(ports, card, now)`
 //   (close-out.ts, B writes it, A calls it on every move to CLOSED; a no-op until then), `CardsWorker.processDue`
 //   (worker.ts) = `provisionDueCards` (provisioning.ts, A) + `applyDueNetworkEvents` (inbox.ts, B). The one S0 line
@@ -52,7 +78,7 @@ import { closeCardByService, updateCard } from "./update.ts"
 // - Ledger: `systemAccount("card-network", ccy)` is what the service owes the network (legs.ts, B).
 // - Settings: `EngineSettings.liveCardLimit` (null: none) and `cardCurrencies`.
 
-export type CardsError = InvalidInput | NotFound | Refused | Forbidden | Conflict | StoreError
+export type { CardNetworkError, CardSimulationError, CardsError } from "./ports.ts"
 
 export class Cards extends Context.Service<
   Cards,
@@ -113,6 +139,116 @@ export class Cards extends Context.Service<
         }),
         closeByService: Effect.fn("Cards.closeByService")(function* (id: string) {
           return yield* closeCardByService(yield* issuing, id)
+        })
+      })
+    })
+  )
+}
+
+/**
+ * The inbound side of the card network (design section 0): what an issuer processor's webhook adapter calls, as the
+ * sandbox simulator does. Nothing here knows the sandbox. authorize.ts decides, inbox.ts and reconcile.ts apply the
+ * later events (network.ts).
+ */
+export class CardNetwork extends Context.Service<
+  CardNetwork,
+  {
+    /**
+     * A real-time authorization decision (design section 3, "Authorization"), in one store transaction: the card's
+     * state, the effective caps (`min(card, cardConfigs)`), the first funding source covering the whole amount, the
+     * hold and the daily counters, the row and its `CARD_TRANSACTION.AUTHORIZED` / `.DECLINED` event. The same
+     * `issuerTransactionToken` again answers the first decision. A balance inquiry is decided and stored nowhere.
+     */
+    readonly authorize: (request: AuthorizationRequest) => Effect.Effect<AuthorizationDecision, CardNetworkError>
+    /**
+     * A later network event (advice, clearing, return, return reversal, pull result) through the inbox: stored
+     * under its `issuerEventId` (a duplicate does nothing) and applied now, or by a worker pass at `dueAt` when
+     * given and later than now. A refusal (the machine or an amount rule) is stored as the event's outcome.
+     */
+    readonly reconcile: (
+      event: NetworkEvent,
+      options?: { readonly dueAt?: string | undefined }
+    ) => Effect.Effect<ReconcileOutcome, CardNetworkError>
+  }
+>()("paycore/cards/CardNetwork") {
+  static readonly layer: Layer.Layer<CardNetwork, never, Store | Ids> = Layer.effect(
+    CardNetwork,
+    Effect.gen(function* () {
+      const ports: CardNetworkPorts = {
+        store: yield* Store,
+        ids: yield* Ids,
+        issuer: yield* CardIssuer,
+        vault: yield* KeyVault
+      }
+      return CardNetwork.of({
+        // The hot path of cards: a `command` (a span only when a tracing backend is installed), as Quotes.execute.
+        authorize: (request) => command("CardNetwork.authorize", (env) => authorizeCard(ports, request, env.nowMs)),
+        reconcile: Effect.fn("CardNetwork.reconcile")(function* (
+          event: NetworkEvent,
+          options?: { readonly dueAt?: string | undefined }
+        ) {
+          return yield* reconcileNetworkEvent(ports, event, options)
+        })
+      })
+    })
+  )
+}
+
+/**
+ * The ten `/sandbox/cards/{id}/simulate/*` routes (CD-45 … CD-52; slice C): the card (and the body's
+ * `cardTransactionId`, which must be one of the card's) is looked up, the `CardNetworkSimulator` scripts the network
+ * events, and they are delivered: an `Authorize` step to `CardNetwork.authorize`, a `Deliver` step to
+ * `CardNetwork.reconcile` (due `afterSeconds` from now). Answers the script's `issuerTransactionToken` (202).
+ * Without a simulator (production) every simulation is 404; a production token never gets here (403, auth.ts).
+ */
+export class CardSimulations extends Context.Service<
+  CardSimulations,
+  {
+    readonly simulate: <K extends SimulationKind>(
+      cardId: string,
+      kind: K,
+      body: SimulationBodies[K]
+    ) => Effect.Effect<SandboxCardSimulationResponse, CardSimulationError>
+  }
+>()("paycore/cards/CardSimulations") {
+  static readonly layer: Layer.Layer<CardSimulations, never, Store | Ids | CardNetwork> = Layer.effect(
+    CardSimulations,
+    Effect.gen(function* () {
+      const ports: CardSimulationPorts = {
+        simulator: yield* CardNetworkSimulator,
+        store: yield* Store,
+        network: yield* CardNetwork
+      }
+      return CardSimulations.of({
+        simulate: Effect.fn("CardSimulations.simulate")(function* (
+          cardId: string,
+          kind: SimulationKind,
+          body: SimulationBody
+        ) {
+          return yield* simulateCard(ports, cardId, kind, body)
+        })
+      })
+    })
+  )
+}
+
+/**
+ * The cards' time-based work, one pass per call (the example server runs it every second beside
+ * `Transactions.processDue`; tests call `server.processDue()`): issuer provisioning and syncs, then the network
+ * events whose time has come. A pass run twice or concurrently does nothing twice (each step re-reads its row).
+ */
+export class CardsWorker extends Context.Service<
+  CardsWorker,
+  { readonly processDue: () => Effect.Effect<CardsWorkerReport, StoreError> }
+>()("paycore/cards/CardsWorker") {
+  static readonly layer: Layer.Layer<CardsWorker, never, Store | Ids> = Layer.effect(
+    CardsWorker,
+    Effect.gen(function* () {
+      const ports: CardPorts = { store: yield* Store, ids: yield* Ids, issuer: yield* CardIssuer }
+      const vault = yield* KeyVault
+      return CardsWorker.of({
+        processDue: Effect.fn("CardsWorker.processDue")(function* () {
+          return yield* processDueCards(ports, vault)
         })
       })
     })

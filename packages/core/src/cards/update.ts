@@ -25,7 +25,7 @@ import {
 } from "./funding-sources.ts"
 import { type CardEvent, cardEventOf } from "./machine.ts"
 import type { CardIssuerSync, CardRecord, CardUpdateRequest } from "./model.ts"
-import type { IssuerPorts } from "./provisioning.ts"
+import type { IssuerPorts } from "./ports.ts"
 import { toCard } from "./views.ts"
 
 /** The upstream's name of the event a new `fundingSources` emits (CD-31, design Q2). */

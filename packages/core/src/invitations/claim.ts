@@ -7,10 +7,10 @@ import type { Steps } from "../shared/tracing.ts"
 import { emitSteps } from "../webhooks/emit.ts"
 import { isUmaAddress } from "./codes.ts"
 import { invalidUmaAddress, invitationExpired, invitationNotFound, notPending, selfClaim } from "./errors.ts"
-import type { InvitationPorts, InvitationsError } from "./invitation-ports.ts"
 import { findByCode } from "./lookup.ts"
 import { type InvitationEvent, invitationMachine } from "./machine.ts"
 import type { ClaimInvitationRequest, Invitation, InvitationRecord } from "./model.ts"
+import type { InvitationPorts, InvitationsError } from "./ports.ts"
 import { isPastExpiry, toInvitation } from "./views.ts"
 
 /**

@@ -4,8 +4,8 @@ import { InvalidInput } from "../shared/errors.ts"
 import { isoOf } from "../shared/time.ts"
 import { claimUrl, INVITATION_CODE_RANDOM_BYTES, isUmaAddress, secondsToWindowEnd, utcHour } from "./codes.ts"
 import { createRateLimited, expiresAtOutOfRange, invalidUmaAddress } from "./errors.ts"
-import type { InvitationPorts, InvitationsError } from "./invitation-ports.ts"
 import { type CreateInvitationRequest, type Invitation, type InvitationRecord, invitationCounters } from "./model.ts"
+import type { InvitationPorts, InvitationsError } from "./ports.ts"
 import { toInvitation } from "./views.ts"
 
 const DAY_MS = 86_400_000

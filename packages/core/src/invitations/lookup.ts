@@ -3,8 +3,8 @@ import type { CommandEnv } from "../shared/engine-config.ts"
 import { isoOf } from "../shared/time.ts"
 import { normalizeInvitationCode, secondsToWindowEnd, utcMinute } from "./codes.ts"
 import { invitationNotFound, missRateLimited } from "./errors.ts"
-import type { InvitationPorts, InvitationsError } from "./invitation-ports.ts"
 import { type InvitationRecord, invitationCounters } from "./model.ts"
+import type { InvitationPorts, InvitationsError } from "./ports.ts"
 
 /**
  * The invitation a typed code names (IN-03, IN-11, design Q3). Codes are budgeted: once

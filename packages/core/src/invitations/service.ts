@@ -5,13 +5,13 @@ import { Store } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { cancelInvitation, claimInvitation, getInvitation } from "./claim.ts"
 import { createInvitation } from "./create.ts"
-import type { InvitationPorts, InvitationsError } from "./invitation-ports.ts"
 import type { ClaimInvitationRequest, CreateInvitationRequest, Invitation } from "./model.ts"
+import type { InvitationPorts, InvitationsError } from "./ports.ts"
 import { expireDue } from "./sweep.ts"
 
 // The invitations context (issue 17 slice A; docs/design/invitations-stablecoins.md, docs/invitations.md).
 
-export type { InvitationsError } from "./invitation-ports.ts"
+export type { InvitationsError } from "./ports.ts"
 
 /** UMA invitations (IN-01 … IN-12). */
 export class Invitations extends Context.Service<
@@ -38,11 +38,21 @@ export class Invitations extends Context.Service<
         config: yield* PlatformConfigService
       }
       return Invitations.of({
-        create: (request) => createInvitation(ports, request),
-        get: (code) => getInvitation(ports, code),
-        claim: (code, request) => claimInvitation(ports, code, request),
-        cancel: (code) => cancelInvitation(ports, code),
-        processDue: () => expireDue(ports)
+        create: Effect.fn("Invitations.create")(function* (request) {
+          return yield* createInvitation(ports, request)
+        }),
+        get: Effect.fn("Invitations.get")(function* (code) {
+          return yield* getInvitation(ports, code)
+        }),
+        claim: Effect.fn("Invitations.claim")(function* (code, request) {
+          return yield* claimInvitation(ports, code, request)
+        }),
+        cancel: Effect.fn("Invitations.cancel")(function* (code) {
+          return yield* cancelInvitation(ports, code)
+        }),
+        processDue: Effect.fn("Invitations.processDue")(function* () {
+          return yield* expireDue(ports)
+        })
       })
     })
   )

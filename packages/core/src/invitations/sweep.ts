@@ -3,7 +3,7 @@ import { commandEnv } from "../shared/engine-config.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { isoOf } from "../shared/time.ts"
 import { moveInvitationSteps } from "./claim.ts"
-import type { InvitationPorts } from "./invitation-ports.ts"
+import type { InvitationPorts } from "./ports.ts"
 import { isPastExpiry } from "./views.ts"
 
 const PAGE = 100

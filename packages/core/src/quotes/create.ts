@@ -11,8 +11,6 @@ import { ownershipRefusal } from "../accounts/ownership-rules.ts"
 import type { Customer } from "../customers/model.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory } from "../ports/directory.ts"
-import type { Ids } from "../ports/ids.ts"
-import type { NetworkFeesService } from "../ports/network-fees.ts"
 import type { Store } from "../ports/store.ts"
 import { isScaSubject } from "../sca/regions.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
@@ -41,9 +39,8 @@ import {
 } from "./funding.ts"
 import type { CreateQuoteRequest, CryptoNetwork, Quote, QuoteRecord } from "./model.ts"
 import { networksOf } from "./networks.ts"
-import type { QuotePayments } from "./payments.ts"
+import type { QuoteCreationPorts } from "./ports.ts"
 import { type FeeSchedule, feeScheduleFor, type Pricing, platformFeeFor, priceQuote } from "./pricing.ts"
-import type { Rates } from "./rates.ts"
 import { refuseUnlinkable } from "./sca-factor.ts"
 import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.ts"
 import { priceWithdrawal, withdrawalNetwork } from "./withdrawal-fees.ts"
@@ -58,16 +55,6 @@ export interface CreateOptions {
    * transfer waits for the platform's approval up to a day (docs/design/agents.md, Q5).
    */
   readonly lifetimeSeconds?: number | undefined
-}
-
-/** The ports and parts quote creation works with, resolved once by the `Quotes` layer. */
-export interface QuoteCreationPorts {
-  readonly store: Store["Service"]
-  readonly ids: Ids["Service"]
-  readonly directory: Directory["Service"]
-  readonly rates: Rates
-  readonly payments: QuotePayments["Service"]
-  readonly networkFees: NetworkFeesService
 }
 
 // ---- source ----

@@ -1,21 +1,12 @@
 /** Receiver lookups (`GET /receiver/...`): which currencies a receiver takes, at what estimated rate. */
 import { BigDecimal, Effect, Result } from "effect"
-import type { Directory } from "../ports/directory.ts"
-import type { Ids } from "../ports/ids.ts"
 import type { Store } from "../ports/store.ts"
 import { currency } from "../shared/currency.ts"
 import { MAX_AMOUNT } from "../shared/money.ts"
 import { accountNotFound, customerNotFound, quoteRequestFailed, umaNotFound } from "./errors.ts"
 import type { CurrencyPreference, ExternalAccountLookup, ReceiverLookupQuery, UmaLookup } from "./model.ts"
+import type { ReceiverLookupPorts } from "./ports.ts"
 import type { Rates } from "./rates.ts"
-
-/** The ports receiver lookups work with, resolved once by the `Quotes` layer. */
-export interface ReceiverLookupPorts {
-  readonly store: Store["Service"]
-  readonly ids: Ids["Service"]
-  readonly directory: Directory["Service"]
-  readonly rates: Rates
-}
 
 /** The sender's currency for receiver lookups: the customer's first currency, else the platform's, else USD. */
 const senderCurrency = Effect.fnUntraced(function* (

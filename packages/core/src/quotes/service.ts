@@ -6,10 +6,8 @@ import { Ids } from "../ports/ids.ts"
 import { NetworkFees } from "../ports/network-fees.ts"
 import { Store } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
-import type { IllegalTransition } from "../shared/machine.ts"
 import { command } from "../shared/tracing.ts"
 import { type CreateOptions, createQuote } from "./create.ts"
-import { type QuoteError, quoteNotFound } from "./errors.ts"
 import { exchangeRates } from "./exchange-rates.ts"
 import type {
   CreateQuoteRequest,
@@ -20,12 +18,13 @@ import type {
   ReceiverLookupQuery,
   UmaLookup
 } from "./model.ts"
-import { type ExecuteRequest, QuotePayments } from "./payments.ts"
+import { type ExecuteRequest, QuotePayments, type QuotesError } from "./ports.ts"
 import { makeRates } from "./rates.ts"
+import { getQuote } from "./reads.ts"
 import { lookupExternalAccount, lookupUma } from "./receivers.ts"
 import { estimateWithdrawalFee } from "./withdrawal-fees.ts"
 
-export type QuotesError = QuoteError | IllegalTransition
+export type { QuotesError } from "./ports.ts"
 
 /**
  * Quotes: creation (create.ts), execution through the payments context (`QuotePayments`), reads, exchange rates
@@ -83,18 +82,14 @@ export class Quotes extends Context.Service<
       const creation = { store, ids, directory, rates, payments, networkFees }
       const lookups = { store, ids, directory, rates }
 
-      const get = Effect.fn("Quotes.get")(function* (id: string) {
-        const record = yield* store.quotes.get(id)
-        if (record === undefined) return yield* Effect.fail(quoteNotFound(id))
-        return record.quote
-      })
-
       return Quotes.of({
         // The two hot commands of the payment path: `command`, not `Effect.fn` (see shared/tracing.ts).
         create: (request, options = {}) =>
           command("Quotes.create", (env) => createQuote(creation, request, env, options)),
         execute: (id, request = {}) => command("Quotes.execute", (env) => payments.execute(id, env, request)),
-        get,
+        get: Effect.fn("Quotes.get")(function* (id: string) {
+          return yield* getQuote(store, id)
+        }),
         marketRate: Effect.fn("Quotes.marketRate")(function* (from: string, to: string) {
           return (yield* rates.rateFor(from, to)).rate
         }),

@@ -30,9 +30,9 @@ import type {
   StablecoinOperationType,
   StablecoinRecord
 } from "./model.ts"
+import type { StablecoinPorts, StablecoinsError } from "./ports.ts"
 import { usableLink, withLink } from "./provider-accounts.ts"
 import { stablecoinRecord } from "./reads.ts"
-import type { StablecoinPorts, StablecoinsError } from "./stablecoin-ports.ts"
 import { toStablecoinOperation } from "./views.ts"
 
 // Mints and burns (P-13 … P-15, C-05, L-20; design section 3 "Mint / burn"): every check that needs no lock first;

@@ -24,7 +24,7 @@ import type {
   ProviderAccountRecord,
   StablecoinProviderAccount
 } from "./model.ts"
-import type { StablecoinPorts, StablecoinsError } from "./stablecoin-ports.ts"
+import type { StablecoinPorts, StablecoinsError } from "./ports.ts"
 import { toProviderAccount } from "./views.ts"
 
 // Provider account links (P-08, P-09; design section 3 "Link", Q11, Q14). The API client secret is sealed by the

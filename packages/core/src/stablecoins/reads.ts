@@ -9,7 +9,7 @@ import type {
   StablecoinOperation,
   StablecoinRecord
 } from "./model.ts"
-import type { StablecoinPorts, StablecoinsError } from "./stablecoin-ports.ts"
+import type { StablecoinPorts, StablecoinsError } from "./ports.ts"
 import { toStablecoin, toStablecoinOperation } from "./views.ts"
 
 // The stablecoin reads (P-12, P-16 … P-18).

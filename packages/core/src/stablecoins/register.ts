@@ -12,8 +12,8 @@ import {
   unknownProviderToken
 } from "./errors.ts"
 import type { ProviderAccountRecord, RegisterStablecoinRequest, StablecoinRecord } from "./model.ts"
+import type { StablecoinPorts, StablecoinsError } from "./ports.ts"
 import { usableLink, withLink } from "./provider-accounts.ts"
-import type { StablecoinPorts, StablecoinsError } from "./stablecoin-ports.ts"
 import { toStablecoin } from "./views.ts"
 
 // Registering a provider-created token (P-10 … P-12; design section 3 "Register", Q15).

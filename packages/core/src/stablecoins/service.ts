@@ -8,7 +8,6 @@ import { StablecoinProvider } from "../ports/stablecoin-provider.ts"
 import { Store } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
-import { nowIso } from "../shared/time.ts"
 import { stablecoinsNotImplemented } from "./errors.ts"
 import type {
   BurnRequest,
@@ -23,15 +22,16 @@ import type {
   StablecoinProviderAccount
 } from "./model.ts"
 import { createBurn, createMint } from "./operations.ts"
+import type { StablecoinPorts, StablecoinsError } from "./ports.ts"
 import { getProviderAccount, linkProviderAccount, listProviderAccounts } from "./provider-accounts.ts"
 import { getOperation, getStablecoin, listOperations, listStablecoins } from "./reads.ts"
 import { registerStablecoin } from "./register.ts"
-import type { StablecoinPorts, StablecoinsError } from "./stablecoin-ports.ts"
-import { processDueOperations } from "./worker.ts"
+import { processDueStablecoins, type StablecoinsWorkerReport } from "./worker.ts"
 
 // The stablecoins context (issue 17 slice B; docs/design/invitations-stablecoins.md, docs/stablecoins.md).
 
-export type { StablecoinsError } from "./stablecoin-ports.ts"
+export type { StablecoinsError } from "./ports.ts"
+export type { StablecoinsWorkerReport } from "./worker.ts"
 
 /**
  * Stablecoin issuance (P-08 … P-18). The four POSTs are prepared commands (`Idempotency.runPrepared`): they take the
@@ -126,13 +126,6 @@ export class Stablecoins extends Context.Service<
   )
 }
 
-export interface StablecoinsWorkerReport {
-  /** Operations funded or polled. */
-  readonly operations: number
-  /** Steps that failed unexpectedly (logged; retried next pass). */
-  readonly errors: number
-}
-
 /**
  * The stablecoin operations' time-based work, one pass per call (the worker pass runs it after settlement; tests call
  * `server.processDue()`). Nothing without a provider.
@@ -148,12 +141,10 @@ export class StablecoinsWorker extends Context.Service<
       const ids = yield* Ids
       const provider = yield* StablecoinProvider
       const vault = yield* KeyVault
+      const ports: StablecoinPorts | undefined = provider === undefined ? undefined : { store, ids, provider, vault }
       return StablecoinsWorker.of({
         processDue: Effect.fn("StablecoinsWorker.processDue")(function* () {
-          if (provider === undefined) return { operations: 0, errors: 0 }
-          const now = yield* nowIso
-          const report = yield* processDueOperations({ store, ids, provider, vault }, Date.parse(now), now)
-          return { operations: report.stepped, errors: report.errors }
+          return yield* processDueStablecoins(ports)
         })
       })
     })

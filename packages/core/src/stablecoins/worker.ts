@@ -3,13 +3,13 @@ import { resolveSteps, writeTransfersSteps } from "../ledger/transfers.ts"
 import type { ProviderOperationStatus, StablecoinProviderError } from "../ports/stablecoin-provider.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { type IllegalTransition, transition } from "../shared/machine.ts"
-import { addSeconds, pollBackoffSeconds } from "../shared/time.ts"
+import { addSeconds, nowIso, pollBackoffSeconds } from "../shared/time.ts"
 import { completionLegs } from "./legs.ts"
 import type { StablecoinOperationEvent } from "./machine.ts"
 import { stablecoinOperationMachine } from "./machine.ts"
 import type { StablecoinOperationRecord, StablecoinOperationStatus } from "./model.ts"
+import type { StablecoinPorts } from "./ports.ts"
 import { credentialsOf, moveLink } from "./provider-accounts.ts"
-import type { StablecoinPorts } from "./stablecoin-ports.ts"
 
 // The stablecoins worker (design section 3 step 4, `StablecoinsWorker.processDue`): each due operation's provider
 // call runs outside any transaction; its answer is applied in a transaction that re-reads the operation under lock
@@ -252,4 +252,21 @@ export const processDueOperations = Effect.fnUntraced(function* (
     if (!due.hasMore || last === undefined) return { stepped, errors }
     after = last.id
   }
+})
+
+export interface StablecoinsWorkerReport {
+  /** Operations funded or polled. */
+  readonly operations: number
+  /** Steps that failed unexpectedly (logged; retried next pass). */
+  readonly errors: number
+}
+
+/** One pass of `StablecoinsWorker.processDue`: nothing without a provider (`ports` is then `undefined`). */
+export const processDueStablecoins = Effect.fnUntraced(function* (
+  ports: StablecoinPorts | undefined
+): Effect.fn.Return<StablecoinsWorkerReport, StoreError> {
+  if (ports === undefined) return { operations: 0, errors: 0 }
+  const now = yield* nowIso
+  const report = yield* processDueOperations(ports, Date.parse(now), now)
+  return { operations: report.stepped, errors: report.errors }
 })

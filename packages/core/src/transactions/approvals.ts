@@ -31,14 +31,8 @@ import type {
   TransactionReasonRequest,
   TransactionRecord
 } from "./model.ts"
-import {
-  dieOnUnique,
-  type MoveError,
-  moveTransactionSteps,
-  nowOf,
-  type PaymentPorts,
-  saveRecordSteps
-} from "./moves.ts"
+import { dieOnUnique, type MoveError, moveTransactionSteps, nowOf, saveRecordSteps } from "./moves.ts"
+import type { PaymentPorts } from "./ports.ts"
 
 /** The state an incoming payment waits for the platform's decision in. */
 export const AWAITING_APPROVAL = "AWAITING_APPROVAL"

@@ -9,22 +9,10 @@ import { Effect } from "effect"
 import type { Customer } from "../customers/model.ts"
 import { debitsOf, shortfallOf } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
-import type { PlatformConfigService } from "../platform/service.ts"
-import { Ids } from "../ports/ids.ts"
-import type { KycProvider } from "../ports/kyc.ts"
-import type { Notifier } from "../ports/notifier.ts"
-import { Rail } from "../ports/rail.ts"
 import { Store } from "../ports/store.ts"
 import { scaFactorNotUsable } from "../quotes/errors.ts"
 import type { Quote, QuoteRecord } from "../quotes/model.ts"
-import {
-  type ChallengeRequest,
-  type Challenges,
-  challengesInContext,
-  LINKABLE_FACTORS,
-  linkingText,
-  type PendingCode
-} from "../sca/challenges.ts"
+import { type ChallengeRequest, LINKABLE_FACTORS, linkingText, type PendingCode } from "../sca/challenges.ts"
 import type { LinkedOperation, ScaChallengeRecord, ScaFactor, ScaPurpose } from "../sca/model.ts"
 import { challengePlan, type ScaDestinationKind } from "../sca/plan.ts"
 import { refuseWhileLocked, settled } from "../sca/proofs.ts"
@@ -38,21 +26,8 @@ import type { Steps } from "../shared/tracing.ts"
 import { paymentLegs } from "./legs.ts"
 import { dailyVolumeKey, dailyVolumeRefusal, sizeLimitRefusal } from "./limits.ts"
 import type { TransactionRecord } from "./model.ts"
-import { type MoveError, moveQuoteWithSteps, moveTransactionSteps, type PaymentPorts } from "./moves.ts"
-
-/** The payment ports and the SCA challenges (sca/challenges.ts over the same store). */
-export interface ScaPaymentPorts extends PaymentPorts {
-  readonly challenges: Challenges
-}
-
-/** The payment ports of the layer that builds them, with the challenges over them. */
-export const scaPaymentPorts: Effect.Effect<
-  ScaPaymentPorts,
-  never,
-  Store | Ids | Rail | Notifier | KycProvider | PlatformConfigService
-> = Effect.gen(function* () {
-  return { store: yield* Store, ids: yield* Ids, rail: yield* Rail, challenges: yield* challengesInContext }
-})
+import { type MoveError, moveQuoteWithSteps, moveTransactionSteps } from "./moves.ts"
+import type { PaymentPorts, ScaPaymentPorts } from "./ports.ts"
 
 /** A subject customer's quote: the customer and the purposes of its challenges, in order (none: trusted). */
 export interface ScaContext {

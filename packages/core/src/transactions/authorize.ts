@@ -13,7 +13,7 @@ import {
   scaCodeNotResendable
 } from "../quotes/errors.ts"
 import { fundingInstructions, paymentReference } from "../quotes/funding.ts"
-import type { ExecuteError } from "../quotes/payments.ts"
+import type { ExecuteError } from "../quotes/ports.ts"
 import type { PendingCode } from "../sca/challenges.ts"
 import type { ScaAuthorization } from "../sca/model.ts"
 import { refuseWhileLocked } from "../sca/proofs.ts"
@@ -27,7 +27,6 @@ import {
   linkedCode,
   quoteChallengePlan,
   quoteSlot,
-  type ScaPaymentPorts,
   withoutChallenge
 } from "./authorization.ts"
 import {
@@ -40,6 +39,7 @@ import {
 } from "./execute.ts"
 import { isInternalTransfer } from "./legs.ts"
 import { dieOnUnique, moveQuoteWithSteps, moveTransactionSteps } from "./moves.ts"
+import type { ScaPaymentPorts } from "./ports.ts"
 
 /** What the store transaction of an authorize came to: a refusal to answer after its commit, or the quote moved. */
 type AuthorizeOutcome =

@@ -11,7 +11,8 @@ import { resolveSteps } from "../ledger/transfers.ts"
 import { railUnavailable, transactionNotCancellable, transactionNotFound } from "./errors.ts"
 import { refundReference } from "./legs.ts"
 import type { TransactionReasonRequest, TransactionRecord } from "./model.ts"
-import { dieOnUnique, followQuoteSteps, isOutgoing, moveTransactionSteps, nowOf, type PaymentPorts } from "./moves.ts"
+import { dieOnUnique, followQuoteSteps, isOutgoing, moveTransactionSteps, nowOf } from "./moves.ts"
+import type { PaymentPorts } from "./ports.ts"
 import { finishRefundSteps } from "./refunds.ts"
 
 /** The rails whose payouts a bank can still stop before they settle (upstream: ACH pushes and wires). */

@@ -14,7 +14,8 @@ import type { Steps } from "../shared/tracing.ts"
 import { depositNotReturnable, transactionNotFound } from "./errors.ts"
 import { refundReference } from "./legs.ts"
 import type { TransactionRecord } from "./model.ts"
-import { dieOnUnique, type MoveError, moveTransactionSteps, nowOf, type PaymentPorts } from "./moves.ts"
+import { dieOnUnique, type MoveError, moveTransactionSteps, nowOf } from "./moves.ts"
+import type { PaymentPorts } from "./ports.ts"
 
 const isInsufficientFunds = (e: unknown): e is Refused =>
   typeof e === "object" &&

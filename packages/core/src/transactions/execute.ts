@@ -18,7 +18,7 @@ import { isQuoteDueToExpire } from "../quotes/expiry.ts"
 import { paymentReference, walletSigningOf } from "../quotes/funding.ts"
 import { quoteMachine } from "../quotes/machine.ts"
 import type { Quote, QuoteRecord } from "../quotes/model.ts"
-import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/payments.ts"
+import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/ports.ts"
 import { refuseUnlinkable } from "../quotes/sca-factor.ts"
 import type { ScaFactor } from "../sca/model.ts"
 import type { EngineSettings } from "../shared/engine-config.ts"
@@ -28,13 +28,7 @@ import { amountOf } from "../shared/money.ts"
 import { addSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { verifyWalletStamp } from "../wallet-auth/signed-retry.ts"
-import {
-  type Challenged,
-  type ScaPaymentPorts,
-  scaContextSteps,
-  scaPaymentPorts,
-  startAuthorizationSteps
-} from "./authorization.ts"
+import { type Challenged, scaContextSteps, startAuthorizationSteps } from "./authorization.ts"
 import { isInternalTransfer, paymentLegs } from "./legs.ts"
 import { dailyVolumeKey, dailyVolumeRefusal, sizeLimitRefusal } from "./limits.ts"
 import { outgoingPaymentMachine } from "./machine.ts"
@@ -46,10 +40,10 @@ import {
   type MoveError,
   moveQuoteSteps,
   moveTransactionSteps,
-  nowOf,
-  type PaymentPorts
+  nowOf
 } from "./moves.ts"
 import { depositedRecord } from "./on-chain.ts"
+import { type PaymentPorts, type ScaPaymentPorts, scaPaymentPorts } from "./ports.ts"
 import { type PayoutRead, payoutOfSteps, SUBMIT_GRACE_SECONDS, submitSteps } from "./submission.ts"
 
 export interface ExecuteOptions {
@@ -433,7 +427,7 @@ function* placeQuoteSteps(
   return (yield* afterExecuteSteps(ports, placed, clock)).quote.quote
 }
 
-/** `QuotePayments` over the payment engine (see quotes/payments.ts). */
+/** `QuotePayments` over the payment engine (see quotes/ports.ts). */
 export const quotePaymentsLayer: Layer.Layer<
   QuotePayments,
   never,

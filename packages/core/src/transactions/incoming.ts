@@ -15,19 +15,12 @@ import { amountOf } from "../shared/money.ts"
 import { nowIso } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { awaitApprovalSteps } from "./approvals.ts"
-import type { ScaPaymentPorts } from "./authorization.ts"
 import { invalidFundAmount, SANDBOX_FUND_MAX } from "./errors.ts"
 import { executeQuote } from "./execute.ts"
 import { depositLeg } from "./legs.ts"
 import type { SandboxSendRequest, SandboxUmaReceiveRequest, Transaction, TransactionRecord } from "./model.ts"
-import {
-  currentClock,
-  dieOnUnique,
-  insertTransactionSteps,
-  type MoveError,
-  moveTransactionSteps,
-  type PaymentPorts
-} from "./moves.ts"
+import { currentClock, dieOnUnique, insertTransactionSteps, type MoveError, moveTransactionSteps } from "./moves.ts"
+import type { PaymentPorts, ScaPaymentPorts } from "./ports.ts"
 
 interface IncomingInput {
   readonly accountId: string

@@ -6,9 +6,7 @@
  */
 import { Clock, Effect, Result } from "effect"
 import { resolveSteps } from "../ledger/transfers.ts"
-import type { Ids } from "../ports/ids.ts"
-import type { Rail } from "../ports/rail.ts"
-import type { Store, UniqueViolation } from "../ports/store.ts"
+import type { UniqueViolation } from "../ports/store.ts"
 import { type QuoteEvent, type QuoteState, quoteMachine } from "../quotes/machine.ts"
 import type { QuoteRecord } from "../quotes/model.ts"
 import type { StoreError } from "../shared/errors.ts"
@@ -29,13 +27,7 @@ import {
   outgoingStatus
 } from "./machine.ts"
 import { type FailureReason, incomingFailureReason, type Transaction, type TransactionRecord } from "./model.ts"
-
-/** The ports the payment engine works with, resolved once (by a layer) instead of on every call. */
-export interface PaymentPorts {
-  readonly store: Store["Service"]
-  readonly ids: Ids["Service"]
-  readonly rail: Rail["Service"]
-}
+import type { PaymentPorts } from "./ports.ts"
 
 export type MoveError = StoreError | UniqueViolation | IllegalTransition
 

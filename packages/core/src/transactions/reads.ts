@@ -10,7 +10,7 @@ import type { Timeline } from "../timelines/model.ts"
 import { toTimelineEntry } from "../timelines/transitions.ts"
 import { invalidCursor, transactionNotFound } from "./errors.ts"
 import { type ListTransactionsQuery, type TransactionOneOf, TransactionStatus } from "./model.ts"
-import type { PaymentPorts } from "./moves.ts"
+import type { PaymentPorts } from "./ports.ts"
 
 /** A payment by id (404 `TRANSACTION_NOT_FOUND`). */
 export const getPayment = Effect.fnUntraced(function* ({ store }: PaymentPorts, id: string) {

@@ -7,7 +7,8 @@ import { InvalidInput } from "../shared/errors.ts"
 import { isoOf } from "../shared/time.ts"
 import { transactionNotFound } from "./errors.ts"
 import type { ConfirmTransactionRequest } from "./model.ts"
-import { dieOnUnique, type PaymentPorts, saveRecordSteps } from "./moves.ts"
+import { dieOnUnique, saveRecordSteps } from "./moves.ts"
+import type { PaymentPorts } from "./ports.ts"
 
 /** A card transaction's id names no payment: its receipts are the card network's (400, not 404). */
 const cardTransactionNotConfirmable = (id: string): InvalidInput =>

@@ -9,15 +9,8 @@ import type { Refused } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { refundReference, sourceLedgerAccount } from "./legs.ts"
 import type { TransactionRecord } from "./model.ts"
-import {
-  canMove,
-  isOutgoing,
-  type MoveError,
-  moveTransactionSteps,
-  nowOf,
-  type PaymentPorts,
-  retryLaterSteps
-} from "./moves.ts"
+import { canMove, isOutgoing, type MoveError, moveTransactionSteps, nowOf, retryLaterSteps } from "./moves.ts"
+import type { PaymentPorts } from "./ports.ts"
 
 /** Whether a refund is due: the payment's machine is where a refund ends (`REFUND_SETTLE` / `REFUND_FAIL`). */
 export const refundDue = (record: TransactionRecord): boolean => canMove(record, "REFUND_SETTLE")

@@ -9,14 +9,12 @@ import type { Store } from "../ports/store.ts"
 import type { Quote } from "../quotes/model.ts"
 import { Quotes } from "../quotes/service.ts"
 import type { ScaAuthorization } from "../sca/model.ts"
-import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import type { InvalidInput, NotFound, StoreError } from "../shared/errors.ts"
 import type { CardTransactionId, TransactionId } from "../shared/ids.ts"
-import type { IllegalTransition } from "../shared/machine.ts"
 import type { Page } from "../shared/paging.ts"
 import { command } from "../shared/tracing.ts"
 import type { Timeline } from "../timelines/model.ts"
 import { approveIncoming, rejectIncoming } from "./approvals.ts"
-import { scaPaymentPorts } from "./authorization.ts"
 import { authorizeQuote, resendQuoteCode } from "./authorize.ts"
 import { cancelPayout } from "./cancel.ts"
 import { sandboxReturnDeposit } from "./deposit-returns.ts"
@@ -34,19 +32,13 @@ import type {
   TransferOutRequest
 } from "./model.ts"
 import { currentClock } from "./moves.ts"
+import { scaPaymentPorts, type TransactionsError } from "./ports.ts"
 import { getTimeline, getTransaction, listTransactions } from "./reads.ts"
 import { confirmReceipt } from "./receipts.ts"
 import { type ProcessDueReport, processDue } from "./settlement.ts"
 import { transferIn, transferOut } from "./transfers.ts"
 
-export type TransactionsError =
-  | InvalidInput
-  | NotFound
-  | Refused
-  | Conflict
-  | LimitExceeded
-  | StoreError
-  | IllegalTransition
+export type { TransactionsError } from "./ports.ts"
 
 /** What `get` answers for an id: a payment for a `Transaction:` id, a card transaction for a `CardTransaction:` one. */
 export type TransactionById<Id extends string> = Id extends TransactionId

@@ -29,11 +29,11 @@ import {
   type MoveError,
   moveTransactionSteps,
   nowOf,
-  type PaymentPorts,
   retryLaterSteps,
   saveRecordSteps
 } from "./moves.ts"
 import { settledFields } from "./on-chain.ts"
+import type { PaymentPorts } from "./ports.ts"
 import { refundDue, refundSteps } from "./refunds.ts"
 import { awaitingSubmission, submitSteps } from "./submission.ts"
 

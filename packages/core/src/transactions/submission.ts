@@ -16,11 +16,11 @@ import {
   laterOf,
   type MoveError,
   nowOf,
-  type PaymentPorts,
   savedRecord,
   saveRecordSteps,
   type TransactionChange
 } from "./moves.ts"
+import type { PaymentPorts } from "./ports.ts"
 import { refundDue, refundSteps } from "./refunds.ts"
 
 /**

@@ -1,5 +1,6 @@
 /**
- * What quotes ask of the payments context. A quote becomes an outgoing payment, and executing it moves money:
+ * What the quotes' use cases run on: the ports quote creation (create.ts) and receiver lookups (receivers.ts) work
+ * with, and what quotes ask of the payments context. A quote becomes an outgoing payment, and executing it moves money:
  * that is the transactions context's work. Transactions depend on quotes (their records, machine and expiry
  * rule), not the other way: quotes only know this interface, which transactions implement
  * (`quotePaymentsLayer` in transactions/execute.ts) and the engine provides to `Quotes.layer`.
@@ -8,13 +9,38 @@ import { type Clock, Context, type Effect } from "effect"
 import type { PaymentRail } from "../accounts/model.ts"
 import type { Customer } from "../customers/model.ts"
 import type { PlatformConfig } from "../platform/model.ts"
-import type { UniqueViolation } from "../ports/store.ts"
+import type { Directory } from "../ports/directory.ts"
+import type { Ids } from "../ports/ids.ts"
+import type { NetworkFeesService } from "../ports/network-fees.ts"
+import type { Store, UniqueViolation } from "../ports/store.ts"
 import type { ScaFactor } from "../sca/model.ts"
 import type { CommandEnv, EngineSettings } from "../shared/engine-config.ts"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { IllegalTransition } from "../shared/machine.ts"
 import type { Steps } from "../shared/tracing.ts"
+import type { QuoteError } from "./errors.ts"
 import type { Quote, QuoteRecord } from "./model.ts"
+import type { Rates } from "./rates.ts"
+
+export type QuotesError = QuoteError | IllegalTransition
+
+/** The ports and parts quote creation works with, resolved once by the `Quotes` layer. */
+export interface QuoteCreationPorts {
+  readonly store: Store["Service"]
+  readonly ids: Ids["Service"]
+  readonly directory: Directory["Service"]
+  readonly rates: Rates
+  readonly payments: QuotePayments["Service"]
+  readonly networkFees: NetworkFeesService
+}
+
+/** The ports receiver lookups work with, resolved once by the `Quotes` layer. */
+export interface ReceiverLookupPorts {
+  readonly store: Store["Service"]
+  readonly ids: Ids["Service"]
+  readonly directory: Directory["Service"]
+  readonly rates: Rates
+}
 
 /** What a new quote's payment needs that the quote does not carry (in its types). */
 export interface PaymentTerms {

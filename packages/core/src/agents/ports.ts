@@ -1,7 +1,8 @@
-import type { Accounts } from "../accounts/service.ts"
-import type { Ids } from "../ports/ids.ts"
-import type { Store } from "../ports/store.ts"
-import type { Quotes } from "../quotes/service.ts"
+import { Effect } from "effect"
+import { Accounts } from "../accounts/service.ts"
+import { Ids } from "../ports/ids.ts"
+import { Store } from "../ports/store.ts"
+import { Quotes } from "../quotes/service.ts"
 import type {
   Conflict,
   Forbidden,
@@ -11,8 +12,8 @@ import type {
   Refused,
   StoreError
 } from "../shared/errors.ts"
-import type { ScaPaymentPorts } from "../transactions/authorization.ts"
-import type { Transactions } from "../transactions/service.ts"
+import { type ScaPaymentPorts, scaPaymentPorts } from "../transactions/ports.ts"
+import { Transactions } from "../transactions/service.ts"
 
 /**
  * What the agents' use cases run on, resolved once when a service's layer is built (as `CardPorts`). The services
@@ -32,3 +33,16 @@ export interface AgentPorts {
 
 /** Every refusal an agents operation can answer (their HTTP statuses are in packages/http/src/errors.ts). */
 export type AgentsError = InvalidInput | NotFound | Refused | Forbidden | Conflict | LimitExceeded | StoreError
+
+/** The ports of every agents service, read once when its layer is built. */
+export const agentPorts = Effect.gen(function* () {
+  const ports: AgentPorts = {
+    store: yield* Store,
+    ids: yield* Ids,
+    quotes: yield* Quotes,
+    accounts: yield* Accounts,
+    transactions: yield* Transactions,
+    payments: yield* scaPaymentPorts
+  }
+  return ports
+})
