@@ -42,6 +42,15 @@ const cardTransactionsSuite = (stores: () => Parameters<typeof useTestServer>[1]
   }
   const seedTx = (card: CardRecord, overrides: Partial<CardTransactionRecord> = {}) =>
     run(seedCardTransaction(card, overrides))
+  /**
+   * Waits for the next millisecond. The seeded card transactions take their ids from this process's `Ids`, the
+   * payments from the server's: two ids of one millisecond from two generators come in either order, so a test
+   * of "newest first" across the two kinds makes each record in a millisecond of its own.
+   */
+  const nextMillisecond = async () => {
+    const now = Date.now()
+    while (Date.now() === now) await new Promise((resolve) => setTimeout(resolve, 1))
+  }
   const list = async (query: string) => {
     const r = await server.call("GET", `/transactions?${query}`)
     expect(r.status, JSON.stringify(r.json)).toBe(200)
@@ -67,8 +76,11 @@ const cardTransactionsSuite = (stores: () => Parameters<typeof useTestServer>[1]
   it("Q-43, Q-34, CD-41: payments and card transactions are listed together, newest first, told apart by type", async () => {
     const { customer, card } = await cardholder()
     await fundAccount(server, customer.accounts.USD!, 10_000)
+    await nextMillisecond()
     const authorized = await seedTx(card, { authorizedAmount: 1250 })
+    await nextMillisecond()
     await fundAccount(server, customer.accounts.USD!, 20_000)
+    await nextMillisecond()
     const settled = await seedTx(card, { state: "SETTLED", authorizedAmount: 900, settledAmount: 900 })
     const r = await list(`customerId=${customer.id}`)
     expect(r.json.totalCount).toBe(4)

@@ -41,6 +41,7 @@ import type { CreateQuoteRequest, CryptoNetwork, Quote, QuoteRecord } from "./mo
 import { networksOf } from "./networks.ts"
 import type { QuoteCreationPorts } from "./ports.ts"
 import { type FeeSchedule, feeScheduleFor, type Pricing, platformFeeFor, priceQuote } from "./pricing.ts"
+import { rateAt } from "./rates.ts"
 import { refuseUnlinkable } from "./sca-factor.ts"
 import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.ts"
 import { priceWithdrawal, withdrawalNetwork } from "./withdrawal-fees.ts"
@@ -381,7 +382,7 @@ export const createQuote = Effect.fnUntraced(
       platformFeeFor(sendingCode, receivingCode, config, request.platformFeeOverride)
     )
     const fees = feeScheduleFor(sendingCode, receivingCode, env.settings.serviceFeeBps, platformFee)
-    const market = yield* ports.rates.rateAt(sendingCode, receivingCode, env)
+    const market = yield* rateAt(ports.rates, sendingCode, receivingCode, env)
     const priced = yield* Effect.fromResult(
       priceQuote({
         sendingCurrency: sendingCode,

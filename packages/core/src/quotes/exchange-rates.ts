@@ -15,7 +15,7 @@ import {
   pow10,
   priceQuote
 } from "./pricing.ts"
-import type { Rates } from "./rates.ts"
+import { type Rates, rateFor } from "./rates.ts"
 
 /**
  * The rates from `query.sourceCurrency` to each destination currency asked for (default: every supported one).
@@ -40,7 +40,7 @@ export const exchangeRates = Effect.fnUntraced(function* (
   const limit = config?.transactionLimits.find((l) => l.currency === source)
   const out: Array<ExchangeRate> = []
   for (const destination of [...new Set(wanted)]) {
-    const found = yield* Effect.result(rates.rateFor(source, destination))
+    const found = yield* Effect.result(rateFor(rates, source, destination))
     if (Result.isFailure(found)) {
       if (explicit) return yield* Effect.fail(found.failure)
       continue

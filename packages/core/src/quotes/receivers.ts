@@ -6,7 +6,7 @@ import { MAX_AMOUNT } from "../shared/money.ts"
 import { accountNotFound, customerNotFound, quoteRequestFailed, umaNotFound } from "./errors.ts"
 import type { CurrencyPreference, ExternalAccountLookup, ReceiverLookupQuery, UmaLookup } from "./model.ts"
 import type { ReceiverLookupPorts } from "./ports.ts"
-import type { Rates } from "./rates.ts"
+import { type Rates, rateFor } from "./rates.ts"
 
 /** The sender's currency for receiver lookups: the customer's first currency, else the platform's, else USD. */
 const senderCurrency = Effect.fnUntraced(function* (
@@ -27,7 +27,7 @@ const senderCurrency = Effect.fnUntraced(function* (
 
 /** One currency a receiver takes, with the market rate from the sender's currency. */
 const preference = Effect.fnUntraced(function* (rates: Rates, from: string, to: string, min: number, max: number) {
-  const { rate } = yield* rates.rateFor(from, to)
+  const { rate } = yield* rateFor(rates, from, to)
   return {
     currency: currency(to),
     estimatedExchangeRate: BigDecimal.toNumberUnsafe(rate),

@@ -19,7 +19,7 @@ import type {
   UmaLookup
 } from "./model.ts"
 import { type ExecuteRequest, QuotePayments, type QuotesError } from "./ports.ts"
-import { makeRates } from "./rates.ts"
+import { rateCache, rateFor } from "./rates.ts"
 import { getQuote } from "./reads.ts"
 import { lookupExternalAccount, lookupUma } from "./receivers.ts"
 import { estimateWithdrawalFee } from "./withdrawal-fees.ts"
@@ -77,7 +77,7 @@ export class Quotes extends Context.Service<
       const ids = yield* Ids
       const directory = yield* Directory
       const payments = yield* QuotePayments
-      const rates = makeRates(yield* FxRates)
+      const rates = rateCache(yield* FxRates)
       const networkFees = yield* NetworkFees
       const creation = { store, ids, directory, rates, payments, networkFees }
       const lookups = { store, ids, directory, rates }
@@ -91,7 +91,7 @@ export class Quotes extends Context.Service<
           return yield* getQuote(store, id)
         }),
         marketRate: Effect.fn("Quotes.marketRate")(function* (from: string, to: string) {
-          return (yield* rates.rateFor(from, to)).rate
+          return (yield* rateFor(rates, from, to)).rate
         }),
         exchangeRates: Effect.fn("Quotes.exchangeRates")(function* (query: ExchangeRatesQuery) {
           return yield* exchangeRates(store, rates, query)
