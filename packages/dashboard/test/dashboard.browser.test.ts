@@ -30,7 +30,7 @@ interface Sandbox {
 const startSandbox = (dataDir: string): Promise<Sandbox> =>
   new Promise((resolve, reject) => {
     const { DATABASE_URL: _, ...inherited } = process.env
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, ["--conditions=@paycore/source", MAIN], {
       env: {
         ...inherited,
         PORT: "0",
