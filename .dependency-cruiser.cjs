@@ -118,7 +118,8 @@ module.exports = {
     tsPreCompilationDeps: true,
     // swc parses TypeScript here: TypeScript 7 (the project's) has no JavaScript API for the cruiser to call.
     parser: "swc",
-    // Packages are resolved through their `exports` maps, as node does (effect has no `main`).
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "default"] }
+    // Packages are resolved through their `exports` maps, as node does (effect has no `main`); a @paycore package to
+    // its TypeScript sources (the `@paycore/source` condition, as everywhere in the monorepo), not its built dist/.
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["@paycore/source", "import", "default"] }
   }
 }

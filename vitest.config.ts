@@ -1,6 +1,22 @@
 import { defineConfig } from "vitest/config"
 
+/**
+ * The monorepo runs the TypeScript sources, never a build: every @paycore package exports its `src/` under this
+ * condition (then `types`, `default`: the built dist/ users get). Vite resolves the tests' imports with it (vitest
+ * appends its defaults, "node" and "development|production", to the conditions below; vite always adds "import" and
+ * "default"), vitest passes it to its workers' `--conditions`, and the child processes tests spawn (`node src/main.ts`
+ * of the CLI, the sandbox server) inherit it through NODE_OPTIONS.
+ */
+const SOURCE_CONDITION = "@paycore/source"
+const nodeOptions = process.env.NODE_OPTIONS ?? ""
+if (!nodeOptions.includes(`--conditions=${SOURCE_CONDITION}`))
+  process.env.NODE_OPTIONS = `${nodeOptions} --conditions=${SOURCE_CONDITION}`.trim()
+
 export default defineConfig({
+  resolve: { conditions: [SOURCE_CONDITION] },
+  ssr: { resolve: { conditions: [SOURCE_CONDITION] } },
+  // The environment vitest runs `globalSetup` in takes no top-level conditions (its own defaults only).
+  environments: { __vitest__: { resolve: { conditions: [SOURCE_CONDITION] } } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     globalSetup: ["packages/http/test/conformance-setup.ts", "packages/store-postgres/test/pglite-template-setup.ts"],

@@ -2,7 +2,7 @@
  * Cards benchmark (issue 15; docs/design/cards.md, section 4 "Benchmark"): card authorizations per second and the
  * merged `GET /transactions` listing, each against a baseline measured in the same run.
  *
- *   node bench/cards.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
+ *   node --conditions=@paycore/source bench/cards.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
  *   npm run bench -- --only cards
  *
  * - Authorization: one call of `CardNetwork.authorize` (decision, daily counters, hold, the card transaction row and

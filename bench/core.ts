@@ -1,7 +1,7 @@
 /**
  * Core throughput benchmark: full payment lifecycles per second through the engine on the in-memory store.
  *
- *   node bench/core.ts [--seconds 5]
+ *   node --conditions=@paycore/source bench/core.ts [--seconds 5]
  *
  * A lifecycle is `Quotes.create` (ACCOUNT source: the funded USD internal account of a customer who accepted the
  * end-user terms; SENDING locked), `Quotes.execute` (limits, ledger holds, submission to the rail) and settlement

@@ -3,7 +3,7 @@
  * server doing it, on PostgreSQL (where rows persist: the server of DATABASE_URL, else PGlite, as `npm start`
  * chooses) and on the memory store (which keeps every row in the process by design).
  *
- *   DATABASE_URL=… node bench/csv-import.ts [--store postgres|memory] [--rows 50000]
+ *   DATABASE_URL=… node --conditions=@paycore/source bench/csv-import.ts [--store postgres|memory] [--rows 50000]
  *
  * The server runs in a child process (`--serve <store>`) with the Node flags of `npm start`, so its peak RSS is its
  * own: not the benches' before it, nor this client's. This process streams a generated file to it as multipart
@@ -24,7 +24,7 @@ import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Layer, Scope } from "effect"
-import { numberFlag } from "./figures.ts"
+import { numberFlag, SOURCE_CONDITION } from "./figures.ts"
 
 export interface CsvImportBench {
   readonly store: string
@@ -179,10 +179,14 @@ const serve = async (storeKind: CsvImportStore): Promise<void> => {
   process.stdout.write(`${JSON.stringify({ peakRssMiB })}\n`)
 }
 
-/** The Node flags of `npm start` (package.json), so the bench's server runs as the production server does. */
+/**
+ * The Node flags of `npm start` (package.json), so the bench's server runs as the production server does; among them
+ * `--conditions=@paycore/source` (the workspace's sources, no build), which this child needs whatever the script says.
+ */
 const startFlags = (): Array<string> => {
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
-  return (manifest.scripts.start as string).split(/\s+/).filter((arg) => arg.startsWith("--"))
+  const flags = (manifest.scripts.start as string).split(/\s+/).filter((arg) => arg.startsWith("--"))
+  return flags.includes(SOURCE_CONDITION) ? flags : [SOURCE_CONDITION, ...flags]
 }
 
 /**

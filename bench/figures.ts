@@ -19,3 +19,10 @@ export const numberFlag = (name: string): number | undefined => {
   const index = process.argv.indexOf(`--${name}`)
   return index < 0 ? undefined : Number(process.argv[index + 1])
 }
+
+/**
+ * The node flag that runs the workspace's TypeScript sources (each @paycore package exports `src/` under the
+ * `@paycore/source` condition; without it node would look for the built dist/): `npm run bench` passes it, and so
+ * does every child process and worker thread a bench starts.
+ */
+export const SOURCE_CONDITION = "--conditions=@paycore/source"

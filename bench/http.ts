@@ -10,7 +10,7 @@
 import type { RequestListener } from "node:http"
 import { createRequire } from "node:module"
 import { Worker } from "node:worker_threads"
-import { median } from "./figures.ts"
+import { median, SOURCE_CONDITION } from "./figures.ts"
 
 // -----------------------------------------------------------------------------
 // autocannon (untyped CommonJS package)
@@ -114,6 +114,9 @@ const startServer = (listener: ListenerFactory) =>
   new Promise<ServerHandle>((resolve, reject) => {
     const worker = new Worker(workerSource, {
       eval: true,
+      // The worker imports the listener's module from the workspace's sources, as its parent does (said here, so it
+      // does not depend on the flags the parent happened to get).
+      execArgv: [SOURCE_CONDITION],
       workerData: { module: String(listener.module), factory: listener.factory }
     })
     worker.once("error", reject)

@@ -2,7 +2,7 @@
  * PostgreSQL benchmark: executes and payment lifecycles per second on a PostgreSQL server, against `pgbench`'s
  * TPC-B-like transactions per second on the same server in the same run.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node bench/postgres.ts [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=@paycore/source bench/postgres.ts [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
  *
  * Without DATABASE_URL (or without `pgbench` on PATH) it prints why the PostgreSQL part is skipped and returns.
  *

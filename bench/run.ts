@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every figure as a ratio against a baseline measured in the same run.
  *
- *   node bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
+ *   node --conditions=@paycore/source bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
  *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
  *                     [--only core,postgres,wallet,http,csv,cards]
  *

@@ -2,7 +2,7 @@
  * Signed-retry throughput: wallet actions authorized per second through the core on the in-memory store, against the
  * bare ECDSA P-256 verify of `node:crypto` measured in the same run.
  *
- *   node bench/wallet.ts [--seconds 5]
+ *   node --conditions=@paycore/source bench/wallet.ts [--seconds 5]
  *
  * One action is a session refresh (W-31) end to end, both legs: the first call (`WalletAuth.refreshSession` without
  * headers → the 202 with `payloadToSign`) and the stamped retry (parse the stamp, verify it over the payload, lock

@@ -2,7 +2,7 @@
  * paycore embedded: the engine called in-process, no HTTP. What a team that embeds paycore in its own
  * server writes: compose the ports, provide `EngineLayer`, call the services as Effects.
  *
- *   node examples/embedded/src/main.ts
+ *   node --conditions=@paycore/source examples/embedded/src/main.ts
  *
  * One customer, funded in the sandbox, pays a US account in USD and a CLABE account in MXN; the settlement
  * worker and the webhook dispatcher are driven by hand; a summary is printed.

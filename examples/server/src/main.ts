@@ -1,7 +1,7 @@
-/** `npm start`: the sandbox service until it is stopped (the environment it reads: serve.ts). */
+/** `npm start`: the sandbox service until it is stopped (the environment it reads: @paycore/server's serve.ts). */
 import { NodeRuntime } from "@effect/platform-node"
+import { banner, serve } from "@paycore/server"
 import { Effect } from "effect"
-import { banner, serve } from "./serve.ts"
 
 NodeRuntime.runMain(
   Effect.scoped(

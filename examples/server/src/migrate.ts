@@ -1,7 +1,7 @@
-/** `npm run migrate`: migrations.ts, said on the console. */
+/** `npm run migrate`: @paycore/server's `migrate`, said on the console. */
 import { NodeRuntime } from "@effect/platform-node"
+import { migrate, migrationSummary } from "@paycore/server"
 import { Effect } from "effect"
-import { migrate, migrationSummary } from "./migrations.ts"
 
 NodeRuntime.runMain(
   Effect.scoped(

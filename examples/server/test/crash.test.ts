@@ -75,7 +75,7 @@ interface Running {
 const startServer = (target: Target): Promise<Running> =>
   new Promise((resolve, reject) => {
     const { DATABASE_URL: _, ...inherited } = process.env
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, ["--conditions=@paycore/source", MAIN], {
       env: {
         ...inherited,
         ...target.env,

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { API_VERSION, Api } from "@paycore/http"
 import { Data, Effect, Option, Redacted } from "effect"
+import type { Command } from "effect/cli"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import { paycore } from "./root.ts"
@@ -81,8 +82,18 @@ export const authenticatedHttpClient = Effect.gen(function* () {
   )
 })
 
-/** The typed client of the whole API, at `--api`. */
-export const apiClient = Effect.gen(function* () {
+/** The typed client of the whole API: an operation per endpoint, failing with `ApiError` on an error status. */
+export type ApiClient = HttpApiClient.ForApi<typeof Api, ApiError>
+
+/**
+ * The typed client of the whole API, at `--api`. Its type is written out: the one tsc infers (every endpoint's
+ * method) is longer than a declaration file may hold.
+ */
+export const apiClient: Effect.Effect<
+  ApiClient,
+  CliFailure,
+  Command.CommandContext<"paycore"> | HttpClient.HttpClient
+> = Effect.gen(function* () {
   const root = yield* paycore
   const httpClient = yield* authenticatedHttpClient
   return yield* HttpApiClient.makeWith(Api, { httpClient, baseUrl: versionedBase(root.api) })

@@ -1,6 +1,7 @@
 /**
- * Runs `paycore` as a user does: a child process of `node src/main.ts`, its stdout and stderr collected; and a
- * webhook receiver that accepts only events signed with a given Standard Webhooks secret.
+ * Runs `paycore` as a user does: a child process of `node src/main.ts` (on the workspace's sources, as the monorepo
+ * runs them: the `@paycore/source` export condition), its stdout and stderr collected; and a webhook receiver that
+ * accepts only events signed with a given Standard Webhooks secret.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer, type Server } from "node:http"
@@ -8,6 +9,8 @@ import type { AddressInfo } from "node:net"
 import { Webhook } from "standardwebhooks"
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname
+/** node's arguments before the CLI's: the sources of every @paycore package, no build needed. */
+const NODE_ARGS = ["--conditions=@paycore/source", MAIN]
 
 /** The sandbox credentials every test server is started with. */
 export const CREDENTIALS = { clientId: "cli-test", clientSecret: "cli-test-secret-0000000001" }
@@ -29,7 +32,10 @@ export interface Finished {
 /** `paycore ...args` to its end. */
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Finished> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+      env: cleanEnv(env),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => {
@@ -56,7 +62,10 @@ export const startCli = (
   ready: (stdout: string) => boolean
 ): Promise<Running> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
+      env: cleanEnv(env),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
     let stdout = ""
     let stderr = ""

@@ -1,7 +1,8 @@
 /**
  * The sandbox dashboard's files, served by the sandbox server at `/dashboard/` (a static single page that calls the
- * public API with the reader's credentials). dist/ is built at install (`npm install` / `npm ci` run the root
- * `prepare` script); without it every dashboard path answers a 503 page that says so.
+ * public API with the reader's credentials). The page is built into dist/ by `npm run build` (at install: `npm install`
+ * / `npm ci` run the root `prepare` script; the published package ships it); without it every dashboard path answers a
+ * 503 page that says so.
  */
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -31,7 +32,10 @@ const missingPage = `<!doctype html>
 </html>
 `
 
-/** The dashboard's files from `distDir` (default: this package's dist/), or its 503 page when they are missing. */
+/**
+ * The dashboard's files from `distDir` (default: this package's dist/, found from src/ and from the compiled dist/
+ * alike: both sit one level under the package), or its 503 page when they are missing.
+ */
 export const dashboardFiles = (distDir = join(import.meta.dirname, "..", "dist")): ReadonlyArray<StaticFile> => {
   const names = Object.keys(contentTypes) as Array<keyof typeof contentTypes>
   if (!names.every((name) => existsSync(join(distDir, name)))) {

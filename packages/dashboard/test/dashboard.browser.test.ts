@@ -1,10 +1,10 @@
 /**
  * Issue 18 items 1 and 3, the person's path of docs/design/dashboard-cli.md section 4 in a real Chromium, against
- * the sandbox server itself (examples/server: PGlite in a fresh folder, a random port, the worker on): sign in, create
- * and fund a customer, a payment that fails by the rail's suffix and is refunded (its timeline), webhook deliveries
- * and a replay, an agent's held payment approved, a card authorization simulated, and a production token that sees no
- * write. Screenshots go to docs/images/dashboard-*.png (docs/dashboard.md shows them). Nothing may be fetched from
- * anywhere but the sandbox.
+ * the sandbox server itself (`npm start`'s program on the sources: PGlite in a fresh folder, a random port, the
+ * worker on): sign in, create and fund a customer, a payment that fails by the rail's suffix and is refunded (its
+ * timeline), webhook deliveries and a replay, an agent's held payment approved, a card authorization simulated, and
+ * a production token that sees no write. Screenshots go to docs/images/dashboard-*.png (docs/dashboard.md shows
+ * them). Nothing may be fetched from anywhere but the sandbox.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -30,7 +30,7 @@ interface Sandbox {
 const startSandbox = (dataDir: string): Promise<Sandbox> =>
   new Promise((resolve, reject) => {
     const { DATABASE_URL: _, ...inherited } = process.env
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, ["--conditions=@paycore/source", MAIN], {
       env: {
         ...inherited,
         PORT: "0",

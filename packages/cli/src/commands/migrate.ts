@@ -1,4 +1,4 @@
-/** `paycore migrate`: what `npm run migrate` does (examples/server's `migrate`). */
+/** `paycore migrate`: what `npm run migrate` does (@paycore/server's `migrate`). */
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { emit } from "../output.ts"

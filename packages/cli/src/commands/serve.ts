@@ -1,10 +1,10 @@
-/** `paycore serve`: the sandbox service, started as `npm start` starts it (examples/server's `serve`). */
+/** `paycore serve`: the sandbox service, started as `npm start` starts it (@paycore/server's `serve`). */
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { emit } from "../output.ts"
 
 /** The whole engine and its stores, loaded only by the commands that run them (the others start faster). */
-export const loadServer = Effect.promise(() => import("@paycore/example-server"))
+export const loadServer = Effect.promise(() => import("@paycore/server"))
 
 export const serve = Command.make(
   "serve",
