@@ -11,9 +11,10 @@ const int8 = (value: string): number => Number(value)
 
 /**
  * Type parsers of this store's pool only (the process-wide `pg.types` stay untouched): int8 as a number,
- * every other type as node-postgres parses it by default.
+ * every other type as node-postgres parses it by default. A pool of your own that the store runs on takes them
+ * too (`new Pool({ ..., types: pgTypeParsers })`, see `makePgKyselyFromPool`): amounts are int8 columns.
  */
-const pgTypeParsers: CustomTypesConfig = {
+export const pgTypeParsers: CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8_OID ? int8 : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig["getTypeParser"]
 }
@@ -24,6 +25,24 @@ export interface PgConfig extends StoreOptions {
   readonly max?: number | undefined
   /** A schema to work in (it must exist): the first of the connections' `search_path`. */
   readonly schema?: string | undefined
+}
+
+/**
+ * A Kysely over your own node-postgres pool (not migrated: see `migrate`), which the store then talks to directly,
+ * as to the pool of `makePgKysely`: named prepared statements, and transactions pipelined when the pool was made
+ * with `pipeline: true`. The pool must parse int8 as a number (`types: pgTypeParsers`), or this throws; its
+ * connection settings (ssl, `options` such as a `search_path`, timeouts, size) are yours. The store opens one more
+ * connection beside the pool with the pool's settings (see `SqlClient.queryUnflushed`); the Kysely's `destroy()`
+ * closes it and ends the pool.
+ */
+export const makePgKyselyFromPool = (pool: Pool): Kysely<Database> => {
+  const int8Parser = pool.options.types?.getTypeParser(INT8_OID, "text") as ((value: string) => unknown) | undefined
+  if (int8Parser?.("1") !== 1) {
+    throw new Error("store-postgres: the pool must parse int8 as a number: new Pool({ ..., types: pgTypeParsers })")
+  }
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  registerPool(db, pool)
+  return db
 }
 
 /** A Kysely over a node-postgres pool (not migrated: see `migrate`). */
@@ -40,9 +59,7 @@ export const makePgKysely = (config: PgConfig): Kysely<Database> => {
     pipeline: true,
     ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` })
   })
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  registerPool(db, pool)
-  return db
+  return makePgKyselyFromPool(pool)
 }
 
 export interface PgliteConfig {

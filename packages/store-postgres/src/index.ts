@@ -1,4 +1,11 @@
-export { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./connection.ts"
+export {
+  makePgKysely,
+  makePgKyselyFromPool,
+  makePgliteKysely,
+  type PgConfig,
+  type PgliteConfig,
+  pgTypeParsers
+} from "./connection.ts"
 export * from "./document-store.ts"
 export type * from "./schema.ts"
 export { MIGRATION_TABLE, migrate, migrations } from "./schema.ts"
