@@ -176,10 +176,14 @@ export const compileListener = <Id extends string, Groups extends HttpApiGroup.C
     })
     const renderer = referenceRendererScript()
     const rendererUrl = renderer === undefined ? undefined : `${prefix}/docs/renderer.js`
+    // The page names its document and script relative to itself (`{prefix}/docs`), so it still finds them when a
+    // host mounts the listener under a path of its own (docs/embedding.md).
     addRoute("GET", `${prefix}/docs`, {
       _tag: "Static",
       contentType: "text/html; charset=utf-8",
-      body: Buffer.from(referencePageHtml(`${prefix}/openapi.json`, rendererUrl, spec.info.title))
+      body: Buffer.from(
+        referencePageHtml("openapi.json", rendererUrl === undefined ? undefined : "docs/renderer.js", spec.info.title)
+      )
     })
     if (renderer !== undefined && rendererUrl !== undefined) {
       addRoute("GET", rendererUrl, {

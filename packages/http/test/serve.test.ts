@@ -410,8 +410,12 @@ describe("makeRequestListener", () => {
     expect(document.json.components.securitySchemes.basicAuth).toEqual({ type: "http", scheme: "basic" })
     const page = await call("GET", "/docs", { headers: { authorization: "" } })
     expect(page.headers.get("content-type")).toContain("text/html")
-    expect(page.text).toContain('data-url="/2025-10-13/openapi.json"')
-    expect(page.text).toContain('<script src="/2025-10-13/docs/renderer.js">')
+    // Relative to the page, so a host that mounts the API under a prefix of its own serves a page that still works.
+    expect(page.text).toContain('data-url="openapi.json"')
+    expect(page.text).toContain('<script src="docs/renderer.js">')
+    const pageUrl = "http://host.example/mount/2025-10-13/docs"
+    expect(new URL("openapi.json", pageUrl).pathname).toBe("/mount/2025-10-13/openapi.json")
+    expect(new URL("docs/renderer.js", pageUrl).pathname).toBe("/mount/2025-10-13/docs/renderer.js")
     expect(page.text).not.toMatch(/https?:\/\//)
     const renderer = await call("GET", "/docs/renderer.js", { headers: { authorization: "" } })
     expect(renderer.status).toBe(200)
