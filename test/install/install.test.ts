@@ -23,6 +23,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync
 } from "node:fs"
 import { tmpdir } from "node:os"
@@ -77,7 +78,6 @@ interface Manifest {
   readonly version: string
   readonly private?: boolean
   readonly exports: Record<string, string | Record<string, string>>
-  readonly bin?: Record<string, string>
 }
 const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
 
@@ -86,6 +86,35 @@ const entryPoints = (m: Manifest) =>
   Object.keys(m.exports)
     .filter((subpath) => subpath !== "./package.json")
     .map((subpath) => `${m.name}${subpath.slice(1)}`)
+
+/** Built, not by this test: the files of every entry point (`types` and `default`) and the CLI's bin target. */
+const missingBuiltFiles = (): ReadonlyArray<string> => {
+  const missing: Array<string> = []
+  for (const name of PUBLIC) {
+    const dir = join(ROOT, "packages", name)
+    for (const target of Object.values(manifest(dir).exports)) {
+      if (typeof target === "string") continue
+      for (const condition of ["types", "default"] as const) {
+        const file = target[condition]
+        if (file === undefined) missing.push(`packages/${name}/package.json: an export without "${condition}"`)
+        else if (!existsSync(join(dir, file))) missing.push(join("packages", name, file))
+      }
+    }
+  }
+  if (!existsSync(join(ROOT, "packages/cli/dist/main.js"))) missing.push("packages/cli/dist/main.js (the bin's)")
+  return missing
+}
+
+/** The packages whose src/ changed after their last build (the tarballs hold that build, not the change). */
+const staleBuilds = (): ReadonlyArray<string> =>
+  PUBLIC.filter((name) => {
+    const buildInfo = join(ROOT, "packages", name, "dist/tsconfig.build.tsbuildinfo")
+    if (!existsSync(buildInfo)) return false
+    const built = statSync(buildInfo).mtimeMs
+    return globSync("src/**/*.{ts,tsx}", { cwd: join(ROOT, "packages", name) }).some(
+      (file) => statSync(join(ROOT, "packages", name, file)).mtimeMs > built
+    )
+  })
 
 // One retry, 2 s apart: a registry that refuses the connection is known in seconds.
 const ping = await run("npm", ["ping", "--fetch-retries=1", "--fetch-retry-mintimeout=2000", "--fetch-timeout=15000"], {
@@ -123,26 +152,18 @@ describe.skipIf(unreachable !== undefined)(
       run(command, args, { cwd: host, env, timeoutMs: 180_000 })
 
     beforeAll(async () => {
-      // 1. Built, not by this test: every entry point's files and the CLI's bin target are there.
-      const missing: Array<string> = []
-      for (const name of PUBLIC) {
-        const dir = join(ROOT, "packages", name)
-        const m = manifest(dir)
-        for (const target of Object.values(m.exports)) {
-          if (typeof target === "string") continue
-          for (const condition of ["types", "default"] as const) {
-            const file = target[condition]
-            if (file === undefined) missing.push(`packages/${name}/package.json: an export without "${condition}"`)
-            else if (!existsSync(join(dir, file))) missing.push(join("packages", name, file))
-          }
-        }
-      }
-      if (!existsSync(join(ROOT, "packages/cli/dist/main.js"))) missing.push("packages/cli/dist/main.js (the bin's)")
+      const missing = missingBuiltFiles()
       if (missing.length > 0)
         throw new Error(
           `the built packages are missing (${missing.length} files), e.g.\n  ${missing.slice(0, 8).join("\n  ")}\n` +
             "They are built by `npm run build`, which `npm ci` and `npm install` run (the root's prepare script); this " +
             "test packs what is built and builds nothing. Run `npm run build`, then the test again."
+        )
+      const stale = staleBuilds()
+      if (stale.length > 0)
+        console.warn(
+          `test/install: src/ changed after the last build in ${stale.join(", ")}: the tarballs hold that build, not ` +
+            "your change (run `npm run build` to test it)"
         )
 
       // The host project: under the temp folder, and no folder above it has a node_modules Node could find.
