@@ -10,13 +10,17 @@
  * Both need the built `dist/` (`npm run build`; `npm install` runs it). The entry points come from the `exports`
  * maps (their `types` condition), so a new subpath gets its report without a line here. The report of `"."` is
  * `index.api.md`, of `"./wallet-client"` `wallet-client.api.md`.
+ *
+ * api-extractor writes each report into a temporary folder; this script compares it with the checked-in one, after
+ * taking the line and column out of the source locations a few warnings carry (`// src/describe.ts:344:3 - ...`), so
+ * a line added above a declaration does not change a report.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join, resolve } from "node:path"
+import { basename, dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import {
-  ConsoleMessageId,
   Extractor,
   ExtractorConfig,
   ExtractorLogLevel,
@@ -37,28 +41,38 @@ interface EntryPoint {
   readonly types: string
 }
 
-/** The entry points with types of every public package (not `private`) under packages/. */
-const entryPoints = (): ReadonlyArray<EntryPoint> =>
-  readdirSync(join(root, "packages"))
-    .map((dir) => join(root, "packages", dir))
-    .filter((folder) => existsSync(join(folder, "package.json")))
-    .flatMap((folder) => {
-      const pkg = JSON.parse(readFileSync(join(folder, "package.json"), "utf8"))
-      if (pkg.private === true) return []
-      return Object.entries<unknown>(pkg.exports ?? {}).flatMap(([subpath, target]) => {
-        const types = typeof target === "object" && target !== null ? (target as { types?: unknown }).types : undefined
-        if (typeof types !== "string") return []
-        const report = subpath === "." ? "index" : subpath.replace(/^\.\//, "").replaceAll("/", "-")
-        return [{ packageName: pkg.name as string, packageFolder: folder, subpath, report, types }]
-      })
-    })
+/**
+ * The entry points of every public package (not `private`) under packages/: each subpath of its `exports` map but
+ * `./package.json`. One whose target has no `types` condition is a problem of its own (users get no types).
+ */
+const entryPoints = (): { readonly entries: ReadonlyArray<EntryPoint>; readonly untyped: ReadonlyArray<string> } => {
+  const entries: Array<EntryPoint> = []
+  const untyped: Array<string> = []
+  for (const dir of readdirSync(join(root, "packages"))) {
+    const packageFolder = join(root, "packages", dir)
+    if (!existsSync(join(packageFolder, "package.json"))) continue
+    const pkg = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8"))
+    if (pkg.private === true) continue
+    for (const [subpath, target] of Object.entries<unknown>(pkg.exports ?? {})) {
+      if (subpath.endsWith(".json")) continue
+      const types = typeof target === "object" && target !== null ? (target as { types?: unknown }).types : undefined
+      if (typeof types !== "string") {
+        untyped.push(`${pkg.name}${subpath.slice(1)}`)
+        continue
+      }
+      const report = subpath === "." ? "index" : subpath.replace(/^\.\//, "").replaceAll("/", "-")
+      entries.push({ packageName: pkg.name, packageFolder, subpath, report, types })
+    }
+  }
+  return { entries, untyped }
+}
 
 /**
  * What every report shares. TypeScript is the one api-extractor bundles (its own 5.x/6.x): it reads the `.d.ts` our
  * TypeScript 7 emits as they are (relative specifiers keep their `.ts` extension there, which it resolves to the
  * `.d.ts` beside them).
  */
-const configOf = (entry: EntryPoint, tempFolder: string): IConfigFile => {
+const configOf = (entry: EntryPoint, reportFolder: string, tempFolder: string): IConfigFile => {
   const entryFile = join(entry.packageFolder, entry.types)
   return {
     projectFolder: entry.packageFolder,
@@ -82,7 +96,7 @@ const configOf = (entry: EntryPoint, tempFolder: string): IConfigFile => {
     },
     apiReport: {
       enabled: true,
-      reportFolder: join(entry.packageFolder, "api"),
+      reportFolder,
       reportTempFolder: tempFolder,
       reportFileName: entry.report,
       // A type the API uses but does not export is written out in the report too (after its ae-forgotten-export
@@ -96,8 +110,8 @@ const configOf = (entry: EntryPoint, tempFolder: string): IConfigFile => {
       compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Warning } },
       extractorMessageReporting: {
         default: { logLevel: ExtractorLogLevel.Warning },
-        // A type the API uses but the entry point does not export: written into the report, where review sees it
-        // (export it, or stop using it in the public signature).
+        // A type the API uses but the entry point does not export: a warning in the report, above the type itself
+        // (includeForgottenExports), where review sees it: export it, or keep it private on purpose.
         "ae-forgotten-export": { logLevel: ExtractorLogLevel.None, addToApiReportFile: true },
         // We do not tag every export `@public`; untagged is public, and the report says so.
         "ae-missing-release-tag": { logLevel: ExtractorLogLevel.None },
@@ -112,42 +126,59 @@ const configOf = (entry: EntryPoint, tempFolder: string): IConfigFile => {
   }
 }
 
+/** A report without the line and column of the source locations in it. */
+const normalized = (report: string): string => report.replace(/^(\s*\/\/ [^\s:]+\.tsx?):\d+:\d+ - /gm, "$1 - ")
+
 const run = (entry: EntryPoint, tempFolder: string): boolean => {
   const label = `${entry.packageName}${entry.subpath === "." ? "" : entry.subpath.slice(1)}`
   if (!existsSync(join(entry.packageFolder, entry.types))) {
     console.error(`${label}: ${entry.types} is not built (npm run build)`)
     return false
   }
-  mkdirSync(join(entry.packageFolder, "api"), { recursive: true })
+  const relative = `packages/${basename(entry.packageFolder)}/api/${entry.report}.api.md`
+  const target = join(root, relative)
+  if (!update && !existsSync(target)) {
+    console.error(`${label}: an entry point without a report (${relative}): run npm run api:update and commit it`)
+    return false
+  }
+  const fresh = join(tempFolder, "reports", basename(entry.packageFolder))
+  mkdirSync(fresh, { recursive: true })
   const config = ExtractorConfig.prepare({
-    configObject: configOf(entry, tempFolder),
+    configObject: configOf(entry, fresh, join(tempFolder, "work")),
     configObjectFullPath: undefined,
     packageJsonFullPath: join(entry.packageFolder, "package.json")
   })
   const result = Extractor.invoke(config, {
-    localBuild: update,
-    // In a check, the lines that changed (api-extractor's diff of the report against the built surface).
-    printApiReportDiff: !update,
+    // "Local": api-extractor writes the report (to `fresh`) rather than comparing; the comparison is below.
+    localBuild: true,
     messageCallback: (message: ExtractorMessage) => {
-      // api-extractor's own progress and advice lines ("up to date", "please copy the file..."): one line per
-      // entry point below says it. Errors, warnings of the analysis and the diff pass through.
-      if (
-        message.category === ExtractorMessageCategory.Console &&
-        message.messageId !== ConsoleMessageId.ApiReportDiff &&
-        message.logLevel !== ExtractorLogLevel.Error
-      )
+      // api-extractor's own progress lines ("the report was missing, so a new file was created"): ours say it.
+      if (message.category === ExtractorMessageCategory.Console && message.logLevel !== ExtractorLogLevel.Error)
         message.handled = true
     }
   })
-  const relative = `packages/${entry.packageFolder.split("/").pop()}/api/${entry.report}.api.md`
-  if (!result.succeeded && !(update && result.errorCount === 0)) {
-    console.error(
-      `${label}: ${result.apiReportChanged ? `the surface differs from ${relative}: run npm run api:update and commit it` : `${result.errorCount} errors, ${result.warningCount} warnings`}`
-    )
+  if (result.errorCount > 0) {
+    console.error(`${label}: api-extractor reported ${result.errorCount} errors`)
     return false
   }
-  console.log(`${label}: ${result.apiReportChanged ? `${relative} written` : "up to date"}`)
-  return true
+  const report = normalized(readFileSync(join(fresh, `${entry.report}.api.md`), "utf8"))
+  if (existsSync(target) && readFileSync(target, "utf8") === report) {
+    console.log(`${label}: up to date`)
+    return true
+  }
+  if (update) {
+    mkdirSync(dirname(target), { recursive: true })
+    writeFileSync(target, report)
+    console.log(`${label}: ${relative} written`)
+    return true
+  }
+  const built = join(tempFolder, `${entry.report}.api.md`)
+  writeFileSync(built, report)
+  const diff = spawnSync("diff", ["-u", "--label", relative, "--label", "built", target, built], { encoding: "utf8" })
+  console.error(
+    `${diff.stdout ?? ""}${label}: the surface differs from ${relative}: run npm run api:update and commit it`
+  )
+  return false
 }
 
 /** Reports under packages/<name>/api/ that no entry point writes (a subpath removed, a package made private). */
@@ -163,10 +194,14 @@ const orphans = (entries: ReadonlyArray<EntryPoint>): ReadonlyArray<string> => {
   })
 }
 
-const all = entryPoints()
+const { entries: all, untyped } = entryPoints()
 const selected = only.length === 0 ? all : all.filter((entry) => only.includes(entry.packageName))
-const tempFolder = mkdtempSync(join(tmpdir(), "paycore-api-"))
 let ok = true
+for (const entry of untyped) {
+  console.error(`${entry}: an entry point without a types condition in its package's exports`)
+  ok = false
+}
+const tempFolder = mkdtempSync(join(tmpdir(), "paycore-api-"))
 try {
   for (const entry of selected) ok = run(entry, tempFolder) && ok
 } finally {
@@ -174,11 +209,12 @@ try {
 }
 if (only.length === 0) {
   for (const file of orphans(all)) {
+    const relative = file.slice(root.length + 1)
     if (update) {
       rmSync(file)
-      console.log(`${file.slice(root.length + 1)} removed: no entry point writes it`)
+      console.log(`${relative} removed: no entry point writes it`)
     } else {
-      console.error(`${file.slice(root.length + 1)}: no entry point writes it (run npm run api:update)`)
+      console.error(`${relative}: a report of no entry point (run npm run api:update and commit the removal)`)
       ok = false
     }
   }
