@@ -10,6 +10,8 @@ import { trigger } from "./commands/trigger.ts"
 import { red } from "./output.ts"
 import { paycore } from "./root.ts"
 
+export type { ApiError, CliFailure } from "./client.ts"
+
 export const cli = paycore.pipe(Command.withSubcommands([serve, migrate, tokens, trigger, listen]))
 
 /** A failure the user caused or the server answered: one line on stderr, exit code 1. */

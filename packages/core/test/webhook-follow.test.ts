@@ -3,10 +3,11 @@
  * once, in id order, from a position; woken by a signal or a poll interval, never reading in a loop of its own.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { followOutbox, type OutboxRecord, Store } from "@paycore/core"
+import { type OutboxRecord, Store } from "@paycore/core"
 import { layer as memoryStore } from "@paycore/store-memory"
 import { Effect, Fiber, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import { followOutbox } from "../src/webhooks/follow.ts"
 
 const idOf = (n: number) => `Webhook:01970000-0000-7000-8000-${String(n).padStart(12, "0")}`
 

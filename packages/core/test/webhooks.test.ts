@@ -1,7 +1,6 @@
 import { createHmac, createPublicKey, createVerify } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import {
-  backoffSeconds,
   defaultEngineSettings,
   EngineConfig,
   type EngineSettings,
@@ -9,21 +8,20 @@ import {
   Ids,
   type OutboxRecord,
   type PlatformConfig,
-  SIGNATURE_HEADER,
   Store,
-  signedHeaders,
   verifyStandardWebhook,
   verifyWebhookSignature,
   WebhookDispatcher,
   WebhookSecrets,
-  WebhookSigner,
-  webhookKeysFromHex
+  WebhookSigner
 } from "@paycore/core"
 import { layer as memoryStore } from "@paycore/store-memory"
 import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
 import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { Webhook } from "standardwebhooks"
+import { backoffSeconds } from "../src/webhooks/dispatch.ts"
+import { SIGNATURE_HEADER, signedHeaders, webhookKeysFromHex } from "../src/webhooks/signing.ts"
 
 const PRIVATE_KEY = "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721"
 const keys = webhookKeysFromHex(PRIVATE_KEY)

@@ -31,8 +31,27 @@ export * from "./api/webhooks.ts"
 /** The interface version: the last segment of the base URL. */
 export const API_VERSION = "2025-10-13"
 
-/** The whole REST surface; served under `/2025-10-13` (the listener's prefix). */
-export const Api = HttpApi.make("paycore")
+/**
+ * The whole REST surface; served under `/2025-10-13` (the listener's prefix). Typed by its groups, so the
+ * declaration names them rather than spelling out every endpoint again.
+ */
+export const Api: HttpApi.HttpApi<
+  "paycore",
+  | typeof PlatformGroup
+  | typeof CustomersGroup
+  | typeof OnboardingGroup
+  | typeof AccountsGroup
+  | typeof WalletAuthGroup
+  | typeof ScaGroup
+  | typeof CardsGroup
+  | typeof AgentsGroup
+  | typeof AgentMeGroup
+  | typeof PaymentsGroup
+  | typeof InvitationsGroup
+  | typeof StablecoinsGroup
+  | typeof SandboxGroup
+  | typeof WebhooksGroup
+> = HttpApi.make("paycore")
   .add(PlatformGroup)
   .add(CustomersGroup)
   .add(OnboardingGroup)

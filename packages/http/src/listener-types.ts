@@ -34,7 +34,8 @@ export interface ErrorResponse extends ErrorBody {
   readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
-type TypeOf<S, Absent> = [S] extends [never] ? Absent : S extends Schema.Top ? S["Type"] : Absent
+/** The type a schema decodes to, or `Absent` when the endpoint declares none. */
+export type TypeOf<S, Absent> = [S] extends [never] ? Absent : S extends Schema.Top ? S["Type"] : Absent
 
 /**
  * The payload of an endpoint declaring a streamed multipart body (`HttpApiSchema.asMultipartStream()`): the
@@ -47,7 +48,8 @@ export interface StreamedBody {
   readonly body: AsyncIterable<Uint8Array>
 }
 
-type PayloadOf<S> = [S] extends [never]
+/** The payload a handler receives for a payload schema: decoded, a streamed body, or `undefined`. */
+export type PayloadOf<S> = [S] extends [never]
   ? undefined
   : S extends { readonly Type: Brand.Brand<HttpApiSchema.MultipartStreamTypeId> }
     ? StreamedBody

@@ -147,7 +147,7 @@ export const magicOutcome = (destination: Payout["destination"]): MagicOutcome =
 }
 
 /** Everything `status` needs, all of it recoverable from the reference string. */
-interface Submission {
+export interface Submission {
   readonly rail: PaymentRail
   readonly submittedAtMs: number
   readonly outcome: MagicOutcome
@@ -237,7 +237,7 @@ const settled = (s: Submission, settledAt: string): PayoutStatus => {
  * cancelled; one that settled, failed or was returned is too late. Stateless like `status`: after a cancellation
  * the engine no longer asks about the payout (its refund is the holds voided).
  */
-export const cancelAt = (s: Submission, nowMs: number): CancelOutcome =>
+const cancelAt = (s: Submission, nowMs: number): CancelOutcome =>
   statusAt(s, nowMs)._tag === "Pending" ? { _tag: "Cancelled" } : { _tag: "TooLate" }
 
 export interface SandboxRailOptions {

@@ -97,7 +97,7 @@ const hex = (text: string): string => {
 }
 
 /** The provider's answer about an operation at `nowMs`: a pure function of the operation and the clock. */
-export const sandboxOperationStatus = (d: Decoded, nowMs: number): ProviderOperationStatus => {
+const sandboxOperationStatus = (d: Decoded, nowMs: number): ProviderOperationStatus => {
   // An ACH debit is pulled by the provider: `003` is a debit returned by the bank (after the ACH time), not a wait.
   if (isDebit(d.funding) && d.outcome === UNFUNDED_OPERATION_SUFFIX) {
     const returnedMs = d.createdMs + scaledMs(fundingSeconds(d.funding), d.speedUp)

@@ -20,7 +20,6 @@ import { transactionRepositories } from "./transactions.ts"
 import { walletAuthRepositories } from "./wallet-auth.ts"
 import { webhookRepositories } from "./webhooks.ts"
 
-export { ChunkedMap } from "./chunked-map.ts"
 export { documentStoreLayer, makeMemoryDocumentStore } from "./document-store.ts"
 
 /**

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ChunkedMap } from "@paycore/store-memory"
 import fc from "fast-check"
+import { ChunkedMap } from "../src/chunked-map.ts"
 
 type Op =
   | { readonly op: "set"; readonly key: string; readonly value: number }

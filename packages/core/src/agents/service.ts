@@ -62,7 +62,8 @@ import { agentTransferIn, agentTransferOut, executeAgentQuote } from "./submit.t
 
 export type { AgentsError } from "./ports.ts"
 
-type Requirements =
+/** What the agents context's layers require: the services below it and the ports they run on. */
+export type AgentsRequirements =
   | Store
   | Ids
   | Quotes
@@ -101,7 +102,7 @@ export class Agents extends Context.Service<
     readonly me: (principal: AgentPrincipal) => Effect.Effect<Agent, AgentsError>
   }
 >()("paycore/agents/Agents") {
-  static readonly layer: Layer.Layer<Agents, never, Requirements> = Layer.effect(
+  static readonly layer: Layer.Layer<Agents, never, AgentsRequirements> = Layer.effect(
     Agents,
     Effect.gen(function* () {
       const ports = yield* agentPorts
@@ -177,7 +178,7 @@ export class AgentActions extends Context.Service<
     ) => Effect.Effect<AgentAction, AgentsError>
   }
 >()("paycore/agents/AgentActions") {
-  static readonly layer: Layer.Layer<AgentActions, never, Requirements> = Layer.effect(
+  static readonly layer: Layer.Layer<AgentActions, never, AgentsRequirements> = Layer.effect(
     AgentActions,
     Effect.gen(function* () {
       const ports = yield* agentPorts
@@ -251,7 +252,7 @@ export class AgentScope extends Context.Service<
     readonly getAction: (principal: AgentPrincipal, actionId: string) => Effect.Effect<AgentAction, AgentsError>
   }
 >()("paycore/agents/AgentScope") {
-  static readonly layer: Layer.Layer<AgentScope, never, Requirements> = Layer.effect(
+  static readonly layer: Layer.Layer<AgentScope, never, AgentsRequirements> = Layer.effect(
     AgentScope,
     Effect.gen(function* () {
       const ports = yield* agentPorts

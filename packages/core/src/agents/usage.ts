@@ -67,7 +67,7 @@ const countersSteps = (
 
 /** The usage `GET /agents/{id}` and `/agents/me` show (AG-05): the counters of the instant's day and month. */
 export function* readUsageSteps(
-  store: Counters,
+  store: Pick<Store["Service"], "counters" | "pipelines">,
   agentId: string,
   currency: string,
   iso: string

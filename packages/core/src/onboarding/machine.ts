@@ -10,7 +10,7 @@ import { defineMachine, type Machine, transition } from "../shared/machine.ts"
 export type KycDecision = "IN_REVIEW" | "APPROVED" | "REJECTED" | "HOLD"
 
 const KYC_STATES = ["UNVERIFIED", "PENDING", "APPROVED", "REJECTED", "HOLD"] as const
-const KYC_EVENTS = ["SUBMIT", "APPROVE", "REJECT", "HOLD"] as const
+export const KYC_EVENTS = ["SUBMIT", "APPROVE", "REJECT", "HOLD"] as const
 export type KycEvent = (typeof KYC_EVENTS)[number]
 
 /**

@@ -400,7 +400,7 @@ export class Store extends Context.Service<
 >()("paycore/ports/Store") {}
 
 /** One step of a command: an Effect, or a plain generator of Effects (`yield*` runs either). */
-type Step<A, E> = Effect.Effect<A, E> | Generator<Effect.Effect<unknown, E>, A, any>
+export type Step<A, E> = Effect.Effect<A, E> | Generator<Effect.Effect<unknown, E>, A, any>
 
 /**
  * Two independent parts of a command, `first` then `second`: together where the store pipelines (see

@@ -44,11 +44,11 @@ import { confirmTrustMove, startTrustMove } from "./trust.ts"
 // only binds them, each operation under its span.
 
 /** An operation on a customer's SCA with the request's body (the customer is the `customerId` query parameter). */
-type CustomerOperation<Request, A> = (customerId: string, req: Request) => Effect.Effect<A, ScaError>
+export type ScaCustomerOperation<Request, A> = (customerId: string, req: Request) => Effect.Effect<A, ScaError>
 /** The first step of trusting or untrusting an external account: the challenge of a factor of its owner. */
-type TrustStartOperation = (externalAccountId: string) => Effect.Effect<BeneficiaryTrustStart, ScaError>
+export type ScaTrustStartOperation = (externalAccountId: string) => Effect.Effect<BeneficiaryTrustStart, ScaError>
 /** The second step: the proof of the open trust or untrust challenge. */
-type TrustConfirmOperation = (
+export type ScaTrustConfirmOperation = (
   externalAccountId: string,
   req: BeneficiaryTrustConfirmRequest
 ) => Effect.Effect<BeneficiaryTrustConfirm, ScaError>
@@ -66,13 +66,13 @@ export class Sca extends Context.Service<
      * registration options; pending for 600 s (a new start replaces it). 404; 409 not subject; 423
      * `ACCOUNT_LOCKED`; 409 `SCA_SESSION_REQUIRED`; 409 `PASSKEY_ALREADY_ENROLLED` (one passkey per customer).
      */
-    readonly startFactorEnrollment: CustomerOperation<ScaFactorEnrollRequest, ScaFactorEnrollStart>
+    readonly startFactorEnrollment: ScaCustomerOperation<ScaFactorEnrollRequest, ScaFactorEnrollStart>
     /**
      * `POST /sca/factors/confirm`: TOTP: the start's secret and a current code enrol the factor (replacing an older
      * TOTP) and answer ten single-use recovery codes. PASSKEY: the device's registration over the start's challenge
      * enrols the passkey. A wrong or late proof is 400 and counted (423 once it locks).
      */
-    readonly confirmFactorEnrollment: CustomerOperation<ScaFactorConfirmRequest, ScaFactorConfirmResponse>
+    readonly confirmFactorEnrollment: ScaCustomerOperation<ScaFactorConfirmRequest, ScaFactorConfirmResponse>
     /** `DELETE /sca/factors/{credentialId}`: 404 `REFERENCE_NOT_FOUND` unless it is an enrolled factor of the customer. */
     readonly deleteFactor: (customerId: string, credentialId: string) => Effect.Effect<void, ScaError>
     /**
@@ -80,34 +80,34 @@ export class Sca extends Context.Service<
      * assertion options; 300 s to use either. TOTP issues nothing. 400 factor not usable; 404; 409 not subject; 423
      * `ACCOUNT_LOCKED`; 429 `RATE_LIMITED` for an SMS within 60 s of the last login start (L-14).
      */
-    readonly startLogin: CustomerOperation<ScaLoginStartRequest, ScaLoginStart>
+    readonly startLogin: ScaCustomerOperation<ScaLoginStartRequest, ScaLoginStart>
     /**
      * `POST /sca/login/complete` (S-12, S-13, S-15): the code or passkey assertion of the started login opens a
      * 180-day session. A wrong or late proof is 400 and counted into the lock ladder (423 once it locks, C-41).
      */
-    readonly completeLogin: CustomerOperation<ScaLoginCompleteRequest, ScaLoginComplete>
+    readonly completeLogin: ScaCustomerOperation<ScaLoginCompleteRequest, ScaLoginComplete>
     /**
      * `POST /sca/record-event` (S-10, C-41): `FAILED_LOGIN_ATTEMPT` counts a failure into the lock ladder (200 with
      * the resulting lock; while already locked it is counted and answers 423 `ACCOUNT_LOCKED`);
      * `RESET_PASSWORD_COMPLETED` lifts a lock or suspension, sets the count to 0 and revokes every SCA session.
      * 404, 410, 409 `CONFLICT` when not subject (S-01).
      */
-    readonly recordSecurityEvent: CustomerOperation<RecordSecurityEventRequest, RecordSecurityEventResponse>
+    readonly recordSecurityEvent: ScaCustomerOperation<RecordSecurityEventRequest, RecordSecurityEventResponse>
     /**
      * `POST /customers/external-accounts/{id}/trust` (AC-31, AC-35, AC-39): a challenge of the customer's first usable
      * factor (SMS_OTP, PASSKEY, TOTP), every usable one available. 400 not a USDC wallet address; 404; 409 `CONFLICT`
      * not subject, not `ACTIVE`, already trusted; 423; 409 `SCA_SESSION_REQUIRED`; 429 within 60 s of its SMS code.
      */
-    readonly startBeneficiaryTrust: TrustStartOperation
+    readonly startBeneficiaryTrust: ScaTrustStartOperation
     /**
      * `.../trust/confirm` (AC-32, AC-36, AC-37): the proof of the open trust challenge, of its factor only, trusts the
      * account. 400 wrong or late proof (counted), another factor's proof, a `challengeId` that is not the open one.
      */
-    readonly confirmBeneficiaryTrust: TrustConfirmOperation
+    readonly confirmBeneficiaryTrust: ScaTrustConfirmOperation
     /** `.../untrust` (AC-33): as the trust start; 409 `CONFLICT` when the account is not trusted. */
-    readonly startBeneficiaryUntrust: TrustStartOperation
+    readonly startBeneficiaryUntrust: ScaTrustStartOperation
     /** `.../untrust/confirm` (AC-34, AC-38): as the trust confirm; answers `{trusted: false}`. */
-    readonly confirmBeneficiaryUntrust: TrustConfirmOperation
+    readonly confirmBeneficiaryUntrust: ScaTrustConfirmOperation
     /** The live session of a subject customer, or 409 `SCA_SESSION_REQUIRED` (S-09). */
     readonly requireSession: (customerId: string) => Effect.Effect<ScaSessionRecord, ScaError>
     /**
@@ -115,7 +115,7 @@ export class Sca extends Context.Service<
      * usable), 30 min to settle and complete. 400 not enrolled; 404; 409 not subject; 429 `RATE_LIMITED` after 5
      * starts in a rolling 24 h, `Retry-After` until the oldest leaves the window.
      */
-    readonly startFactorReset: CustomerOperation<TwoFactorResetStartRequest, TwoFactorResetStart>
+    readonly startFactorReset: ScaCustomerOperation<TwoFactorResetStartRequest, TwoFactorResetStart>
     /** `GET /sca/factors/reset/{resetId}`: its status; 404 `REFERENCE_NOT_FOUND` unless it is the customer's. */
     readonly getFactorReset: (customerId: string, resetId: string) => Effect.Effect<TwoFactorResetStatus, ScaError>
     /**
