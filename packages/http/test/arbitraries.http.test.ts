@@ -1,0 +1,65 @@
+/**
+ * `@paycore/testkit/arbitraries` against a running server (C-02, C-10, C-11): for every JSON request body of the
+ * Api, valid bodies get no 5xx (a 2xx, or a refusal by a business rule: an id that does not exist, a currency not
+ * supported), and each near-valid body gets 400 `INVALID_INPUT` with an error at the field it names (`body` for the
+ * body itself). Path parameters are drawn from their Schemas: ids of the right shape that mostly do not exist.
+ */
+import { bodyErrors, nearValidBody, requestBodies, validBody } from "@paycore/testkit/arbitraries"
+import * as fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { isAgentRoute, isNotImplemented, routeTable } from "./fuzzer.ts"
+import { useTestServer } from "./harness.ts"
+
+const VALID = 3
+const NEAR_VALID = 6
+const routes = new Map(routeTable().map((route) => [route.name, route]))
+// The agent's own routes answer a platform's credentials 401 before reading the body; their bodies are the payments
+// routes' Schemas (CreateQuoteRequest, TransferOutRequest, TransferInRequest), covered there.
+const bodies = requestBodies().filter((body) => !isAgentRoute(body.operation))
+
+const pathOf = (operation: string, seed: number): string => {
+  const route = routes.get(operation)!
+  const params = (route.params?.(seed) ?? {}) as Record<string, unknown>
+  return route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(String(params[name] ?? "x")))
+}
+
+const headersOf = (operation: string, seed: number): Record<string, string> => {
+  const declared = (routes.get(operation)!.headers?.(seed) ?? {}) as Record<string, unknown>
+  return Object.fromEntries(
+    Object.entries(declared)
+      .filter(([name, value]) => typeof value === "string" && name !== "service-wallet-signature")
+      .map(([name, value]) => [name, value as string])
+  )
+}
+
+describe("request-body arbitraries over HTTP (C-02, C-10, C-11)", () => {
+  const server = useTestServer()
+
+  it.each(bodies.map((body) => [body.operation, body.method] as const))(
+    "%s: valid bodies get no 5xx; near-valid ones 400 INVALID_INPUT naming the broken field",
+    async (operation, method) => {
+      const seed = 29
+      for (const [i, body] of fc.sample(validBody(operation), { numRuns: VALID, seed }).entries()) {
+        const r = await server.call(method, pathOf(operation, seed + i), body, { headers: headersOf(operation, seed + i) })
+        expect(r.status >= 500 && !isNotImplemented(r.status, r.json), `${r.status} ${JSON.stringify(r.json)}`).toBe(
+          false
+        )
+      }
+      for (const [i, near] of fc.sample(nearValidBody(operation), { numRuns: NEAR_VALID, seed }).entries()) {
+        // The body is refused whatever the path parameters and headers: an error about them may come along.
+        const r = await server.call(method, pathOf(operation, seed + i), near.body, {
+          headers: headersOf(operation, seed + i)
+        })
+        const context = `${near.mutation} at ${near.path || "body"}: ${JSON.stringify(near.body)} -> ${r.status} ${JSON.stringify(r.json)}`
+        expect(r.status, context).toBe(400)
+        expect(r.json.code, context).toBe("INVALID_INPUT")
+        const fields = (r.json.details.errors as Array<{ field: string }>).map((e) => e.field)
+        expect(fields, context).toContain(near.path === "" ? "body" : near.path)
+        // The server and the kit's decoder agree on what is wrong with the body.
+        expect(bodyErrors(operation, near.body).map((e) => e.field || "body")).toEqual(
+          fields.filter((f) => !f.startsWith("path.") && !f.startsWith("headers.") && !f.startsWith("query."))
+        )
+      }
+    }
+  )
+})
