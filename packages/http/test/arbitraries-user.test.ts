@@ -8,6 +8,7 @@ import { defaultEngineSettings, EngineConfig, Ids, OidcKeys, Tokens, WebhookSign
 import { API_VERSION, createApiServer, makeApp } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
+import { makeWebhookRecorder } from "@paycore/testkit"
 import { nearValidBody, validBody } from "@paycore/testkit/arbitraries"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import * as fc from "fast-check"
@@ -25,6 +26,7 @@ beforeAll(async () => {
     MemoryStore.documentStoreLayer,
     Ids.layer,
     Sandbox.layer({ speedUp: 1e9 }),
+    makeWebhookRecorder().layer,
     WebhookSigner.layerGenerated
   )
   const app = await Effect.runPromise(
@@ -51,13 +53,23 @@ beforeAll(async () => {
 })
 afterAll(() => close())
 
-const post = async (path: string, body: unknown) => {
+/** What a test reads of an answer: an error body's fields (a success's are not looked at). */
+interface Answer {
+  readonly status: number
+  readonly json: {
+    readonly status: number
+    readonly code: string
+    readonly details: { readonly errors: Array<{ readonly field: string }> }
+  }
+}
+
+const post = async (path: string, body: unknown): Promise<Answer> => {
   const response = await fetch(baseUrl + path, {
     method: "POST",
     headers: { authorization, "content-type": "application/json" },
     body: JSON.stringify(body)
   })
-  return { status: response.status, json: await response.json() }
+  return { status: response.status, json: (await response.json()) as Answer["json"] }
 }
 
 // --- the properties ---

@@ -77,7 +77,10 @@ export const requestBody = (operation: string): RequestBody => {
 // Decoding, as the server does
 // -----------------------------------------------------------------------------
 
-const decoders = new Map<string, (input: unknown) => Result.Result<unknown, { readonly errors: ReadonlyArray<FieldError> }>>()
+const decoders = new Map<
+  string,
+  (input: unknown) => Result.Result<unknown, { readonly errors: ReadonlyArray<FieldError> }>
+>()
 
 /**
  * Decodes `body` with `operation`'s payload Schema as the HTTP server does (every error, unknown properties
@@ -87,7 +90,7 @@ const decoders = new Map<string, (input: unknown) => Result.Result<unknown, { re
 export const bodyErrors = (operation: string, body: JsonBody): ReadonlyArray<FieldError> => {
   let decode = decoders.get(operation)
   if (decode === undefined) {
-    decode = decodeAll(requestBody(operation).schema as Schema.ConstraintDecoder<unknown>)
+    decode = decodeAll(requestBody(operation).schema as unknown as Schema.ConstraintDecoder<unknown>)
     decoders.set(operation, decode)
   }
   const result = decode(body)
@@ -213,7 +216,7 @@ const setAt = (value: JsonBody, path: Path, next: JsonBody | typeof REMOVE): Jso
 }
 
 const accepts = (ast: SchemaAST.AST): ((value: unknown) => boolean) => {
-  const decode = decodeAll(Schema.make(ast) as Schema.ConstraintDecoder<unknown>)
+  const decode = decodeAll(Schema.make(ast) as unknown as Schema.ConstraintDecoder<unknown>)
   return (value) => Result.isSuccess(decode(value))
 }
 
@@ -266,9 +269,7 @@ const brokenRefinements = (
     }
   }
   // Kept only when the node refuses it: a bound of one filter can sit inside another's.
-  return out.filter(({ value }) =>
-    filters.some((f) => f.run(value, ast, SchemaAST.defaultParseOptions) !== undefined)
-  )
+  return out.filter(({ value }) => filters.some((f) => f.run(value, ast, {}) !== undefined))
 }
 
 /** Every candidate mutation of `value` under the node `ast`, at `path`. */
@@ -299,7 +300,8 @@ const candidatesOf = (ast: SchemaAST.AST, value: JsonBody, path: Path, out: Arra
       for (const property of ast.propertySignatures) {
         const key = property.name
         if (typeof key !== "string") continue
-        if (!SchemaAST.isOptional(property.type)) out.push({ path: [...path, key], mutation: "missingField", value: REMOVE })
+        if (!SchemaAST.isOptional(property.type))
+          out.push({ path: [...path, key], mutation: "missingField", value: REMOVE })
         if (key in value) candidatesOf(property.type, value[key], [...path, key], out)
       }
       return
@@ -338,6 +340,7 @@ export const nearValidBody = (operation: string, options: ValidBodyOptions = {})
       if (acceptedBy(root, next)) continue
       mutated.push({ body: next, path: candidate.path.join("."), mutation: candidate.mutation })
     }
+    if (mutated.length === 0) throw new Error(`${operation}: no mutation of ${JSON.stringify(body)} is refused`)
     return fc.constantFrom(...mutated)
   })
 }
