@@ -29,6 +29,7 @@ export type JsonBody = unknown
 export interface RequestBody {
   /** `group.endpoint`, as the route table and the auth matrix name it: `customers.create`. */
   readonly operation: string
+  /** `POST`, `PATCH`, `PUT`, `DELETE`. */
   readonly method: string
   /** The path template without the version prefix: `/customers/:customerId`. */
   readonly path: string
@@ -85,7 +86,7 @@ const decoders = new Map<
 /**
  * Decodes `body` with `operation`'s payload Schema as the HTTP server does (every error, unknown properties
  * ignored): `[]` when it is accepted, else the field errors (`field` is the dot path, `""` for the body itself;
- * the server names that one `body`).
+ * the server names that one `body`). Under a union whose tag is wrong the server may name a member's fields too.
  */
 export const bodyErrors = (operation: string, body: JsonBody): ReadonlyArray<FieldError> => {
   let decode = decoders.get(operation)
@@ -107,8 +108,9 @@ export const bodyErrors = (operation: string, body: JsonBody): ReadonlyArray<Fie
  * from, or carries an `arbitraryConstraint` (the P-256 keys, the Spark address). A refinement with a check digit
  * (an IBAN's, a CLABE's) goes here rather than into a filter that would discard most values.
  */
-export const OVERRIDES: Readonly<Record<string, Readonly<Record<string, fc.Arbitrary<JsonBody>>>>> = {}
+const OVERRIDES: Readonly<Record<string, Readonly<Record<string, fc.Arbitrary<JsonBody>>>>> = {}
 
+/** Options of `validBody` and `nearValidBody`. */
 export interface ValidBodyOptions {
   /**
    * Values for fields, by dot path (`source.accountId`, `paymentInstructions.*.amount`): ids of resources the test
@@ -188,18 +190,21 @@ export const validBody = (operation: string, options: ValidBodyOptions = {}): fc
 // -----------------------------------------------------------------------------
 
 /** What a near-valid body broke. */
-export type Mutation = "missingField" | "wrongType" | "outOfRange" | "offPattern" | "unknownValue"
+export type BodyMutation = "missingField" | "wrongType" | "outOfRange" | "offPattern" | "unknownValue"
 
 /** A body one mutation away from valid, and where: `path` is the dot path of the broken field (`""`: the body). */
 export interface NearValidBody {
+  /** The body to send. */
   readonly body: JsonBody
+  /** The dot path of the broken field (`paymentInstructions.0.amount`); `""` for the body itself. */
   readonly path: string
-  readonly mutation: Mutation
+  /** What was done to it. */
+  readonly mutation: BodyMutation
 }
 
 interface Candidate {
   readonly path: Path
-  readonly mutation: Mutation
+  readonly mutation: BodyMutation
   readonly value: JsonBody | typeof REMOVE
 }
 
@@ -251,9 +256,9 @@ type Constraint = Schema.Annotations.ToArbitrary.FilterConstraint<unknown>
 const brokenRefinements = (
   ast: SchemaAST.AST,
   current: JsonBody
-): Array<{ readonly value: JsonBody; readonly mutation: Mutation }> => {
+): Array<{ readonly value: JsonBody; readonly mutation: BodyMutation }> => {
   const filters = filtersOf(ast)
-  const out: Array<{ readonly value: JsonBody; readonly mutation: Mutation }> = []
+  const out: Array<{ readonly value: JsonBody; readonly mutation: BodyMutation }> = []
   for (const filter of filters) {
     const c = filter.annotations?.arbitraryConstraint as Constraint | undefined
     if (typeof current === "number") {

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
+import { Arbitrary, Effect, Schema } from "effect"
 import * as fc from "fast-check"
 import { bodyErrors, nearValidBody, requestBodies, requestBody, validBody } from "../src/arbitraries.ts"
 
@@ -50,6 +50,16 @@ describe("request-body arbitraries (@paycore/testkit/arbitraries)", () => {
         { numRuns: RUNS }
       )
     })
+  })
+
+  it("generation is constructive: 100 bodies of each cost fewer than 20 discarded draws", () => {
+    for (const { schema } of requestBodies()) {
+      const arbitrary = Arbitrary.schema(schema as unknown as Schema.Codec<unknown, unknown>)
+      const sampled = Effect.runSync(
+        Arbitrary.sampleEffect(arbitrary, { count: 100, seed: 29, size: 6, maxDiscards: 20 })
+      )
+      expect(sampled).toHaveLength(100)
+    }
   })
 
   it("a field can be pinned to the test's own values, by dot path", () => {

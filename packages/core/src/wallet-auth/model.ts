@@ -43,25 +43,37 @@ const compressedSamples = samplePoints.map((point) => bytesToHex(point.toBytes(t
 const uncompressedSamples = samplePoints.map((point) => bytesToHex(point.toBytes(false)))
 
 /**
+ * Generated values are drawn from `samples` only: the pattern's own constraint (random hex) is replaced too, else
+ * most draws would be thrown away by `onCurve` (an uncompressed random key is practically never a point).
+ */
+const drawnFrom = (samples: ReadonlyArray<string>) => ({
+  patterns: [{ source: `^(${samples.join("|")})$`, flags: "" }] as const
+})
+
+/**
  * The key is a point of P-256 (a key the service seals to or binds must be one). Only a key written as one is
  * looked at: another string is the pattern's error alone, so a field gets one error.
  */
 const onCurve = (samples: ReadonlyArray<string>) =>
   Schema.makeFilter((hex: string) => !P256_HEX.test(hex) || parseP256PublicKey(hex) !== undefined, {
     expected: "a point of the P-256 curve",
-    arbitraryConstraint: { patterns: [{ source: `^(${samples.join("|")})$`, flags: "" }] }
+    arbitraryConstraint: drawnFrom(samples)
   })
 
 /** A P-256 public key in hex: compressed (`02`/`03` + 64 hex) or the legacy uncompressed form (`04` + 128 hex). W-16. */
 export const ClientPublicKey = Schema.String.check(
   Schema.isPattern(P256_HEX, {
-    expected: "a P-256 public key in hex: 02/03 + 64 hex digits (compressed) or 04 + 128 (uncompressed)"
+    expected: "a P-256 public key in hex: 02/03 + 64 hex digits (compressed) or 04 + 128 (uncompressed)",
+    arbitraryConstraint: drawnFrom([...compressedSamples, ...uncompressedSamples])
   }),
   onCurve([...compressedSamples, ...uncompressedSamples])
 )
 /** An uncompressed P-256 public key in hex (`04` + 128 hex): the keys the service encrypts to (W-33). */
 export const UncompressedPublicKey = Schema.String.check(
-  Schema.isPattern(/^04[0-9a-fA-F]{128}$/, { expected: "an uncompressed P-256 public key in hex (04 + 128 digits)" }),
+  Schema.isPattern(/^04[0-9a-fA-F]{128}$/, {
+    expected: "an uncompressed P-256 public key in hex (04 + 128 digits)",
+    arbitraryConstraint: drawnFrom(uncompressedSamples)
+  }),
   onCurve(uncompressedSamples)
 )
 
