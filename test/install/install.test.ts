@@ -61,6 +61,7 @@ const FROM_THE_LOCK = [
   "kysely",
   "hono",
   "@hono/node-server",
+  "fast-check", // what a user's property test with @paycore/testkit/arbitraries imports
   "playwright-core" // the optional peer of @paycore/testkit/browser (a library: it downloads no browser)
 ] as const
 
@@ -465,6 +466,17 @@ describe.skipIf(unreachable !== undefined)(
           "DocumentStore conformance: pglite"
         ])
           expect(passedBySuite.get(suite) ?? 0, `tests passed in "${suite}"\n${describeRun(ran)}`).toBeGreaterThan(10)
+      }
+    )
+
+    step(
+      "testkit's request-body arbitraries in a user's property test, run from the tarballs with vitest (packages/http/test/arbitraries-user.test.ts, the test docs/testing.md quotes)",
+      120_000,
+      async () => {
+        cpSync(join(ROOT, "packages/http/test/arbitraries-user.test.ts"), join(host, "test/arbitraries-user.test.ts"))
+        const ran = await inHost("npx", ["vitest", "run", "test/arbitraries-user.test.ts"])
+        expect(ran.code, describeRun(ran)).toBe(0)
+        expect(ran.stdout, describeRun(ran)).toMatch(/2 passed/)
       }
     )
 
