@@ -442,6 +442,8 @@ describe.skipIf(unreachable !== undefined)(
           "vitest",
           "run",
           "test/conformance.test.ts",
+          // The suite's PGlite file round trips take seconds on a loaded 2-core machine; vitest's default is 5 s.
+          "--testTimeout=60000",
           "--reporter=default",
           "--reporter=json",
           "--outputFile.json=vitest-report.json"
