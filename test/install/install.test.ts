@@ -435,6 +435,36 @@ describe.skipIf(unreachable !== undefined)(
     )
 
     step(
+      "examples/custom-rail copied into that project as a third party's package: the Rail conformance kit on it, the kit catching a broken variant, and a payment over it end to end, with vitest from the tarballs",
+      150_000,
+      async () => {
+        for (const folder of ["src", "test"])
+          cpSync(join(ROOT, "examples", "custom-rail", folder), join(host, "custom-rail", folder), { recursive: true })
+        const ran = await inHost("npx", [
+          "vitest",
+          "run",
+          "custom-rail/test",
+          "--reporter=default",
+          "--reporter=json",
+          "--outputFile.json=vitest-custom-rail.json"
+        ])
+        expect(ran.code, describeRun(ran)).toBe(0)
+        const report = JSON.parse(readFileSync(join(host, "vitest-custom-rail.json"), "utf8")) as {
+          numFailedTests: number
+          testResults: Array<{ assertionResults: Array<{ ancestorTitles: Array<string>; status: string }> }>
+        }
+        expect(report.numFailedTests, describeRun(ran)).toBe(0)
+        const passed = (suite: string) =>
+          report.testResults
+            .flatMap((r) => r.assertionResults)
+            .filter((a) => a.ancestorTitles[0] === suite && a.status === "passed").length
+        expect(passed("Rail conformance: QuillRail"), describeRun(ran)).toBeGreaterThanOrEqual(12)
+        expect(passed("the Rail conformance kit on a broken Quill rail"), describeRun(ran)).toBe(1)
+        expect(passed("a server with the Quill rail in place of the sandbox rail"), describeRun(ran)).toBe(2)
+      }
+    )
+
+    step(
       "testkit's Store conformance suite run from the tarballs with vitest (memory store and store-postgres's PGlite)",
       150_000,
       async () => {
