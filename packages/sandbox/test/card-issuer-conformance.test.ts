@@ -6,7 +6,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { CardIssuer, type CardIssuerService } from "@paycore/core"
 import { SandboxCardIssuer, type SandboxCardIssuerOptions, sandboxCardIssuer } from "@paycore/sandbox"
-import { type CardIssuerOutcomes, cardIssuerChecks, cardIssuerConformance, failingChecks } from "@paycore/testkit/card-issuer-conformance"
+import {
+  type CardIssuerOutcomes,
+  cardIssuerChecks,
+  cardIssuerConformance,
+  failingChecks
+} from "@paycore/testkit/card-issuer-conformance"
 import { Effect, Layer } from "effect"
 
 /** The sandbox's suffix table (packages/sandbox/README.md, "Magic values (cards)"). */

@@ -5,7 +5,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { KycProvider, type KycReview } from "@paycore/core"
 import { SandboxKycProvider } from "@paycore/sandbox"
-import { failingChecks, type KycOutcomes, kycProviderChecks, kycProviderConformance } from "@paycore/testkit/kyc-conformance"
+import {
+  failingChecks,
+  type KycOutcomes,
+  kycProviderChecks,
+  kycProviderConformance
+} from "@paycore/testkit/kyc-conformance"
 import { Effect, Layer } from "effect"
 
 const outcomes: KycOutcomes = {
@@ -37,7 +42,11 @@ const outcomes: KycOutcomes = {
     { region: undefined, requires: { email: false, phone: false } }
   ],
   documents: {
-    rejected: { documentType: "OTHER", contentType: "image/jpeg", bytes: new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]) }
+    rejected: {
+      documentType: "OTHER",
+      contentType: "image/jpeg",
+      bytes: new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3])
+    }
   }
 }
 

@@ -25,7 +25,13 @@ import {
   show
 } from "./port-checks.ts"
 
-export { type ConformanceCheck, ConformanceFailure, type FailedCheck, failingChecks } from "./port-checks.ts"
+export {
+  type ConformanceCheck,
+  ConformanceFailure,
+  type FailedCheck,
+  failingChecks,
+  type RegisterOptions
+} from "./port-checks.ts"
 
 /** Turns the kit's request into one the issuer answers as the check needs (a suffix, a scripted answer...). */
 export type SteerProvision = (request: CardProvisionRequest) => CardProvisionRequest
@@ -268,15 +274,18 @@ const programChecks = (s: Settings): ReadonlyArray<Check> => [
       )
     })
   ),
-  check(s, "CD-15, CD-44: fundingEligibility takes the accounts of a plain cardholder, the same when asked twice", (issuer) =>
-    Effect.gen(function* () {
-      const accounts = fundingAccounts(issuer)
-      const holder: FundingCardholder = { id: `Customer:${crypto.randomUUID()}` }
-      const first = yield* succeed("fundingEligibility", issuer.fundingEligibility(accounts, holder))
-      yield* expectThat(first._tag === "Eligible", `fundingEligibility: ${show(first)}`)
-      const again = yield* succeed("fundingEligibility", issuer.fundingEligibility(accounts, holder))
-      yield* expectThat(show(again) === show(first), `asked twice: ${show(first)}, then ${show(again)}`)
-    })
+  check(
+    s,
+    "CD-15, CD-44: fundingEligibility takes the accounts of a plain cardholder, the same when asked twice",
+    (issuer) =>
+      Effect.gen(function* () {
+        const accounts = fundingAccounts(issuer)
+        const holder: FundingCardholder = { id: `Customer:${crypto.randomUUID()}` }
+        const first = yield* succeed("fundingEligibility", issuer.fundingEligibility(accounts, holder))
+        yield* expectThat(first._tag === "Eligible", `fundingEligibility: ${show(first)}`)
+        const again = yield* succeed("fundingEligibility", issuer.fundingEligibility(accounts, holder))
+        yield* expectThat(show(again) === show(first), `asked twice: ${show(first)}, then ${show(again)}`)
+      })
   )
 ]
 
@@ -344,19 +353,22 @@ const optionalProvisionChecks = (s: Settings): ReadonlyArray<Check> => {
   const checks: Array<Check> = []
   if (rejected !== undefined) {
     checks.push(
-      check(s, "CD-21: a card the issuer refuses: Rejected with its reference; status and a retry say Rejected too", (issuer) =>
-        Effect.gen(function* () {
-          const request = rejected(freshRequest(issuer))
-          const answer = yield* provisionChecked(issuer, request)
-          yield* expectThat(answer._tag === "Rejected", `provision: ${show(answer)}`)
-          const status = yield* statusChecked(issuer, answer.processorRef)
-          yield* expectThat(status._tag === "Rejected", `status of a rejected card: ${show(status)}`)
-          const again = yield* provisionChecked(issuer, request)
-          yield* expectThat(
-            again._tag === "Rejected" && again.processorRef === answer.processorRef,
-            `a retry of a rejected card: ${show(again)}`
-          )
-        })
+      check(
+        s,
+        "CD-21: a card the issuer refuses: Rejected with its reference; status and a retry say Rejected too",
+        (issuer) =>
+          Effect.gen(function* () {
+            const request = rejected(freshRequest(issuer))
+            const answer = yield* provisionChecked(issuer, request)
+            yield* expectThat(answer._tag === "Rejected", `provision: ${show(answer)}`)
+            const status = yield* statusChecked(issuer, answer.processorRef)
+            yield* expectThat(status._tag === "Rejected", `status of a rejected card: ${show(status)}`)
+            const again = yield* provisionChecked(issuer, request)
+            yield* expectThat(
+              again._tag === "Rejected" && again.processorRef === answer.processorRef,
+              `a retry of a rejected card: ${show(again)}`
+            )
+          })
       )
     )
   }
@@ -421,33 +433,36 @@ const changeChecks = (s: Settings): ReadonlyArray<Check> => [
         yield* succeed("update (CLOSED again)", issuer.update(ref, { state: "CLOSED" }))
       })
   ),
-  check(s, "CD-32, CD-33: reveal follows the program: a URL valid for minutes where it reveals, a CardIssuerError where it does not", (issuer) =>
-    Effect.gen(function* () {
-      const card = yield* provisionChecked(issuer, s.outcomes.active(freshRequest(issuer)))
-      const answer = yield* attempt("reveal", issuer.reveal(card.processorRef))
-      if (!issuer.program.supportsPanReveal) {
-        return yield* expectThat(
-          "error" in answer,
-          `the program says no reveal (supportsPanReveal false), but reveal answered ${show(answer)}`
+  check(
+    s,
+    "CD-32, CD-33: reveal follows the program: a URL valid for minutes where it reveals, a CardIssuerError where it does not",
+    (issuer) =>
+      Effect.gen(function* () {
+        const card = yield* provisionChecked(issuer, s.outcomes.active(freshRequest(issuer)))
+        const answer = yield* attempt("reveal", issuer.reveal(card.processorRef))
+        if (!issuer.program.supportsPanReveal) {
+          return yield* expectThat(
+            "error" in answer,
+            `the program says no reveal (supportsPanReveal false), but reveal answered ${show(answer)}`
+          )
+        }
+        if ("error" in answer) return yield* expectThat(false, `reveal failed: ${show(answer.error)}`)
+        const reveal = answer.ok
+        let url: URL | undefined
+        try {
+          url = new URL(reveal.panEmbedUrl)
+        } catch {
+          url = undefined
+        }
+        yield* expectThat(url?.protocol === "https:", `panEmbedUrl must be an https URL: ${show(reveal.panEmbedUrl)}`)
+        yield* expectThat(isIso(reveal.expiresAt), `expiresAt must be an ISO instant: ${show(reveal.expiresAt)}`)
+        const now = yield* nowMs
+        const left = Date.parse(reveal.expiresAt) - now
+        yield* expectThat(
+          left > 0 && left <= s.maxRevealSeconds * 1000,
+          `expiresAt ${reveal.expiresAt} must be within ${s.maxRevealSeconds} s after now (${new Date(now).toISOString()})`
         )
-      }
-      if ("error" in answer) return yield* expectThat(false, `reveal failed: ${show(answer.error)}`)
-      const reveal = answer.ok
-      let url: URL | undefined
-      try {
-        url = new URL(reveal.panEmbedUrl)
-      } catch {
-        url = undefined
-      }
-      yield* expectThat(url?.protocol === "https:", `panEmbedUrl must be an https URL: ${show(reveal.panEmbedUrl)}`)
-      yield* expectThat(isIso(reveal.expiresAt), `expiresAt must be an ISO instant: ${show(reveal.expiresAt)}`)
-      const now = yield* nowMs
-      const left = Date.parse(reveal.expiresAt) - now
-      yield* expectThat(
-        left > 0 && left <= s.maxRevealSeconds * 1000,
-        `expiresAt ${reveal.expiresAt} must be within ${s.maxRevealSeconds} s after now (${new Date(now).toISOString()})`
-      )
-    })
+      })
   ),
   check(
     s,

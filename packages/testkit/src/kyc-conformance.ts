@@ -17,8 +17,8 @@ import {
   KycProvider,
   type KycReview,
   StoreError,
-  type VerificationPacket,
   VerificationError,
+  type VerificationPacket,
   VerificationStatus
 } from "@paycore/core"
 import { Clock, Effect, Exit, type Layer, Schema, Stream } from "effect"
@@ -31,7 +31,13 @@ import {
   show
 } from "./port-checks.ts"
 
-export { type ConformanceCheck, ConformanceFailure, type FailedCheck, failingChecks } from "./port-checks.ts"
+export {
+  type ConformanceCheck,
+  ConformanceFailure,
+  type FailedCheck,
+  failingChecks,
+  type RegisterOptions
+} from "./port-checks.ts"
 
 /** The verdicts a complete packet can get. */
 export type KycVerdict = "APPROVED" | "REJECTED" | "PENDING_MANUAL_REVIEW"
@@ -89,74 +95,71 @@ const ADDRESS = { line1: "1 Main St", city: "San Francisco", postalCode: "94105"
 
 const newId = (type: string): string => `${type}:${crypto.randomUUID()}`
 
-const individual = (): IndividualCustomer =>
-  ({
-    id: newId("Customer"),
-    platformCustomerId: `kit-${crypto.randomUUID().slice(0, 8)}`,
-    currencies: ["USD"],
-    umaAddress: `$kit${crypto.randomUUID().slice(0, 8)}@kit.example`,
-    email: "ada@kit.example",
-    phoneNumber: "+14155550100",
-    contactVerification: { email: "VERIFIED", phone: "VERIFIED" },
-    isDeleted: false,
-    createdAt: NOW,
-    updatedAt: NOW,
-    customerType: "INDIVIDUAL",
-    kycStatus: "UNVERIFIED",
-    fullName: "Ada Lovelace",
-    birthDate: "1990-01-01",
+const individual = (): IndividualCustomer => ({
+  id: newId("Customer") as IndividualCustomer["id"],
+  platformCustomerId: `kit-${crypto.randomUUID().slice(0, 8)}`,
+  currencies: ["USD"],
+  umaAddress: `$kit${crypto.randomUUID().slice(0, 8)}@kit.example`,
+  email: "ada@kit.example",
+  phoneNumber: "+14155550100",
+  contactVerification: { email: "VERIFIED", phone: "VERIFIED" },
+  isDeleted: false,
+  createdAt: NOW,
+  updatedAt: NOW,
+  customerType: "INDIVIDUAL",
+  kycStatus: "UNVERIFIED",
+  fullName: "Ada Lovelace",
+  birthDate: "1990-01-01",
+  nationality: "US",
+  address: ADDRESS,
+  idType: "SSN",
+  identifier: "123-45-6789"
+})
+
+const business = (): BusinessCustomer => ({
+  id: newId("Customer") as BusinessCustomer["id"],
+  platformCustomerId: `kit-${crypto.randomUUID().slice(0, 8)}`,
+  currencies: ["USD"],
+  umaAddress: `$kitb${crypto.randomUUID().slice(0, 8)}@kit.example`,
+  email: "ops@kit.example",
+  phoneNumber: "+14155550101",
+  contactVerification: { email: "VERIFIED", phone: "VERIFIED" },
+  isDeleted: false,
+  createdAt: NOW,
+  updatedAt: NOW,
+  customerType: "BUSINESS",
+  kybStatus: "UNVERIFIED",
+  kycStatus: "UNVERIFIED",
+  address: ADDRESS,
+  businessInfo: {
+    legalName: "Analytical Engines LLC",
+    country: "US",
+    registrationNumber: "R-1842",
+    incorporatedOn: "2020-01-01",
+    entityType: "LLC",
+    taxId: "12-3456789",
+    countriesOfOperation: ["US"]
+  }
+})
+
+const ownerOf = (customer: BusinessCustomer): BeneficialOwner => ({
+  id: newId("BeneficialOwner") as BeneficialOwner["id"],
+  customerId: customer.id,
+  roles: ["UBO", "CONTROL_PERSON"],
+  ownershipPercentage: 100,
+  personalInfo: {
+    firstName: "Grace",
+    lastName: "Hopper",
+    birthDate: "1980-01-01",
     nationality: "US",
     address: ADDRESS,
     idType: "SSN",
-    identifier: "123-45-6789"
-  }) as IndividualCustomer
-
-const business = (): BusinessCustomer =>
-  ({
-    id: newId("Customer"),
-    platformCustomerId: `kit-${crypto.randomUUID().slice(0, 8)}`,
-    currencies: ["USD"],
-    umaAddress: `$kitb${crypto.randomUUID().slice(0, 8)}@kit.example`,
-    email: "ops@kit.example",
-    phoneNumber: "+14155550101",
-    contactVerification: { email: "VERIFIED", phone: "VERIFIED" },
-    isDeleted: false,
-    createdAt: NOW,
-    updatedAt: NOW,
-    customerType: "BUSINESS",
-    kybStatus: "UNVERIFIED",
-    kycStatus: "UNVERIFIED",
-    address: ADDRESS,
-    businessInfo: {
-      legalName: "Analytical Engines LLC",
-      country: "US",
-      registrationNumber: "R-1842",
-      incorporatedOn: "2020-01-01",
-      entityType: "LLC",
-      taxId: "12-3456789",
-      countriesOfOperation: ["US"]
-    }
-  }) as BusinessCustomer
-
-const ownerOf = (customer: BusinessCustomer): BeneficialOwner =>
-  ({
-    id: newId("BeneficialOwner"),
-    customerId: customer.id,
-    roles: ["UBO", "CONTROL_PERSON"],
-    ownershipPercentage: 100,
-    personalInfo: {
-      firstName: "Grace",
-      lastName: "Hopper",
-      birthDate: "1980-01-01",
-      nationality: "US",
-      address: ADDRESS,
-      idType: "SSN",
-      identifier: "987-65-4321"
-    },
-    kycStatus: "UNVERIFIED",
-    createdAt: NOW,
-    updatedAt: NOW
-  }) as BeneficialOwner
+    identifier: "987-65-4321"
+  },
+  kycStatus: "UNVERIFIED",
+  createdAt: NOW,
+  updatedAt: NOW
+})
 
 const document = (documentHolder: string, documentType: DocumentType): DocumentOnFile => ({
   id: newId("Document"),
@@ -220,8 +223,8 @@ const DECISIONS: ReadonlyArray<string> = ["IN_REVIEW", "APPROVED", "REJECTED", "
 /** What the engine applies of any review: a known status, errors the API can show, a decision per known subject. */
 const wellFormedReview = (packet: VerificationPacket, review: KycReview) =>
   Effect.gen(function* () {
-    const subjects = [packet.customer.id, ...packet.beneficialOwners.map((o) => o.id)]
-    const resources = [...subjects, ...packet.documents.map((d) => d.id)]
+    const subjects: ReadonlyArray<string> = [packet.customer.id, ...packet.beneficialOwners.map((o) => o.id)]
+    const resources: ReadonlyArray<string> = [...subjects, ...packet.documents.map((d) => d.id)]
     yield* expectThat(
       Schema.is(VerificationStatus)(review.verificationStatus),
       `verificationStatus ${show(review.verificationStatus)} is not one of the API's`
@@ -421,7 +424,8 @@ const contactChecks = (outcomes: KycOutcomes): ReadonlyArray<Check> => [
             const again = kyc.contactVerification(customer)
             const label = `${base.customerType} in ${region ?? "no region"}`
             yield* expectThat(
-              show({ email: first.email, phone: first.phone }) === show({ email: requires.email, phone: requires.phone }),
+              show({ email: first.email, phone: first.phone }) ===
+                show({ email: requires.email, phone: requires.phone }),
               `${label}: requires ${show(first)}, expected ${show(requires)}`
             )
             yield* expectThat(show(again) === show(first), `${label}: ${show(first)}, then ${show(again)}`)
@@ -448,7 +452,12 @@ const bodyOf = (bytes: Uint8Array, chunk = 16_384): Stream.Stream<Uint8Array, St
   )
 
 const screen = (kyc: KycProvider["Service"], file: ScreenedFile, body = bodyOf(file.bytes)) =>
-  kyc.screenDocument({ documentType: file.documentType, contentType: file.contentType, size: file.bytes.byteLength, body })
+  kyc.screenDocument({
+    documentType: file.documentType,
+    contentType: file.contentType,
+    size: file.bytes.byteLength,
+    body
+  })
 
 const screeningVerdict = (label: string, verdict: DocumentScreening) =>
   Effect.gen(function* () {
@@ -457,7 +466,10 @@ const screeningVerdict = (label: string, verdict: DocumentScreening) =>
       `${label}: the verdict is ${show(verdict)}, neither Accepted nor Rejected`
     )
     if (verdict._tag === "Rejected") {
-      yield* expectThat(typeof verdict.reason === "string" && verdict.reason.length > 0, `${label}: Rejected must say why`)
+      yield* expectThat(
+        typeof verdict.reason === "string" && verdict.reason.length > 0,
+        `${label}: Rejected must say why`
+      )
     }
   })
 
