@@ -467,7 +467,10 @@ describe.skipIf(unreachable !== undefined)(
           "KycProvider conformance: sandbox",
           "CardIssuer conformance: sandbox"
         ])
-          expect(passedBySuite.get(suite) ?? 0, `tests passed in "${suite}"\n${describeRun(ran)}`).toBeGreaterThanOrEqual(10)
+          expect(
+            passedBySuite.get(suite) ?? 0,
+            `tests passed in "${suite}"\n${describeRun(ran)}`
+          ).toBeGreaterThanOrEqual(10)
       }
     )
 
