@@ -202,12 +202,15 @@ describe("cards foundation", () => {
         accountId: "InternalAccount:b",
         reason: "suffix 002"
       })
-      issuer.failNext("reveal", false)
+      // A program without reveal refuses it; one with reveal fails on cue, then answers.
       assert.deepInclude(yield* Effect.flip(issuer.service.reveal(first.processorRef)), { retryable: false })
-      assert.match((yield* issuer.service.reveal(first.processorRef)).panEmbedUrl, /^https:\/\//)
+      const revealing = scriptedCardIssuer()
+      revealing.failNext("reveal", false)
+      assert.deepInclude(yield* Effect.flip(revealing.service.reveal(first.processorRef)), { retryable: false })
+      assert.match((yield* revealing.service.reveal(first.processorRef)).panEmbedUrl, /^https:\/\//)
       assert.deepStrictEqual(
         issuer.calls.map((c) => c.op),
-        ["provision", "status", "status", "provision", "provision", "fundingEligibility", "reveal", "reveal"]
+        ["provision", "status", "status", "provision", "provision", "fundingEligibility", "reveal"]
       )
     })
   )

@@ -73,6 +73,12 @@ const unknownCard = (ref: string): CardIssuerError => ({
   message: `The sandbox issuer knows no card ${ref}`
 })
 
+const noReveal: CardIssuerError = {
+  _tag: "CardIssuerError",
+  retryable: false,
+  message: "The sandbox issuer's program does not reveal card details (supportsPanReveal false)"
+}
+
 const iso = (ms: number) => new Date(ms).toISOString()
 
 /** The issuer's answer about a card at `nowMs`: a pure function of the issuance and the clock. */
@@ -104,10 +110,11 @@ const randomHex = (bytes: number): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("")
 
 /**
- * The sandbox card issuer (CD-43, CD-44): provisioning by the suffix table above on the sandbox clock, funding
- * accounts refused by their cardholder's suffix, every state and binding change accepted, reveal URLs on a host that does not resolve
- * (valid five minutes). Stateless: the processor reference carries what a later `status` needs, as the sandbox rail's
- * reference does, so a restarted server answers the same.
+ * The sandbox card issuer (CD-43, CD-44): provisioning by the suffix table above on the sandbox clock (idempotent by
+ * card id: a retry answers the first call's card), funding accounts refused by their cardholder's suffix, every state
+ * and binding change accepted, reveal URLs on a host that does not resolve (valid five minutes; refused when the
+ * program does not reveal). `status` is stateless: the processor reference carries what it needs, as the sandbox
+ * rail's reference does, so a restarted server answers the same.
  */
 export const sandboxCardIssuer = (options: SandboxCardIssuerOptions = {}): CardIssuerService => {
   const program: CardProgram = {
@@ -117,6 +124,9 @@ export const sandboxCardIssuer = (options: SandboxCardIssuerOptions = {}): CardI
     currencies: ["USD", "USDB"],
     brand: "VISA"
   }
+  // The first issuance of each card id this issuer was asked for (a restarted sandbox issues anew: it has no processor
+  // behind it). `status` needs none of it: the reference carries it.
+  const issued = new Map<string, Issuance>()
   return {
     program,
     fundingEligibility: (accounts, cardholder) =>
@@ -132,17 +142,19 @@ export const sandboxCardIssuer = (options: SandboxCardIssuerOptions = {}): CardI
             }
       }),
     provision: (request) =>
-      Effect.map(Clock.currentTimeMillis, (nowMs) =>
-        provisioningAt(
-          {
+      Effect.map(Clock.currentTimeMillis, (nowMs) => {
+        // Idempotent by card id: a retry answers the card of the first call (its reference and its clock).
+        let issuance = issued.get(request.cardId)
+        if (issuance === undefined) {
+          issuance = {
             issuedAtMs: nowMs,
             suffix: request.platformCardIdGiven ? last3(request.platformCardId) : "",
             uuid: request.cardId.slice(request.cardId.indexOf(":") + 1)
-          },
-          nowMs,
-          program
-        )
-      ),
+          }
+          issued.set(request.cardId, issuance)
+        }
+        return provisioningAt(issuance, nowMs, program)
+      }),
     status: (processorRef) => {
       const issuance = decodeRef(processorRef)
       if (issuance === undefined) return Effect.fail(unknownCard(processorRef))
@@ -152,6 +164,7 @@ export const sandboxCardIssuer = (options: SandboxCardIssuerOptions = {}): CardI
       decodeRef(processorRef) === undefined ? Effect.fail(unknownCard(processorRef)) : Effect.void,
     reveal: (processorRef) => {
       if (decodeRef(processorRef) === undefined) return Effect.fail(unknownCard(processorRef))
+      if (!program.supportsPanReveal) return Effect.fail(noReveal)
       return Effect.map(Clock.currentTimeMillis, (nowMs) => ({
         panEmbedUrl: `${SANDBOX_PAN_HOST}/pan/${randomHex(16)}`,
         expiresAt: iso(nowMs + REVEAL_SECONDS * 1000)

@@ -7,6 +7,7 @@ import {
   type PayoutStatus,
   Rail,
   type RailError,
+  type Submitted,
   sandboxTransactionHash
 } from "@paycore/core"
 import { Clock, Effect, Layer } from "effect"
@@ -245,6 +246,36 @@ export interface SandboxRailOptions {
   readonly speedUp?: number | undefined
 }
 
+/**
+ * How long a sandbox rail remembers a submission (by transaction id) so that a repeated `submit` answers the first
+ * reference: longer than the engine's re-submission schedule (`SUBMIT_GRACE_SECONDS`, then `MAX_SUBMIT_ATTEMPTS`
+ * with backoff: about 22 minutes). Not across a restart: the sandbox keeps nothing outside the process.
+ */
+export const SUBMIT_MEMORY_SECONDS = HOUR
+
+/**
+ * The submissions of the last `SUBMIT_MEMORY_SECONDS`, by transaction id, oldest first: an expired entry is
+ * dropped from the front on the next `set`, so the map holds one window of submissions, not the rail's life.
+ */
+const recentSubmissions = () => {
+  const entries = new Map<string, { readonly submitted: Submitted; readonly atMs: number }>()
+  const windowMs = SUBMIT_MEMORY_SECONDS * 1000
+  return {
+    get: (transactionId: string, nowMs: number): Submitted | undefined => {
+      const entry = entries.get(transactionId)
+      return entry !== undefined && nowMs - entry.atMs < windowMs ? entry.submitted : undefined
+    },
+    set: (transactionId: string, submitted: Submitted, nowMs: number): void => {
+      for (const [id, entry] of entries) {
+        if (nowMs - entry.atMs < windowMs) break
+        entries.delete(id)
+      }
+      entries.delete(transactionId)
+      entries.set(transactionId, { submitted, atMs: nowMs })
+    }
+  }
+}
+
 const unknownReference = (reference: string): RailError => ({
   _tag: "RailError",
   retryable: false,
@@ -262,9 +293,12 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
     throw new RangeError(`SandboxRail: speedUp must be a positive finite number, got ${speedUp}`)
   }
   return Layer.sync(Rail, () => {
+    const recent = recentSubmissions()
     return Rail.of({
       submit: (payout) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
+          const known = recent.get(payout.transactionId, now)
+          if (known !== undefined) return known
           const submission: Submission = {
             rail: payout.rail,
             submittedAtMs: now,
@@ -273,10 +307,11 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
             transactionId: payout.transactionId,
             destination: payout.destination.kind
           }
-          // Nothing is kept: the reference carries everything `status` needs (a map of every submission
-          // grew for the life of the rail and cost more to fill than decoding the reference costs).
+          // The reference carries everything `status` needs: only the idempotency of `submit` keeps anything.
           const reference = encodeReference(submission)
-          return { reference, expectedSettlementAt: iso(dueAtMs(submission)) }
+          const submitted = { reference, expectedSettlementAt: iso(dueAtMs(submission)) }
+          recent.set(payout.transactionId, submitted, now)
+          return submitted
         }),
       status: (reference) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {

@@ -13,8 +13,12 @@ import { makeEnv, seedCustomer, seedInternalAccount, startClock, T0 } from "../.
 
 const CARD = "Card:01234567-89ab-7def-8123-456789abcdef"
 
-const request = (platformCardId: string, given = true): CardProvisionRequest => ({
-  cardId: CARD,
+let cards = 0
+/** Another card: `provision` is idempotent by card id, so each card of a test has its own. */
+const nextCard = (): string => `Card:01234567-89ab-7def-8123-${String(++cards).padStart(12, "0")}`
+
+const request = (platformCardId: string, given = true, cardId = CARD): CardProvisionRequest => ({
+  cardId,
   cardholderId: "Customer:01234567-89ab-7def-8123-456789abc001",
   platformCardId,
   platformCardIdGiven: given,
@@ -35,19 +39,19 @@ describe("SandboxCardIssuer", () => {
         assert.match(active.processorRef, /^sbxcard:\d+:042:01234567-89ab-7def-8123-456789abcdef$/)
         assert.deepStrictEqual(yield* issuer.status(active.processorRef), active)
 
-        const pending = yield* issuer.provision(request("emp-001"))
+        const pending = yield* issuer.provision(request("emp-001", true, nextCard()))
         assert.deepInclude(pending, { _tag: "Pending", checkAgainAt: new Date(T0 + 3_600_000).toISOString() })
         yield* TestClock.adjust("2 hours")
         assert.strictEqual((yield* issuer.status(pending.processorRef))._tag, "Pending")
 
-        assert.strictEqual((yield* issuer.provision(request("emp-002")))._tag, "Rejected")
+        assert.strictEqual((yield* issuer.provision(request("emp-002", true, nextCard())))._tag, "Rejected")
         // Without a platformCardId of the platform's nothing steers: not the made-up one, not the cardholder id (its
         // random suffix is 001 here).
-        const plain = yield* issuer.provision(request("card-0123456789ab001", false))
+        const plain = yield* issuer.provision(request("card-0123456789ab001", false, nextCard()))
         assert.deepInclude(plain, { _tag: "Active", last4: "4242" })
         assert.deepStrictEqual(yield* issuer.status(plain.processorRef), plain)
         // A platformCardId shorter than a suffix is the whole of it.
-        const short = yield* issuer.provision(request("42"))
+        const short = yield* issuer.provision(request("42", true, nextCard()))
         assert.deepStrictEqual(yield* issuer.status(short.processorRef), short)
         assert.deepInclude(yield* Effect.flip(issuer.status("proc_unknown")), { retryable: false })
       })

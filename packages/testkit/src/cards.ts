@@ -137,6 +137,9 @@ export const scriptedCardIssuer = (program: Partial<CardProgram> = {}): Scripted
     reveal: (processorRef) =>
       Effect.suspend(() => {
         calls.push({ op: "reveal", processorRef })
+        if (!fullProgram.supportsPanReveal) {
+          return Effect.fail(issuerError(false, "the scripted program does not reveal card details"))
+        }
         return Effect.andThen(failIfArmed("reveal"), () =>
           Effect.map(Clock.currentTimeMillis, (now) => ({
             panEmbedUrl: `https://issuer.paycore.invalid/pan/${processorRef}/${calls.length}`,

@@ -17,6 +17,7 @@ import * as StoreTables from "@paycore/store-tables"
 import * as Testkit from "@paycore/testkit"
 import * as Browser from "@paycore/testkit/browser"
 import * as DocumentStoreConformance from "@paycore/testkit/document-store-conformance"
+import * as RailConformance from "@paycore/testkit/rail-conformance"
 import * as StoreConformance from "@paycore/testkit/store-conformance"
 import * as WalletClient from "@paycore/testkit/wallet-client"
 import { Effect, Layer } from "effect"
@@ -36,6 +37,7 @@ export const entryPoints = {
   Testkit,
   Browser,
   DocumentStoreConformance,
+  RailConformance,
   StoreConformance,
   WalletClient
 }

@@ -1,0 +1,89 @@
+/**
+ * What the port kits (KYC provider, card issuer) are made of: a list of named checks, each an effect that fails with
+ * a `ConformanceFailure` saying which promise of the port the adapter broke. A kit registers them as vitest tests
+ * (`registerChecks`), and `failingChecks` runs them as plain effects, so a test can plant a fault in an adapter and
+ * expect exactly the checks that must catch it.
+ */
+import { describe, layer } from "@effect/vitest"
+import { Cause, type Duration, Effect, Exit, type Layer, Schema } from "effect"
+
+/** A promise of the port the adapter did not keep. */
+export class ConformanceFailure extends Schema.TaggedError<ConformanceFailure>()("ConformanceFailure", {
+  message: Schema.String
+}) {}
+
+/** One check of a kit: its title (the FEATURES rows and the behaviour) and the effect that proves it. */
+export interface ConformanceCheck<R> {
+  readonly name: string
+  readonly run: Effect.Effect<void, unknown, R>
+}
+
+/** A check that failed, with why. */
+export interface FailedCheck {
+  readonly name: string
+  readonly message: string
+}
+
+/** Fails the check with `message` unless `condition` holds. */
+export const expectThat = (condition: boolean, message: string): Effect.Effect<void, ConformanceFailure> =>
+  condition ? Effect.void : Effect.fail(new ConformanceFailure({ message }))
+
+/** A value as a test failure shows it. */
+export const show = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+const why = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.findErrorOption(cause)
+  if (error._tag === "Some") {
+    const e = error.value
+    return e instanceof ConformanceFailure ? e.message : `failed with ${show(e)}`
+  }
+  return Cause.pretty(cause)
+}
+
+/**
+ * Runs every check, one after another, and answers those that failed (an empty array: the adapter passed). Run it
+ * where the checks' requirements (the port) and a `TestClock` are provided, e.g. in an `it.effect`.
+ */
+export const failingChecks = <R>(
+  checks: ReadonlyArray<ConformanceCheck<R>>
+): Effect.Effect<ReadonlyArray<FailedCheck>, never, R> =>
+  Effect.map(
+    Effect.forEach(checks, (check) =>
+      Effect.map(Effect.exit(check.run), (exit) =>
+        Exit.isSuccess(exit) ? undefined : { name: check.name, message: why(exit.cause) }
+      )
+    ),
+    (results) => results.filter((r): r is FailedCheck => r !== undefined)
+  )
+
+export interface RegisterOptions {
+  /** How long building (and closing) the adapter's layer may take. */
+  readonly timeout?: Duration.Input
+}
+
+/**
+ * Registers `checks` as one vitest test each, under `describe(title)`, with the layer built once for all of them.
+ * Each test runs with effect's `TestClock` (the checks set and move it).
+ */
+export const registerChecks = <R, E>(
+  title: string,
+  subject: Layer.Layer<R, E>,
+  checks: ReadonlyArray<ConformanceCheck<R>>,
+  options: RegisterOptions = {}
+): void => {
+  layer(subject, options.timeout === undefined ? {} : { timeout: options.timeout })(title, (it) => {
+    describe("checks", () => {
+      for (const check of checks) {
+        it.effect(check.name, () =>
+          Effect.catchCause(check.run, (cause) => Effect.die(new Error(`${check.name}: ${why(cause)}`)))
+        )
+      }
+    })
+  })
+}
