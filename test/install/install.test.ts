@@ -519,6 +519,20 @@ describe.skipIf(unreachable !== undefined)(
     )
 
     step(
+      "testkit's model harness extended with a user's own command and invariant, run from the tarballs with vitest (packages/testkit/test/engine-model-user.test.ts, the test docs/testing.md quotes)",
+      120_000,
+      async () => {
+        cpSync(
+          join(ROOT, "packages/testkit/test/engine-model-user.test.ts"),
+          join(host, "test/engine-model-user.test.ts")
+        )
+        const ran = await inHost("npx", ["vitest", "run", "test/engine-model-user.test.ts"])
+        expect(ran.code, describeRun(ran)).toBe(0)
+        expect(ran.stdout, describeRun(ran)).toMatch(/1 passed/)
+      }
+    )
+
+    step(
       "tsc --noEmit of the host project under moduleResolution nodenext and bundler with skipLibCheck: false (TypeScript 7, the repository's, and TypeScript 5)",
       180_000,
       async () => {
