@@ -33,13 +33,8 @@ import {
   show
 } from "./port-checks.ts"
 
-export {
-  type ConformanceCheck,
-  ConformanceFailure,
-  type FailedCheck,
-  failingChecks,
-  type RegisterOptions
-} from "./port-checks.ts"
+export * from "./conformance-checks.ts"
+export type { RegisterOptions } from "./port-checks.ts"
 
 /** The verdicts a complete packet can get. */
 export type KycVerdict = "APPROVED" | "REJECTED" | "PENDING_MANUAL_REVIEW"

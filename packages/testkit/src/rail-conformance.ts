@@ -31,12 +31,7 @@ import {
   show
 } from "./port-checks.ts"
 
-export {
-  type ConformanceCheck,
-  ConformanceFailure,
-  type FailedCheck,
-  failingChecks
-} from "./port-checks.ts"
+export * from "./conformance-checks.ts"
 
 /** Where a payout goes: the kit builds payouts to these. */
 export type RailDestination = Payout["destination"]
