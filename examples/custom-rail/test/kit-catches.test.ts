@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Rail } from "@paycore/core"
-import { runRailChecks } from "@paycore/testkit/rail-conformance"
+import { failingChecks, railChecks } from "@paycore/testkit/rail-conformance"
 import { Effect, Layer } from "effect"
 import { QUILL_CURRENCY, QUILL_RAIL, QUILL_TIMEOUT_SECONDS, QuillRail } from "../src/rail.ts"
 import { simulatedQuill } from "../src/scheme.ts"
@@ -31,17 +31,19 @@ describe("the Rail conformance kit on a broken Quill rail", () => {
           submit: (payout) => Effect.mapError(rail.submit(payout), (e) => ({ ...e, retryable: false }))
         }))
       ).pipe(Layer.provide(QuillRail({ api: scheme })))
-      const failed = yield* runRailChecks({
-        layer: () => finalTimeouts,
-        rails: [{ rail: QUILL_RAIL, currencies: [QUILL_CURRENCY] }],
-        outcomes: {
-          settles: iban("00"),
-          fails: [],
-          timesOut: { destination: iban("99"), afterSeconds: QUILL_TIMEOUT_SECONDS }
-        }
-      })
+      const failed = yield* failingChecks(
+        railChecks({
+          layer: () => finalTimeouts,
+          rails: [{ rail: QUILL_RAIL, currencies: [QUILL_CURRENCY] }],
+          outcomes: {
+            settles: iban("00"),
+            fails: [],
+            timesOut: { destination: iban("99"), afterSeconds: QUILL_TIMEOUT_SECONDS }
+          }
+        })
+      )
       assert.deepStrictEqual(
-        failed.map((f) => f.title),
+        failed.map((f) => f.name),
         [
           "timeout: a rail that does not answer in time is a retryable RailError (the engine submits again), and the retry reaches the rail once"
         ]

@@ -418,6 +418,11 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     const id = await euCustomer(server)
     expect((await server.call("POST", "/verifications", { customerId: id })).status).toBe(409)
   },
+  "kyc-provider-unavailable": async (server) => {
+    const r = await server.call("POST", "/customers", individualPacket("Ada Lovelace004"))
+    expect((await kycLink(server, r.json.id, `k-${randomUUID()}`)).status).toBe(503)
+    expect((await server.call("POST", "/verifications", { customerId: r.json.id })).status).toBe(503)
+  },
   "reference-in-body-not-found": async (server) => {
     const r = await server.call("POST", "/customers/external-accounts", {
       customerId: UNKNOWN_CUSTOMER,

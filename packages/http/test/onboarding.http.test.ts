@@ -651,6 +651,19 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
       expect((await customer(c.id)).kycStatus).toBe("UNVERIFIED")
     })
 
+    it("suffix 004: the provider is unreachable: kyc-link and POST /verifications are 503 SERVICE_UNAVAILABLE, nothing changes", async () => {
+      await skipPaperwork(true)
+      for (const c of [await create(individual("Ada Lovelace004")), await create(business("REG-004"))]) {
+        expectError(await kycLink(c.id), 503, "SERVICE_UNAVAILABLE")
+        const r = await verify(c.id)
+        expectError(r, 503, "SERVICE_UNAVAILABLE")
+        expect(r.json.message).toContain("sandbox suffix 004")
+        expect(await customer(c.id)).toEqual(c)
+        expect(await events(c.id)).toEqual([])
+        expect((await server.call("GET", `/verifications?customerId=${c.id}`)).json.data).toEqual([])
+      }
+    })
+
     it("K-07 a customer in review whose new review finds errors goes on HOLD, and comes back from it", async () => {
       await skipPaperwork(true)
       const c = await create(individual("Ada Lovelace001"))

@@ -461,6 +461,17 @@ export const differences: ReadonlyArray<Difference> = [
       "resources); a review asked for earlier is a 409 with the upstream's generic CONFLICT, which lists no 409 here."
   },
   {
+    id: "kyc-provider-unavailable",
+    operations: ["POST /customers/{customerId}/kyc-link", "POST /verifications"],
+    statuses: [503],
+    at: ["status"],
+    values: ["SERVICE_UNAVAILABLE"],
+    why:
+      "A hosted link and a review ask the KYC provider; when it cannot be reached (a retryable KycProviderError: the " +
+      "sandbox's suffix 004) nothing changes and the answer is 503 SERVICE_UNAVAILABLE, which the upstream lists " +
+      "for neither, as for a stablecoin provider that cannot be reached."
+  },
+  {
     id: "reference-in-body-not-found",
     operations: ["POST /quotes", "POST /customers/external-accounts"],
     statuses: [404],

@@ -15,6 +15,7 @@ import {
   isoAfter,
   type KycDecision,
   KycProvider,
+  type KycProviderError,
   type KycReview,
   type KycStatus,
   type VerificationError,
@@ -22,8 +23,12 @@ import {
 } from "@paycore/core"
 import { Clock, Effect, Layer } from "effect"
 
-/** The magic suffixes (last 3 characters of `fullName`, `businessInfo.registrationNumber`, owner `lastName`). */
-export const KYC_MAGIC = { MANUAL_REVIEW: "001", REJECTED: "002", RESOLVE_ERRORS: "003" } as const
+/**
+ * The magic suffixes (last 3 characters of `fullName`, `businessInfo.registrationNumber`, owner `lastName`).
+ * `UNREACHABLE` is the provider's outage for that customer (its `fullName` or registration number): hosted links and
+ * reviews fail with a retryable `KycProviderError`.
+ */
+export const KYC_MAGIC = { MANUAL_REVIEW: "001", REJECTED: "002", RESOLVE_ERRORS: "003", UNREACHABLE: "004" } as const
 
 /** The last 3 characters of a name or number (spaces around it ignored); `undefined` without one. */
 export const kycSuffix = (value: string | undefined): string | undefined =>
@@ -175,7 +180,24 @@ export const sandboxReview = (packet: VerificationPacket): KycReview =>
     ? reviewIndividual(packet.customer, packet)
     : reviewBusiness(packet.customer, packet)
 
-/** The sandbox KYC provider: hosted links on a fictitious host, suffix-driven reviews, every document accepted. */
+/**
+ * `effect`, or the outage of suffix `004` on the customer's `fullName` (a business: its registration number), on
+ * every platform: the provider cannot be reached, and trying again later can succeed.
+ */
+const reachable = <A>(customer: Customer, effect: Effect.Effect<A>): Effect.Effect<A, KycProviderError> =>
+  kycSuffix(customer.customerType === "BUSINESS" ? customer.businessInfo.registrationNumber : customer.fullName) ===
+  KYC_MAGIC.UNREACHABLE
+    ? Effect.fail({
+        _tag: "KycProviderError",
+        message: "The sandbox KYC provider cannot be reached (sandbox suffix 004)",
+        retryable: true
+      })
+    : effect
+
+/**
+ * The sandbox KYC provider: hosted links on a fictitious host, suffix-driven reviews, every document accepted; an
+ * outage for the customers of suffix `004`.
+ */
 export const SandboxKycProvider = (options: SandboxKycOptions = {}): Layer.Layer<KycProvider> => {
   const regions = new Set(options.contactVerificationRegions ?? EEA_REGIONS)
   const lifetimeSeconds = options.kycLinkLifetimeSeconds ?? 86_400
@@ -184,13 +206,20 @@ export const SandboxKycProvider = (options: SandboxKycOptions = {}): Layer.Layer
     KycProvider,
     KycProvider.of({
       createLink: ({ customer, redirectUri }) =>
-        Effect.map(Clock.currentTimeMillis, (now) => ({
-          kycUrl: `${SANDBOX_KYC_HOST}/${customer.customerType === "BUSINESS" ? "kyb" : "kyc"}/${randomHex(16)}?redirectUri=${encodeURIComponent(redirectUri)}`,
-          expiresAt: isoAfter(now, lifetimeSeconds),
-          provider: "SANDBOX" as const,
-          token: `sbx_sdk_${randomHex(24)}`
-        })),
-      review: (packet) => Effect.succeed(sandboxReview(packet)),
+        reachable(
+          customer,
+          Effect.map(Clock.currentTimeMillis, (now) => ({
+            kycUrl: `${SANDBOX_KYC_HOST}/${customer.customerType === "BUSINESS" ? "kyb" : "kyc"}/${randomHex(16)}?redirectUri=${encodeURIComponent(redirectUri)}`,
+            expiresAt: isoAfter(now, lifetimeSeconds),
+            provider: "SANDBOX" as const,
+            token: `sbx_sdk_${randomHex(24)}`
+          }))
+        ),
+      review: (packet) =>
+        reachable(
+          packet.customer,
+          Effect.sync(() => sandboxReview(packet))
+        ),
       screenDocument: ({ documentType, contentType, size }) =>
         Effect.sync(() => screen({ documentType, contentType, size })),
       contactVerification: (customer: Customer) => {

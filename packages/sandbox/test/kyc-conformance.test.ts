@@ -1,6 +1,7 @@
 /**
  * The sandbox KYC provider passes the KycProvider conformance kit, driven by its magic suffixes (packages/sandbox/
- * README.md, "Magic values (KYC / KYB)"); the kit catches a provider whose review changes when asked again.
+ * README.md, "Magic values (KYC / KYB)"); the kit catches a provider whose review changes when asked again, and
+ * providers that answer an outage with a defect or a wait without end instead of a retryable `KycProviderError`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { KycProvider, type KycReview } from "@paycore/core"
@@ -11,7 +12,7 @@ import {
   kycProviderChecks,
   kycProviderConformance
 } from "@paycore/testkit/kyc-conformance"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 
 const outcomes: KycOutcomes = {
   individuals: {
@@ -47,6 +48,14 @@ const outcomes: KycOutcomes = {
       contentType: "image/jpeg",
       bytes: new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3])
     }
+  },
+  // Suffix 004: the provider cannot be reached for this customer.
+  unreachable: {
+    individual: (customer) => ({ ...customer, fullName: "Ada Lovelace 004" }),
+    business: ({ customer, owners }) => ({
+      customer: { ...customer, businessInfo: { ...customer.businessInfo, registrationNumber: "R-004" } },
+      owners
+    })
   }
 }
 
@@ -58,31 +67,36 @@ const sandbox = SandboxKycProvider({
 
 kycProviderConformance("sandbox", sandbox, outcomes)
 
+/** The sandbox with `change` applied to its service. */
+const changed = (change: (inner: KycProvider["Service"]) => KycProvider["Service"]) =>
+  Layer.effect(KycProvider, Effect.map(Effect.service(KycProvider), change)).pipe(Layer.provide(sandbox))
+
 /** The planted fault: a packet reviewed a second time is sent to manual review instead of its first verdict. */
-const secondThoughts = Layer.effect(
-  KycProvider,
-  Effect.gen(function* () {
-    const inner = yield* KycProvider
-    const reviewed = new Set<string>()
-    const doubt = (review: KycReview): KycReview =>
-      review.verificationStatus === "APPROVED"
-        ? {
-            verificationStatus: "PENDING_MANUAL_REVIEW",
-            errors: [],
-            decisions: review.decisions.map((d) => ({ ...d, decision: "IN_REVIEW" }))
-          }
-        : review
-    return KycProvider.of({
-      ...inner,
-      review: (packet) =>
-        Effect.map(inner.review(packet), (review) => {
-          const again = reviewed.has(packet.customer.id)
-          reviewed.add(packet.customer.id)
-          return again ? doubt(review) : review
-        })
-    })
+const secondThoughts = changed((inner) => {
+  const reviewed = new Set<string>()
+  const doubt = (review: KycReview): KycReview =>
+    review.verificationStatus === "APPROVED"
+      ? {
+          verificationStatus: "PENDING_MANUAL_REVIEW",
+          errors: [],
+          decisions: review.decisions.map((d) => ({ ...d, decision: "IN_REVIEW" }))
+        }
+      : review
+  return KycProvider.of({
+    ...inner,
+    review: (packet) =>
+      Effect.map(inner.review(packet), (review) => {
+        const again = reviewed.has(packet.customer.id)
+        reviewed.add(packet.customer.id)
+        return again ? doubt(review) : review
+      })
   })
-).pipe(Layer.provide(sandbox))
+})
+
+const UNREACHABLE_LINK =
+  "CU-28: createLink while the provider is unreachable: a retryable KycProviderError, never a defect or a wait without end"
+const UNREACHABLE_REVIEW =
+  "K-02: review while the provider is unreachable: a retryable KycProviderError, never a defect or a wait without end"
 
 describe("KycProvider conformance: a planted fault", () => {
   it.effect("a review that changes its decision when asked again is caught by the consistency check", () =>
@@ -94,6 +108,51 @@ describe("KycProvider conformance: a planted fault", () => {
         JSON.stringify(failed, null, 2)
       )
       assert.match(failed[0]!.message, /an individual APPROVED: .*APPROVED.*then.*PENDING_MANUAL_REVIEW/)
+    })
+  )
+
+  it.effect("a hosted link that dies when the provider is down is caught by the unreachable createLink check", () =>
+    Effect.gen(function* () {
+      const dies = changed((inner) => ({ ...inner, createLink: (request) => Effect.orDie(inner.createLink(request)) }))
+      const failed = yield* failingChecks(kycProviderChecks(outcomes)).pipe(Effect.provide(dies))
+      assert.deepStrictEqual(
+        failed.map((f) => f.name),
+        [UNREACHABLE_LINK],
+        JSON.stringify(failed, null, 2)
+      )
+      assert.match(failed[0]!.message, /defect/)
+    })
+  )
+
+  it.effect("a review that retries the outage without end is caught by the unreachable review check", () =>
+    Effect.gen(function* () {
+      const hangs = changed((inner) => ({
+        ...inner,
+        review: (packet) => inner.review(packet).pipe(Effect.retry(Schedule.spaced("1 second")))
+      }))
+      const failed = yield* failingChecks(kycProviderChecks(outcomes)).pipe(Effect.provide(hangs))
+      assert.deepStrictEqual(
+        failed.map((f) => f.name),
+        [UNREACHABLE_REVIEW],
+        JSON.stringify(failed, null, 2)
+      )
+      assert.match(failed[0]!.message, /still waiting 30 s/)
+    })
+  )
+
+  it.effect("an outage answered as final (not retryable) is caught by both unreachable checks", () =>
+    Effect.gen(function* () {
+      const final = changed((inner) => ({
+        ...inner,
+        createLink: (request) => Effect.mapError(inner.createLink(request), (e) => ({ ...e, retryable: false })),
+        review: (packet) => Effect.mapError(inner.review(packet), (e) => ({ ...e, retryable: false }))
+      }))
+      const failed = yield* failingChecks(kycProviderChecks(outcomes)).pipe(Effect.provide(final))
+      assert.deepStrictEqual(
+        failed.map((f) => f.name),
+        [UNREACHABLE_LINK, UNREACHABLE_REVIEW],
+        JSON.stringify(failed, null, 2)
+      )
     })
   )
 })

@@ -137,7 +137,7 @@ describe("sandbox KYC review (K-10..K-13)", () => {
       ["Ada001", "PENDING_MANUAL_REVIEW", "IN_REVIEW", []],
       ["Ada002", "REJECTED", "REJECTED", ["APPLICANT_REJECTED"]],
       ["Ada003", "RESOLVE_ERRORS", "HOLD", ["POOR_QUALITY_DOCUMENT"]],
-      ["Ada004", "APPROVED", "APPROVED", []],
+      ["Ada009", "APPROVED", "APPROVED", []],
       ["Ada", "APPROVED", "APPROVED", []]
     ]
     for (const [name, status, decision, errors] of cases) {
@@ -235,6 +235,24 @@ describe("SandboxKycProvider", () => {
         "Accepted"
       )
     }).pipe(Effect.provide(SandboxKycProvider({ kycLinkLifetimeSeconds: 3600 })))
+  )
+
+  it.effect(
+    "suffix 004: the provider is unreachable for that customer, on every platform: a retryable KycProviderError",
+    () =>
+      Effect.gen(function* () {
+        const kyc = yield* KycProvider
+        const outage = { _tag: "KycProviderError", retryable: true } as const
+        const redirectUri = "https://app.example/done"
+        for (const customer of [person("Ada004"), company("R-004")]) {
+          assert.deepInclude(yield* Effect.flip(kyc.createLink({ customer, redirectUri })), outage)
+          for (const regulated of [false, true])
+            assert.deepInclude(yield* Effect.flip(kyc.review(packet(customer, { regulated, documents: true }))), outage)
+        }
+        // An owner's last name is no customer's: 004 there is a name like any other.
+        const review = yield* kyc.review(packet(company("R-9"), { owners: [owner("Hopper004")], documents: true }))
+        assert.strictEqual(review.verificationStatus, "APPROVED")
+      }).pipe(Effect.provide(SandboxKycProvider()))
   )
 
   it.effect("contact verification is required in the EEA by default, and where configured", () =>

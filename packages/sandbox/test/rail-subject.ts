@@ -1,7 +1,9 @@
 /**
  * The sandbox rail as a subject of the Rail conformance kit: every rail of the spec's timing table, the suffix table's
  * outcomes (`000` settles, `002`-`009` fail, `005` is returned). References survive a restart (they carry the whole
- * submission); submissions do not (their idempotency lasts `SUBMIT_MEMORY_SECONDS`, in the process).
+ * submission); submissions do not (their idempotency lasts `SUBMIT_MEMORY_SECONDS`, in the process). Left out, so the
+ * kit leaves their checks out: `refused` (the sandbox refuses no payout at submission) and `timesOut` (it always
+ * answers at once).
  */
 import type { AccountInfo, PaymentRail } from "@paycore/core"
 import { SandboxRail, SETTLEMENT_SECONDS } from "@paycore/sandbox"

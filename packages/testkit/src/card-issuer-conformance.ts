@@ -25,13 +25,8 @@ import {
   show
 } from "./port-checks.ts"
 
-export {
-  type ConformanceCheck,
-  ConformanceFailure,
-  type FailedCheck,
-  failingChecks,
-  type RegisterOptions
-} from "./port-checks.ts"
+export * from "./conformance-checks.ts"
+export type { RegisterOptions } from "./port-checks.ts"
 
 /** Turns the kit's request into one the issuer answers as the check needs (a suffix, a scripted answer...). */
 export type SteerProvision = (request: CardProvisionRequest) => CardProvisionRequest

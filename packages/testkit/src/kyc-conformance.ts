@@ -15,29 +15,26 @@ import {
   type IndividualCustomer,
   KycLink,
   KycProvider,
+  type KycProviderError,
   type KycReview,
   StoreError,
   VerificationError,
   type VerificationPacket,
   VerificationStatus
 } from "@paycore/core"
-import { Clock, Effect, Exit, type Layer, Schema, Stream } from "effect"
+import { type Cause, Clock, Effect, Exit, type Layer, Schema, Stream } from "effect"
 import {
   type ConformanceCheck,
   ConformanceFailure,
+  endsWithin,
   expectThat,
   type RegisterOptions,
   registerChecks,
   show
 } from "./port-checks.ts"
 
-export {
-  type ConformanceCheck,
-  ConformanceFailure,
-  type FailedCheck,
-  failingChecks,
-  type RegisterOptions
-} from "./port-checks.ts"
+export * from "./conformance-checks.ts"
+export type { RegisterOptions } from "./port-checks.ts"
 
 /** The verdicts a complete packet can get. */
 export type KycVerdict = "APPROVED" | "REJECTED" | "PENDING_MANUAL_REVIEW"
@@ -83,6 +80,18 @@ export interface KycOutcomes {
   /** A file the provider accepts (default: a small PNG passport scan of random bytes) and one it rejects (optional). */
   readonly documents?:
     | { readonly accepted?: ScreenedFile | undefined; readonly rejected?: ScreenedFile | undefined }
+    | undefined
+  /**
+   * Makes the provider unreachable (or failing) for a customer: `createLink` and `review` must then fail with a
+   * retryable `KycProviderError` (the engine answers 503 and changes nothing) within `afterSeconds` of the
+   * `TestClock` (default 30), never die or wait without end. `business` adds a business to the individual.
+   */
+  readonly unreachable?:
+    | {
+        readonly individual: SteerIndividual
+        readonly business?: SteerBusiness | undefined
+        readonly afterSeconds?: number | undefined
+      }
     | undefined
 }
 
@@ -194,18 +203,17 @@ const businessPacket = (steer: SteerBusiness): VerificationPacket => {
 
 // ---- calling the port ----
 
-const isProviderError = (e: unknown): boolean =>
+const isProviderError = (e: unknown): e is KycProviderError =>
   typeof e === "object" &&
   e !== null &&
   (e as { _tag?: unknown })._tag === "KycProviderError" &&
   typeof (e as { retryable?: unknown }).retryable === "boolean" &&
   typeof (e as { message?: unknown }).message === "string"
 
-/** A port call that must succeed; a failure must at least be typed (else the message says it was not). */
-const succeed = <A, E>(op: string, effect: Effect.Effect<A, E>) =>
-  Effect.flatMap(Effect.exit(effect), (exit): Effect.Effect<A, ConformanceFailure> => {
-    if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
-    const reasons = exit.cause.reasons.map((r) =>
+/** What a failed call ended with, as a message shows it: typed errors as they are, the rest marked. */
+const endedWith = (cause: Cause.Cause<unknown>): string =>
+  show(
+    cause.reasons.map((r) =>
       r._tag === "Fail"
         ? isProviderError(r.error) || r.error instanceof StoreError
           ? r.error
@@ -214,8 +222,34 @@ const succeed = <A, E>(op: string, effect: Effect.Effect<A, E>) =>
           ? { defect: String(r.defect) }
           : r._tag
     )
-    return Effect.fail(new ConformanceFailure({ message: `${op} failed: ${show(reasons)}` }))
-  })
+  )
+
+/** A port call that must succeed; a failure must at least be typed (else the message says it was not). */
+const succeed = <A, E>(op: string, effect: Effect.Effect<A, E>) =>
+  Effect.flatMap(
+    Effect.exit(effect),
+    (exit): Effect.Effect<A, ConformanceFailure> =>
+      Exit.isSuccess(exit)
+        ? Effect.succeed(exit.value)
+        : Effect.fail(new ConformanceFailure({ message: `${op} failed: ${endedWith(exit.cause)}` }))
+  )
+
+/** A port call to an unreachable provider: it must end, within `seconds`, with retryable `KycProviderError`s only. */
+const unreachableAnswer = Effect.fnUntraced(function* (
+  op: string,
+  call: Effect.Effect<unknown, unknown>,
+  seconds: number
+) {
+  const exit = yield* endsWithin(op, call, seconds)
+  if (Exit.isSuccess(exit))
+    return yield* expectThat(false, `${op} answered ${show(exit.value)} while the provider is unreachable`)
+  const reasons = exit.cause.reasons
+  yield* expectThat(
+    reasons.length > 0 &&
+      reasons.every((r) => r._tag === "Fail" && isProviderError(r.error) && r.error.retryable === true),
+    `${op} while the provider is unreachable ended with ${endedWith(exit.cause)}, not a retryable KycProviderError`
+  )
+})
 
 const VERDICT_DECISION = { APPROVED: "APPROVED", REJECTED: "REJECTED", PENDING_MANUAL_REVIEW: "IN_REVIEW" } as const
 const DECISIONS: ReadonlyArray<string> = ["IN_REVIEW", "APPROVED", "REJECTED", "HOLD"]
@@ -523,15 +557,46 @@ const screeningChecks = (outcomes: KycOutcomes): ReadonlyArray<Check> => {
   return checks
 }
 
+const unreachableChecks = (unreachable: NonNullable<KycOutcomes["unreachable"]>): ReadonlyArray<Check> => {
+  const seconds = unreachable.afterSeconds ?? 30
+  const steerBusiness = unreachable.business
+  const packets = (): ReadonlyArray<VerificationPacket> => [
+    individualPacket(unreachable.individual(individual())),
+    ...(steerBusiness === undefined ? [] : [businessPacket(steerBusiness)])
+  ]
+  const redirectUri = "https://platform.kit.example/kyc-done?from=kit"
+  return [
+    check(
+      "CU-28: createLink while the provider is unreachable: a retryable KycProviderError, never a defect or a wait without end",
+      (kyc) =>
+        Effect.forEach(packets(), ({ customer }) =>
+          unreachableAnswer(
+            `createLink for ${customer.customerType}`,
+            kyc.createLink({ customer, redirectUri }),
+            seconds
+          )
+        )
+    ),
+    check(
+      "K-02: review while the provider is unreachable: a retryable KycProviderError, never a defect or a wait without end",
+      (kyc) =>
+        Effect.forEach(packets(), (packet) =>
+          unreachableAnswer(`review of a ${packet.customer.customerType} packet`, kyc.review(packet), seconds)
+        )
+    )
+  ]
+}
+
 /**
  * The checks of the kit, to register (`kycProviderConformance`) or to run (`failingChecks`, with the adapter's layer
- * provided): one per promise of the port; the optional outcomes add theirs.
+ * and a `TestClock` provided): one per promise of the port; the optional outcomes add theirs.
  */
 export const kycProviderChecks = (outcomes: KycOutcomes): ReadonlyArray<ConformanceCheck<KycProvider>> => [
   ...linkChecks,
   ...reviewChecks(outcomes),
   ...screeningChecks(outcomes),
-  ...contactChecks(outcomes)
+  ...contactChecks(outcomes),
+  ...(outcomes.unreachable === undefined ? [] : unreachableChecks(outcomes.unreachable))
 ]
 
 /**

@@ -22,7 +22,8 @@ kycProviderConformance("sandbox", SandboxKycProvider(), {
   contactVerification: [
     { region: "DE", requires: { email: true, phone: true } },
     { region: "US", requires: { email: false, phone: false } }
-  ]
+  ],
+  unreachable: { individual: (customer) => ({ ...customer, fullName: "Ada Lovelace 004" }) }
 })
 
 cardIssuerConformance("sandbox", SandboxCardIssuer(), {
