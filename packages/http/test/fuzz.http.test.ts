@@ -1,9 +1,10 @@
 /**
  * Every endpoint under fire (issue 12; C-02, C-03, E-01 and the rows of every endpoint's validation): valid and
  * hostile requests drawn from the route table and the Schemas, on the memory store, PGlite and PostgreSQL.
- * Every answer is a 2xx, or a 4xx in the error body (or a designed 501 NOT_IMPLEMENTED: the card routes where no card
- * issuer is configured, CD-42); nothing hangs; a request answered 4xx, and every read,
- * changes nothing in the store; and after the run no money was created or lost.
+ * Every answer is a 2xx, or a 4xx in the error body (or a designed 5xx, `isDesignedServerAnswer`: 501 NOT_IMPLEMENTED
+ * on the card routes where no card issuer is configured, CD-42, or 503 SERVICE_UNAVAILABLE from a provider the sandbox
+ * makes unreachable); nothing hangs; a request answered 4xx or 5xx, and every read, changes nothing in the store; and
+ * after the run no money was created or lost.
  *
  * CI runs each store for a time budget with a fixed seed. A longer run:
  *   PAYCORE_FUZZ_SECONDS=600 PAYCORE_FUZZ_SEED=random npx vitest run packages/http/test/fuzz.http.test.ts
