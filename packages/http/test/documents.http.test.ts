@@ -167,7 +167,7 @@ const documentsSuite = (stores: () => StoresUnderTest) => {
       expect(over.json.details.errors[0].constraint).toEqual({ maxBytes: MAX_DOCUMENT_BYTES })
       expect(await exists(puts.keys.at(-1)!)).toBe(false)
       expect(ids({ json: await holderDocuments(c) } as never)).toEqual([atLimit.json.id])
-    })
+    }, 90_000) // 10 MB into PGlite's bytea takes tens of seconds on a loaded 2-core machine
 
     it("C-40/K-30 screening failure → 422 DOCUMENT_REJECTED with the reason; no document, no file", async () => {
       const c = await person()
