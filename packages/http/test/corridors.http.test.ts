@@ -12,7 +12,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { clabeCheckDigit, ibanOf } from "../../core/src/shared/bank-identifiers.ts"
 import { agentOf, asAgent } from "./agent-kit.ts"
-import { consent, fundAccount, useTestServer } from "./harness.ts"
+import { consent, fundAccount, onboardCustomer, useTestServer } from "./harness.ts"
 import { onEveryStore } from "./stores.ts"
 
 const TYPES = Object.keys(SANDBOX_PAYEES) as Array<PayeeTypeName>
@@ -108,13 +108,8 @@ onEveryStore("every payee and every corridor", "corridors_http", (stores) => {
   })
 
   it("AC-19 the platform route and an agent's route take every payee type too", async () => {
-    const other = await server.call("POST", "/customers", {
-      customerType: "INDIVIDUAL",
-      fullName: "Grace Hopper",
-      currencies: ["USD"],
-      endUserTermsConsent: consent
-    })
-    const call = asAgent(server, await agentOf(server, other.json.id))
+    const other = await onboardCustomer(server)
+    const call = asAgent(server, await agentOf(server, other.id))
     for (const type of TYPES) {
       const { currency: code, accountInfo } = SANDBOX_PAYEES[type]
       const body = { currency: code, ownershipType: "THIRD_PARTY", accountInfo }
@@ -123,7 +118,7 @@ onEveryStore("every payee and every corridor", "corridors_http", (stores) => {
       expect(platform.json.customerId).toBeUndefined()
       const byAgent = await call("POST", "/agents/me/external-accounts", body)
       expect(byAgent.status, `${type}: ${JSON.stringify(byAgent.json)}`).toBe(201)
-      expect(byAgent.json).toMatchObject({ customerId: other.json.id, paymentRails: PAYEE_TYPES[type].rails })
+      expect(byAgent.json).toMatchObject({ customerId: other.id, paymentRails: PAYEE_TYPES[type].rails })
     }
   })
 

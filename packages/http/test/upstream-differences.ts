@@ -13,6 +13,8 @@
  * upstream's `/tokens/{tokenId}` matches its path: its answer, the same Token, is checked as that operation's.
  */
 
+import { CryptoNetwork } from "@paycore/core"
+
 export interface Difference {
   readonly id: string
   /** `METHOD /upstream/template` of each operation it concerns, or `*` for every operation. */
@@ -43,18 +45,8 @@ export interface OperationAlias {
   readonly why: string
 }
 
-const NON_BANK_RAILS = [
-  "INTERNAL",
-  "LIGHTNING",
-  "SPARK",
-  "SOLANA",
-  "ETHEREUM",
-  "BASE",
-  "POLYGON",
-  "TRON",
-  "PLASMA",
-  "BITCOIN"
-]
+/** Our rails the upstream's bank-rail enum has not: internal transfers and the crypto networks. */
+const NON_BANK_RAILS = ["INTERNAL", ...CryptoNetwork.literals]
 const QUOTE_OPERATIONS = [
   "POST /quotes",
   "GET /quotes/{quoteId}",

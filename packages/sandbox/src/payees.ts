@@ -7,6 +7,33 @@ export interface SandboxPayee {
 }
 
 const person = { beneficiaryType: "INDIVIDUAL", fullName: "Ada Lovelace" } as const
+/** A wallet of `accountType` holding `currency`, at `address`. */
+const wallet = (
+  accountType:
+    | "SOLANA_WALLET"
+    | "ETHEREUM_WALLET"
+    | "BASE_WALLET"
+    | "POLYGON_WALLET"
+    | "TRON_WALLET"
+    | "PLASMA_WALLET"
+    | "SPARK_WALLET",
+  currency: string,
+  address: string
+): SandboxPayee => ({ currency, accountInfo: { accountType, address } })
+/** A mobile-money account of `accountType` holding `currency`: a phone number at a provider. */
+const mobileMoney = (
+  accountType:
+    | "KES_ACCOUNT"
+    | "TZS_ACCOUNT"
+    | "RWF_ACCOUNT"
+    | "ZMW_ACCOUNT"
+    | "MWK_ACCOUNT"
+    | "UGX_ACCOUNT"
+    | "BWP_ACCOUNT",
+  currency: string,
+  phoneNumber: string,
+  provider: string
+): SandboxPayee => ({ currency, accountInfo: { accountType, phoneNumber, provider, beneficiary: person } })
 const address = { line1: "1 Sample Street", city: "Sample City", postalCode: "10001", country: "US" } as const
 
 /**
@@ -267,44 +294,13 @@ export const SANDBOX_PAYEES: Readonly<Record<PayeeTypeName, SandboxPayee>> = {
       beneficiary: person
     }
   },
-  KES_ACCOUNT: {
-    currency: "KES",
-    accountInfo: { accountType: "KES_ACCOUNT", phoneNumber: "+254712345671", provider: "M-Pesa", beneficiary: person }
-  },
-  TZS_ACCOUNT: {
-    currency: "TZS",
-    accountInfo: { accountType: "TZS_ACCOUNT", phoneNumber: "+255712345671", provider: "M-Pesa", beneficiary: person }
-  },
-  RWF_ACCOUNT: {
-    currency: "RWF",
-    accountInfo: { accountType: "RWF_ACCOUNT", phoneNumber: "+250781234561", provider: "MTN MoMo", beneficiary: person }
-  },
-  ZMW_ACCOUNT: {
-    currency: "ZMW",
-    accountInfo: { accountType: "ZMW_ACCOUNT", phoneNumber: "+260971234561", provider: "MTN MoMo", beneficiary: person }
-  },
-  MWK_ACCOUNT: {
-    currency: "MWK",
-    accountInfo: {
-      accountType: "MWK_ACCOUNT",
-      phoneNumber: "+265991234561",
-      provider: "Airtel Money",
-      beneficiary: person
-    }
-  },
-  UGX_ACCOUNT: {
-    currency: "UGX",
-    accountInfo: { accountType: "UGX_ACCOUNT", phoneNumber: "+256771234561", provider: "MTN MoMo", beneficiary: person }
-  },
-  BWP_ACCOUNT: {
-    currency: "BWP",
-    accountInfo: {
-      accountType: "BWP_ACCOUNT",
-      phoneNumber: "+26771234561",
-      provider: "Orange Money",
-      beneficiary: person
-    }
-  },
+  KES_ACCOUNT: mobileMoney("KES_ACCOUNT", "KES", "+254712345671", "M-Pesa"),
+  TZS_ACCOUNT: mobileMoney("TZS_ACCOUNT", "TZS", "+255712345671", "M-Pesa"),
+  RWF_ACCOUNT: mobileMoney("RWF_ACCOUNT", "RWF", "+250781234561", "MTN MoMo"),
+  ZMW_ACCOUNT: mobileMoney("ZMW_ACCOUNT", "ZMW", "+260971234561", "MTN MoMo"),
+  MWK_ACCOUNT: mobileMoney("MWK_ACCOUNT", "MWK", "+265991234561", "Airtel Money"),
+  UGX_ACCOUNT: mobileMoney("UGX_ACCOUNT", "UGX", "+256771234561", "MTN MoMo"),
+  BWP_ACCOUNT: mobileMoney("BWP_ACCOUNT", "BWP", "+26771234561", "Orange Money"),
   HTG_ACCOUNT: {
     currency: "HTG",
     accountInfo: { accountType: "HTG_ACCOUNT", phoneNumber: "+50937123451", beneficiary: person }
@@ -340,37 +336,13 @@ export const SANDBOX_PAYEES: Readonly<Record<PayeeTypeName, SandboxPayee>> = {
       beneficiary: person
     }
   },
-  SOLANA_WALLET: {
-    currency: "USDC",
-    accountInfo: { accountType: "SOLANA_WALLET", address: "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLxyz" }
-  },
-  ETHEREUM_WALLET: {
-    currency: "USDC",
-    accountInfo: { accountType: "ETHEREUM_WALLET", address: "0x742d35Cc6634C0532925a3b844Bc454e4438f44e" }
-  },
-  BASE_WALLET: {
-    currency: "USDC",
-    accountInfo: { accountType: "BASE_WALLET", address: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" }
-  },
-  POLYGON_WALLET: {
-    currency: "USDC",
-    accountInfo: { accountType: "POLYGON_WALLET", address: "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359" }
-  },
-  TRON_WALLET: {
-    currency: "USDT",
-    accountInfo: { accountType: "TRON_WALLET", address: "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf" }
-  },
-  PLASMA_WALLET: {
-    currency: "USDT",
-    accountInfo: { accountType: "PLASMA_WALLET", address: "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB" }
-  },
-  SPARK_WALLET: {
-    currency: "BTC",
-    accountInfo: {
-      accountType: "SPARK_WALLET",
-      address: "spark1pgssyh9a7pjxuhd5a23e3um97t485r3agxdhuqesuwwwj27aah9vf7dur2386h"
-    }
-  },
+  SOLANA_WALLET: wallet("SOLANA_WALLET", "USDC", "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLxyz"),
+  ETHEREUM_WALLET: wallet("ETHEREUM_WALLET", "USDC", "0x742d35Cc6634C0532925a3b844Bc454e4438f44e"),
+  BASE_WALLET: wallet("BASE_WALLET", "USDC", "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"),
+  POLYGON_WALLET: wallet("POLYGON_WALLET", "USDC", "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359"),
+  TRON_WALLET: wallet("TRON_WALLET", "USDT", "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf"),
+  PLASMA_WALLET: wallet("PLASMA_WALLET", "USDT", "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB"),
+  SPARK_WALLET: wallet("SPARK_WALLET", "BTC", "spark1pgssyh9a7pjxuhd5a23e3um97t485r3agxdhuqesuwwwj27aah9vf7dur2386h"),
   LIGHTNING: {
     currency: "BTC",
     accountInfo: { accountType: "LIGHTNING", lightningAddress: "ada@wallet.example" }

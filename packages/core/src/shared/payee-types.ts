@@ -28,6 +28,19 @@ import type { FieldError } from "./errors.ts"
 import { Address, boundedString, CountryCode, DateString, Email, PhoneNumber } from "./schemas.ts"
 import { sparkAddressOf, sparkIdentityKey } from "./spark-address.ts"
 
+/** The networks crypto moves on: rails of their own, and where a stablecoin deposit or withdrawal goes (Q-02). */
+export const CRYPTO_NETWORKS = [
+  "SOLANA",
+  "ETHEREUM",
+  "BASE",
+  "POLYGON",
+  "TRON",
+  "PLASMA",
+  "SPARK",
+  "LIGHTNING",
+  "BITCOIN"
+] as const
+
 export const PaymentRail = Schema.Literals([
   "ACH",
   "ACH_COLOMBIA",
@@ -53,15 +66,7 @@ export const PaymentRail = Schema.Literals([
   "UPI",
   "WIRE",
   "INTERNAL",
-  "LIGHTNING",
-  "SPARK",
-  "SOLANA",
-  "ETHEREUM",
-  "BASE",
-  "POLYGON",
-  "TRON",
-  "PLASMA",
-  "BITCOIN"
+  ...CRYPTO_NETWORKS
 ])
 export type PaymentRail = typeof PaymentRail.Type
 
@@ -185,6 +190,16 @@ const bankWithBic = (currency: string, country: string) =>
     fields: { bankName, accountNumber, swiftCode: Bic, beneficiary: Beneficiary },
     identity: ["swiftCode", "accountNumber"],
     deposit: ({ digits }) => ({ accountNumber: digits(12), swiftCode: sandboxBic(country) })
+  })
+
+/** A bank account number of the scheme's lengths at a listed bank (the upstream's NGN, PHP, ZAR). */
+const nationalBank = (currency: string, [min, max]: readonly [number, number], what: string) =>
+  payeeType({
+    currencies: [currency],
+    rails: ["BANK_TRANSFER"],
+    fields: { accountNumber: Digits(min, max, what), bankName, beneficiary: Beneficiary },
+    identity: ["accountNumber"],
+    deposit: ({ digits }) => ({ accountNumber: digits(Math.min(max, min + 2)) })
   })
 
 /** Mobile money: a phone number of the country (calling codes and national lengths) at a provider. */
@@ -376,27 +391,9 @@ export const PAYEE_TYPES = {
     ],
     deposit: ({ digits }) => ({ vpa: `paycore.${digits(8)}@sandbox`, accountNumber: digits(12), ifsc: "PCSB0000001" })
   }),
-  NGN_ACCOUNT: payeeType({
-    currencies: ["NGN"],
-    rails: ["BANK_TRANSFER"],
-    fields: { accountNumber: Digits(10, 10, "a 10-digit NUBAN"), bankName, beneficiary: Beneficiary },
-    identity: ["accountNumber"],
-    deposit: ({ digits }) => ({ accountNumber: digits(10) })
-  }),
-  PHP_ACCOUNT: payeeType({
-    currencies: ["PHP"],
-    rails: ["BANK_TRANSFER"],
-    fields: { bankName, accountNumber: Digits(8, 16, "8-16 digits"), beneficiary: Beneficiary },
-    identity: ["accountNumber"],
-    deposit: ({ digits }) => ({ accountNumber: digits(12) })
-  }),
-  ZAR_ACCOUNT: payeeType({
-    currencies: ["ZAR"],
-    rails: ["BANK_TRANSFER"],
-    fields: { accountNumber: Digits(9, 13, "9-13 digits"), bankName, beneficiary: Beneficiary },
-    identity: ["accountNumber"],
-    deposit: ({ digits }) => ({ accountNumber: digits(11) })
-  }),
+  NGN_ACCOUNT: nationalBank("NGN", [10, 10], "a 10-digit NUBAN"),
+  PHP_ACCOUNT: nationalBank("PHP", [8, 16], "8-16 digits"),
+  ZAR_ACCOUNT: nationalBank("ZAR", [9, 13], "9-13 digits"),
   DKK_ACCOUNT: payeeType({
     currencies: ["DKK"],
     rails: ["SEPA", "SEPA_INSTANT"],
