@@ -103,11 +103,11 @@ const callScheme = <A>(what: string, call: Effect.Effect<A, QuillUnavailable>): 
 const transferOf = (payout: Payout, limitCents: number) => {
   if (payout.rail !== QUILL_RAIL || payout.currency !== QUILL_CURRENCY)
     return railError(false, "ACCOUNT_INVALID", `Quill carries ${QUILL_CURRENCY} over ${QUILL_RAIL} only`)
-  if (payout.destination.kind !== "ACCOUNT" || !("iban" in payout.destination.accountInfo))
+  const info = payout.destination.kind === "ACCOUNT" ? payout.destination.accountInfo : undefined
+  if (info === undefined || !("iban" in info) || info.iban === undefined)
     return railError(false, "ACCOUNT_INVALID", "Quill pays to an IBAN only")
   if (payout.amount > limitCents)
     return railError(false, "LIMIT_EXCEEDED", `Quill's per-payment limit is ${limitCents} cents`)
-  const info = payout.destination.accountInfo
   const beneficiary = info.beneficiary
   return {
     endToEndId: payout.transactionId,

@@ -16,7 +16,7 @@ const iban = (lastTwo: string) =>
       accountType: "IBAN",
       iban: `DE893704004405320130${lastTwo}`,
       swiftCode: "COBADEFFXXX",
-      beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Emmy Noether" }
+      beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Emmy Noether", countryOfResidence: "DE" }
     }
   }) as const
 

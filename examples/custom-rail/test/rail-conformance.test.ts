@@ -15,7 +15,7 @@ const iban = (lastTwo: string): RailDestination => ({
     accountType: "IBAN",
     iban: `DE893704004405320130${lastTwo}`,
     swiftCode: "COBADEFFXXX",
-    beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Emmy Noether" }
+    beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Emmy Noether", countryOfResidence: "DE" }
   } satisfies AccountInfo
 })
 

@@ -40,7 +40,7 @@ const TestLayer = Layer.mergeAll(Customers.layer, Accounts.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(memoryStore, Ids.layerSeeded(5), TestDirectory))
 )
 
-const person = { beneficiaryType: "INDIVIDUAL", fullName: "Juana Pérez" } as const
+const person = { beneficiaryType: "INDIVIDUAL", fullName: "Juana Pérez", countryOfResidence: "MX" } as const
 
 const newCustomer = (currencies: ReadonlyArray<string> = ["USD"]) =>
   Customers.use((customers) =>

@@ -141,8 +141,6 @@ describe("creating customers", () => {
       assert.strictEqual(byCurrency.get("USDC")?.type, "INTERNAL_CRYPTO")
       assert.strictEqual(byCurrency.get("BTC")?.type, "INTERNAL_CRYPTO")
       assert.strictEqual(byCurrency.get("GBP")?.type, "INTERNAL_FIAT")
-      assert.deepStrictEqual(byCurrency.get("GBP")?.fundingPaymentInstructions, [])
-
       const infoOf = (code: string) => byCurrency.get(code)!.fundingPaymentInstructions[0]!.accountOrWalletInfo
       const clabe = infoOf("MXN")
       assert.strictEqual(clabe.accountType, "CLABE")
@@ -152,8 +150,17 @@ describe("creating customers", () => {
         assert.strictEqual(clabe.accountHolderName, "Acme Corp")
       }
       const iban = infoOf("EUR")
-      assert.strictEqual(iban.accountType, "IBAN")
-      if (iban.accountType === "IBAN") assert.isTrue(ibanValid(iban.iban))
+      assert.strictEqual(iban.accountType, "EUR_ACCOUNT")
+      if (iban.accountType === "EUR_ACCOUNT") assert.isTrue(ibanValid(iban.iban))
+      // AC-19: every fiat currency is paid in on its own scheme (the upstream's name where the spec has none).
+      const gbp = infoOf("GBP")
+      assert.strictEqual(gbp.accountType, "GBP_ACCOUNT")
+      if (gbp.accountType === "GBP_ACCOUNT") {
+        assert.match(gbp.sortCode, /^\d{6}$/)
+        assert.match(gbp.accountNumber, /^\d{8}$/)
+        assert.deepStrictEqual(gbp.paymentRails, ["FASTER_PAYMENTS"])
+        assert.strictEqual(gbp.accountHolderName, "Acme Corp")
+      }
       const usdc = infoOf("USDC")
       assert.strictEqual(usdc.accountType, "SOLANA_WALLET")
       if (usdc.accountType === "SOLANA_WALLET") {

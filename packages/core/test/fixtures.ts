@@ -362,7 +362,7 @@ export const usAccount = (accountNumber = "123456789"): AccountInfo => ({
 export const ibanAccount: AccountInfo = {
   accountType: "IBAN",
   iban: "DE89370400440532013000",
-  beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Jean Payee" }
+  beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Jean Payee", countryOfResidence: "FR" }
 }
 
 export const seedExternalAccount = Effect.fnUntraced(function* (

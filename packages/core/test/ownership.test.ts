@@ -135,7 +135,7 @@ describe("the Travel Rule's rules (AC-24, AC-25)", () => {
   const iban: AccountInfo = {
     accountType: "IBAN",
     iban: "DE89370400440532013000",
-    beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Ada Lovelace" }
+    beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Ada Lovelace", countryOfResidence: "GB" }
   }
 
   it("AC-25: only a FIRST_PARTY self-custody wallet of a customer in a Travel Rule region starts pending", () => {

@@ -409,7 +409,8 @@ describe("POST /customers/external-accounts (AC-12 .. AC-19)", () => {
       currency: "EUR",
       accountInfo: { accountType: "IBAN", iban: "not-an-iban", swiftCode: "XX", beneficiary: person }
     })
-    expectInvalid(iban, ["accountInfo.iban", "accountInfo.swiftCode"])
+    // A euro account's individual beneficiary says where they live (the upstream's EUR beneficiary).
+    expectInvalid(iban, ["accountInfo.iban", "accountInfo.swiftCode", "accountInfo.beneficiary.countryOfResidence"])
     const clabe = await server.call("POST", "/customers/external-accounts", {
       customerId: c.id,
       currency: "MXN",

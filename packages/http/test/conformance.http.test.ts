@@ -13,11 +13,14 @@ import {
   Ids,
   type InternalAccountId,
   invitationCounters,
+  PAYEE_TYPES,
+  type PayeeTypeName,
   redeemMinute,
   StablecoinProvider,
   Store,
   utcMinute
 } from "@paycore/core"
+import { SANDBOX_PAYEES } from "@paycore/sandbox"
 import { type DeferredVault, deferredVault, openAgentPolicy, seedCard, seedCardTransaction } from "@paycore/testkit"
 import { sessionKey } from "@paycore/testkit/wallet-client"
 import { Effect, Layer } from "effect"
@@ -638,27 +641,21 @@ onEveryStore("listed upstream differences", "conformance_http", (stores) => {
     })
   }
 
-  it("upstream names of external account variants are accepted and answered in the upstream's shape", async () => {
-    // As a client of the upstream sends it (its euro beneficiary requires countryOfResidence).
-    const beneficiary = { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper", countryOfResidence: "US" }
-    const byName: ReadonlyArray<[string, string, Record<string, unknown>]> = [
-      ["USD", "USD_ACCOUNT", { accountNumber: "555000111", routingNumber: "021000021" }],
-      ["MXN", "MXN_ACCOUNT", { clabeNumber: "002010077777777771" }],
-      ["EUR", "EUR_ACCOUNT", { iban: "DE89370400440532013000" }],
-      ["BRL", "BRL_ACCOUNT", { pixKey: "ada@example.com", pixKeyType: "EMAIL", taxId: "12345678909" }]
-    ]
-    const customer = await onboardCustomer(server, { currencies: ["USD", "MXN", "EUR", "BRL"] })
-    for (const [currency, accountType, fields] of byName) {
+  it("AC-19 every upstream payee account type is accepted and answered in the upstream's shape", async () => {
+    const customer = await onboardCustomer(server)
+    for (const [accountType, { currency, accountInfo }] of Object.entries(SANDBOX_PAYEES)) {
       const before = { ...figures.differencesUsed }
       const r = await server.call("POST", "/customers/external-accounts", {
         customerId: customer.id,
         currency,
-        accountInfo: { accountType, ...fields, beneficiary }
+        ownershipType: "THIRD_PARTY",
+        accountInfo
       })
-      expect(r.status, JSON.stringify(r.json)).toBe(201)
+      expect(r.status, `${accountType}: ${JSON.stringify(r.json)}`).toBe(201)
       expect(r.json.accountInfo.accountType).toBe(accountType)
-      // The harness checked it against the upstream; no listed difference was needed to pass.
-      expect(figures.differencesUsed).toEqual(before)
+      expect(r.json.accountInfo.paymentRails).toEqual(PAYEE_TYPES[accountType as PayeeTypeName].rails)
+      // The harness checked it against the upstream's variant; no listed difference was needed to pass.
+      expect(figures.differencesUsed, accountType).toEqual(before)
     }
   })
 })

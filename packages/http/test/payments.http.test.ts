@@ -820,7 +820,7 @@ describe("Settlement and failures (sandbox suffixes)", () => {
 
   it("Q-36 SB-05: a failed USD→MXN payout (CLABE …004) refunds the whole sending amount, fees included", async () => {
     const before = await balanceOf(customer.id, customer.accounts.USD!)
-    const tx = await payMx("002010077777777004")
+    const tx = await payMx("002010077777774004")
     expect(tx).toMatchObject({
       status: "FAILED",
       failureReason: "ACCOUNT_CANNOT_RECEIVE",
@@ -831,7 +831,7 @@ describe("Settlement and failures (sandbox suffixes)", () => {
 
   it("Q-36 SB-05: a returned USD→MXN payout (CLABE …005) gives the whole sending amount back, fees included", async () => {
     const before = await balanceOf(customer.id, customer.accounts.USD!)
-    const tx = await payMx("002010077777777005")
+    const tx = await payMx("002010077777773005")
     expect(tx).toMatchObject({ status: "FAILED", failureReason: "PAYOUT_RETURNED", refund: { status: "COMPLETED" } })
     expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
   })

@@ -13,6 +13,8 @@
  * upstream's `/tokens/{tokenId}` matches its path: its answer, the same Token, is checked as that operation's.
  */
 
+import { CryptoNetwork } from "@paycore/core"
+
 export interface Difference {
   readonly id: string
   /** `METHOD /upstream/template` of each operation it concerns, or `*` for every operation. */
@@ -43,7 +45,8 @@ export interface OperationAlias {
   readonly why: string
 }
 
-const NON_BANK_RAILS = ["INTERNAL", "LIGHTNING", "SOLANA", "ETHEREUM", "BASE", "POLYGON", "TRON", "PLASMA", "BITCOIN"]
+/** Our rails the upstream's bank-rail enum has not: internal transfers and the crypto networks. */
+const NON_BANK_RAILS = ["INTERNAL", ...CryptoNetwork.literals]
 const QUOTE_OPERATIONS = [
   "POST /quotes",
   "GET /quotes/{quoteId}",
@@ -116,8 +119,9 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "Funding instructions name a US bank account US_ACCOUNT (Resources › Internal account: accountOrWalletInfo " +
       "shapes seen), where the upstream says USD_ACCOUNT; the Mexican account is CLABE (Resources › External " +
-      "account) and the euro one IBAN by the same rule (the scheme, not the currency). Checked as the upstream's " +
-      "USD_ACCOUNT, MXN_ACCOUNT and EUR_ACCOUNT variants."
+      "account). Every other currency's deposit account has the upstream's name (FEATURES, Names where the spec is " +
+      "silent); euro instructions stored before they were named EUR_ACCOUNT still answer IBAN. Checked as the " +
+      "upstream's USD_ACCOUNT, MXN_ACCOUNT and EUR_ACCOUNT variants."
   },
   {
     id: "external-account-type-as-created",
@@ -693,9 +697,9 @@ export const operationAliases: ReadonlyArray<OperationAlias> = [
 ]
 
 /**
- * Upstream request values we refuse (400) at fields we read. None is another name for a variant we have (those
- * are accepted: USD_ACCOUNT, MXN_ACCOUNT, EUR_ACCOUNT, BRL_ACCOUNT beside US_ACCOUNT, CLABE, IBAN, PIX); each is a
- * variant or state we do not have. `conformance.http.test.ts` compares our OpenAPI with the upstream's, so a new
+ * Upstream request values we refuse (400) at fields we read. None is another name for a variant we have (every
+ * upstream payee account type is accepted, USD_ACCOUNT, MXN_ACCOUNT, EUR_ACCOUNT, BRL_ACCOUNT beside the spec's
+ * US_ACCOUNT, CLABE, IBAN, PIX); each is a name or state we do not have. `conformance.http.test.ts` compares our OpenAPI with the upstream's, so a new
  * endpoint or field that refuses an upstream value fails until it accepts it or is listed here.
  */
 export interface RefusedRequestValues {
@@ -706,39 +710,12 @@ export interface RefusedRequestValues {
   readonly why: string
 }
 
-/** The payee account variants we do not offer (the same for the platform's and an agent's create, AG-26). */
-const unofferedAccountTypes = [
-  ...["AED", "BDT", "BWP", "CAD", "CNY", "COP", "DKK", "EGP", "GBP", "GHS", "GTQ", "HKD", "HTG", "IDR", "INR"],
-  ...["JMD", "KES", "MWK", "MYR", "NGN", "PHP", "PKR", "RWF", "SGD", "SLV", "THB", "TZS", "UGX", "VND", "XAF"],
-  ...["XOF", "ZAR", "ZMW", "SWIFT"]
-].map((c) => `${c}_ACCOUNT`)
-const unofferedAccountTypesWhy =
-  "Payee accounts in these currencies and networks are not offered (the spec shows only CLABE among " +
-  "accountInfo variants, Resources › External account; we add US, IBAN, PIX, wallets, Spark and Lightning)."
 const unknownPaymentStatusesWhy =
   "Payment transactions are PENDING, PENDING_AUTHORIZATION (SCA, S-03), PROCESSING, COMPLETED, FAILED or " +
   "EXPIRED (Resources › Transaction); a filter on a status no transaction has is refused rather than answered " +
   "empty."
 
 export const refusedRequestValues: ReadonlyArray<RefusedRequestValues> = [
-  {
-    operation: "POST /customers/external-accounts",
-    at: "/accountInfo/accountType",
-    values: unofferedAccountTypes,
-    why: unofferedAccountTypesWhy
-  },
-  {
-    operation: "POST /agents/me/external-accounts",
-    at: "/accountInfo/accountType",
-    values: unofferedAccountTypes,
-    why: unofferedAccountTypesWhy
-  },
-  {
-    operation: "POST /platform/external-accounts",
-    at: "/accountInfo/accountType",
-    values: unofferedAccountTypes,
-    why: unofferedAccountTypesWhy
-  },
   {
     operation: "GET /transactions",
     at: "?status",

@@ -18,6 +18,7 @@ export * from "./fx.ts"
 export * from "./kyc.ts"
 export * from "./network-fees.ts"
 export * from "./notifier.ts"
+export * from "./payees.ts"
 export * from "./rail.ts"
 export * from "./stablecoin-provider.ts"
 

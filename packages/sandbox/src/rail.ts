@@ -110,31 +110,61 @@ const suffixOutcome = (identifier: string): MagicOutcome => {
   return /^\d{3}$/.test(last3) && isMagic(last3) ? last3 : "000"
 }
 
-/** The primary identifier of an account whose last 3 digits pick the sandbox outcome. */
-export const primaryIdentifier = (destination: Payout["destination"]): string | undefined => {
+/**
+ * The fields of an account that can be its primary identifier, in the order they are looked for; an e-mail-like one
+ * counts by its local part. A payout on MOBILE_MONEY looks for the phone number first, on UPI for the UPI address.
+ */
+export const IDENTIFIER_FIELDS = [
+  "accountNumber",
+  "clabeNumber",
+  "iban",
+  "pixKey",
+  "phoneNumber",
+  "vpa",
+  "address",
+  "lightningAddress",
+  "invoice",
+  "bolt12"
+] as const
+
+const EMAIL_LIKE: ReadonlySet<string> = new Set(["pixKey", "vpa", "lightningAddress"])
+const RAIL_IDENTIFIER: Partial<Record<PaymentRail, (typeof IDENTIFIER_FIELDS)[number]>> = {
+  MOBILE_MONEY: "phoneNumber",
+  UPI: "vpa"
+}
+
+/** The field whose value is an account's primary identifier, paid on `rail`; `undefined` when it has none. */
+export const identifierField = (
+  accountInfo: Readonly<Record<string, unknown>>,
+  rail?: PaymentRail
+): (typeof IDENTIFIER_FIELDS)[number] | undefined => {
+  const preferred = rail === undefined ? undefined : RAIL_IDENTIFIER[rail]
+  if (preferred !== undefined && typeof accountInfo[preferred] === "string") return preferred
+  return IDENTIFIER_FIELDS.find((field) => typeof accountInfo[field] === "string")
+}
+
+/** The primary identifier of an account (paid on `rail`) whose last 3 digits pick the sandbox outcome. */
+export const primaryIdentifier = (destination: Payout["destination"], rail?: PaymentRail): string | undefined => {
   switch (destination.kind) {
     case "INTERNAL":
       return undefined
     case "UMA":
       return localPart(destination.umaAddress).replace(/^\$/, "")
     case "ACCOUNT": {
-      const info = destination.accountInfo
-      if ("accountNumber" in info) return info.accountNumber
-      if ("clabeNumber" in info) return info.clabeNumber
-      if ("iban" in info) return info.iban
-      if ("pixKey" in info) return localPart(info.pixKey)
-      if ("address" in info) return info.address
-      if (info.lightningAddress !== undefined) return localPart(info.lightningAddress)
-      return info.invoice
+      const info: Readonly<Record<string, unknown>> = destination.accountInfo
+      const field = identifierField(info, rail)
+      if (field === undefined) return undefined
+      const value = info[field] as string
+      return EMAIL_LIKE.has(field) ? localPart(value) : value
     }
   }
 }
 
 /**
- * The magic outcome of a payout: the last 3 digits of the destination's primary identifier
+ * The magic outcome of a payout (on `rail`): the last 3 digits of the destination's primary identifier
  * (local part for e-mail-like keys); named receivers at the sandbox UMA domain; internal transfers always succeed.
  */
-export const magicOutcome = (destination: Payout["destination"]): MagicOutcome => {
+export const magicOutcome = (destination: Payout["destination"], rail?: PaymentRail): MagicOutcome => {
   if (destination.kind === "UMA") {
     const address = destination.umaAddress.trim().toLowerCase()
     const at = address.lastIndexOf("@")
@@ -143,7 +173,7 @@ export const magicOutcome = (destination: Payout["destination"]): MagicOutcome =
       if (named !== undefined) return named
     }
   }
-  const identifier = primaryIdentifier(destination)
+  const identifier = primaryIdentifier(destination, rail)
   return identifier === undefined ? "000" : suffixOutcome(identifier)
 }
 
@@ -302,7 +332,7 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
           const submission: Submission = {
             rail: payout.rail,
             submittedAtMs: now,
-            outcome: magicOutcome(payout.destination),
+            outcome: magicOutcome(payout.destination, payout.rail),
             speedUp,
             transactionId: payout.transactionId,
             destination: payout.destination.kind

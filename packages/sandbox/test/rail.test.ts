@@ -15,7 +15,7 @@ import { TestClock } from "effect/testing"
 const T0 = Date.parse("2026-01-01T00:00:00.000Z")
 const at = (ms: number) => new Date(ms).toISOString()
 
-const beneficiary = { beneficiaryType: "INDIVIDUAL", fullName: "Test User" } as const
+const beneficiary = { beneficiaryType: "INDIVIDUAL", fullName: "Test User", countryOfResidence: "US" } as const
 
 const us = (accountNumber: string): AccountInfo => ({
   accountType: "US_ACCOUNT",

@@ -153,6 +153,7 @@ export const externalAccount = (n: number, extra: Partial<ExternalAccount> = {})
     beneficiary: {
       beneficiaryType: "INDIVIDUAL",
       fullName: "Grace Hopper",
+      countryOfResidence: "DE",
       address: { line1: "Unter den Linden 1", postalCode: "10117", country: "DE" }
     }
   },

@@ -10,6 +10,7 @@ import type { FieldError } from "../shared/errors.ts"
 import type { CustomerId } from "../shared/ids.ts"
 import { allows } from "../shared/machine.ts"
 import { type Page, pageRequest } from "../shared/paging.ts"
+import { describePayeeType, payeeTypeName } from "../shared/payee-types.ts"
 import { nowIso } from "../shared/time.ts"
 import { invalidInput } from "../shared/validation.ts"
 import {
@@ -32,13 +33,17 @@ import {
 } from "./model.ts"
 import { initialExternalStatus, initialPlatformExternalStatus } from "./ownership-rules.ts"
 import type { AccountsPorts } from "./ports.ts"
-import { accountIdentity, variantCurrencies, variantRails } from "./variants.ts"
+import { accountIdentity, crossFieldErrors, railsOf, variantCurrencies } from "./variants.ts"
 import { unknownVasp, vaspNameOf } from "./vasps.ts"
 
 /** The counter of the platform's external accounts ever created: its row is the lock of their creation. */
 const PLATFORM_EXTERNAL_ACCOUNTS_CREATED = "platform-external-accounts-created"
 
-const bankNameOf = (info: AccountInfo): string | undefined => ("bankName" in info ? info.bankName : undefined)
+/** The `bankName` that must be one of `GET /discoveries` (AC-18), if the account names one (SWIFT's is free text). */
+const listedBankNameOf = (info: AccountInfo): string | undefined =>
+  "bankName" in info && describePayeeType(payeeTypeName(info.accountType)).bankNameUnlisted !== true
+    ? info.bankName
+    : undefined
 
 /** An external account as answered: its `accountInfo` carries the rails it is paid on (the upstream's shape). */
 export const answered = (account: ExternalAccount): ExternalAccount => ({
@@ -46,22 +51,22 @@ export const answered = (account: ExternalAccount): ExternalAccount => ({
   accountInfo: { ...account.accountInfo, paymentRails: account.paymentRails }
 })
 
-/** The 400s of a new external account's body: currency of the variant, bank and VASP names, Lightning. */
+/** The 400s of a new external account's body: currency of the type, bank and VASP names, rules across fields. */
 const checkNewAccount = Effect.fnUntraced(function* (
   directory: AccountsPorts["directory"],
   currency: string,
   info: AccountInfo
 ) {
   const errors: Array<FieldError> = []
-  const currencies = variantCurrencies[info.accountType]
+  const currencies = variantCurrencies(info.accountType)
   if (!currencies.includes(currency)) {
     errors.push({
       field: "currency",
       constraint: { enum: currencies },
-      message: `An ${info.accountType} account holds ${currencies.join(" or ")}, not ${currency}`
+      message: `A ${info.accountType} account holds ${currencies.join(" or ")}, not ${currency}`
     })
   }
-  const bankName = bankNameOf(info)
+  const bankName = listedBankNameOf(info)
   if (bankName !== undefined) {
     const institutions = yield* directory.institutions()
     const allowed = [...new Set(institutions.filter((i) => currencies.includes(i.currency)).map((i) => i.bankName))]
@@ -78,13 +83,7 @@ const checkNewAccount = Effect.fnUntraced(function* (
     const known = (yield* directory.vasps()).map((v) => v.vaspName)
     if (!known.includes(vaspName)) errors.push(unknownVasp(known))
   }
-  if (info.accountType === "LIGHTNING" && info.invoice === undefined && info.lightningAddress === undefined) {
-    errors.push({
-      field: "accountInfo",
-      constraint: { anyOf: ["invoice", "lightningAddress"] },
-      message: "A LIGHTNING account needs an invoice or a lightningAddress"
-    })
-  }
+  errors.push(...crossFieldErrors(info))
   if (errors.length > 0) return yield* invalidInput(errors)
 })
 
@@ -141,7 +140,7 @@ const insertExternal = Effect.fnUntraced(function* (
         ...(req.platformAccountId === undefined ? {} : { platformAccountId: req.platformAccountId }),
         ownershipType: req.ownershipType ?? "FIRST_PARTY",
         defaultUmaDepositAccount: isDefault,
-        paymentRails: variantRails[info.accountType],
+        paymentRails: railsOf(info),
         accountInfo: info,
         createdAt: now,
         updatedAt: now

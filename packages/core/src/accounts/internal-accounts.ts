@@ -15,27 +15,25 @@ import type { StoreError } from "../shared/errors.ts"
 import type { CustomerId } from "../shared/ids.ts"
 import { amountOf } from "../shared/money.ts"
 import { type Page, pageRequest } from "../shared/paging.ts"
+import { DEPOSIT_NAMES, describePayeeType, localPayeeTypes, type PayeeTypeName } from "../shared/payee-types.ts"
 import { nowIso } from "../shared/time.ts"
 import { internalAccountNotFound } from "./errors.ts"
 import type {
+  AccountInfo,
   AccountOrWalletInfo,
   InternalAccount,
   InternalAccountRecord,
   InternalAccountType,
   ListInternalAccountsQuery,
   ListPlatformInternalAccountsQuery,
-  PaymentInstructions,
-  PaymentRail
+  PaymentInstructions
 } from "./model.ts"
 import type { AccountsPorts } from "./ports.ts"
-import { variantRails } from "./variants.ts"
+import { railsOf } from "./variants.ts"
 
 // ---- provisioning ----
 
 const SANDBOX_BANK = "Paycore Sandbox Bank"
-/** A checksum-valid ABA routing number that belongs to no real bank. */
-const SANDBOX_ROUTING_NUMBER = "123456780"
-const US_FUNDING_RAILS: ReadonlyArray<PaymentRail> = ["ACH", "WIRE", "RTP", "FEDNOW"]
 const REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 const BASE58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 const BECH32_ALPHABET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
@@ -47,8 +45,6 @@ const charsFrom = (bytes: Uint8Array, alphabet: string, n: number): string => {
   for (let i = 0; i < n; i++) out += alphabet[bytes[i % bytes.length]! % alphabet.length]
   return out
 }
-
-const digitsFrom = (bytes: Uint8Array, n: number): string => charsFrom(bytes, "0123456789", n)
 
 const base58 = (bytes: Uint8Array): string => {
   let n = 0n
@@ -65,24 +61,6 @@ const base58 = (bytes: Uint8Array): string => {
   return out
 }
 
-/** CLABE: 3-digit bank, 3-digit branch, 11-digit account, weighted (3, 7, 1) mod-10 check digit. */
-const clabeFrom = (bytes: Uint8Array): string => {
-  const body = `646180${digitsFrom(bytes, 11)}`
-  const weights = [3, 7, 1]
-  let sum = 0
-  for (let i = 0; i < body.length; i++) sum += (Number(body[i]) * weights[i % 3]!) % 10
-  return `${body}${(10 - (sum % 10)) % 10}`
-}
-
-/** German IBAN (`DE` + 2 check digits + 8-digit bank code + 10-digit account) with valid ISO 7064 check digits. */
-const ibanFrom = (bytes: Uint8Array): string => {
-  const bban = `10010010${digitsFrom(bytes, 10)}`
-  const rearranged = `${bban}131400` // "DE00": D = 13, E = 14
-  let rest = 0
-  for (const ch of rearranged) rest = (rest * 10 + Number(ch)) % 97
-  return `DE${String(98 - rest).padStart(2, "0")}${bban}`
-}
-
 /** The embedded wallet's currency (upstream: a platform supporting USDB provisions every customer a wallet). */
 export const EMBEDDED_WALLET_CURRENCY = "USDB"
 
@@ -93,7 +71,39 @@ const accountTypeFor = (currency: string): InternalAccountType =>
       ? "INTERNAL_CRYPTO"
       : "INTERNAL_FIAT"
 
-/** Sandbox-looking, deterministic funding instructions of one internal account (none for currencies without a rail). */
+/**
+ * The payee type a fiat currency is paid in with: the one of its own that describes a deposit account, else a SWIFT
+ * account (every fiat currency has one of them).
+ */
+export const depositTypeOf = (currency: string): PayeeTypeName =>
+  localPayeeTypes(currency).find((name) => describePayeeType(name).deposit !== undefined) ?? "SWIFT_ACCOUNT"
+
+/** A fiat currency's deposit account at the sandbox bank, its numbers drawn from `bytes` (the account's digest). */
+const bankDepositInfo = (
+  currency: string,
+  bytes: Uint8Array,
+  reference: string,
+  holderName: string
+): AccountOrWalletInfo => {
+  const name = depositTypeOf(currency)
+  const type = describePayeeType(name)
+  const fields = type.deposit!({ reference, digits: (n) => charsFrom(bytes, "0123456789", n) })
+  // The rails of the routes its fields give (a Bangladeshi bank account takes bank transfers, not mobile money).
+  const rails = railsOf({ accountType: name, ...fields } as unknown as AccountInfo)
+  return {
+    accountType: (DEPOSIT_NAMES as Readonly<Record<string, string>>)[name] ?? name,
+    reference,
+    ...fields,
+    accountHolderName: holderName,
+    bankName: SANDBOX_BANK,
+    paymentRails: rails.length > 0 ? rails : type.rails
+  } as unknown as AccountOrWalletInfo
+}
+
+/**
+ * Sandbox-looking, deterministic funding instructions of one internal account: a deposit account of the currency's
+ * payee type (fiat), a wallet (stablecoins), a Lightning invoice (BTC); none for the embedded wallet's currency.
+ */
 export const fundingInstructionsFor = (
   accountId: string,
   currency: string,
@@ -101,58 +111,27 @@ export const fundingInstructionsFor = (
 ): Array<PaymentInstructions> => {
   const bytes = digest(`${accountId}/${currency}`)
   const reference = `PC${charsFrom(bytes.subarray(20), REFERENCE_ALPHABET, 6)}`
-  const bankNote = `Include the reference ${reference} in the transfer so the deposit is credited to this account.`
-  const one = (info: AccountOrWalletInfo, instructionsNotes?: string): Array<PaymentInstructions> => [
-    instructionsNotes === undefined ? { accountOrWalletInfo: info } : { instructionsNotes, accountOrWalletInfo: info }
-  ]
   switch (currency) {
-    case "USD":
-      return one(
-        {
-          accountType: "US_ACCOUNT",
-          reference,
-          accountNumber: `8${digitsFrom(bytes, 11)}`,
-          routingNumber: SANDBOX_ROUTING_NUMBER,
-          accountHolderName: holderName,
-          bankName: SANDBOX_BANK,
-          paymentRails: US_FUNDING_RAILS
-        },
-        bankNote
-      )
-    case "MXN":
-      return one(
-        {
-          accountType: "CLABE",
-          reference,
-          clabeNumber: clabeFrom(bytes),
-          accountHolderName: holderName,
-          bankName: SANDBOX_BANK,
-          paymentRails: variantRails.CLABE
-        },
-        bankNote
-      )
-    case "EUR":
-      return one(
-        {
-          accountType: "IBAN",
-          reference,
-          iban: ibanFrom(bytes),
-          accountHolderName: holderName,
-          bankName: SANDBOX_BANK,
-          paymentRails: variantRails.IBAN
-        },
-        bankNote
-      )
     case "USDC":
     case "USDT":
-      return one({ accountType: "SOLANA_WALLET", assetType: currency, address: base58(bytes) })
+      return [{ accountOrWalletInfo: { accountType: "SOLANA_WALLET", assetType: currency, address: base58(bytes) } }]
     case "BTC":
-      return one({
-        accountType: "LIGHTNING",
-        invoice: `lnbc1p${charsFrom(bytes, BECH32_ALPHABET, 32)}${charsFrom(digest(`${accountId}/invoice`), BECH32_ALPHABET, 32)}`
-      })
+      return [
+        {
+          accountOrWalletInfo: {
+            accountType: "LIGHTNING",
+            invoice: `lnbc1p${charsFrom(bytes, BECH32_ALPHABET, 32)}${charsFrom(digest(`${accountId}/invoice`), BECH32_ALPHABET, 32)}`
+          }
+        }
+      ]
     default:
-      return []
+      if (currencyKind(currency) === "CRYPTO") return []
+      return [
+        {
+          instructionsNotes: `Include the reference ${reference} in the transfer so the deposit is credited to this account.`,
+          accountOrWalletInfo: bankDepositInfo(currency, bytes, reference, holderName)
+        }
+      ]
   }
 }
 

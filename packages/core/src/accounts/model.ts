@@ -1,101 +1,151 @@
-import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { Schema } from "effect"
 import { CurrencyCode } from "../shared/currency.ts"
 import { CustomerId, ExternalAccountId, InternalAccountId } from "../shared/ids.ts"
 import { Amount } from "../shared/money.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import {
-  Address,
-  boundedString,
-  CountryCode,
-  DateString,
-  DateTimeString,
-  Email,
-  PhoneNumber
-} from "../shared/schemas.ts"
-import { sparkAddressOf, sparkIdentityKey } from "../shared/spark-address.ts"
+  ACCOUNT_TYPE_NAMES,
+  type AccountTypeName,
+  DEPOSIT_NAMES,
+  describePayeeType,
+  type FieldsOf,
+  PAYEE_TYPES,
+  type PayeeTypeName,
+  PaymentRail,
+  payeeTypeName
+} from "../shared/payee-types.ts"
+import { boundedString, DateTimeString } from "../shared/schemas.ts"
 
-export const PaymentRail = Schema.Literals([
-  "ACH",
-  "ACH_COLOMBIA",
-  "BANK_TRANSFER",
-  "BRE_B",
-  "CIPS",
-  "FAST",
-  "FASTER_PAYMENTS",
-  "FEDNOW",
-  "INSTAPAY",
-  "MOBILE_MONEY",
-  "NEFT",
-  "PAYNOW",
-  "PESONET",
-  "PIX",
-  "RTGS",
-  "RTP",
-  "SEPA",
-  "SEPA_INSTANT",
-  "SPEI",
-  "SWIFT",
-  "UNIONPAY",
-  "UPI",
-  "WIRE",
-  "INTERNAL",
-  "LIGHTNING",
-  "SPARK",
-  "SOLANA",
-  "ETHEREUM",
-  "BASE",
-  "POLYGON",
-  "TRON",
-  "PLASMA",
-  "BITCOIN"
-])
-export type PaymentRail = typeof PaymentRail.Type
+export {
+  ACCOUNT_TYPE_NAMES,
+  type AccountTypeName,
+  Beneficiary,
+  BusinessBeneficiary,
+  DEPOSIT_NAMES,
+  type DepositSeed,
+  type FieldsOf,
+  IndividualBeneficiary,
+  PAYEE_TYPE_ALIASES,
+  PAYEE_TYPES,
+  type PayeeType,
+  type PayeeTypeName,
+  type PayeeTypeOf,
+  PaymentRail
+} from "../shared/payee-types.ts"
 
-// ---- internal accounts ----
+// ---- payee accounts (`accountInfo`) and deposit accounts, derived from the payee types (shared/payee-types.ts) ----
 
-export const InternalAccountType = Schema.Literals(["INTERNAL_FIAT", "INTERNAL_CRYPTO", "EMBEDDED_WALLET"])
-export type InternalAccountType = typeof InternalAccountType.Type
-export const InternalAccountStatus = Schema.Literals(["PENDING", "ACTIVE", "CLOSED", "FROZEN", "FAILED"])
+/** The struct of `accountType` `N` with fields `F` (and `Extra`). */
+export type PayeeStruct<N extends string, F, Extra extends Schema.Struct.Fields = {}> = F extends Schema.Struct.Fields
+  ? Schema.Struct<{ readonly accountType: Schema.Literal<N> } & F & Extra>
+  : never
+export type AccountInfoMember<N extends AccountTypeName> = PayeeStruct<N, FieldsOf<N>>
+export type WithRails = { readonly paymentRails: Schema.optionalKey<Schema.$Array<typeof PaymentRail>> }
+export type ExternalAccountInfoMember<N extends AccountTypeName> = PayeeStruct<N, FieldsOf<N>, WithRails>
+
+const structOf = (accountType: AccountTypeName, extra: Schema.Struct.Fields = {}) =>
+  Schema.Struct({
+    accountType: Schema.Literal(accountType),
+    ...PAYEE_TYPES[payeeTypeName(accountType)].fields,
+    ...extra
+  })
+
+/**
+ * A payee account (`accountInfo`): one struct per `accountType` value, aliases included. A single-literal
+ * discriminator lets the decoder pick the variant the client named, so a bad body reports that variant's errors only.
+ */
+export interface AccountInfoSchema
+  extends Schema.Union<ReadonlyArray<{ [N in AccountTypeName]: AccountInfoMember<N> }[AccountTypeName]>> {}
+export const AccountInfo: AccountInfoSchema = Schema.Union(ACCOUNT_TYPE_NAMES.map((name) => structOf(name))).annotate({
+  identifier: "AccountInfo"
+}) as unknown as AccountInfoSchema
+export type AccountInfo = typeof AccountInfo.Type
+
+/**
+ * `accountInfo` as an external account answers it: the variant as created, plus the rails it is paid on (as the
+ * upstream's responses carry them; optional because records keep the variant as created).
+ */
+export interface ExternalAccountInfoSchema
+  extends Schema.Union<ReadonlyArray<{ [N in AccountTypeName]: ExternalAccountInfoMember<N> }[AccountTypeName]>> {}
+export const ExternalAccountInfo: ExternalAccountInfoSchema = Schema.Union(
+  ACCOUNT_TYPE_NAMES.map((name) => structOf(name, { paymentRails: Schema.optionalKey(Schema.Array(PaymentRail)) }))
+).annotate({ identifier: "ExternalAccountInfo" }) as unknown as ExternalAccountInfoSchema
+export type ExternalAccountInfo = typeof ExternalAccountInfo.Type
+
+// ---- deposit instructions: where money is sent to fund an internal account ----
+
+/** A wallet's deposit rails and its assets (upstream `Payment…WalletInfo`). */
+export const WALLET_DEPOSIT_TYPES = [
+  "SOLANA_WALLET",
+  "ETHEREUM_WALLET",
+  "BASE_WALLET",
+  "POLYGON_WALLET",
+  "TRON_WALLET",
+  "PLASMA_WALLET"
+] as const
+
+/** The payee types with a `deposit`: how their currency is paid in. */
+export type DepositPayeeType = Exclude<
+  PayeeTypeName,
+  "SLV_ACCOUNT" | "SPARK_WALLET" | "LIGHTNING" | (typeof WALLET_DEPOSIT_TYPES)[number]
+>
+export type DepositFieldsOf<N extends DepositPayeeType> = ReturnType<NonNullable<(typeof PAYEE_TYPES)[N]["deposit"]>>
+export type DepositNameOf<N extends PayeeTypeName> = N extends keyof typeof DEPOSIT_NAMES
+  ? (typeof DEPOSIT_NAMES)[N]
+  : N
+export type DepositInfoOf<N extends DepositPayeeType> = {
+  readonly accountType: DepositNameOf<N>
+  readonly reference: string
+  readonly accountHolderName: string
+  readonly bankName: string
+} & { readonly [K in keyof DepositFieldsOf<N>]: string } & (N extends keyof typeof DEPOSIT_NAMES
+    ? {
+        /** The rails a deposit may arrive on (optional: CLABE instructions stored before it was added lack it). */
+        readonly paymentRails?: ReadonlyArray<PaymentRail>
+      }
+    : { readonly paymentRails: ReadonlyArray<PaymentRail> })
+
+/**
+ * A bank or mobile-money account to send a deposit to, with the `reference` that credits it to one internal account.
+ * Each type names the fields of its own scheme (`PAYEE_TYPES[…].deposit`): a US account its account and routing
+ * numbers, a Kenyan one a phone number and provider, a Brazilian one a PIX key and its QR code.
+ */
+export type BankDepositInfo = { [N in DepositPayeeType]: DepositInfoOf<N> }[DepositPayeeType]
+
+/** The deposit accounts' Schemas, one per payee type with a `deposit`: its fields, all strings, and the common ones. */
+const bankDepositInfo = (Object.keys(PAYEE_TYPES) as Array<PayeeTypeName>).flatMap((name) => {
+  const deposit = describePayeeType(name).deposit
+  if (deposit === undefined) return []
+  const fields = Object.keys(deposit({ reference: "", digits: (n) => "0".repeat(n) }))
+  const accountType = (DEPOSIT_NAMES as Readonly<Record<string, string>>)[name] ?? name
+  return [
+    Schema.Struct({
+      accountType: Schema.Literal(accountType),
+      reference: Schema.String,
+      ...Object.fromEntries(fields.map((field) => [field, Schema.String])),
+      accountHolderName: Schema.String,
+      bankName: Schema.String,
+      paymentRails: Object.hasOwn(DEPOSIT_NAMES, name)
+        ? Schema.optionalKey(Schema.Array(PaymentRail))
+        : Schema.Array(PaymentRail)
+    })
+  ]
+}) as unknown as ReadonlyArray<Schema.Codec<BankDepositInfo>>
 
 /** Where to send money to fund an internal account (or a quote funded by instructions). */
 export const AccountOrWalletInfo = Schema.Union([
-  Schema.Struct({
-    accountType: Schema.Literal("US_ACCOUNT"),
-    reference: Schema.String,
-    accountNumber: Schema.String,
-    routingNumber: Schema.String,
-    accountHolderName: Schema.String,
-    bankName: Schema.String,
-    paymentRails: Schema.Array(PaymentRail)
-  }),
-  Schema.Struct({
-    accountType: Schema.Literal("CLABE"),
-    reference: Schema.String,
-    clabeNumber: Schema.String,
-    accountHolderName: Schema.String,
-    bankName: Schema.String,
-    /** The rails a deposit may arrive on (optional: instructions stored before it was added lack it). */
-    paymentRails: Schema.optionalKey(Schema.Array(PaymentRail))
-  }),
+  ...bankDepositInfo,
+  /** Euro instructions stored before they were named EUR_ACCOUNT, answered as stored. */
   Schema.Struct({
     accountType: Schema.Literal("IBAN"),
     reference: Schema.String,
     iban: Schema.String,
     accountHolderName: Schema.String,
     bankName: Schema.String,
-    /** As for CLABE. */
     paymentRails: Schema.optionalKey(Schema.Array(PaymentRail))
   }),
   Schema.Struct({
-    accountType: Schema.Literals([
-      "SOLANA_WALLET",
-      "ETHEREUM_WALLET",
-      "BASE_WALLET",
-      "POLYGON_WALLET",
-      "TRON_WALLET",
-      "PLASMA_WALLET"
-    ]),
+    accountType: Schema.Literals(WALLET_DEPOSIT_TYPES),
     assetType: Schema.Literals(["USDC", "USDT"]),
     address: Schema.String
   }),
@@ -116,6 +166,12 @@ export const PaymentInstructions = Schema.Struct({
   accountOrWalletInfo: AccountOrWalletInfo
 })
 export type PaymentInstructions = typeof PaymentInstructions.Type
+
+// ---- internal accounts ----
+
+export const InternalAccountType = Schema.Literals(["INTERNAL_FIAT", "INTERNAL_CRYPTO", "EMBEDDED_WALLET"])
+export type InternalAccountType = typeof InternalAccountType.Type
+export const InternalAccountStatus = Schema.Literals(["PENDING", "ACTIVE", "CLOSED", "FROZEN", "FAILED"])
 
 export const CardCapabilities = Schema.Struct({
   supportsSpendLimits: Schema.Boolean,
@@ -211,141 +267,6 @@ export const heldBy = (account: { readonly customerId?: string | undefined }, ow
   (account.customerId === undefined) === (owner === "PLATFORM")
 
 // ---- external accounts ----
-
-export const IndividualBeneficiary = Schema.Struct({
-  beneficiaryType: Schema.Literal("INDIVIDUAL"),
-  fullName: boundedString(255),
-  birthDate: Schema.optionalKey(DateString),
-  nationality: Schema.optionalKey(CountryCode),
-  email: Schema.optionalKey(Email),
-  phoneNumber: Schema.optionalKey(PhoneNumber),
-  countryOfResidence: Schema.optionalKey(CountryCode),
-  address: Schema.optionalKey(Address)
-})
-export const BusinessBeneficiary = Schema.Struct({
-  beneficiaryType: Schema.Literal("BUSINESS"),
-  legalName: boundedString(255),
-  registrationNumber: Schema.optionalKey(boundedString(64)),
-  taxId: Schema.optionalKey(boundedString(64)),
-  email: Schema.optionalKey(Email),
-  phoneNumber: Schema.optionalKey(PhoneNumber),
-  countryOfResidence: Schema.optionalKey(CountryCode),
-  address: Schema.optionalKey(Address)
-})
-export const Beneficiary = Schema.Union([IndividualBeneficiary, BusinessBeneficiary])
-
-const digits = (min: number, max: number, what: string) =>
-  Schema.String.check(Schema.isPattern(new RegExp(`^\\d{${min},${max}}$`), { expected: what }))
-
-/**
- * One struct per `accountType` value (aliases included). A single-literal discriminator lets the decoder pick the
- * variant the client named, so a bad body reports that variant's errors only (not those of every other variant).
- */
-const variants = <const Types extends readonly [string, ...Array<string>], const Fields extends Schema.Struct.Fields>(
-  types: Types,
-  fields: Fields
-) => types.map((accountType) => Schema.Struct({ accountType: Schema.Literal(accountType as Types[number]), ...fields }))
-
-/** US bank account with the full wire beneficiary; `US_ACCOUNT` (spec) and `USD_ACCOUNT` (upstream) are one variant. */
-export const UsAccountInfo = variants(["US_ACCOUNT", "USD_ACCOUNT"], {
-  accountNumber: digits(1, 34, "1-34 digits"),
-  routingNumber: digits(9, 9, "a 9-digit ABA routing number"),
-  bankName: Schema.optionalKey(boundedString(140)),
-  bankAccountType: Schema.optionalKey(Schema.Literals(["CHECKING", "SAVINGS"])),
-  intermediaryBankName: Schema.optionalKey(boundedString(140)),
-  intermediaryRoutingNumber: Schema.optionalKey(digits(9, 9, "a 9-digit ABA routing number")),
-  fiToFiInformation: Schema.optionalKey(boundedString(210)),
-  beneficiary: Beneficiary
-})
-export const ClabeAccountInfo = variants(["CLABE", "MXN_ACCOUNT"], {
-  clabeNumber: digits(18, 18, "an 18-digit CLABE"),
-  bankName: Schema.optionalKey(boundedString(140)),
-  beneficiary: Beneficiary
-})
-export const IbanAccountInfo = variants(["IBAN", "EUR_ACCOUNT"], {
-  iban: Schema.String.check(
-    Schema.isPattern(/^[A-Z]{2}[0-9]{2}[A-Za-z0-9]{11,30}$/, {
-      expected: "an IBAN (country, check digits, 11-30 characters)"
-    })
-  ),
-  swiftCode: Schema.optionalKey(
-    Schema.String.check(
-      Schema.isPattern(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, { expected: "an 8 or 11 character BIC" })
-    )
-  ),
-  bankName: Schema.optionalKey(boundedString(140)),
-  beneficiary: Beneficiary
-})
-export const PixAccountInfo = variants(["PIX", "BRL_ACCOUNT"], {
-  pixKey: boundedString(140),
-  pixKeyType: Schema.Literals(["CPF", "CNPJ", "EMAIL", "PHONE", "RANDOM"]),
-  taxId: boundedString(32),
-  bankName: Schema.optionalKey(boundedString(140)),
-  beneficiary: Beneficiary
-})
-/** The exchange or custodian holding the wallet, one of `GET /vasps` (checked by `Accounts`, not by the schema). */
-const vaspName = Schema.optionalKey(boundedString(255))
-
-export const WalletAccountInfo = variants(
-  ["SOLANA_WALLET", "ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET", "TRON_WALLET", "PLASMA_WALLET"],
-  {
-    address: Schema.String.check(
-      Schema.isPattern(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, { expected: "a wallet address" })
-    ),
-    vaspName,
-    beneficiary: Schema.optionalKey(Beneficiary)
-  }
-)
-/** Addresses of the keys 1·G, 2·G, 3·G: what generated values of the Spark address are drawn from. */
-const sparkSamples = [1n, 2n, 3n].map((k) => sparkAddressOf(secp256k1.Point.BASE.multiply(k).toBytes(true)))
-
-/** A Spark wallet: a bech32m Spark address (shared/spark-address.ts), keyed by a Bitcoin identity key. */
-export const SparkWalletAccountInfo = variants(["SPARK_WALLET"], {
-  address: Schema.String.check(
-    Schema.makeFilter((address: string) => sparkIdentityKey(address) !== undefined, {
-      expected: "a Spark address (bech32m, spark1…)",
-      arbitraryConstraint: { patterns: [{ source: `^(${sparkSamples.join("|")})$`, flags: "" }] }
-    })
-  ),
-  vaspName,
-  beneficiary: Schema.optionalKey(Beneficiary)
-})
-export const LightningAccountInfo = variants(["LIGHTNING"], {
-  lightningAddress: Schema.optionalKey(
-    Schema.String.check(Schema.isPattern(/^[^\s@]+@[^\s@]+$/, { expected: "a lightning address" }))
-  ),
-  invoice: Schema.optionalKey(
-    Schema.String.check(Schema.isPattern(/^ln[a-z0-9]+$/i, { expected: "a BOLT11 invoice" }))
-  ),
-  beneficiary: Schema.optionalKey(Beneficiary)
-})
-
-export const AccountInfo = Schema.Union([
-  ...UsAccountInfo,
-  ...ClabeAccountInfo,
-  ...IbanAccountInfo,
-  ...PixAccountInfo,
-  ...WalletAccountInfo,
-  ...SparkWalletAccountInfo,
-  ...LightningAccountInfo
-])
-export type AccountInfo = typeof AccountInfo.Type
-
-/**
- * `accountInfo` as an external account answers it: the variant as created, plus the rails it is paid on (as the
- * upstream's responses carry them; optional because records keep the variant as created, see `withAccountInfoRails`).
- */
-const withRails = Schema.fieldsAssign({ paymentRails: Schema.optionalKey(Schema.Array(PaymentRail)) })
-export const ExternalAccountInfo = Schema.Union([
-  ...UsAccountInfo.map((v) => withRails(v)),
-  ...ClabeAccountInfo.map((v) => withRails(v)),
-  ...IbanAccountInfo.map((v) => withRails(v)),
-  ...PixAccountInfo.map((v) => withRails(v)),
-  ...WalletAccountInfo.map((v) => withRails(v)),
-  ...SparkWalletAccountInfo.map((v) => withRails(v)),
-  ...LightningAccountInfo.map((v) => withRails(v))
-])
-export type ExternalAccountInfo = typeof ExternalAccountInfo.Type
 
 export const ExternalAccountStatus = Schema.Literals([
   "ACTIVE",

@@ -3,9 +3,13 @@
  * payment instructions (the sandbox's clearing accounts, matched by the transaction's payment reference).
  */
 import type { PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import { describePayeeType, localPayeeTypes } from "../shared/payee-types.ts"
 import type { Quote } from "./model.ts"
 
-/** The default payout rail per receiving currency (exchange rates; accounts that list no rail). */
+/**
+ * The default payout rail per receiving currency (exchange rates; accounts that list no rail); a currency not here
+ * takes the first rail of its own payee type.
+ */
 export const DEFAULT_RAIL: Readonly<Record<string, PaymentRail>> = {
   USD: "ACH",
   EUR: "SEPA_INSTANT",
@@ -23,7 +27,10 @@ export const DEFAULT_RAIL: Readonly<Record<string, PaymentRail>> = {
   USDT: "TRON",
   BTC: "LIGHTNING"
 }
-export const defaultRail = (code: string): PaymentRail => DEFAULT_RAIL[code] ?? "BANK_TRANSFER"
+export const defaultRail = (code: string): PaymentRail => {
+  const local = localPayeeTypes(code)[0]
+  return DEFAULT_RAIL[code] ?? (local === undefined ? "BANK_TRANSFER" : describePayeeType(local).rails[0])
+}
 
 /** UMA payments settle between counterparties over Lightning. */
 export const UMA_RAIL: PaymentRail = "LIGHTNING"
@@ -99,7 +106,7 @@ export const fundingInstructions = (
           instructionsNotes: notes,
           isPlatformAccount: true,
           accountOrWalletInfo: {
-            accountType: "IBAN",
+            accountType: "EUR_ACCOUNT",
             reference,
             iban: "DE89370400440532013000",
             accountHolderName: "Paycore Sandbox Clearing",

@@ -4,19 +4,10 @@ import { ScaChallenge, ScaFactor } from "../sca/model.ts"
 import { Currency, CurrencyCode } from "../shared/currency.ts"
 import { type AgentId, CustomerId, InternalAccountId, LookupId, QuoteId, TransactionId } from "../shared/ids.ts"
 import { MinorUnits, PositiveMinorUnits } from "../shared/money.ts"
+import { CRYPTO_NETWORKS } from "../shared/payee-types.ts"
 import { DateTimeString, UmaAddress } from "../shared/schemas.ts"
 
-export const CryptoNetwork = Schema.Literals([
-  "SOLANA",
-  "ETHEREUM",
-  "BASE",
-  "POLYGON",
-  "TRON",
-  "PLASMA",
-  "SPARK",
-  "LIGHTNING",
-  "BITCOIN"
-])
+export const CryptoNetwork = Schema.Literals(CRYPTO_NETWORKS)
 export type CryptoNetwork = typeof CryptoNetwork.Type
 
 /** Debit an internal account. */
