@@ -170,6 +170,18 @@ export const UMA_RECEIVERS: Readonly<Record<string, UmaReceiver>> = {
     currencies: ["EUR", "USD"],
     minAmount: 100,
     maxAmount: 1_000_000
+  },
+  // a receiver whose institution asks for payer data (one field optional).
+  "$bob@kyc.example": {
+    umaAddress: "$bob@kyc.example",
+    currencies: ["USD"],
+    minAmount: 1,
+    maxAmount: 1_000_000,
+    requiredPayerDataFields: [
+      { name: "FULL_NAME", mandatory: true },
+      { name: "BIRTH_DATE", mandatory: true },
+      { name: "NATIONALITY", mandatory: false }
+    ]
   }
 }
 

@@ -331,6 +331,17 @@ export const quoteBody = (
   ...extra
 })
 
+/**
+ * `GET /receiver/uma/{address}` → 200 (Q-47): the `lookupId` a quote to the address names (Q-03), as a client
+ * looks the receiver up before it quotes.
+ */
+export const lookupUma = async (server: TestServer, address: string, customerId?: string): Promise<string> => {
+  const query = customerId === undefined ? "" : `?customerId=${customerId}`
+  const lookup = await server.call("GET", `/receiver/uma/${encodeURIComponent(address)}${query}`)
+  expect(lookup.status, JSON.stringify(lookup.json)).toBe(200)
+  return lookup.json.lookupId
+}
+
 /** The available balance of a customer's internal account in `currency`. */
 export const balanceIn = async (server: TestServer, customerId: string, currency = "USD"): Promise<number> => {
   const listed = await server.call("GET", `/internal-account?customerId=${customerId}&currency=${currency}`)
