@@ -8,6 +8,7 @@
  */
 import { type Clock, Effect, Result } from "effect"
 import { resolveSteps } from "../ledger/transfers.ts"
+import { heldForReview } from "./compliance.ts"
 import { railUnavailable, transactionNotCancellable, transactionNotFound } from "./errors.ts"
 import { refundReference } from "./legs.ts"
 import type { TransactionReasonRequest, TransactionRecord } from "./model.ts"
@@ -25,6 +26,7 @@ export const notCancellableReason = (record: TransactionRecord): string | undefi
   if (rail === undefined || !CANCELLABLE_RAILS.includes(rail)) {
     return `only ACH and WIRE payouts can be cancelled (this one is ${rail ?? "not a bank payout"})`
   }
+  if (heldForReview(record)) return "it is held for compliance review (pendingReason COMPLIANCE_REVIEW)"
   if (record.state !== "PROCESSING") return `it is ${record.transaction.status}, not PROCESSING`
   if (record.railReference === undefined) return "it has not been handed to the rail yet; try again shortly"
   return undefined
