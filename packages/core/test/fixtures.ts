@@ -4,6 +4,7 @@
  * and the ledger / event invariants the tests and the property test check after every step.
  */
 import { makeMemoryStore, layer as memoryStore } from "@paycore/store-memory"
+import { ledgerViolations } from "@paycore/testkit"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import type { AccountInfo, ExternalAccount, InternalAccountRecord, PaymentRail } from "../src/accounts/model.ts"
@@ -25,6 +26,8 @@ import { Store } from "../src/ports/store.ts"
 import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { Sca } from "../src/sca/service.ts"
+import { SCA_SESSION_SECONDS } from "../src/sca/sessions.ts"
+import { isoAfter, isoOf } from "../src/shared/time.ts"
 import { incomingPaymentMachine, outgoingPaymentMachine } from "../src/transactions/machine.ts"
 import type { FailureReason, TransactionRecord } from "../src/transactions/model.ts"
 import { Transactions } from "../src/transactions/service.ts"
@@ -450,7 +453,7 @@ export const balance = Effect.fnUntraced(function* (account: string, currency: s
   } satisfies BalanceView
 })
 
-export { ledgerViolations } from "@paycore/testkit"
+export { ledgerViolations }
 
 /** The event types of one subject, in sequence order. */
 export const eventsOf = Effect.fnUntraced(function* (subject: string) {
@@ -545,6 +548,20 @@ export const allTransactions = Effect.gen(function* () {
   return page.data
 })
 
+/**
+ * What is wrong with the payments in the store, as a list that should be empty: the ledger's violations, and each
+ * transaction whose events or timeline are no walk of its machine (with its id).
+ */
+export const paymentProblems = Effect.gen(function* () {
+  const problems: Array<string> = [...(yield* ledgerViolations)]
+  for (const record of yield* allTransactions) {
+    for (const problem of [yield* eventOrderProblem(record), yield* timelineProblem(record)]) {
+      if (problem !== undefined) problems.push(`${record.id}: ${problem}`)
+    }
+  }
+  return problems
+})
+
 /** Runs the worker after moving the TestClock; a worker step that failed unexpectedly fails the test. */
 export const advance = (seconds: number) =>
   Effect.gen(function* () {
@@ -584,6 +601,29 @@ export const seedPayer = <Eur extends boolean = false>(
     const eurPayee = yield* seedExternalAccount(customer.id, "EUR")
     if (funding > 0) yield* (yield* Transactions).fundSandbox(account.id, funding)
     return { customer, account, eurAccount, usdPayee, eurPayee }
+  })
+
+/** `seedPayer`, in Germany (subject to SCA) with a verified phone and a live SCA session. */
+export const seedScaSubjectPayer = (funding = 100_000) =>
+  Effect.gen(function* () {
+    const payer = yield* seedPayer(funding)
+    const store = yield* Store
+    const ids = yield* Ids
+    const nowMs = yield* Clock.currentTimeMillis
+    const customer = { ...payer.customer, region: "DE", phoneNumber: "+4915112345678" } as typeof payer.customer
+    yield* Effect.orDie(store.customers.update(customer))
+    yield* Effect.orDie(
+      store.scaSessions.insert({
+        id: yield* ids.make("ScaSession"),
+        customerId: customer.id,
+        factor: "SMS_OTP",
+        endUserIp: "203.0.113.42",
+        challengeId: yield* ids.make("ScaChallenge"),
+        createdAt: isoOf(nowMs),
+        expiresAt: isoAfter(nowMs, SCA_SESSION_SECONDS)
+      })
+    )
+    return { ...payer, customer }
   })
 
 /** A quote request paying `amount` (sending side locked) from an internal account to a payee account. */

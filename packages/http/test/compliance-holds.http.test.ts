@@ -11,12 +11,10 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { eventsAbout } from "./agent-actions-kit.ts"
 import {
-  addUsPayee,
   expectError,
-  fundAccount,
+  fundedPayer,
   lookupUma,
   type Onboarded,
-  onboardCustomer,
   quoteBody,
   type TestServer,
   useTestServer
@@ -53,10 +51,10 @@ onEveryStore("compliance holds", "compliance_holds_http", (stores) => {
   let held: string
   let clear: string
   const server = useTestServer(async (s) => {
-    payer = await onboardCustomer(s)
-    held = await addUsPayee(s, payer.id, { accountNumber: "555000010" })
-    clear = await addUsPayee(s, payer.id, { accountNumber: "555000011" })
-    await fundAccount(s, payer.accounts.USD!, 100_000)
+    const funded = await fundedPayer(s, 100_000, ["555000010", "555000011"])
+    payer = funded.payer
+    held = funded.payees[0]!
+    clear = funded.payees[1]!
   }, stores())
 
   /** Pays `amount` from the USD account to `payee` at once (RTP: a few seconds); the transaction id. */
@@ -191,12 +189,8 @@ onEveryStore("compliance holds", "compliance_holds_http", (stores) => {
     })
 
     it("Q-38: a real-time-funded payout held when its deposit arrives, then rejected: the deposit's hold is released", async () => {
-      const quote = await server.call("POST", "/quotes", {
-        source: { sourceType: "REALTIME_FUNDING", currency: "USD", customerId: payer.id },
-        destination: { destinationType: "ACCOUNT", accountId: held },
-        lockedCurrencySide: "SENDING",
-        lockedCurrencyAmount: 1_200
-      })
+      const funding = { sourceType: "REALTIME_FUNDING", currency: "USD", customerId: payer.id }
+      const quote = await server.call("POST", "/quotes", quoteBody("", held, 1_200, { source: funding }))
       expect(quote.status, JSON.stringify(quote.json)).toBe(201)
       const sent = await server.call("POST", "/sandbox/send", { quoteId: quote.json.id, currencyCode: "USD" })
       expect(sent.status, JSON.stringify(sent.json)).toBe(200)

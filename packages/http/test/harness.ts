@@ -317,6 +317,22 @@ export const addUsPayee = async (
   return created.json.id
 }
 
+/**
+ * A payer for payment tests: a customer (`onboardCustomer`) with its USD account funded with `amount`, and a US payee
+ * per account number (`addUsPayee`), in that order.
+ */
+export const fundedPayer = async (
+  server: TestServer,
+  amount: number,
+  accountNumbers: ReadonlyArray<string> = ["123456789"]
+): Promise<{ readonly payer: Onboarded; readonly payees: ReadonlyArray<string> }> => {
+  const payer = await onboardCustomer(server)
+  const payees: Array<string> = []
+  for (const accountNumber of accountNumbers) payees.push(await addUsPayee(server, payer.id, { accountNumber }))
+  await fundAccount(server, payer.accounts.USD!, amount)
+  return { payer, payees }
+}
+
 /** A POST /quotes body paying `amount` (sending side locked) from an internal account to another account. */
 export const quoteBody = (
   source: string,

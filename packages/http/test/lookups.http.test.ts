@@ -9,14 +9,12 @@ import type { LookupId } from "@paycore/core"
 import { Effect } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import {
-  addUsPayee,
   balanceIn,
   expectError,
   expectInvalid,
-  fundAccount,
+  fundedPayer,
   lookupUma,
   type Onboarded,
-  onboardCustomer,
   quoteBody,
   type TestServer,
   useTestServer
@@ -49,9 +47,9 @@ onEveryStore("receiver lookups", "lookups_http", (stores) => {
   let payer: Onboarded
   let payee: string
   const server = useTestServer(async (s) => {
-    payer = await onboardCustomer(s)
-    payee = await addUsPayee(s, payer.id)
-    await fundAccount(s, payer.accounts.USD!, 100_000)
+    const funded = await fundedPayer(s, 100_000)
+    payer = funded.payer
+    payee = funded.payees[0]!
   }, stores())
   const account = () => payer.accounts.USD!
 

@@ -14,14 +14,12 @@
  * `/reject`; a deployment's screening provider reports its own through the `Transactions` service.
  */
 import { type Clock, Effect } from "effect"
-import { resolveSteps } from "../ledger/transfers.ts"
 import { addSeconds } from "../shared/time.ts"
 import { transactionNotFound, transactionNotUnderReview } from "./errors.ts"
-import { refundReference } from "./legs.ts"
 import type { TransactionReasonRequest, TransactionRecord } from "./model.ts"
-import { canMove, dieOnUnique, followQuoteSteps, isOutgoing, moveTransactionSteps, nowOf } from "./moves.ts"
+import { canMove, dieOnUnique, isOutgoing, moveTransactionSteps, nowOf } from "./moves.ts"
 import type { PaymentPorts } from "./ports.ts"
-import { finishRefundSteps } from "./refunds.ts"
+import { voidAndRefundSteps } from "./refunds.ts"
 import { SUBMIT_GRACE_SECONDS, submitSteps } from "./submission.ts"
 
 /** Whether a payment waits for a compliance decision (the machine's COMPLIANCE_REVIEW: it can be released). */
@@ -66,28 +64,8 @@ const rejectInStore = Effect.fnUntraced(function* (
   clock: Clock.Clock
 ) {
   const current = yield* lockHeld(ports, id)
-  const now = nowOf(clock)
-  yield* resolveSteps(ports.store, current.id, "VOIDED")
-  yield* followQuoteSteps(ports, current, "FAIL")
-  const rejected = yield* moveTransactionSteps(
-    ports,
-    decided(current),
-    "REJECT",
-    {
-      transaction: {
-        failureReason: "COMPLIANCE_REJECTED",
-        refund: {
-          reference: refundReference(current.id),
-          initiatedAt: now,
-          status: "PENDING",
-          reason: "TRANSACTION_FAILED"
-        }
-      },
-      record: { dueAt: undefined, ...(reason === undefined ? {} : { decisionReason: reason }) }
-    },
-    now
-  )
-  return yield* finishRefundSteps(ports, rejected, "REFUND_SETTLE", now)
+  const failure = { reason: "COMPLIANCE_REJECTED", refundReason: "TRANSACTION_FAILED" } as const
+  return yield* voidAndRefundSteps(ports, decided(current), "REJECT", failure, reason, nowOf(clock))
 })
 
 /**
