@@ -133,36 +133,58 @@ const internalAccount = async (api: Api, customerId: string, currency: string): 
   return page.json.data.find((a) => a.status === "ACTIVE")?.id
 }
 
+/** `GET /receiver/uma/{address}` for the inviter (Q-03): the `lookupId` a quote to the address names. */
+const lookUpReceiver = async (api: Api, umaAddress: string, customerId: string): Promise<string> => {
+  const path = `/receiver/uma/${encodeURIComponent(umaAddress)}?customerId=${encodeURIComponent(customerId)}`
+  return (await api<{ lookupId: string }>("GET", path)).json.lookupId
+}
+
 /**
  * Pays one claimed invitation: from the inviter's account in the amount's currency to the invitee. An invitee who
  * is a customer of this platform is paid into their internal account in that currency (an internal transfer); any
- * other UMA address is paid as an `UMA_ADDRESS` destination. Every input of the quote comes from the event and
- * from reads, so a redelivery sends the same request under the same key and gets the stored answer.
+ * other UMA address is looked up first (a quote to it names the lookup, Q-03) and paid as an `UMA_ADDRESS`
+ * destination. Every other input of the quote comes from the event and from reads, so a redelivery sends the same
+ * request under the same key and gets the stored answer. A redelivery paying an UMA address looks it up again, so its
+ * request differs from the first in `lookupId`: the key's 409 `IDEMPOTENCY_KEY_REUSED` then means an earlier
+ * delivery paid. The program holds no payer data: a receiver that asks for some (`requiredPayerDataFields`, Q-48)
+ * refuses the quote (400 `MISSING_MANDATORY_USER_INFO`).
  */
 const payInvitation = async (api: Api, invitation: Invitation, amount: Amount): Promise<Outcome> => {
   const currency = amount.currency.code
   const inviter = await customerByUma(api, invitation.inviterUma)
   const source = inviter === undefined ? undefined : await internalAccount(api, inviter, currency)
-  if (source === undefined) return { kind: "IGNORED", reason: `the inviter has no ${currency} account` }
+  if (inviter === undefined || source === undefined) {
+    return { kind: "IGNORED", reason: `the inviter has no ${currency} account` }
+  }
   const invitee = await customerByUma(api, invitation.inviteeUma!)
   const inviteeAccount = invitee === undefined ? undefined : await internalAccount(api, invitee, currency)
-  const destination =
-    inviteeAccount === undefined
-      ? { destinationType: "UMA_ADDRESS", umaAddress: invitation.inviteeUma }
-      : { destinationType: "ACCOUNT", accountId: inviteeAccount }
-  const quote = await api<{ id: string; transactionId: string }>(
-    "POST",
-    "/quotes",
-    {
-      source: { sourceType: "ACCOUNT", accountId: source },
-      destination,
-      lockedCurrencySide: "SENDING",
-      lockedCurrencyAmount: amount.amount,
-      immediatelyExecute: true,
-      description: `Pay-by-link invitation ${invitation.code}`
-    },
-    { "idempotency-key": `pay-by-link-${invitation.code}` }
-  )
+  const toUma = inviteeAccount === undefined
+  const lookupId = toUma ? await lookUpReceiver(api, invitation.inviteeUma!, inviter) : undefined
+  const destination = toUma
+    ? { destinationType: "UMA_ADDRESS", umaAddress: invitation.inviteeUma }
+    : { destinationType: "ACCOUNT", accountId: inviteeAccount }
+  let quote: { readonly json: { id: string; transactionId: string }; readonly headers: Headers }
+  try {
+    quote = await api<{ id: string; transactionId: string }>(
+      "POST",
+      "/quotes",
+      {
+        ...(lookupId === undefined ? {} : { lookupId }),
+        source: { sourceType: "ACCOUNT", accountId: source },
+        destination,
+        lockedCurrencySide: "SENDING",
+        lockedCurrencyAmount: amount.amount,
+        immediatelyExecute: true,
+        description: `Pay-by-link invitation ${invitation.code}`
+      },
+      { "idempotency-key": `pay-by-link-${invitation.code}` }
+    )
+  } catch (error) {
+    if (toUma && error instanceof ApiError && error.code === "IDEMPOTENCY_KEY_REUSED") {
+      return { kind: "IGNORED", reason: "paid by an earlier delivery" }
+    }
+    throw error
+  }
   return {
     kind: "PAID",
     quoteId: quote.json.id,

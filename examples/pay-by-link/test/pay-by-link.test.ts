@@ -140,15 +140,29 @@ describe("examples/pay-by-link: the platform pays a claimed pay-by-link invitati
     expect(await balanceIn(server, invitee.id)).toBe(paidOnce)
   })
 
-  it("IN-13, Q-03: an invitee at another VASP is paid at their UMA address", async () => {
-    const { code } = await claimAndDeliver(1_500, "$success.usd@sandbox.uma.money")
+  it("IN-13, Q-03: an invitee at another VASP is looked up and paid at their UMA address, once", async () => {
+    const { code, delivery } = await claimAndDeliver(1_500, "$success.usd@sandbox.uma.money")
     expect(outcomes()).toEqual([expect.stringMatching(/^paid: /)])
     await server.processDue()
-    const paid = await server.call("GET", `/transactions?customerId=${inviter.id}&type=OUTGOING`)
-    const payments = paid.json.data.filter((t: { description?: string }) => t.description?.includes(code))
-    expect(payments).toHaveLength(1)
-    expect(payments[0]).toMatchObject({ status: "COMPLETED" })
-    expect(JSON.stringify(payments[0])).toContain("$success.usd@sandbox.uma.money")
+    const paidOnce = async () => {
+      const paid = await server.call("GET", `/transactions?customerId=${inviter.id}&type=OUTGOING`)
+      const payments = paid.json.data.filter((t: { description?: string }) => t.description?.includes(code))
+      expect(payments).toHaveLength(1)
+      expect(payments[0]).toMatchObject({ status: "COMPLETED" })
+      expect(JSON.stringify(payments[0])).toContain("$success.usd@sandbox.uma.money")
+    }
+    await paidOnce()
+    // Delivered again: a new lookup, so the key is reused with another request; nothing is paid twice.
+    log.length = 0
+    expect(await redeliver(delivery)).toBe(200)
+    expect(outcomes()).toEqual(["ignored: paid by an earlier delivery"])
+    await server.processDue()
+    await paidOnce()
+  })
+
+  it("Q-48: a receiver that asks for payer data the program does not hold refuses the payment", async () => {
+    await claimAndDeliver(1_500, "$maria@aurorapay.example")
+    expect(outcomes()).toEqual(["payment refused: 400 MISSING_MANDATORY_USER_INFO"])
   })
 
   it("IN-13: an invitation without amountToSend is claimed and nothing is paid", async () => {

@@ -4,6 +4,7 @@
  * and the ledger / event invariants the tests and the property test check after every step.
  */
 import { makeMemoryStore, layer as memoryStore } from "@paycore/store-memory"
+import { ledgerViolations } from "@paycore/testkit"
 import { Clock, Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import type { AccountInfo, ExternalAccount, InternalAccountRecord, PaymentRail } from "../src/accounts/model.ts"
@@ -20,10 +21,13 @@ import { Ids } from "../src/ports/ids.ts"
 import { KycProvider } from "../src/ports/kyc.ts"
 import { Notifier } from "../src/ports/notifier.ts"
 import { type Payout, type PayoutStatus, Rail, type RailError } from "../src/ports/rail.ts"
+import { Screening, type ScreeningService } from "../src/ports/screening.ts"
 import { Store } from "../src/ports/store.ts"
 import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { Sca } from "../src/sca/service.ts"
+import { SCA_SESSION_SECONDS } from "../src/sca/sessions.ts"
+import { isoAfter, isoOf } from "../src/shared/time.ts"
 import { incomingPaymentMachine, outgoingPaymentMachine } from "../src/transactions/machine.ts"
 import type { FailureReason, TransactionRecord } from "../src/transactions/model.ts"
 import { Transactions } from "../src/transactions/service.ts"
@@ -170,6 +174,18 @@ export const UMA_RECEIVERS: Readonly<Record<string, UmaReceiver>> = {
     currencies: ["EUR", "USD"],
     minAmount: 100,
     maxAmount: 1_000_000
+  },
+  // Q-48: a receiver whose institution asks for payer data (one field optional).
+  "$bob@kyc.example": {
+    umaAddress: "$bob@kyc.example",
+    currencies: ["USD"],
+    minAmount: 1,
+    maxAmount: 1_000_000,
+    requiredPayerDataFields: [
+      { name: "FULL_NAME", mandatory: true },
+      { name: "BIRTH_DATE", mandatory: true },
+      { name: "NATIONALITY", mandatory: false }
+    ]
   }
 }
 
@@ -256,6 +272,8 @@ export interface EnvOptions {
    * so only the code last sent for a challenge is right (a resent code kills the one before).
    */
   readonly scaCodes?: "sandbox" | "random"
+  /** Compliance screening of payouts (Q-38); by default the port's, which clears every payout. */
+  readonly screening?: ScreeningService
 }
 
 export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
@@ -279,7 +297,8 @@ export const makeEnv = (seed = 7, options: EnvOptions = {}): TestEnv => {
     options.cardIssuer === undefined ? Layer.empty : Layer.succeed(CardIssuer, options.cardIssuer),
     options.cardNetworkSimulator === undefined
       ? Layer.empty
-      : Layer.succeed(CardNetworkSimulator, options.cardNetworkSimulator)
+      : Layer.succeed(CardNetworkSimulator, options.cardNetworkSimulator),
+    options.screening === undefined ? Layer.empty : Layer.succeed(Screening, options.screening)
   )
   const layer = Layer.mergeAll(PaymentsLayer, CardsLayer, Sca.layer).pipe(
     Layer.provideMerge(PlatformConfigService.layer),
@@ -434,7 +453,7 @@ export const balance = Effect.fnUntraced(function* (account: string, currency: s
   } satisfies BalanceView
 })
 
-export { ledgerViolations } from "@paycore/testkit"
+export { ledgerViolations }
 
 /** The event types of one subject, in sequence order. */
 export const eventsOf = Effect.fnUntraced(function* (subject: string) {
@@ -475,17 +494,19 @@ export const eventOrderProblem = Effect.fnUntraced(function* (record: Transactio
     // A transfer-in pull announces itself PENDING at creation; an UMA payment's PENDING is its AWAIT_APPROVAL move.
     i = 1
   }
-  let state: string = machine.initial
-  while (i < events.length) {
-    const move = silentlyReachable(transitions, state)
+  // Two moves may emit the same events (a payout executed or held, Q-38, both announce PROCESSING): every walk the
+  // events allow is tried, and one that ends where the row is will do.
+  const walks = (state: string, at: number): ReadonlyArray<string> => {
+    if (at === events.length) return [state]
+    return silentlyReachable(transitions, state)
       .flatMap((from) => Object.values(transitions[from] ?? {}))
-      .find((m) => m.emits.length > 0 && m.emits.every((e, k) => events[i + k] === e))
-    if (move === undefined) return `event ${events[i]} is not a move from ${state} (events: ${events.join(", ")})`
-    i += move.emits.length
-    state = move.to
+      .filter((m) => m.emits.length > 0 && m.emits.every((e, k) => events[at + k] === e))
+      .flatMap((m) => walks(m.to, at + m.emits.length))
   }
-  if (!silentlyReachable(transitions, state).includes(record.state)) {
-    return `events end in ${state}, the row is ${record.state} (events: ${events.join(", ")})`
+  const ends = walks(machine.initial, i)
+  if (ends.length === 0) return `the events are no walk of ${machine.name} (events: ${events.join(", ")})`
+  if (!ends.some((end) => silentlyReachable(transitions, end).includes(record.state))) {
+    return `events end in ${ends.join(" or ")}, the row is ${record.state} (events: ${events.join(", ")})`
   }
   return undefined
 })
@@ -527,6 +548,20 @@ export const allTransactions = Effect.gen(function* () {
   return page.data
 })
 
+/**
+ * What is wrong with the payments in the store, as a list that should be empty: the ledger's violations, and each
+ * transaction whose events or timeline are no walk of its machine (with its id).
+ */
+export const paymentProblems = Effect.gen(function* () {
+  const problems: Array<string> = [...(yield* ledgerViolations)]
+  for (const record of yield* allTransactions) {
+    for (const problem of [yield* eventOrderProblem(record), yield* timelineProblem(record)]) {
+      if (problem !== undefined) problems.push(`${record.id}: ${problem}`)
+    }
+  }
+  return problems
+})
+
 /** Runs the worker after moving the TestClock; a worker step that failed unexpectedly fails the test. */
 export const advance = (seconds: number) =>
   Effect.gen(function* () {
@@ -566,6 +601,29 @@ export const seedPayer = <Eur extends boolean = false>(
     const eurPayee = yield* seedExternalAccount(customer.id, "EUR")
     if (funding > 0) yield* (yield* Transactions).fundSandbox(account.id, funding)
     return { customer, account, eurAccount, usdPayee, eurPayee }
+  })
+
+/** `seedPayer`, in Germany (subject to SCA) with a verified phone and a live SCA session. */
+export const seedScaSubjectPayer = (funding = 100_000) =>
+  Effect.gen(function* () {
+    const payer = yield* seedPayer(funding)
+    const store = yield* Store
+    const ids = yield* Ids
+    const nowMs = yield* Clock.currentTimeMillis
+    const customer = { ...payer.customer, region: "DE", phoneNumber: "+4915112345678" } as typeof payer.customer
+    yield* Effect.orDie(store.customers.update(customer))
+    yield* Effect.orDie(
+      store.scaSessions.insert({
+        id: yield* ids.make("ScaSession"),
+        customerId: customer.id,
+        factor: "SMS_OTP",
+        endUserIp: "203.0.113.42",
+        challengeId: yield* ids.make("ScaChallenge"),
+        createdAt: isoOf(nowMs),
+        expiresAt: isoAfter(nowMs, SCA_SESSION_SECONDS)
+      })
+    )
+    return { ...payer, customer }
   })
 
 /** A quote request paying `amount` (sending side locked) from an internal account to a payee account. */

@@ -52,6 +52,12 @@ const outgoingExpected: Expected = {
   "PENDING_AUTHORIZATION AUTHORIZE": ["PROCESSING", ["OUTGOING_PAYMENT.PROCESSING"]],
   "PENDING_AUTHORIZATION AUTHORIZE_FUNDING": ["PENDING", ["OUTGOING_PAYMENT.PENDING"]],
   "PENDING_AUTHORIZATION SCA_EXPIRE": ["SCA_FAILED", ["OUTGOING_PAYMENT.FAILED"]],
+  // a payout screening holds waits in COMPLIANCE_REVIEW (public PROCESSING, the event says so by its
+  // pendingReason), then is released to its rail or rejected and refunded as a failed one.
+  "PENDING HOLD": ["COMPLIANCE_REVIEW", ["OUTGOING_PAYMENT.PROCESSING"]],
+  "PENDING_AUTHORIZATION HOLD": ["COMPLIANCE_REVIEW", ["OUTGOING_PAYMENT.PROCESSING"]],
+  "COMPLIANCE_REVIEW RELEASE": ["PROCESSING", ["OUTGOING_PAYMENT.PROCESSING"]],
+  "COMPLIANCE_REVIEW REJECT": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
   "PROCESSING SETTLE": ["COMPLETED", ["OUTGOING_PAYMENT.COMPLETED"]],
   "PROCESSING FAIL": ["REFUND_PENDING", ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"]],
   // WH-07: a cancelled payout fails like a failed one (its refund settles in the same move, cancel.ts).
@@ -285,6 +291,7 @@ const cases: ReadonlyArray<{
     states: [
       "PENDING",
       "PENDING_AUTHORIZATION",
+      "COMPLIANCE_REVIEW",
       "PROCESSING",
       "COMPLETED",
       "REFUND_PENDING",
@@ -306,7 +313,10 @@ const cases: ReadonlyArray<{
       "REFUND_SETTLE",
       "REFUND_FAIL",
       "EXPIRE",
-      "CANCEL"
+      "CANCEL",
+      "HOLD",
+      "RELEASE",
+      "REJECT"
     ],
     expected: outgoingExpected
   },
@@ -503,6 +513,7 @@ describe("state machines", () => {
     expect(outgoingStatus).toEqual({
       PENDING: "PENDING",
       PENDING_AUTHORIZATION: "PENDING_AUTHORIZATION",
+      COMPLIANCE_REVIEW: "PROCESSING",
       PROCESSING: "PROCESSING",
       COMPLETED: "COMPLETED",
       REFUND_PENDING: "FAILED",

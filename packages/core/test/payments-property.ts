@@ -18,6 +18,7 @@ import * as fc from "fast-check"
 import { systemAccount } from "../src/ledger/model.ts"
 import { Ids } from "../src/ports/ids.ts"
 import { Rail } from "../src/ports/rail.ts"
+import { Screening } from "../src/ports/screening.ts"
 import { Store } from "../src/ports/store.ts"
 import type { CreateQuoteRequest } from "../src/quotes/model.ts"
 import { Quotes } from "../src/quotes/service.ts"
@@ -293,7 +294,12 @@ const scenario = (commands: ReadonlyArray<Command>, store: Layer.Layer<Store, un
     const usdPayee = yield* seedExternalAccount(a.id, "USD")
     const eurPayee = yield* seedExternalAccount(a.id, "EUR")
     const puller = yield* seedExternalAccount(a.id, "USD", { accountInfo: usAccount("444555666") })
-    const replies = approvalReplies({ store: yield* Store, ids: yield* Ids, rail: yield* Rail })
+    const replies = approvalReplies({
+      store: yield* Store,
+      ids: yield* Ids,
+      rail: yield* Rail,
+      screening: yield* Screening
+    })
     const customers = [a, b]
     const destinations: ReadonlyArray<CreateQuoteRequest["destination"]> = [
       { destinationType: "ACCOUNT", accountId: usdPayee.id },

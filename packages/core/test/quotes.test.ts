@@ -7,6 +7,7 @@ import { CreateQuoteRequest, PurposeOfPayment } from "../src/quotes/model.ts"
 import { noFees, parseRate, platformFeeFor, priceQuote } from "../src/quotes/pricing.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
+import type { InvalidInput, Refused } from "../src/shared/errors.ts"
 import { decodeAll } from "../src/shared/validation.ts"
 import { TransferOutRequest } from "../src/transactions/model.ts"
 import { Transactions } from "../src/transactions/service.ts"
@@ -22,8 +23,11 @@ import {
   seedInternalAccount,
   seedPayer,
   setConfig,
-  startClock
+  startClock,
+  UMA_RECEIVERS
 } from "./fixtures.ts"
+
+const UNKNOWN_LOOKUP = "Lookup:00000000-0000-7000-8000-000000000999" as CreateQuoteRequest["lookupId"] & string
 
 const rate = (s: string) => parseRate(s)!
 
@@ -462,7 +466,9 @@ describe("Quotes", () => {
     return Effect.gen(function* () {
       const { account } = yield* setup()
       const quotes = yield* Quotes
+      const { lookupId } = yield* quotes.lookupUma("$alice@bank.example")
       const quote = yield* quotes.create({
+        lookupId,
         source: { sourceType: "ACCOUNT", accountId: account.id },
         destination: { destinationType: "UMA_ADDRESS", umaAddress: "$alice@bank.example" },
         lockedCurrencySide: "SENDING",
@@ -474,6 +480,7 @@ describe("Quotes", () => {
       const wrong = yield* Effect.flip(
         quotes.create({
           source: { sourceType: "ACCOUNT", accountId: account.id },
+          lookupId,
           destination: { destinationType: "UMA_ADDRESS", umaAddress: "$alice@bank.example", currency: "MXN" },
           lockedCurrencySide: "SENDING",
           lockedCurrencyAmount: 10_000
@@ -482,6 +489,7 @@ describe("Quotes", () => {
       assert.strictEqual(wrong._tag, "InvalidInput")
       const small = yield* Effect.flip(
         quotes.create({
+          lookupId,
           source: { sourceType: "ACCOUNT", accountId: account.id },
           destination: { destinationType: "UMA_ADDRESS", umaAddress: "$alice@bank.example" },
           lockedCurrencySide: "RECEIVING",
@@ -497,6 +505,88 @@ describe("Quotes", () => {
       })
     }).pipe(Effect.provide(env.layer))
   })
+
+  it.effect(
+    "Q-03 C-23 Q-48: an UMA quote names a live lookup of its address; the receiver's payer data is required",
+    () => {
+      const env = makeEnv()
+      return Effect.gen(function* () {
+        const { account, usdPayee } = yield* setup()
+        const quotes = yield* Quotes
+        const store = yield* Store
+        const toBob = (extra: Partial<CreateQuoteRequest>): CreateQuoteRequest => ({
+          source: { sourceType: "ACCOUNT", accountId: account.id },
+          destination: { destinationType: "UMA_ADDRESS", umaAddress: "$bob@kyc.example" },
+          lockedCurrencySide: "SENDING",
+          lockedCurrencyAmount: 1_000,
+          ...extra
+        })
+        const codeOf = (e: { readonly _tag: string }) => [e._tag, "code" in e ? e.code : ""]
+        const fieldsOf = (e: { readonly _tag: string }) =>
+          e._tag === "InvalidInput" ? (e as InvalidInput).errors.map((x) => x.field) : []
+
+        const lookup = yield* quotes.lookupUma("$bob@kyc.example")
+        assert.deepStrictEqual(
+          lookup.requiredPayerDataFields,
+          UMA_RECEIVERS["$bob@kyc.example"]!.requiredPayerDataFields
+        )
+        const stored = yield* store.lookups.get(lookup.lookupId)
+        assert.deepStrictEqual(
+          [stored?.destinationType, stored?.receiver, stored?.createdAt, stored?.expiresAt],
+          ["UMA_ADDRESS", "$bob@kyc.example", "2026-03-02T12:00:00.000Z", "2026-03-02T12:15:00.000Z"]
+        )
+
+        // Q-03: no lookupId → 400 on lookupId; C-23: one never issued → 404.
+        assert.deepStrictEqual(fieldsOf(yield* Effect.flip(quotes.create(toBob({})))), ["lookupId"])
+        const unknown = yield* Effect.flip(quotes.create(toBob({ lookupId: UNKNOWN_LOOKUP })))
+        assert.deepStrictEqual(codeOf(unknown), ["NotFound", "LOOKUP_REQUEST_NOT_FOUND"])
+        // A lookup of another receiver (another address, an account) is not this quote's.
+        const alice = yield* quotes.lookupUma("$alice@bank.example")
+        assert.deepStrictEqual(fieldsOf(yield* Effect.flip(quotes.create(toBob({ lookupId: alice.lookupId })))), [
+          "lookupId"
+        ])
+        const account2 = yield* quotes.lookupExternalAccount(usdPayee.id)
+        assert.deepStrictEqual(fieldsOf(yield* Effect.flip(quotes.create(toBob({ lookupId: account2.lookupId })))), [
+          "lookupId"
+        ])
+
+        // Q-48: every mandatory field, each named; an optional one may be left out; an empty value is no value.
+        const missing = yield* Effect.flip(
+          quotes.create(toBob({ lookupId: lookup.lookupId, senderCustomerInfo: { FULL_NAME: "" } }))
+        )
+        assert.deepStrictEqual(codeOf(missing), ["Refused", "MISSING_MANDATORY_USER_INFO"])
+        assert.deepStrictEqual(
+          (missing as Refused).details?.errors,
+          ["FULL_NAME", "BIRTH_DATE"].map((name) => ({
+            field: `senderCustomerInfo.${name}`,
+            constraint: { required: true },
+            message: `The receiver requires ${name} about the payer`
+          }))
+        )
+        const info = { FULL_NAME: "Ada Lovelace", BIRTH_DATE: "1815-12-10" }
+        const quote = yield* quotes.create(toBob({ lookupId: lookup.lookupId, senderCustomerInfo: info }))
+        assert.strictEqual(quote.status, "PENDING")
+        // One lookup serves several quotes while it lives.
+        const again = yield* quotes.create(toBob({ lookupId: lookup.lookupId, senderCustomerInfo: info }))
+        assert.strictEqual(again.status, "PENDING")
+
+        // An account quote may name its account's lookup, and needs none.
+        const payee = yield* quotes.create({ ...payeeQuote(account.id, usdPayee.id, 100), lookupId: account2.lookupId })
+        assert.strictEqual(payee.status, "PENDING")
+        const wrongAccount = yield* Effect.flip(
+          quotes.create({ ...payeeQuote(account.id, usdPayee.id, 100), lookupId: lookup.lookupId })
+        )
+        assert.deepStrictEqual(fieldsOf(wrongAccount), ["lookupId"])
+
+        // C-23: at expiresAt the lookup is gone for quotes.
+        yield* TestClock.adjust(15 * 60 * 1000)
+        const expired = yield* Effect.flip(
+          quotes.create(toBob({ lookupId: lookup.lookupId, senderCustomerInfo: info }))
+        )
+        assert.deepStrictEqual(codeOf(expired), ["NotFound", "LOOKUP_REQUEST_NOT_FOUND"])
+      }).pipe(Effect.provide(env.layer))
+    }
+  )
 
   it.effect("public calls get a span when a tracing backend is installed, and none without one", () => {
     const env = makeEnv()

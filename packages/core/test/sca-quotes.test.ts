@@ -4,55 +4,30 @@
  * fresh 300 s, and the SMS linked to what it authorizes. The HTTP surface is packages/http/test/sca-quotes.http.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { Ids } from "../src/ports/ids.ts"
 import { Store } from "../src/ports/store.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { SCA_CHALLENGE_SECONDS } from "../src/sca/challenges.ts"
 import { challengePlan, type ScaDestinationKind } from "../src/sca/plan.ts"
-import { SCA_SESSION_SECONDS } from "../src/sca/sessions.ts"
-import { isoAfter, isoOf } from "../src/shared/time.ts"
 import { Transactions } from "../src/transactions/service.ts"
 import {
-  allTransactions,
   balance,
-  eventOrderProblem,
   eventsOf,
-  ledgerViolations,
   makeEnv,
   payeeQuote,
+  paymentProblems,
   SCA_CODE,
-  seedPayer
+  seedPayer,
+  seedScaSubjectPayer
 } from "./fixtures.ts"
 
-/** Every transaction's events are a walk of its machine; the ledger balances. */
+/** Every transaction's events and timeline are a walk of its machine; the ledger balances. */
 const invariants = Effect.gen(function* () {
-  assert.deepStrictEqual(yield* ledgerViolations, [])
-  for (const record of yield* allTransactions) assert.isUndefined(yield* eventOrderProblem(record), record.id)
+  assert.deepStrictEqual(yield* paymentProblems, [])
 })
 
-/** A payer in Germany (subject to SCA) with a verified phone and a live SCA session. */
-const subjectPayer = Effect.gen(function* () {
-  const payer = yield* seedPayer(100_000)
-  const store = yield* Store
-  const ids = yield* Ids
-  const nowMs = yield* Clock.currentTimeMillis
-  const customer = { ...payer.customer, region: "DE", phoneNumber: "+4915112345678" } as typeof payer.customer
-  yield* Effect.orDie(store.customers.update(customer))
-  yield* Effect.orDie(
-    store.scaSessions.insert({
-      id: yield* ids.make("ScaSession"),
-      customerId: customer.id,
-      factor: "SMS_OTP",
-      endUserIp: "203.0.113.42",
-      challengeId: yield* ids.make("ScaChallenge"),
-      createdAt: isoOf(nowMs),
-      expiresAt: isoAfter(nowMs, SCA_SESSION_SECONDS)
-    })
-  )
-  return { ...payer, customer }
-})
+const subjectPayer = seedScaSubjectPayer(100_000)
 
 const worker = Effect.gen(function* () {
   const report = yield* (yield* Transactions).processDue()

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { Ids } from "../src/ports/ids.ts"
 import { Rail } from "../src/ports/rail.ts"
+import { Screening } from "../src/ports/screening.ts"
 import { Store } from "../src/ports/store.ts"
 import { Quotes } from "../src/quotes/service.ts"
 import { defaultEngineSettings, EngineConfig } from "../src/shared/engine-config.ts"
@@ -38,7 +39,12 @@ const received = Effect.gen(function* () {
     receivingCurrencyCode: "USD",
     receivingCurrencyAmount: 5_000
   })
-  const replies = approvalReplies({ store: yield* Store, ids: yield* Ids, rail: yield* Rail })
+  const replies = approvalReplies({
+    store: yield* Store,
+    ids: yield* Ids,
+    rail: yield* Rail,
+    screening: yield* Screening
+  })
   const reply = (status: number) =>
     replies.onReply(
       { id: "Webhook:1", type: "INCOMING_PAYMENT.PENDING", subject: tx.id },

@@ -92,6 +92,8 @@ export const requirements: Readonly<Record<string, Readonly<Record<string, Requi
     send: sandbox,
     umaReceive: sandbox,
     returnDeposit: sandbox,
+    releaseComplianceHold: sandbox,
+    rejectComplianceHold: sandbox,
     testWebhook: sandbox,
     settleLiveness: sandbox,
     settleScaResetLiveness: sandbox,

@@ -182,6 +182,8 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "sandbox.send": "sandbox",
   "sandbox.umaReceive": "sandbox",
   "sandbox.returnDeposit": "sandbox",
+  "sandbox.releaseComplianceHold": "sandbox",
+  "sandbox.rejectComplianceHold": "sandbox",
   "sandbox.testWebhook": "sandbox",
   "sandbox.settleLiveness": "sandbox",
   "sandbox.settleScaResetLiveness": "sandbox",

@@ -27,6 +27,7 @@ import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { Api, openApiDocument } from "../src/index.ts"
+import { eventsAbout } from "./agent-actions-kit.ts"
 import { agentOf, asAgent } from "./agent-kit.ts"
 import { cardholder as approvedCardholder, cardBody, issue } from "./cards-kit.ts"
 import {
@@ -174,6 +175,17 @@ describe("the upstream conformance check", () => {
     expect(covers(rails, "GET /transactions", 200, { ...issue, pointer: "/data/3/status", value: "INTERNAL" })).toBe(
       false
     )
+  })
+
+  it("judges a webhook's body by the upstream's component schema (a reason it does not know is named)", () => {
+    const issues = upstream().checkSchema("OutgoingPaymentWebhook", {
+      id: "Webhook:019542f5-b3e7-1d02-0000-000000000007",
+      type: "OUTGOING_PAYMENT.PROCESSING",
+      timestamp: "2025-08-15T14:32:00Z",
+      data: { pendingReason: "ON_HOLD" }
+    })
+    expect(issues.map((i) => i.pointer)).toContain("/data/pendingReason")
+    expect(issues.find((i) => i.pointer === "/data/pendingReason")?.value).toBe("ON_HOLD")
   })
 
   it("with no list, the known differences fail (the list is what lets them pass)", () => {
@@ -640,6 +652,32 @@ onEveryStore("listed upstream differences", "conformance_http", (stores) => {
       expect(figures.differencesUsed[id] ?? 0, `no response met the listed difference ${id}`).toBeGreaterThan(before)
     })
   }
+
+  it("Q-38: a held payout's webhooks (held, released and settled, rejected and refunded) are the upstream's OutgoingPaymentWebhook", async () => {
+    const checker = upstreamChecker()!
+    const payee = await addUsPayee(server, fixture.customer.id, { accountNumber: "555000010" })
+    const held = async () => {
+      const quote = await server.call(
+        "POST",
+        "/quotes",
+        quoteBody(fixture.customer.accounts.USD!, payee, 1_000, { immediatelyExecute: true })
+      )
+      expect(quote.status).toBe(201)
+      return quote.json.transactionId as string
+    }
+    const released = await held()
+    expect((await server.call("POST", `/sandbox/transactions/${released}/compliance/release`)).status).toBe(200)
+    await server.processDue()
+    const rejected = await held()
+    expect((await server.call("POST", `/sandbox/transactions/${rejected}/compliance/reject`)).status).toBe(200)
+    for (const id of [released, rejected]) {
+      const events = await eventsAbout(server, id)
+      expect(events.some((e) => e.data.pendingReason === "COMPLIANCE_REVIEW")).toBe(true)
+      for (const event of events) {
+        expect(checker.checkSchema("OutgoingPaymentWebhook", event), `${event.type} of ${id}`).toEqual([])
+      }
+    }
+  })
 
   it("AC-19 every upstream payee account type is accepted and answered in the upstream's shape", async () => {
     const customer = await onboardCustomer(server)

@@ -294,6 +294,11 @@ const withUpstreamNames = (json: unknown, renaming: ReadonlyArray<Difference>, u
 export interface Checker {
   readonly operations: ReadonlyArray<UpstreamOperation>
   readonly check: (method: string, path: string, status: number, json: unknown) => Report
+  /**
+   * How `json` differs from the upstream's component schema `name` (`OutgoingPaymentWebhook`): what a webhook's body
+   * is held to, having no operation of its own. No listed difference applies.
+   */
+  readonly checkSchema: (name: string, json: unknown) => ReadonlyArray<Issue>
 }
 
 export const makeChecker = (
@@ -410,7 +415,12 @@ export const makeChecker = (
     }
     return { kind: "checked", operation: key, status, issues, unlisted, used: [...used] }
   }
-  return { operations: prepared.operations, check }
+  const checkSchema: Checker["checkSchema"] = (name, json) => {
+    const validate = validatorOf(`#/components/schemas/${name}`, { $ref: `${DEFS}#/$defs/${name}` })
+    if (validate(json)) return []
+    return (validate.errors ?? []).filter((e) => e.keyword !== "if").map((e) => issueOf(e, places))
+  }
+  return { operations: prepared.operations, check, checkSchema }
 }
 
 /** The failure message of a response with unlisted differences: operation, status, pointers, rules, values. */

@@ -13,6 +13,7 @@ import {
   addUsPayee,
   expectInvalid,
   fundAccount,
+  lookupUma,
   type Onboarded,
   onboardCustomer,
   type TestServer,
@@ -361,6 +362,7 @@ const suite = (stores: () => StoresUnderTest) => {
   it("Q-42 V-03 an UMA payment reports its inter-VASP leg in reconciliationInstructions.transactionHash once settled", async () => {
     await fundAccount(server, customer.accounts.USD!, 100_000)
     const quote = await server.call("POST", "/quotes", {
+      lookupId: await lookupUma(server, "$success.usd@sandbox.uma.money"),
       source: { sourceType: "ACCOUNT", accountId: customer.accounts.USD },
       destination: { destinationType: "UMA_ADDRESS", umaAddress: "$success.usd@sandbox.uma.money" },
       lockedCurrencySide: "SENDING",

@@ -56,17 +56,32 @@ const CHANGES_BY_DESIGN: Readonly<Record<string, (key: string, r: FuzzResponse) 
   "accounts.verifyPlatformOwnership": spentChallenge
 }
 
+/** Whether `part` of `after` is `part` of `before` with rows added (none changed or gone) that all pass `added`. */
+const onlyAdded = (
+  before: StoreSnapshot,
+  after: StoreSnapshot,
+  part: string,
+  added: (row: Record<string, unknown>) => boolean
+): boolean => {
+  const was = before.collections[part] ?? []
+  const now = (after.collections[part] ?? []) as ReadonlyArray<Record<string, unknown>>
+  const kept = now.filter((a) => was.some((b) => isDeepStrictEqual(a, b)))
+  return kept.length === was.length && now.every((a) => kept.includes(a) || added(a))
+}
+
 /**
- * Reads that write by design: a list of the platform's internal accounts first creates the missing ones (AC-01), so
- * it may add accounts without a customer, and change nothing else.
+ * Reads that write by design, and the one part of the store each may change: a list of the platform's internal
+ * accounts first creates the missing ones (AC-01), so it may add accounts without a customer; a receiver lookup is
+ * kept for the quote that names it (Q-03), so it adds one lookup.
  */
-const READS_THAT_WRITE: Readonly<Record<string, (before: StoreSnapshot, after: StoreSnapshot) => boolean>> = {
-  "accounts.listPlatformInternal": (before, after) => {
-    const was = before.collections.internalAccounts ?? []
-    const now = (after.collections.internalAccounts ?? []) as ReadonlyArray<{ id: string; customerId?: string }>
-    const kept = now.filter((a) => was.some((b) => isDeepStrictEqual(a, b)))
-    return kept.length === was.length && now.every((a) => kept.includes(a) || a.customerId === undefined)
-  }
+const READS_THAT_WRITE: Readonly<
+  Record<string, (part: string, before: StoreSnapshot, after: StoreSnapshot) => boolean>
+> = {
+  "accounts.listPlatformInternal": (part, before, after) =>
+    part === "internalAccounts" && onlyAdded(before, after, part, (a) => a.customerId === undefined),
+  "payments.lookupExternalAccount": (part, before, after) =>
+    part === "lookups" && onlyAdded(before, after, part, () => true),
+  "payments.lookupUma": (part, before, after) => part === "lookups" && onlyAdded(before, after, part, () => true)
 }
 
 /** The parts of two snapshots that differ: collection names and keyed records. */
@@ -150,9 +165,7 @@ const runFuzz = async (server: TestServer, label: string) => {
       const allowed = r.status >= 400 ? CHANGES_BY_DESIGN[c.endpoint] : undefined
       const writes = r.status < 400 ? READS_THAT_WRITE[c.endpoint] : undefined
       const changed = differences(before, after).filter(
-        (part) =>
-          (allowed === undefined || !allowed(part, r)) &&
-          !(part === "internalAccounts" && writes !== undefined && writes(before, after))
+        (part) => (allowed === undefined || !allowed(part, r)) && !writes?.(part, before, after)
       )
       if (changed.length > 0) fail(c, r, [`a ${isRead ? "read" : "refused request"} changed ${changed.join(", ")}`])
       checkedUnchanged++

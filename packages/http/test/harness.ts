@@ -317,6 +317,22 @@ export const addUsPayee = async (
   return created.json.id
 }
 
+/**
+ * A payer for payment tests: a customer (`onboardCustomer`) with its USD account funded with `amount`, and a US payee
+ * per account number (`addUsPayee`), in that order.
+ */
+export const fundedPayer = async (
+  server: TestServer,
+  amount: number,
+  accountNumbers: ReadonlyArray<string> = ["123456789"]
+): Promise<{ readonly payer: Onboarded; readonly payees: ReadonlyArray<string> }> => {
+  const payer = await onboardCustomer(server)
+  const payees: Array<string> = []
+  for (const accountNumber of accountNumbers) payees.push(await addUsPayee(server, payer.id, { accountNumber }))
+  await fundAccount(server, payer.accounts.USD!, amount)
+  return { payer, payees }
+}
+
 /** A POST /quotes body paying `amount` (sending side locked) from an internal account to another account. */
 export const quoteBody = (
   source: string,
@@ -330,6 +346,17 @@ export const quoteBody = (
   lockedCurrencyAmount: amount,
   ...extra
 })
+
+/**
+ * `GET /receiver/uma/{address}` → 200 (Q-47): the `lookupId` a quote to the address names (Q-03), as a client
+ * looks the receiver up before it quotes.
+ */
+export const lookupUma = async (server: TestServer, address: string, customerId?: string): Promise<string> => {
+  const query = customerId === undefined ? "" : `?customerId=${customerId}`
+  const lookup = await server.call("GET", `/receiver/uma/${encodeURIComponent(address)}${query}`)
+  expect(lookup.status, JSON.stringify(lookup.json)).toBe(200)
+  return lookup.json.lookupId
+}
 
 /** The available balance of a customer's internal account in `currency`. */
 export const balanceIn = async (server: TestServer, customerId: string, currency = "USD"): Promise<number> => {

@@ -6,6 +6,7 @@ import {
   type CallResult,
   expectError as expectErrorBody,
   fundAccount,
+  lookupUma,
   type Onboarded,
   onboardCustomer,
   quoteBody,
@@ -185,6 +186,7 @@ describe("POST /quotes: pricing and fields", () => {
 
   it("Q-03 Q-14: a quote to an UMA address pays over LIGHTNING in the receiver's currency and settles", async () => {
     const quote = await server.call("POST", "/quotes", {
+      lookupId: await lookupUma(server, "$success.usd@sandbox.uma.money"),
       source: { sourceType: "ACCOUNT", accountId: payer.accounts.USD! },
       destination: { destinationType: "UMA_ADDRESS", umaAddress: "$success.usd@sandbox.uma.money" },
       lockedCurrencySide: "SENDING",
@@ -209,7 +211,9 @@ describe("POST /quotes: pricing and fields", () => {
     expect((await getTx(quote.json.transactionId)).status).toBe("COMPLETED")
   })
 
-  it("C-27: a quote to an unknown UMA receiver → 404 UMA_NOT_FOUND", async () => {
+  it("C-27: a quote to an unknown UMA receiver → 404 UMA_NOT_FOUND (as its lookup is)", async () => {
+    const lookup = await server.call("GET", `/receiver/uma/${encodeURIComponent("$nobody@sandbox.uma.money")}`)
+    expectError(lookup, 404, "UMA_NOT_FOUND")
     const quote = await server.call("POST", "/quotes", {
       source: { sourceType: "ACCOUNT", accountId: payer.accounts.USD! },
       destination: { destinationType: "UMA_ADDRESS", umaAddress: "$nobody@sandbox.uma.money" },
@@ -349,7 +353,9 @@ describe("POST /quotes: pricing and fields", () => {
   })
 
   it("L-19 C-05: an UMA amount outside the receiver's range → 400 AMOUNT_OUT_OF_RANGE; above 9e15 → 400", async () => {
+    const lookupId = await lookupUma(server, "$success.usd@sandbox.uma.money")
     const tooMuch = await server.call("POST", "/quotes", {
+      lookupId,
       source: { sourceType: "ACCOUNT", accountId: payer.accounts.USD! },
       destination: { destinationType: "UMA_ADDRESS", umaAddress: "$success.usd@sandbox.uma.money" },
       lockedCurrencySide: "RECEIVING",
@@ -358,6 +364,7 @@ describe("POST /quotes: pricing and fields", () => {
     expectError(tooMuch, 400, "AMOUNT_OUT_OF_RANGE")
     expect(tooMuch.json.details).toMatchObject({ min: 1, max: 100_000_000, currency: "USD" })
     const wrongCurrency = await server.call("POST", "/quotes", {
+      lookupId,
       source: { sourceType: "ACCOUNT", accountId: payer.accounts.USD! },
       destination: { destinationType: "UMA_ADDRESS", umaAddress: "$success.usd@sandbox.uma.money", currency: "EUR" },
       lockedCurrencySide: "SENDING",
@@ -839,6 +846,7 @@ describe("Settlement and failures (sandbox suffixes)", () => {
   it("SB-09: $fail.compliance.usd@sandbox.uma.money → FAILED COMPLIANCE_REJECTED, refunded", async () => {
     const before = await balanceOf(customer.id, customer.accounts.USD!)
     const quote = await server.call("POST", "/quotes", {
+      lookupId: await lookupUma(server, "$fail.compliance.usd@sandbox.uma.money"),
       source: { sourceType: "ACCOUNT", accountId: customer.accounts.USD! },
       destination: { destinationType: "UMA_ADDRESS", umaAddress: "$fail.compliance.usd@sandbox.uma.money" },
       lockedCurrencySide: "SENDING",

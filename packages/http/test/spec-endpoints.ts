@@ -283,6 +283,16 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
     why: "Sandbox: returns a completed deposit, emitting the incoming refund events (WH-08; issue 17 plan, row 30)."
   },
   {
+    method: "POST",
+    path: "/sandbox/transactions/{transactionId}/compliance/release",
+    why: "Sandbox stand-in for the compliance review releasing a payout the screening held (Q-38; issue 30): it goes to its rail."
+  },
+  {
+    method: "POST",
+    path: "/sandbox/transactions/{transactionId}/compliance/reject",
+    why: "Sandbox stand-in for the compliance review rejecting a held payout (Q-38; issue 30): FAILED COMPLIANCE_REJECTED, refunded."
+  },
+  {
     method: "GET",
     path: "/transactions/{transactionId}/timeline",
     why: "Issue 18: the moves of a payment's or card transaction's machine (when, from, to, the webhook emitted), for the dashboard's timeline and support."

@@ -480,10 +480,11 @@ export const differences: ReadonlyArray<Difference> = [
     operations: ["POST /quotes", "POST /customers/external-accounts"],
     statuses: [404],
     at: ["status"],
-    values: ["USER_NOT_FOUND", "UMA_NOT_FOUND", "NOT_FOUND"],
+    values: ["USER_NOT_FOUND", "UMA_NOT_FOUND", "LOOKUP_REQUEST_NOT_FOUND", "NOT_FOUND"],
     why:
       "An id or UMA address in the body that names nothing is 404 as in a path: USER_NOT_FOUND for a customer, " +
-      "UMA_NOT_FOUND for a well-formed UMA address without a receiver (Errors: 404), NOT_FOUND for an account."
+      "UMA_NOT_FOUND for a well-formed UMA address without a receiver (Errors: 404), LOOKUP_REQUEST_NOT_FOUND for " +
+      "a lookupId unknown or expired (C-23), NOT_FOUND for an account."
   },
   {
     id: "platform-payment-has-no-customer",

@@ -1,4 +1,12 @@
-import { currency, Directory, type Institution, type UmaProvider, type UmaReceiver, type Vasp } from "@paycore/core"
+import {
+  type CounterpartyFieldDefinition,
+  currency,
+  Directory,
+  type Institution,
+  type UmaProvider,
+  type UmaReceiver,
+  type Vasp
+} from "@paycore/core"
 import { Effect, Layer } from "effect"
 import { SANDBOX_UMA_DOMAIN } from "./rail.ts"
 
@@ -128,6 +136,21 @@ export const SANDBOX_UMA_RECEIVERS: Readonly<Record<string, string>> = {
   "fail.compliance.usd": "USD"
 }
 
+/**
+ * What a provider's receivers ask of the payer (Q-48), by domain: a quote to one of them carries each mandatory field
+ * in `senderCustomerInfo`. The sandbox's own receivers (`sandbox.uma.money`) and the other providers ask nothing.
+ */
+export const SANDBOX_PAYER_DATA_FIELDS: Readonly<Record<string, ReadonlyArray<CounterpartyFieldDefinition>>> = {
+  "aurorapay.example": [
+    { name: "FULL_NAME", mandatory: true },
+    { name: "NATIONALITY", mandatory: false }
+  ],
+  "thames.example": [
+    { name: "FULL_NAME", mandatory: true },
+    { name: "BIRTH_DATE", mandatory: true }
+  ]
+}
+
 /** `$user@domain` → `{ user, domain }` (lower case, `$` optional), or `undefined` when malformed. */
 const parseUmaAddress = (address: string): { readonly user: string; readonly domain: string } | undefined => {
   const m = /^\$?([^\s@$]+)@([^\s@]+)$/.exec(address.trim().toLowerCase())
@@ -138,11 +161,13 @@ const parseUmaAddress = (address: string): { readonly user: string; readonly dom
 export const sandboxUmaReceiver = (umaAddress: string): UmaReceiver | undefined => {
   const parsed = parseUmaAddress(umaAddress)
   if (parsed === undefined) return undefined
+  const fields = SANDBOX_PAYER_DATA_FIELDS[parsed.domain]
   const receiver = (currencies: ReadonlyArray<string>): UmaReceiver => ({
     umaAddress,
     currencies,
     minAmount: UMA_RECEIVER_MIN_AMOUNT,
-    maxAmount: UMA_RECEIVER_MAX_AMOUNT
+    maxAmount: UMA_RECEIVER_MAX_AMOUNT,
+    ...(fields === undefined ? {} : { requiredPayerDataFields: fields })
   })
   if (parsed.domain === SANDBOX_UMA_DOMAIN) {
     const code = SANDBOX_UMA_RECEIVERS[parsed.user]

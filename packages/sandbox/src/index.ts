@@ -8,6 +8,7 @@ import { type SandboxKycOptions, SandboxKycProvider } from "./kyc.ts"
 import { SandboxNetworkFees } from "./network-fees.ts"
 import { SandboxNotifier } from "./notifier.ts"
 import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
+import { SandboxScreening } from "./screening.ts"
 import { SandboxStablecoinProvider } from "./stablecoin-provider.ts"
 
 export * from "./card-issuer.ts"
@@ -20,6 +21,7 @@ export * from "./network-fees.ts"
 export * from "./notifier.ts"
 export * from "./payees.ts"
 export * from "./rail.ts"
+export * from "./screening.ts"
 export * from "./stablecoin-provider.ts"
 
 export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
@@ -30,7 +32,8 @@ export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
 /**
  * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, the `CardIssuer`, the card
  * network simulator (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations) and `NetworkFees`
- * (a reference: the crypto withdrawal fee estimate) and the `StablecoinProvider` (a reference: stablecoin issuance).
+ * (a reference: the crypto withdrawal fee estimate), the `StablecoinProvider` (a reference: stablecoin issuance) and
+ * `Screening` (a reference: compliance holds of payouts to a destination ending `010`).
  */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
   Layer.mergeAll(
@@ -42,5 +45,6 @@ export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates 
     SandboxCardNetwork,
     SandboxCardIssuer(options.cardIssuer),
     SandboxNetworkFees,
-    SandboxStablecoinProvider({ speedUp: options.speedUp })
+    SandboxStablecoinProvider({ speedUp: options.speedUp }),
+    SandboxScreening
   )

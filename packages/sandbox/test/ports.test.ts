@@ -160,15 +160,25 @@ describe("SandboxDirectory", () => {
     }).pipe(Effect.provide(SandboxDirectory))
   )
 
-  it.effect("resolves users at other known providers with that provider's currencies", () =>
+  it.effect("resolves users at other known providers with that provider's currencies and payer data fields", () =>
     Effect.gen(function* () {
       const directory = yield* Directory
       assert.deepStrictEqual(yield* directory.umaReceiver("$maria@aurorapay.example"), {
         umaAddress: "$maria@aurorapay.example",
         currencies: ["BRL", "MXN", "USD"],
         minAmount: 1,
-        maxAmount: 100_000_000
+        maxAmount: 100_000_000,
+        requiredPayerDataFields: [
+          { name: "FULL_NAME", mandatory: true },
+          { name: "NATIONALITY", mandatory: false }
+        ]
       })
+      // what a provider's receivers ask of the payer; the sandbox's own receivers ask nothing.
+      assert.deepStrictEqual((yield* directory.umaReceiver("$jo@thames.example"))?.requiredPayerDataFields, [
+        { name: "FULL_NAME", mandatory: true },
+        { name: "BIRTH_DATE", mandatory: true }
+      ])
+      assert.isUndefined((yield* directory.umaReceiver("$ken@kestrel.example"))?.requiredPayerDataFields)
       assert.isUndefined(yield* directory.umaReceiver("$maria@unknown.example"))
       assert.isUndefined(yield* directory.umaReceiver("not an address"))
       assert.isUndefined(yield* directory.umaReceiver("$a@b@aurorapay.example"))

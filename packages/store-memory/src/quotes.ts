@@ -6,11 +6,11 @@ import type { Collections, MemoryCollection } from "./collection.ts"
 /** The quote states the expiry worker looks in (read off the quote machine). */
 const expirable: ReadonlySet<string> = new Set(expirableQuoteStates)
 
-/** Quotes; `transactionRows` for the read of a quote with its transaction. */
+/** Quotes and receiver lookups; `transactionRows` for the read of a quote with its transaction. */
 export const quoteRepositories = (
   collection: Collections,
   transactionRows: MemoryCollection<TransactionRecord, TransactionFilter>
-): Pick<Repositories, "quotes"> => {
+): Pick<Repositories, "quotes" | "lookups"> => {
   const quoteRows = collection({
     table: tables.quotes,
     // The expiry worker lists waiting quotes past `expiresAt`; only quotes that can expire are in the index.
@@ -24,6 +24,7 @@ export const quoteRepositories = (
   })
 
   return {
+    lookups: collection({ table: tables.lookups }),
     quotes: {
       ...quoteRows,
       // Each in one step (no chain of store calls): the payment's hot path uses them.

@@ -11,9 +11,11 @@ const setQuoteStatusSql = `UPDATE quotes SET status = $2 WHERE id = $1`
 const quoteCodec = rowCodecOf(tables.quotes)
 const transactionCodec = rowCodecOf(tables.transactions)
 
-export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes"> => {
+/** Quotes and receiver lookups. */
+export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes" | "lookups"> => {
   const quoteRows = makeCollection(x, tables.quotes)
   return {
+    lookups: makeCollection(x, tables.lookups),
     quotes: {
       ...quoteRows,
       // Both statements go out together; the second runs once the first holds the quote's lock.

@@ -23,6 +23,7 @@ import { platformAccounts } from "./migrations/0020_platform_accounts.ts"
 import { onChain } from "./migrations/0021_on_chain.ts"
 import { transactionTransitions } from "./migrations/0022_transaction_transitions.ts"
 import { ledgerAccountTransfers } from "./migrations/0023_ledger_account_transfers.ts"
+import { receiverLookups } from "./migrations/0024_receiver_lookups.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -59,7 +60,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0020_platform_accounts": platformAccounts,
   "0021_on_chain": onChain,
   "0022_transaction_transitions": transactionTransitions,
-  "0023_ledger_account_transfers": ledgerAccountTransfers
+  "0023_ledger_account_transfers": ledgerAccountTransfers,
+  "0024_receiver_lookups": receiverLookups
 }
 
 export const MIGRATION_TABLE = "paycore_migrations"

@@ -16,6 +16,7 @@ import * as agentRecords from "../../testkit/src/store-conformance/agent-tests.t
 import * as cardRecords from "../../testkit/src/store-conformance/card-tests.ts"
 import { makeScope } from "../../testkit/src/store-conformance/ids.ts"
 import * as invitationRecords from "../../testkit/src/store-conformance/invitation-tests.ts"
+import * as lookupRecords from "../../testkit/src/store-conformance/lookup-tests.ts"
 import { ownershipChallengeFull, ownershipChallengeMinimal } from "../../testkit/src/store-conformance/records.ts"
 import * as scaRecords from "../../testkit/src/store-conformance/sca-tests.ts"
 import * as stablecoinRecords from "../../testkit/src/store-conformance/stablecoin-tests.ts"
@@ -157,6 +158,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     ]
   ],
   [tables.quotes, [quote(1), quoteAwaitingAuthorization(2)]],
+  [tables.lookups, [lookupRecords.lookupFull(walletScope), lookupRecords.lookupMinimal(walletScope)]],
   [
     tables.transactions,
     [

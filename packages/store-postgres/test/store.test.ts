@@ -46,7 +46,8 @@ describe("migrations", () => {
         "0020_platform_accounts",
         "0021_on_chain",
         "0022_transaction_transitions",
-        "0023_ledger_account_transfers"
+        "0023_ledger_account_transfers",
+        "0024_receiver_lookups"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

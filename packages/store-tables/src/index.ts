@@ -12,7 +12,7 @@ import { invitations } from "./invitations.ts"
 import { ledgerBalances, ledgerTransfers } from "./ledger.ts"
 import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verifications } from "./onboarding.ts"
 import { platformConfig, tokens } from "./platform.ts"
-import { quotes } from "./quotes.ts"
+import { lookups, quotes } from "./quotes.ts"
 import { scaChallenges, scaFactorResets, scaFactors, scaSecurity, scaSessions, trustedBeneficiaries } from "./sca.ts"
 import { stablecoinOperations, stablecoinProviderAccounts, stablecoins } from "./stablecoins.ts"
 import { transitions } from "./timelines.ts"
@@ -45,6 +45,7 @@ export {
   invitations,
   ledgerBalances,
   ledgerTransfers,
+  lookups,
   otpChallenges,
   outbox,
   outboxSubjects,
@@ -80,6 +81,7 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   externalAccounts,
   ownershipChallenges,
   quotes,
+  lookups,
   transactions,
   transitions,
   beneficialOwners,

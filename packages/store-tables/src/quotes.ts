@@ -1,4 +1,4 @@
-import type { QuoteFilter, QuoteRecord } from "@paycore/core"
+import type { LookupFilter, LookupRecord, QuoteFilter, QuoteRecord } from "@paycore/core"
 import { alsoAt, atOrBefore, bigint, double, eq, instant, json, key, optional, table, text } from "./describe.ts"
 
 /** `QuoteRecord`: the quote's fields, then `pricing`'s; the record's id is its quote's. */
@@ -40,4 +40,23 @@ export const quotes = table<QuoteRecord, QuoteFilter, "transactionId">()({
     status: eq("quote.status"),
     expiresAtOrBefore: atOrBefore("quote.expiresAt")
   }
+})
+
+/**
+ * Receiver lookups (Q-03, C-23, Q-48): a quote names one by its `lookupId` (the primary key) until `expiresAt`.
+ * `receiver` is the UMA address or the external account id, by `destinationType`.
+ */
+export const lookups = table<LookupRecord, LookupFilter>()({
+  name: "receiver_lookups",
+  columns: {
+    id: key("id"),
+    destinationType: text("destination_type"),
+    receiver: text("receiver"),
+    requiredPayerDataFields: json("required_payer_data_fields"),
+    customerId: optional(key("customer_id")),
+    createdAt: instant("created_at"),
+    expiresAt: instant("expires_at")
+  },
+  primaryKey: ["id"],
+  filters: { customerId: eq("customerId") }
 })

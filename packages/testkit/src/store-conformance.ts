@@ -42,6 +42,7 @@ import {
 import type { It } from "./store-conformance/ids.ts"
 import { invitationsCase, invitationTests } from "./store-conformance/invitation-tests.ts"
 import { ledgerTests } from "./store-conformance/ledger-tests.ts"
+import { lookupsCase, lookupTests } from "./store-conformance/lookup-tests.ts"
 import {
   beneficialOwnerTests,
   bulkImportJobTests,
@@ -138,6 +139,7 @@ export const storeConformance = (
       collection(externalAccountsCase, externalAccountTests)
       collection(ownershipChallengesCase, () => {})
       collection(quotesCase, quoteTests)
+      collection(lookupsCase, lookupTests)
       collection(transactionsCase, transactionTests)
       collection(transitionsCase, timelineTests)
       collection(beneficialOwnersCase, beneficialOwnerTests)

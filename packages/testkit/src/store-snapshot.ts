@@ -52,6 +52,7 @@ export const snapshotStore = (keys: SnapshotKeys = {}): Effect.Effect<StoreSnaps
       externalAccounts: yield* everyRow((p) => store.externalAccounts.list({}, p)),
       ownershipChallenges: yield* everyRow((p) => store.ownershipChallenges.list({}, p)),
       quotes: yield* everyRow((p) => store.quotes.list({}, p)),
+      lookups: yield* everyRow((p) => store.lookups.list({}, p)),
       transactions: yield* everyRow((p) => store.transactions.list({}, p)),
       transitions: yield* everyRow((p) => store.transitions.list({}, p)),
       beneficialOwners: yield* everyRow((p) => store.beneficialOwners.list({}, p)),

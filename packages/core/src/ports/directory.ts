@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Institution, UmaProvider, Vasp } from "../platform/model.ts"
+import type { CounterpartyFieldDefinition } from "../quotes/model.ts"
 
 /** A receiver behind an UMA address at a counterparty. */
 export interface UmaReceiver {
@@ -7,6 +8,12 @@ export interface UmaReceiver {
   readonly currencies: ReadonlyArray<string>
   readonly minAmount: number
   readonly maxAmount: number
+  /**
+   * What the receiver's institution must be told about the payer before it takes a payment (Q-48): the lookup
+   * answers it as `requiredPayerDataFields`, and a quote must carry every `mandatory` one in its
+   * `senderCustomerInfo`. Absent: nothing.
+   */
+  readonly requiredPayerDataFields?: ReadonlyArray<CounterpartyFieldDefinition> | undefined
 }
 
 /** Who is out there: payment institutions per corridor, UMA counterparties and their receivers, VASPs. */

@@ -36,7 +36,7 @@ import type {
   Verification
 } from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
-import type { QuoteRecord, QuoteStatus } from "../quotes/model.ts"
+import type { LookupFilter, LookupRecord, QuoteRecord, QuoteStatus } from "../quotes/model.ts"
 import type {
   ScaChallengeFilter,
   ScaChallengeRecord,
@@ -310,6 +310,8 @@ export interface Repositories {
   /** One ownership challenge per external account (its id): the open one, or the last one used (AC-26). */
   readonly ownershipChallenges: Collection<OwnershipChallengeRecord, OwnershipChallengeFilter>
   readonly quotes: QuoteCollection
+  /** Receiver lookups (`GET /receiver/...`), read back by the quotes that name them (`lookupId`) until they expire. */
+  readonly lookups: Collection<LookupRecord, LookupFilter>
   readonly transactions: TransactionCollection
   /** The moves of payments' and card transactions' machines (timelines), listed per transaction in id order. */
   readonly transitions: TransitionCollection

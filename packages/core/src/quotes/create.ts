@@ -1,7 +1,8 @@
 /**
  * Creating a quote (`POST /quotes`), as the steps it takes: resolve the source (and the paying customer), resolve
- * the destination, the fees, the price at the market rate, the receiver's limits, the new quote record, and the
- * store (the quote with its payment, executed at once when asked; see `QuotePayments.place`).
+ * the destination, check the receiver lookup it names (lookups.ts), the fees, the price at the market rate, the
+ * receiver's limits, the new quote record, and the store (the quote with its payment, executed at once when asked;
+ * see `QuotePayments.place`).
  */
 import { Effect, Result } from "effect"
 import type { Mutable } from "effect/Types"
@@ -37,6 +38,7 @@ import {
   UMA_RAIL,
   walletSigningInstructions
 } from "./funding.ts"
+import { checkLookupSteps } from "./lookups.ts"
 import type { CreateQuoteRequest, CryptoNetwork, Quote, QuoteRecord } from "./model.ts"
 import { networksOf } from "./networks.ts"
 import type { QuoteCreationPorts } from "./ports.ts"
@@ -360,7 +362,7 @@ const newQuoteRecord = (
 
 /**
  * Creates a quote: the steps above in order, each failing the call with its own error (source, destination,
- * fees, the price at the market rate, the receiver's limits, the record), then the store, where the quote's
+ * lookup, fees, the price at the market rate, the receiver's limits, the record), then the store, where the quote's
  * payment is opened with it and, with `immediatelyExecute`, executed at once. The pure steps are plain functions
  * (they cost nothing to call); only those that read a port are generators. A unique violation on the fresh ids
  * is a bug: a defect.
@@ -373,6 +375,7 @@ export const createQuote = Effect.fnUntraced(
     const config = yield* store.config.get()
     const source = yield* resolveSource(store, request, config)
     const destination = yield* resolveDestination(store, ports.directory, request.destination, source.sourceAccount)
+    yield* checkLookupSteps(store, request, isoOf(env.nowMs))
     const { sendingCode } = source
     const { receivingCode } = destination
     if (options.sameCurrencyOnly === true && receivingCode !== sendingCode) {

@@ -60,6 +60,46 @@ export const dailyVolumeLimitExceeded = (
 export const umaNotFound = (address: string): NotFound =>
   new NotFound({ code: "UMA_NOT_FOUND", message: `No receiver exists at UMA address ${address}` })
 
+/** 404 `LOOKUP_REQUEST_NOT_FOUND` (C-23): a `lookupId` this service did not issue, or whose lookup expired. */
+export const lookupNotFound = (id: string): NotFound =>
+  new NotFound({
+    code: "LOOKUP_REQUEST_NOT_FOUND",
+    message: `Lookup ${id} was not found or has expired; look the receiver up again (GET /receiver/...)`
+  })
+
+/** 400 on `lookupId` (Q-03): a quote to an UMA address names the lookup of that address. */
+export const lookupRequired = (umaAddress: string): InvalidInput =>
+  InvalidInput.one(
+    "lookupId",
+    { required: true },
+    `A quote to an UMA address needs the lookupId of GET /receiver/uma/${umaAddress}`
+  )
+
+/** 400 on `lookupId`: the lookup named was of another receiver than the quote's destination. */
+export const lookupOfAnotherReceiver = (id: string, looked: string, destination: string): InvalidInput =>
+  InvalidInput.one(
+    "lookupId",
+    { receiver: looked },
+    `Lookup ${id} was of ${looked}, not of the quote's destination ${destination}`
+  )
+
+/**
+ * 400 `MISSING_MANDATORY_USER_INFO` (Q-48): the receiver asked for payer data the quote's `senderCustomerInfo` does
+ * not carry; `details.errors` names each field (`senderCustomerInfo.<NAME>`), as a validation error does.
+ */
+export const missingPayerData = (lookupId: string, missing: ReadonlyArray<string>): Refused =>
+  new Refused({
+    code: "MISSING_MANDATORY_USER_INFO",
+    message: `The receiver of lookup ${lookupId} requires ${missing.join(", ")} about the payer in senderCustomerInfo`,
+    details: {
+      errors: missing.map((name) => ({
+        field: `senderCustomerInfo.${name}`,
+        constraint: { required: true },
+        message: `The receiver requires ${name} about the payer`
+      }))
+    }
+  })
+
 /** 400 `QUOTE_REQUEST_FAILED` (retryable): no market rate for the pair right now. */
 export const quoteRequestFailed = (from: string, to: string): Refused =>
   new Refused({

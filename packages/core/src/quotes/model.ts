@@ -206,7 +206,9 @@ export const CurrencyPreference = Schema.Struct({
 })
 export type CurrencyPreference = typeof CurrencyPreference.Type
 
+/** A piece of data about the payer a receiver asks for (`FULL_NAME`, `BIRTH_DATE`...), and whether it must be sent. */
 export const CounterpartyFieldDefinition = Schema.Struct({ name: Schema.String, mandatory: Schema.Boolean })
+export type CounterpartyFieldDefinition = typeof CounterpartyFieldDefinition.Type
 
 export const ExternalAccountLookup = Schema.Struct({
   accountId: Schema.String,
@@ -223,6 +225,29 @@ export const UmaLookup = Schema.Struct({
   requiredPayerDataFields: Schema.Array(CounterpartyFieldDefinition)
 })
 export type UmaLookup = typeof UmaLookup.Type
+
+/**
+ * A receiver lookup as stored (Q-03, C-23, Q-48): what was looked up, what the receiver asks of the payer, and until
+ * when a quote may name it by its `lookupId`. `POST /quotes` reads it back: a quote to an UMA address needs a live
+ * lookup of that address, and its `senderCustomerInfo` must carry every mandatory field.
+ */
+export interface LookupRecord {
+  readonly id: LookupId
+  /** What was looked up, named as a quote's `destinationType`: an UMA address, or an external account. */
+  readonly destinationType: "UMA_ADDRESS" | "ACCOUNT"
+  /** The UMA address as it was asked for, or the external account's id. */
+  readonly receiver: string
+  readonly requiredPayerDataFields: ReadonlyArray<CounterpartyFieldDefinition>
+  /** The sender the lookup was made for (its `customerId` query), when it named one. */
+  readonly customerId?: CustomerId | undefined
+  readonly createdAt: string
+  /** After this instant the lookup is gone for quotes (404 `LOOKUP_REQUEST_NOT_FOUND`). */
+  readonly expiresAt: string
+}
+
+export interface LookupFilter {
+  readonly customerId?: string | undefined
+}
 
 /** `POST /crypto/estimate-withdrawal-fee` (Q-45): a withdrawal from a crypto internal account to an address. */
 export const EstimateWithdrawalFeeRequest = Schema.Struct({

@@ -1,9 +1,13 @@
-/** Receiver lookups (`GET /receiver/...`): which currencies a receiver takes, at what estimated rate. */
+/**
+ * Receiver lookups (`GET /receiver/...`): which currencies a receiver takes, at what estimated rate, and what it asks
+ * of the payer. Each lookup is stored under the `lookupId` it answers (lookups.ts), for the quote that follows.
+ */
 import { BigDecimal, Effect, Result } from "effect"
 import type { Store } from "../ports/store.ts"
 import { currency } from "../shared/currency.ts"
 import { MAX_AMOUNT } from "../shared/money.ts"
 import { accountNotFound, customerNotFound, quoteRequestFailed, umaNotFound } from "./errors.ts"
+import { recordLookup } from "./lookups.ts"
 import type { CurrencyPreference, ExternalAccountLookup, ReceiverLookupQuery, UmaLookup } from "./model.ts"
 import type { ReceiverLookupPorts } from "./ports.ts"
 import { type Rates, rateFor } from "./rates.ts"
@@ -36,7 +40,10 @@ const preference = Effect.fnUntraced(function* (rates: Rates, from: string, to: 
   } satisfies CurrencyPreference
 })
 
-/** `GET /receiver/external-account/{accountId}`: the account's currency (404 for a missing or deleted account). */
+/**
+ * `GET /receiver/external-account/{accountId}`: the account's currency (404 for a missing or deleted account). An
+ * account asks nothing of the payer; its lookup is stored all the same, for a quote that names it.
+ */
 export const lookupExternalAccount = Effect.fnUntraced(function* (
   ports: ReceiverLookupPorts,
   accountId: string,
@@ -45,16 +52,20 @@ export const lookupExternalAccount = Effect.fnUntraced(function* (
   const account = yield* ports.store.externalAccounts.get(accountId)
   if (account === undefined || account.status === "INACTIVE") return yield* Effect.fail(accountNotFound(accountId))
   const from = yield* senderCurrency(ports.store, query, account.customerId)
-  const lookupId = yield* ports.ids.make("Lookup")
+  const supportedCurrencies = [yield* preference(ports.rates, from, account.currency, 1, MAX_AMOUNT)]
+  const lookup = yield* recordLookup(ports, "ACCOUNT", account.id, [], query?.customerId)
   return {
     accountId: account.id,
-    lookupId,
-    supportedCurrencies: [yield* preference(ports.rates, from, account.currency, 1, MAX_AMOUNT)],
-    requiredPayerDataFields: []
+    lookupId: lookup.id,
+    supportedCurrencies,
+    requiredPayerDataFields: lookup.requiredPayerDataFields
   } satisfies ExternalAccountLookup
 })
 
-/** `GET /receiver/uma/{receiverUmaAddress}`: the currencies with a rate (404 `UMA_NOT_FOUND`). */
+/**
+ * `GET /receiver/uma/{receiverUmaAddress}`: the currencies with a rate (404 `UMA_NOT_FOUND`) and the payer data the
+ * receiver's institution asks for (the `Directory`'s `requiredPayerDataFields`), stored for the quote that follows.
+ */
 export const lookupUma = Effect.fnUntraced(function* (
   ports: ReceiverLookupPorts,
   address: string,
@@ -71,11 +82,12 @@ export const lookupUma = Effect.fnUntraced(function* (
   if (supportedCurrencies.length === 0 && receiver.currencies[0] !== undefined) {
     return yield* Effect.fail(quoteRequestFailed(from, receiver.currencies[0]))
   }
-  const lookupId = yield* ports.ids.make("Lookup")
+  const fields = receiver.requiredPayerDataFields ?? []
+  const lookup = yield* recordLookup(ports, "UMA_ADDRESS", address, fields, query?.customerId)
   return {
     receiverUmaAddress: address,
-    lookupId,
+    lookupId: lookup.id,
     supportedCurrencies,
-    requiredPayerDataFields: []
+    requiredPayerDataFields: lookup.requiredPayerDataFields
   } satisfies UmaLookup
 })

@@ -38,6 +38,12 @@ export class Quotes extends Context.Service<
      * a quote executed at once or funded by payment instructions comes back PENDING_AUTHORIZATION with its
      * `scaChallenge` (S-06: without payment instructions until authorized). `options.sameCurrencyOnly`:
      * deprecated transfer-out, which refuses a destination in another currency.
+     *
+     * Receiver lookups (Q-03, C-23, Q-48): a quote to an UMA address names the `lookupId` of a lookup of that
+     * address (400 on `lookupId` without one); a named lookup must be live (404 `LOOKUP_REQUEST_NOT_FOUND` when
+     * unknown or expired), of the quote's destination (400 on `lookupId`), and `senderCustomerInfo` must carry every
+     * mandatory field of its `requiredPayerDataFields` (400 `MISSING_MANDATORY_USER_INFO`, `details.errors` naming
+     * each `senderCustomerInfo.<NAME>`).
      */
     readonly create: (request: CreateQuoteRequest, options?: CreateOptions) => Effect.Effect<Quote, QuotesError>
     /** `GET /quotes/{quoteId}` (404 `QUOTE_NOT_FOUND`). */
@@ -57,12 +63,19 @@ export class Quotes extends Context.Service<
     readonly marketRate: (from: string, to: string) => Effect.Effect<BigDecimal.BigDecimal, QuotesError>
     /** `GET /exchange-rates`: rates from the cache (refreshed after `fxCacheSeconds`), fees included. */
     readonly exchangeRates: (query: ExchangeRatesQuery) => Effect.Effect<ReadonlyArray<ExchangeRate>, QuotesError>
-    /** `GET /receiver/external-account/{accountId}`. */
+    /**
+     * `GET /receiver/external-account/{accountId}`: the account's currency with an estimated rate; the lookup is
+     * stored for `LOOKUP_LIFETIME_SECONDS` under its `lookupId`.
+     */
     readonly lookupExternalAccount: (
       accountId: string,
       query?: ReceiverLookupQuery
     ) => Effect.Effect<ExternalAccountLookup, QuotesError>
-    /** `GET /receiver/uma/{receiverUmaAddress}` (404 `UMA_NOT_FOUND`). */
+    /**
+     * `GET /receiver/uma/{receiverUmaAddress}` (404 `UMA_NOT_FOUND`): the receiver's currencies with estimated rates
+     * and limits, and the payer data its institution asks for (`requiredPayerDataFields`, from the `Directory`); the
+     * lookup is stored for `LOOKUP_LIFETIME_SECONDS` under its `lookupId`, which a quote to the address names.
+     */
     readonly lookupUma: (address: string, query?: ReceiverLookupQuery) => Effect.Effect<UmaLookup, QuotesError>
     /** `POST /crypto/estimate-withdrawal-fee` (Q-45): the `NetworkFees` port's fees; changes nothing. */
     readonly estimateWithdrawalFee: (

@@ -17,6 +17,7 @@ import { type Clock, Effect, Layer } from "effect"
 import { recordSteps } from "../ledger/transfers.ts"
 import { Ids } from "../ports/ids.ts"
 import { Rail } from "../ports/rail.ts"
+import { Screening } from "../ports/screening.ts"
 import { Store } from "../ports/store.ts"
 import { EngineConfig, type IncomingApprovalSettings, sandboxIncomingApproval } from "../shared/engine-config.ts"
 import type { Refused } from "../shared/errors.ts"
@@ -186,7 +187,7 @@ export const approvalReplies = (ports: PaymentPorts): WebhookReplyHandler => ({
 export const approvalRepliesLayer: Layer.Layer<never, never, Store | Ids | Rail> = Layer.effect(
   WebhookReplies,
   Effect.gen(function* () {
-    const ports: PaymentPorts = { store: yield* Store, ids: yield* Ids, rail: yield* Rail }
+    const ports: PaymentPorts = { store: yield* Store, ids: yield* Ids, rail: yield* Rail, screening: yield* Screening }
     return [approvalReplies(ports)]
   })
 )

@@ -29,15 +29,7 @@ import {
   quoteSlot,
   withoutChallenge
 } from "./authorization.ts"
-import {
-  afterExecuteSteps,
-  type Executed,
-  lockQuoteSteps,
-  type Reserved,
-  reserveSteps,
-  reserveWithPayoutSteps
-} from "./execute.ts"
-import { isInternalTransfer } from "./legs.ts"
+import { afterExecuteSteps, type Executed, lockQuoteSteps, type Reserved, reserveSteps } from "./execute.ts"
 import { dieOnUnique, moveQuoteWithSteps, moveTransactionSteps } from "./moves.ts"
 import type { ScaPaymentPorts } from "./ports.ts"
 
@@ -138,9 +130,7 @@ const authorizeInStore = Effect.fnUntraced(function* (
   // A refusal there (funds, limits) fails this whole store transaction: the challenge stays open, nothing counted.
   const authorized = { ...withoutChallenge(quote), scaAuthorizedAt: now }
   yield* store.quotes.update(authorized)
-  const reserved = isInternalTransfer(authorized)
-    ? yield* reserveSteps(ports, config, authorized, transaction, now, "AUTHORIZE")
-    : yield* reserveWithPayoutSteps(ports, config, authorized, transaction, now, "AUTHORIZE")
+  const reserved = yield* reserveSteps(ports, config, authorized, transaction, now, "AUTHORIZE")
   return { _tag: "Reserved", reserved } as AuthorizeOutcome
 })
 

@@ -7,13 +7,12 @@
  * `OUTGOING_PAYMENT.FAILED`, `.REFUND_PENDING`, `.REFUND_COMPLETED` in that order, as a failed payout's refund.
  */
 import { type Clock, Effect, Result } from "effect"
-import { resolveSteps } from "../ledger/transfers.ts"
+import { heldForReview } from "./compliance.ts"
 import { railUnavailable, transactionNotCancellable, transactionNotFound } from "./errors.ts"
-import { refundReference } from "./legs.ts"
 import type { TransactionReasonRequest, TransactionRecord } from "./model.ts"
-import { dieOnUnique, followQuoteSteps, isOutgoing, moveTransactionSteps, nowOf } from "./moves.ts"
+import { dieOnUnique, isOutgoing, nowOf } from "./moves.ts"
 import type { PaymentPorts } from "./ports.ts"
-import { finishRefundSteps } from "./refunds.ts"
+import { voidAndRefundSteps } from "./refunds.ts"
 
 /** The rails whose payouts a bank can still stop before they settle (upstream: ACH pushes and wires). */
 const CANCELLABLE_RAILS: ReadonlyArray<string> = ["ACH", "WIRE"]
@@ -25,6 +24,7 @@ export const notCancellableReason = (record: TransactionRecord): string | undefi
   if (rail === undefined || !CANCELLABLE_RAILS.includes(rail)) {
     return `only ACH and WIRE payouts can be cancelled (this one is ${rail ?? "not a bank payout"})`
   }
+  if (heldForReview(record)) return "it is held for compliance review (pendingReason COMPLIANCE_REVIEW)"
   if (record.state !== "PROCESSING") return `it is ${record.transaction.status}, not PROCESSING`
   if (record.railReference === undefined) return "it has not been handed to the rail yet; try again shortly"
   return undefined
@@ -47,28 +47,8 @@ const cancelInStore = Effect.fnUntraced(function* (
     )
     return yield* Effect.fail(transactionNotCancellable(current, `it is ${current.transaction.status} already`))
   }
-  const now = nowOf(clock)
-  yield* resolveSteps(ports.store, current.id, "VOIDED")
-  yield* followQuoteSteps(ports, current, "FAIL")
-  const cancelled = yield* moveTransactionSteps(
-    ports,
-    current,
-    "CANCEL",
-    {
-      transaction: {
-        failureReason: "QUOTE_EXECUTION_FAILED",
-        refund: {
-          reference: refundReference(current.id),
-          initiatedAt: now,
-          status: "PENDING",
-          reason: "USER_CANCELLATION"
-        }
-      },
-      record: { dueAt: undefined, ...(reason === undefined ? {} : { decisionReason: reason }) }
-    },
-    now
-  )
-  return yield* finishRefundSteps(ports, cancelled, "REFUND_SETTLE", now)
+  const failure = { reason: "QUOTE_EXECUTION_FAILED", refundReason: "USER_CANCELLATION" } as const
+  return yield* voidAndRefundSteps(ports, current, "CANCEL", failure, reason, nowOf(clock))
 })
 
 /** Cancels a payout (see the module's comment); 404, 409 `TRANSACTION_NOT_CANCELLABLE`, 503 when the rail is down. */

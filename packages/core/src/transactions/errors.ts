@@ -51,3 +51,14 @@ export const depositNotReturnable = (record: TransactionRecord, why: string): Co
     message: `Transaction ${record.id} cannot be returned: ${why}`,
     details: { status: record.transaction.status }
   })
+
+/** 409 `CONFLICT` (Q-38): a compliance decision about a payment that is not held for compliance review. */
+export const transactionNotUnderReview = (record: TransactionRecord): Conflict =>
+  new Conflict({
+    code: "CONFLICT",
+    message: `Transaction ${record.id} is not an outgoing payment held for compliance review`,
+    details: {
+      status: record.transaction.status,
+      ...(record.transaction.failureReason === undefined ? {} : { failureReason: record.transaction.failureReason })
+    }
+  })

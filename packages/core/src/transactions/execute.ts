@@ -12,6 +12,7 @@ import { Ids } from "../ports/ids.ts"
 import type { KycProvider } from "../ports/kyc.ts"
 import type { Notifier } from "../ports/notifier.ts"
 import { Rail } from "../ports/rail.ts"
+import { Screening } from "../ports/screening.ts"
 import { Store, together, type UniqueViolation } from "../ports/store.ts"
 import { quoteAlreadyExecuted, quoteExpired, quoteNotExecutable, quoteNotFound } from "../quotes/errors.ts"
 import { isQuoteDueToExpire } from "../quotes/expiry.ts"
@@ -121,13 +122,31 @@ const outgoingPaymentOf = (quoteRecord: QuoteRecord, terms: PaymentTerms): Trans
   }
 }
 
+/** A payout as its rail will get it (read alongside a reservation) and whether screening holds it (Q-38). */
+interface Screened {
+  readonly read: PayoutRead
+  readonly held: boolean
+}
+
+/**
+ * What the rail will be asked for, screened (Q-38): held when the `Screening` port answers `Review`. A payment with
+ * nothing to pay out to (its account is gone) is not screened: its submission fails it.
+ */
+function* screenPayoutSteps(ports: PaymentPorts, record: TransactionRecord): Steps<Screened, StoreError> {
+  const payout = yield* payoutOfSteps(ports, record)
+  if (payout === undefined) return { read: { payout }, held: false }
+  const verdict = yield* ports.screening.screen(payout)
+  return { read: { payout }, held: verdict._tag === "Review" }
+}
+
 /**
  * Executes a PENDING quote inside the caller's store transaction: the platform's limits for the sending
  * currency (`config`, read in this transaction), the amount counted into the day's volume, the holds on the
  * source (all-or-nothing; `INSUFFICIENT_FUNDS` leaves nothing behind), quote and transaction to PROCESSING (by
  * `EXECUTE`, or `AUTHORIZE` once the last SCA challenge of a PENDING_AUTHORIZATION quote passed).
- * An internal transfer settles at once (its holds are posted). A payout to a rail is submitted after commit
- * (`submitReservedSteps`).
+ * An internal transfer settles at once (its holds are posted). A payout's rail request is read alongside and
+ * screened (Q-38): a held payout moves `HOLD` instead, to COMPLIANCE_REVIEW (`pendingReason: COMPLIANCE_REVIEW`, its
+ * money held, no submission); any other is submitted after the commit (`submitReservedSteps`).
  */
 export function* reserveSteps(
   ports: PaymentPorts,
@@ -142,14 +161,21 @@ export function* reserveSteps(
   if (tooLarge !== undefined) return yield* Effect.fail(tooLarge)
   const legs = paymentLegs(quote)
   const debits = debitsOf(legs)
+  const internal = isInternalTransfer(quote)
   // Counted first, checked after: `add` is atomic, so two payments of one customer at once cannot both see
   // room for themselves (a read then an add could, on a database); a refusal rolls the count back. The count
-  // and the locked balances are asked for together (one round trip on PostgreSQL), always in this order.
+  // and the locked balances are asked for together (one round trip on PostgreSQL), always in this order, and with
+  // them the payout, screened.
   const code = quote.quote.sendingCurrency.code
-  const [total, balances] = yield* together(
+  const [[total, balances], screened] = yield* together(
     store,
-    () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), quote.quote.totalSendingAmount),
-    () => store.ledger.balances(debits)
+    () =>
+      together(
+        store,
+        () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), quote.quote.totalSendingAmount),
+        () => store.ledger.balances(debits)
+      ),
+    () => (internal ? Effect.succeed(undefined) : screenPayoutSteps(ports, record))
   )
   const overVolume = dailyVolumeRefusal(config, quote, total, now)
   if (overVolume !== undefined) return yield* Effect.fail(overVolume)
@@ -159,6 +185,16 @@ export function* reserveSteps(
   // second reservation would collide on the transfer ids instead of holding the money twice.
   yield* writeTransfersSteps(store, record.id, legs, "PENDING", now, 0)
   let executing = yield* moveQuoteSteps(ports, quote, event)
+  if (screened?.held === true) {
+    const held = yield* moveTransactionSteps(
+      ports,
+      record,
+      "HOLD",
+      { transaction: { pendingReason: "COMPLIANCE_REVIEW" }, record: { dueAt: undefined } },
+      now
+    )
+    return { quote: executing, transaction: held, payout: screened.read }
+  }
   let tx = yield* moveTransactionSteps(
     ports,
     record,
@@ -166,31 +202,30 @@ export function* reserveSteps(
     { record: { dueAt: addSeconds(now, SUBMIT_GRACE_SECONDS) } },
     now
   )
-  if (isInternalTransfer(executing)) {
-    yield* resolveSteps(store, record.id, "POSTED")
-    executing = yield* moveQuoteSteps(ports, executing, "COMPLETE")
-    tx = yield* moveTransactionSteps(
-      ports,
-      tx,
-      "SETTLE",
-      {
-        transaction: { settledAt: now, expectedSettlementAt: now, settlementTimelineSeconds: 0 },
-        record: { dueAt: undefined }
-      },
-      now
-    )
-  }
+  if (screened !== undefined) return { quote: executing, transaction: tx, payout: screened.read }
+  yield* resolveSteps(store, record.id, "POSTED")
+  executing = yield* moveQuoteSteps(ports, executing, "COMPLETE")
+  tx = yield* moveTransactionSteps(
+    ports,
+    tx,
+    "SETTLE",
+    {
+      transaction: { settledAt: now, expectedSettlementAt: now, settlementTimelineSeconds: 0 },
+      record: { dueAt: undefined }
+    },
+    now
+  )
   return { quote: executing, transaction: tx }
 }
 
 /**
- * `reserveSteps` as an Effect over the `Store`, `Ids` and `Rail` in context (inside the caller's store
+ * `reserveSteps` as an Effect over the `Store`, `Ids`, `Rail` and `Screening` in context (inside the caller's store
  * transaction); the engine itself uses the steps.
  */
 export const reserveQuote = (quote: QuoteRecord, record: TransactionRecord) =>
   dieOnUnique(
     Effect.gen(function* () {
-      const ports = { store: yield* Store, ids: yield* Ids, rail: yield* Rail }
+      const ports = { store: yield* Store, ids: yield* Ids, rail: yield* Rail, screening: yield* Screening }
       const clock = yield* currentClock
       const config = yield* ports.store.config.get()
       return yield* reserveSteps(ports, config, quote, record, nowOf(clock))
@@ -312,8 +347,7 @@ export function* executeLockedSteps(
   }
   // The deposit that funded the quote arrived: on a chain, its transfer is the payment's source (Q-41).
   const payment = options.viaDeposit === true ? depositedRecord(record, quote) : record
-  if (isInternalTransfer(quote)) return yield* reserveSteps(ports, config, quote, payment, now)
-  return yield* reserveWithPayoutSteps(ports, config, quote, payment, now, "EXECUTE")
+  return yield* reserveSteps(ports, config, quote, payment, now)
 }
 
 /**
@@ -329,23 +363,6 @@ export function* afterExecuteSteps(
   if (outcome._tag === "Expired") return yield* Effect.fail(quoteExpired(outcome.quoteId, outcome.expiresAt))
   yield* ports.challenges.sendCode(outcome.code)
   return outcome
-}
-
-/** `reserveSteps` for a payout, with what the rail will be asked for read alongside (one round trip). */
-export function* reserveWithPayoutSteps(
-  ports: PaymentPorts,
-  config: PlatformConfig | undefined,
-  quote: QuoteRecord,
-  record: TransactionRecord,
-  now: string,
-  event: "EXECUTE" | "AUTHORIZE"
-): Steps<Reserved, MoveError | Refused | LimitExceeded> {
-  const [reserved, payout] = yield* together(
-    ports.store,
-    () => reserveSteps(ports, config, quote, record, now, event),
-    () => payoutOfSteps(ports, record)
-  )
-  return { ...reserved, payout: { payout } }
 }
 
 /** What an execute left: the quote and its transaction, reserved and submitted, or waiting for a challenge. */

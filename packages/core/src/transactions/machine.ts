@@ -17,12 +17,19 @@ import type { TransactionStatus } from "./model.ts"
  *
  * `CANCEL` (WH-07): the platform cancelled a submitted ACH or WIRE payout the rail had not settled
  * (`POST /transactions/{id}/cancel`); it fails like `FAIL`, and its refund is the holds voided.
+ *
+ * Compliance holds (Q-38): a payout the `Screening` port holds as it is executed moves `HOLD` instead of `EXECUTE` /
+ * `AUTHORIZE`, to COMPLIANCE_REVIEW (public `PROCESSING` with `pendingReason: COMPLIANCE_REVIEW`, its money held,
+ * nothing sent to the rail), announced by `OUTGOING_PAYMENT.PROCESSING`. A decision moves it on: `RELEASE` to
+ * PROCESSING (`OUTGOING_PAYMENT.PROCESSING` again, then submitted to its rail), or `REJECT` to a refund
+ * (`COMPLIANCE_REJECTED`; its refund is the holds voided, as a cancellation's).
  */
 export const outgoingPaymentMachine = defineMachine({
   name: "OutgoingPayment",
   states: [
     "PENDING",
     "PENDING_AUTHORIZATION",
+    "COMPLIANCE_REVIEW",
     "PROCESSING",
     "COMPLETED",
     "REFUND_PENDING",
@@ -44,7 +51,10 @@ export const outgoingPaymentMachine = defineMachine({
     "REFUND_SETTLE",
     "REFUND_FAIL",
     "EXPIRE",
-    "CANCEL"
+    "CANCEL",
+    "HOLD",
+    "RELEASE",
+    "REJECT"
   ],
   initial: "PENDING",
   terminal: ["REFUND_COMPLETED", "REFUND_FAILED", "EXPIRED", "SCA_FAILED"],
@@ -52,13 +62,19 @@ export const outgoingPaymentMachine = defineMachine({
     PENDING: {
       EXECUTE: { to: "PROCESSING", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
       EXECUTE_SCA: { to: "PENDING_AUTHORIZATION", emits: ["OUTGOING_PAYMENT.PENDING_AUTHORIZATION"] },
+      HOLD: { to: "COMPLIANCE_REVIEW", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
       EXPIRE: { to: "EXPIRED", emits: ["OUTGOING_PAYMENT.EXPIRED"] }
     },
     PENDING_AUTHORIZATION: {
       NEXT_CHALLENGE: { to: "PENDING_AUTHORIZATION", emits: ["OUTGOING_PAYMENT.PENDING_AUTHORIZATION"] },
       AUTHORIZE: { to: "PROCESSING", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
       AUTHORIZE_FUNDING: { to: "PENDING", emits: ["OUTGOING_PAYMENT.PENDING"] },
+      HOLD: { to: "COMPLIANCE_REVIEW", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
       SCA_EXPIRE: { to: "SCA_FAILED", emits: ["OUTGOING_PAYMENT.FAILED"] }
+    },
+    COMPLIANCE_REVIEW: {
+      RELEASE: { to: "PROCESSING", emits: ["OUTGOING_PAYMENT.PROCESSING"] },
+      REJECT: { to: "REFUND_PENDING", emits: ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING"] }
     },
     PROCESSING: {
       SETTLE: { to: "COMPLETED", emits: ["OUTGOING_PAYMENT.COMPLETED"] },
@@ -145,6 +161,7 @@ export type IncomingEvent = (typeof incomingPaymentMachine.events)[number]
 export const outgoingStatus: { readonly [K in OutgoingState]: TransactionStatus } = {
   PENDING: "PENDING",
   PENDING_AUTHORIZATION: "PENDING_AUTHORIZATION",
+  COMPLIANCE_REVIEW: "PROCESSING",
   PROCESSING: "PROCESSING",
   COMPLETED: "COMPLETED",
   REFUND_PENDING: "FAILED",

@@ -4,6 +4,7 @@ import { Ids } from "../ports/ids.ts"
 import type { KycProvider } from "../ports/kyc.ts"
 import type { Notifier } from "../ports/notifier.ts"
 import { Rail } from "../ports/rail.ts"
+import { Screening, type ScreeningService } from "../ports/screening.ts"
 import { Store } from "../ports/store.ts"
 import { type Challenges, challengesInContext } from "../sca/challenges.ts"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
@@ -14,6 +15,8 @@ export interface PaymentPorts {
   readonly store: Store["Service"]
   readonly ids: Ids["Service"]
   readonly rail: Rail["Service"]
+  /** Compliance screening of a payout as it is executed (Q-38; the default clears all). */
+  readonly screening: ScreeningService
 }
 
 /** The payment ports and the SCA challenges (sca/challenges.ts over the same store). */
@@ -27,7 +30,13 @@ export const scaPaymentPorts: Effect.Effect<
   never,
   Store | Ids | Rail | Notifier | KycProvider | PlatformConfigService
 > = Effect.gen(function* () {
-  return { store: yield* Store, ids: yield* Ids, rail: yield* Rail, challenges: yield* challengesInContext }
+  return {
+    store: yield* Store,
+    ids: yield* Ids,
+    rail: yield* Rail,
+    screening: yield* Screening,
+    challenges: yield* challengesInContext
+  }
 })
 
 export type TransactionsError =

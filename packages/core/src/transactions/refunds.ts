@@ -8,8 +8,16 @@ import { type Leg, recordSteps, resolveSteps, reversed } from "../ledger/transfe
 import type { Refused } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { refundReference, sourceLedgerAccount } from "./legs.ts"
-import type { TransactionRecord } from "./model.ts"
-import { canMove, isOutgoing, type MoveError, moveTransactionSteps, nowOf, retryLaterSteps } from "./moves.ts"
+import type { FailureReason, Refund, TransactionRecord } from "./model.ts"
+import {
+  canMove,
+  followQuoteSteps,
+  isOutgoing,
+  type MoveError,
+  moveTransactionSteps,
+  nowOf,
+  retryLaterSteps
+} from "./moves.ts"
 import type { PaymentPorts } from "./ports.ts"
 
 /** Whether a refund is due: the payment's machine is where a refund ends (`REFUND_SETTLE` / `REFUND_FAIL`). */
@@ -63,6 +71,43 @@ export function* finishRefundSteps(
     { ...(r === undefined ? {} : { transaction: { refund: r } }), record: { dueAt: undefined, attempts: 0 } },
     now
   )
+}
+
+/**
+ * Fails an outgoing payment whose money never left the ledger (its holds still pending) and refunds it in the same
+ * store transaction: the holds voided (nothing left, so the void is the refund), the quote `FAILED`, `event` with
+ * `failureReason` and a `refund` of `refundReason` (`decisionReason` kept with the row), then `REFUND_SETTLE`. A
+ * cancelled payout (WH-07) and a rejected compliance hold (Q-38) end so.
+ */
+export function* voidAndRefundSteps(
+  ports: PaymentPorts,
+  current: TransactionRecord,
+  event: "CANCEL" | "REJECT",
+  failure: { readonly reason: FailureReason; readonly refundReason: NonNullable<Refund["reason"]> },
+  decisionReason: string | undefined,
+  now: string
+): Steps<TransactionRecord, MoveError> {
+  yield* resolveSteps(ports.store, current.id, "VOIDED")
+  yield* followQuoteSteps(ports, current, "FAIL")
+  const failed = yield* moveTransactionSteps(
+    ports,
+    current,
+    event,
+    {
+      transaction: {
+        failureReason: failure.reason,
+        refund: {
+          reference: refundReference(current.id),
+          initiatedAt: now,
+          status: "PENDING",
+          reason: failure.refundReason
+        }
+      },
+      record: { dueAt: undefined, ...(decisionReason === undefined ? {} : { decisionReason }) }
+    },
+    now
+  )
+  return yield* finishRefundSteps(ports, failed, "REFUND_SETTLE", now)
 }
 
 /**

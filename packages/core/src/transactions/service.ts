@@ -17,6 +17,7 @@ import type { Timeline } from "../timelines/model.ts"
 import { approveIncoming, rejectIncoming } from "./approvals.ts"
 import { authorizeQuote, resendQuoteCode } from "./authorize.ts"
 import { cancelPayout } from "./cancel.ts"
+import { rejectComplianceHold, releaseComplianceHold } from "./compliance.ts"
 import { sandboxReturnDeposit } from "./deposit-returns.ts"
 import { fundSandbox, sandboxSend, sandboxUmaReceive } from "./incoming.ts"
 import type {
@@ -106,6 +107,22 @@ export class Transactions extends Context.Service<
     ) => Effect.Effect<Transaction, TransactionsError>
     /** `POST /sandbox/transactions/{id}/return` (WH-08): the sending bank takes a deposit back (deposit-returns.ts). */
     readonly sandboxReturnDeposit: (id: string) => Effect.Effect<Transaction, TransactionsError>
+    /**
+     * Q-38: a compliance review released a payout the `Screening` port held (COMPLIANCE_REVIEW, `pendingReason:
+     * COMPLIANCE_REVIEW`): `PROCESSING` again (`OUTGOING_PAYMENT.PROCESSING`), handed to its rail (compliance.ts).
+     * 404 `TRANSACTION_NOT_FOUND`; 409 `CONFLICT` (`details.status`) when it is not held. The sandbox route:
+     * `POST /sandbox/transactions/{id}/compliance/release`.
+     */
+    readonly releaseComplianceHold: (id: string) => Effect.Effect<Transaction, TransactionsError>
+    /**
+     * Q-38: a compliance review rejected a held payout: `FAILED` with `COMPLIANCE_REJECTED`, its holds voided and the
+     * refund `COMPLETED` at once (`OUTGOING_PAYMENT.FAILED`, `.REFUND_PENDING`, `.REFUND_COMPLETED`); the quote
+     * `FAILED`. 404; 409 as release. The sandbox route: `POST /sandbox/transactions/{id}/compliance/reject`.
+     */
+    readonly rejectComplianceHold: (
+      id: string,
+      request?: TransactionReasonRequest | undefined
+    ) => Effect.Effect<Transaction, TransactionsError>
   }
 >()("paycore/transactions/Transactions") {
   static readonly layer: Layer.Layer<
@@ -165,6 +182,15 @@ export class Transactions extends Context.Service<
         }),
         sandboxReturnDeposit: Effect.fn("Transactions.sandboxReturnDeposit")(function* (id: string) {
           return yield* sandboxReturnDeposit(ports, id, yield* currentClock)
+        }),
+        releaseComplianceHold: Effect.fn("Transactions.releaseComplianceHold")(function* (id: string) {
+          return yield* releaseComplianceHold(ports, id, yield* currentClock)
+        }),
+        rejectComplianceHold: Effect.fn("Transactions.rejectComplianceHold")(function* (
+          id: string,
+          request?: TransactionReasonRequest
+        ) {
+          return yield* rejectComplianceHold(ports, id, request, yield* currentClock)
         })
       })
     })

@@ -19,6 +19,7 @@ import {
   ScaFactorResetParams,
   Transaction,
   TransactionId,
+  TransactionReasonRequest,
   TwoFactorResetStatus
 } from "@paycore/core"
 import { Schema } from "effect"
@@ -62,6 +63,20 @@ export const SandboxGroup = HttpApiGroup.make("sandbox")
     // WH-08 (ours, design Q13): the sending bank takes a completed deposit back.
     HttpApiEndpoint.post("returnDeposit", "/sandbox/transactions/:transactionId/return", {
       params: { transactionId: TransactionId },
+      success: Transaction
+    })
+  )
+  .add(
+    // Q-38 (ours): the compliance review's decision on a payout the sandbox screening held (docs/transactions.md).
+    HttpApiEndpoint.post("releaseComplianceHold", "/sandbox/transactions/:transactionId/compliance/release", {
+      params: { transactionId: TransactionId },
+      success: Transaction
+    })
+  )
+  .add(
+    HttpApiEndpoint.post("rejectComplianceHold", "/sandbox/transactions/:transactionId/compliance/reject", {
+      params: { transactionId: TransactionId },
+      payload: TransactionReasonRequest,
       success: Transaction
     })
   )

@@ -2,7 +2,10 @@ import { Accounts, CardSimulations, OwnershipVerification, Sca, Transactions, We
 import { Effect } from "effect"
 import type { GroupHandlers } from "./shared.ts"
 
-/** The `sandbox` group: funding, simulated payments, deposits, liveness and card network messages. */
+/**
+ * The `sandbox` group: funding, simulated payments, deposits, compliance decisions, liveness and card network
+ * messages.
+ */
 export const sandboxHandlers = Effect.fnUntraced(function* () {
   const transactions = yield* Transactions
   const accounts = yield* Accounts
@@ -16,6 +19,8 @@ export const sandboxHandlers = Effect.fnUntraced(function* () {
     send: ({ payload }) => transactions.sandboxSend(payload),
     umaReceive: ({ payload }) => transactions.sandboxUmaReceive(payload),
     returnDeposit: ({ params }) => transactions.sandboxReturnDeposit(params.transactionId),
+    releaseComplianceHold: ({ params }) => transactions.releaseComplianceHold(params.transactionId),
+    rejectComplianceHold: ({ params, payload }) => transactions.rejectComplianceHold(params.transactionId, payload),
     testWebhook: () => webhooks.sendTest(),
     settleLiveness: ({ params, payload }) => ownership.settleLiveness(params.externalAccountId, payload),
     settleScaResetLiveness: ({ params, payload }) => sca.settleResetLiveness(params.resetId, payload),
