@@ -202,6 +202,7 @@ export function* reserveSteps(
     { record: { dueAt: addSeconds(now, SUBMIT_GRACE_SECONDS) } },
     now
   )
+  // A payout (screened, as only payouts are) is submitted after the commit; an internal transfer settles here.
   if (screened !== undefined) return { quote: executing, transaction: tx, payout: screened.read }
   yield* resolveSteps(store, record.id, "POSTED")
   executing = yield* moveQuoteSteps(ports, executing, "COMPLETE")
