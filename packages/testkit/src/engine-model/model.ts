@@ -55,7 +55,7 @@ const beneficiary = { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" } 
 
 /**
  * The sandbox rail's payees: a US account ending `000` settles over ACH within 2 days, one ending `002` fails and is
- * refunded (docs/sandbox.md, the suffix table).
+ * refunded (the suffix table of packages/sandbox/README.md).
  */
 export const sandboxPayees: ModelPayees = {
   settles: { accountType: "US_ACCOUNT", accountNumber: "123456000", routingNumber: "021000021", beneficiary },
