@@ -11,7 +11,8 @@ import type { AccountInfo, ExternalAccount, InternalAccountRecord, PaymentRail }
 import type { CardNetwork, CardSimulations, Cards, CardsWorker } from "../src/cards/service.ts"
 import type { Customer } from "../src/customers/model.ts"
 import { CardsLayer, PaymentsLayer } from "../src/engine.ts"
-import type { PlatformConfig } from "../src/platform/model.ts"
+import { defaultCurrencyConfig } from "../src/platform/currencies.ts"
+import type { PlatformConfig, PlatformCurrencyConfig } from "../src/platform/model.ts"
 import { PlatformConfigService } from "../src/platform/service.ts"
 import { CardIssuer, type CardIssuerService } from "../src/ports/card-issuer.ts"
 import { CardNetworkSimulator, type CardNetworkSimulatorService } from "../src/ports/card-network-simulator.ts"
@@ -413,14 +414,19 @@ export const seedExternalAccount = Effect.fnUntraced(function* (
   return account
 })
 
-export const setConfig = Effect.fnUntraced(function* (patch: Partial<PlatformConfig>) {
+/** A config patch written straight to the store; a currency given by its code alone takes the default settings. */
+export type ConfigPatch = Omit<Partial<PlatformConfig>, "supportedCurrencies"> & {
+  readonly supportedCurrencies?: ReadonlyArray<string | PlatformCurrencyConfig>
+}
+
+export const setConfig = Effect.fnUntraced(function* ({ supportedCurrencies, ...patch }: ConfigPatch) {
   const store = yield* Store
   const now = yield* iso
   const current = yield* store.config.get()
   const base: PlatformConfig = current ?? {
     id: "PlatformConfig:test",
     umaDomain: "paycore.test",
-    supportedCurrencies: ["USD", "EUR"],
+    supportedCurrencies: ["USD", "EUR"].map(defaultCurrencyConfig),
     isRegulatedFinancialInstitution: false,
     skipVerificationPaperwork: false,
     feeConfigs: [],
@@ -428,7 +434,13 @@ export const setConfig = Effect.fnUntraced(function* (patch: Partial<PlatformCon
     createdAt: now,
     updatedAt: now
   }
-  yield* store.config.put({ ...base, ...patch, updatedAt: now })
+  const currencies = supportedCurrencies?.map((c) => (typeof c === "string" ? defaultCurrencyConfig(c) : c))
+  yield* store.config.put({
+    ...base,
+    ...patch,
+    ...(currencies === undefined ? {} : { supportedCurrencies: currencies }),
+    updatedAt: now
+  })
 })
 
 // ---- invariants ----

@@ -260,20 +260,17 @@ describe("platform configuration", () => {
       const first = yield* config.get()
       assert.match(first.id, /^PlatformConfig:[0-9a-f-]{36}$/)
       assert.strictEqual(first.umaDomain, "sandbox.paycore.dev")
-      assert.deepStrictEqual(first.supportedCurrencies, [
-        "USD",
-        "EUR",
-        "MXN",
-        "BRL",
-        "GBP",
-        "INR",
-        "PHP",
-        "NGN",
-        "CAD",
-        "USDC",
-        "USDT",
-        "BTC"
-      ])
+      assert.deepStrictEqual(
+        first.supportedCurrencies.map((c) => c.currencyCode),
+        ["USD", "EUR", "MXN", "BRL", "GBP", "INR", "PHP", "NGN", "CAD", "USDC", "USDT", "BTC"]
+      )
+      assert.deepStrictEqual(first.supportedCurrencies[0], {
+        currencyCode: "USD",
+        minAmount: 1,
+        maxAmount: 9_000_000_000_000_000,
+        requiredCounterpartyFields: [],
+        enabledTransactionTypes: ["OUTGOING", "INCOMING"]
+      })
       assert.isFalse(first.isRegulatedFinancialInstitution)
       assert.isFalse(first.skipVerificationPaperwork)
       assert.deepStrictEqual(first.feeConfigs, [])

@@ -20,6 +20,7 @@ import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
 import { Clock, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { Webhook } from "standardwebhooks"
+import { defaultCurrencyConfig } from "../src/platform/currencies.ts"
 import { backoffSeconds } from "../src/webhooks/dispatch.ts"
 import { SIGNATURE_HEADER, signedHeaders, webhookKeysFromHex } from "../src/webhooks/signing.ts"
 
@@ -38,7 +39,7 @@ const platformConfig = (webhookEndpoint?: string): PlatformConfig => ({
   id: "PlatformConfig:019542f5-b3e7-7d02-8000-000000000001",
   umaDomain: "example.com",
   ...(webhookEndpoint === undefined ? {} : { webhookEndpoint }),
-  supportedCurrencies: ["USD"],
+  supportedCurrencies: [defaultCurrencyConfig("USD")],
   isRegulatedFinancialInstitution: false,
   skipVerificationPaperwork: true,
   feeConfigs: [],

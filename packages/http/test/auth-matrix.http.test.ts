@@ -698,7 +698,9 @@ onEveryStore("the auth matrix", "auth_matrix", (stores) => {
     // The matrix's own config update (a sampled body) may have left any currency set: USD back in it.
     const config = await server.call("GET", "/config")
     await server.call("PATCH", "/config", {
-      supportedCurrencies: [...new Set(["USD", ...config.json.supportedCurrencies])]
+      supportedCurrencies: [
+        ...new Set(["USD", ...config.json.supportedCurrencies.map((c: { currencyCode: string }) => c.currencyCode)])
+      ]
     })
     const customerKey = `matrix-replay-${randomUUID()}`
     const customer = { customerType: "INDIVIDUAL", fullName: "Replay Target", currencies: ["USD"] }

@@ -306,7 +306,6 @@ const kycLink = (server: TestServer, customerId: string, key: string, redirectUr
 
 /** The requests that meet each listed difference (and operation alias). */
 const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promise<unknown>> = {
-  "config-currencies-are-codes": (server) => server.call("GET", "/config"),
   "funding-instructions-account-type": (server, { customer }) =>
     server.call("GET", `/customers/internal-accounts?customerId=${customer.id}`),
   "external-account-type-as-created": (server, { payee }) =>

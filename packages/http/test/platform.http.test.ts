@@ -53,7 +53,8 @@ describe("GET /config (P-05)", () => {
     expect(r.status).toBe(200)
     expect(r.json.id).toMatch(/^PlatformConfig:[0-9a-f-]{36}$/)
     expect(r.json.umaDomain).toBe("sandbox.paycore.dev")
-    expect(r.json.supportedCurrencies).toEqual(expect.arrayContaining(["USD", "EUR", "MXN", "BRL", "USDC"]))
+    const codes = r.json.supportedCurrencies.map((c: { currencyCode: string }) => c.currencyCode)
+    expect(codes).toEqual(expect.arrayContaining(["USD", "EUR", "MXN", "BRL", "USDC"]))
     expect(r.json.isRegulatedFinancialInstitution).toBe(false)
     expect(r.json.feeConfigs).toEqual([])
     expect(r.json.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T/)
@@ -239,7 +240,9 @@ describe("GET /exchange-rates (P-06, P-07)", () => {
   })
 
   it("P-06 without destinationCurrency: every other supported currency", async () => {
-    const supported: Array<string> = (await server.call("GET", "/config")).json.supportedCurrencies
+    const supported: Array<string> = (await server.call("GET", "/config")).json.supportedCurrencies.map(
+      (c: { currencyCode: string }) => c.currencyCode
+    )
     const r = await server.call("GET", "/exchange-rates?sourceCurrency=USD")
     expect(r.status).toBe(200)
     const codes = r.json.data.map((x: { destinationCurrency: { code: string } }) => x.destinationCurrency.code)

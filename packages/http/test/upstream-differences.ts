@@ -88,17 +88,6 @@ const STABLECOIN_OPERATIONS = [
 export const differences: ReadonlyArray<Difference> = [
   // ---- names and shapes ----
   {
-    id: "config-currencies-are-codes",
-    operations: ["GET /config", "PATCH /config"],
-    statuses: [200],
-    at: ["/supportedCurrencies/*"],
-    why:
-      "The platform's supportedCurrencies is a list of currency codes; the upstream has PlatformCurrencyConfig " +
-      "objects (limits, transaction types, counterparty fields). The spec shows no shape for the configuration's " +
-      "currencies (Endpoints › Sandbox, configuration: PATCH /config, inner shapes not shown) and lists currencies " +
-      "as codes elsewhere (Resources › Customer: currencies, array of currency codes); issue 12 keeps it so."
-  },
-  {
     id: "funding-instructions-account-type",
     operations: [
       "GET /customers/internal-accounts",

@@ -64,7 +64,7 @@ export const expectChallenge = (r: CallResult): Record<string, unknown> => {
 /** Adds USDB to the platform's currencies (a customer of a USDB platform gets an embedded wallet: AC-02). */
 export const ensureUsdb = async (server: TestServer) => {
   const config = await server.call("GET", "/config")
-  const currencies: Array<string> = config.json.supportedCurrencies
+  const currencies: Array<string> = config.json.supportedCurrencies.map((c: { currencyCode: string }) => c.currencyCode)
   if (!currencies.includes("USDB")) {
     const r = await server.call("PATCH", "/config", { supportedCurrencies: [...currencies, "USDB"] })
     expect(r.status, JSON.stringify(r.json)).toBe(200)

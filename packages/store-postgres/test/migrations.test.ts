@@ -243,6 +243,36 @@ describe(`the migration runner (${db.kind})`, () => {
       assert.deepStrictEqual(await applied(db), names)
     }))
 
+  it("L-19: 0025 turns a stored list of currency codes into PlatformCurrencyConfig objects, in order, with the defaults", () =>
+    onFreshDatabase(1, async ([k]) => {
+      const db = k as Kysely<any>
+      const schema = (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s as string
+      const before = names.slice(0, names.indexOf("0025_currency_configs"))
+      const earlier = new Migrator({
+        db,
+        provider: { getMigrations: async () => Object.fromEntries(before.map((n) => [n, migrations[n]!])) },
+        migrationTableName: MIGRATION_TABLE,
+        migrationLockTableName: "paycore_migrations_lock",
+        migrationTableSchema: schema
+      })
+      assert.strictEqual((await earlier.migrateToLatest()).error, undefined)
+      await sql`INSERT INTO platform_config (singleton, id, uma_domain, supported_currencies,
+        is_regulated_financial_institution, skip_verification_paperwork, fee_configs, transaction_limits,
+        created_at, updated_at)
+        VALUES (true, 'PlatformConfig:old', 'old.example', ARRAY['MXN', 'USD'], false, false, '[]', '[]',
+        now(), now())`.execute(db)
+      await migrate(db)
+      const row = (await sql<{ c: unknown }>`SELECT supported_currencies AS c FROM platform_config`.execute(db)).rows[0]
+      const settings = (code: string) => ({
+        currencyCode: code,
+        minAmount: 1,
+        maxAmount: 9_000_000_000_000_000,
+        requiredCounterpartyFields: [],
+        enabledTransactionTypes: ["OUTGOING", "INCOMING"]
+      })
+      assert.deepStrictEqual(row?.c, [settings("MXN"), settings("USD")])
+    }))
+
   it("a database migrated by a newer version is refused, and nothing is applied", () =>
     onFreshDatabase(1, async ([k]) => {
       const db = k as Kysely<any>

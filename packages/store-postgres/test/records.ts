@@ -288,7 +288,13 @@ export const platformConfig: PlatformConfig = {
   id: "PlatformConfig:0190a000-0000-7000-8000-000000000001",
   umaDomain: "uma.example.com",
   webhookEndpoint: "https://example.com/hook",
-  supportedCurrencies: ["USD", "EUR"],
+  supportedCurrencies: ["USD", "EUR"].map((currencyCode) => ({
+    currencyCode,
+    minAmount: 1,
+    maxAmount: 9_000_000_000_000_000,
+    requiredCounterpartyFields: [],
+    enabledTransactionTypes: ["OUTGOING", "INCOMING"] as const
+  })),
   isRegulatedFinancialInstitution: false,
   skipVerificationPaperwork: true,
   feeConfigs: [

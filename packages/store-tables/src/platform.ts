@@ -43,7 +43,7 @@ export const platformConfig = table<PlatformConfig>()({
   columns: {
     id: text("id"),
     umaDomain: text("uma_domain"),
-    supportedCurrencies: textArray("supported_currencies"),
+    supportedCurrencies: json("supported_currencies"),
     isRegulatedFinancialInstitution: boolean("is_regulated_financial_institution"),
     skipVerificationPaperwork: boolean("skip_verification_paperwork"),
     feeConfigs: json("fee_configs"),

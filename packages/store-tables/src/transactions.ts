@@ -47,6 +47,7 @@ export const transactions = table<TransactionRecord, TransactionFilter>()({
     "transaction.failureReason": optional(text("failure_reason")),
     "transaction.pendingReason": optional(text("pending_reason")),
     "transaction.refund": optional(json("refund")),
+    "transaction.counterpartyInformation": optional(json("counterparty_information")),
     "transaction.fees": optional(bigint("fees")),
     "transaction.platformFees": optional(bigint("platform_fees")),
     "transaction.paymentRail": optional(text("payment_rail")),

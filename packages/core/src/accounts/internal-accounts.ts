@@ -5,7 +5,7 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { utf8ToBytes } from "@noble/hashes/utils.js"
 import { Effect } from "effect"
-import { DEFAULT_SUPPORTED_CURRENCIES } from "../platform/config.ts"
+import { supportedCodes } from "../platform/currencies.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { scanAll } from "../platform/paging.ts"
 import { Ids } from "../ports/ids.ts"
@@ -244,7 +244,7 @@ export const listPlatformInternalAccounts = Effect.fnUntraced(function* (
   const listed = () => scanAll((page) => store.internalAccounts.list({ ownedByCustomer: false }, page))
   let records = yield* listed()
   const config = yield* store.config.get()
-  const currencies = config?.supportedCurrencies ?? DEFAULT_SUPPORTED_CURRENCIES
+  const currencies = supportedCodes(config)
   const missing = yield* Effect.provideService(
     newInternalAccounts("PLATFORM", currencies, new Set(records.map((r) => r.currency))),
     Ids,

@@ -4,6 +4,7 @@
  */
 import { Effect, Exit, Result } from "effect"
 import { EMBEDDED_WALLET_CURRENCY, newInternalAccounts } from "../accounts/internal-accounts.ts"
+import { supportedCodes } from "../platform/currencies.ts"
 import type { EndUserTerms, PlatformConfig } from "../platform/model.ts"
 import { Ids } from "../ports/ids.ts"
 import { EngineConfig } from "../shared/engine-config.ts"
@@ -23,7 +24,7 @@ const admit = (
   platform: PlatformConfig,
   terms: EndUserTerms
 ): Result.Result<ReadonlyArray<string>, InvalidInput | Refused> => {
-  const supported = platform.supportedCurrencies
+  const supported = supportedCodes(platform)
   const errors = currencyErrors(req.currencies ?? [], supported)
   if (errors.length > 0) return Result.fail(invalidInput(errors))
   const refused = termsError(req.endUserTermsConsent, terms.version)

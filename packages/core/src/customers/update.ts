@@ -4,6 +4,7 @@
  */
 import { Effect } from "effect"
 import { provisionInternalAccounts } from "../accounts/internal-accounts.ts"
+import { supportedCodes } from "../platform/currencies.ts"
 import type { EndUserTerms, PlatformConfig } from "../platform/model.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
@@ -68,7 +69,7 @@ const checkUpdate = Effect.fnUntraced(function* (
     const constraint = { mutuallyExclusive: ["email", "phoneNumber"] }
     errors.push({ field: "email", constraint, message }, { field: "phoneNumber", constraint, message })
   }
-  errors.push(...currencyErrors(req.currencies ?? [], platform.supportedCurrencies))
+  errors.push(...currencyErrors(req.currencies ?? [], supportedCodes(platform)))
   if (errors.length > 0) return yield* invalidInput(errors)
   const refused = termsError(req.endUserTermsConsent, terms.version)
   if (refused !== undefined) return yield* refused

@@ -6,25 +6,17 @@ import type { FieldError, StoreError } from "../shared/errors.ts"
 import { nowIso } from "../shared/time.ts"
 import { invalidInput } from "../shared/validation.ts"
 import { emit } from "../webhooks/emit.ts"
+import {
+  currencySettingErrors,
+  DEFAULT_SUPPORTED_CURRENCIES,
+  defaultCurrencyConfig,
+  resolveCurrencySettings
+} from "./currencies.ts"
 import type { EndUserTerms, PlatformConfig, UpdateConfigRequest } from "./model.ts"
 import type { PlatformPorts } from "./ports.ts"
 
 // The platform configuration (`PlatformConfigService`): one record, created with defaults on first use.
 
-export const DEFAULT_SUPPORTED_CURRENCIES: ReadonlyArray<string> = [
-  "USD",
-  "EUR",
-  "MXN",
-  "BRL",
-  "GBP",
-  "INR",
-  "PHP",
-  "NGN",
-  "CAD",
-  "USDC",
-  "USDT",
-  "BTC"
-]
 export const DEFAULT_UMA_DOMAIN = "sandbox.paycore.dev"
 
 /** Platform fees are only charged on USD-sourced transactions (spec: "requires USD source currency"). */
@@ -98,7 +90,7 @@ export const loadOrCreateConfig = Effect.fnUntraced(function* (
       const config: PlatformConfig = {
         id: `PlatformConfig:${uuidFromHex(yield* ids.randomHex(16))}`,
         umaDomain: DEFAULT_UMA_DOMAIN,
-        supportedCurrencies: DEFAULT_SUPPORTED_CURRENCIES,
+        supportedCurrencies: DEFAULT_SUPPORTED_CURRENCIES.map(defaultCurrencyConfig),
         isRegulatedFinancialInstitution: false,
         skipVerificationPaperwork: false,
         feeConfigs: [],
@@ -120,14 +112,20 @@ export const updateConfig = Effect.fnUntraced(function* (ports: PlatformPorts, r
   return yield* store.transaction(
     Effect.gen(function* () {
       const current = yield* loadOrCreateConfig(ports)
+      const currencies =
+        req.supportedCurrencies === undefined
+          ? undefined
+          : resolveCurrencySettings(current.supportedCurrencies, req.supportedCurrencies)
+      if (req.supportedCurrencies !== undefined && currencies !== undefined) {
+        const refused = currencySettingErrors(req.supportedCurrencies, currencies)
+        if (refused.length > 0) return yield* invalidInput(refused)
+      }
       const now = yield* nowIso
       const next: PlatformConfig = {
         ...current,
         ...(req.umaDomain === undefined ? {} : { umaDomain: req.umaDomain }),
         ...(req.webhookEndpoint === undefined ? {} : { webhookEndpoint: req.webhookEndpoint }),
-        ...(req.supportedCurrencies === undefined
-          ? {}
-          : { supportedCurrencies: [...new Set(req.supportedCurrencies)] }),
+        ...(currencies === undefined ? {} : { supportedCurrencies: currencies }),
         ...(req.feeConfigs === undefined ? {} : { feeConfigs: req.feeConfigs }),
         // Card caps merge key by key (null clears one cap); the 2FA branding is replaced whole.
         ...(req.cardConfigs === undefined ? {} : { cardConfigs: { ...current.cardConfigs, ...req.cardConfigs } }),

@@ -173,6 +173,69 @@ export const EmbeddedWalletConfig = Schema.Struct({
 })
 export type EmbeddedWalletConfig = typeof EmbeddedWalletConfig.Type
 
+/** A kind of data about a customer or a counterparty's customer (upstream `CustomerInfoFieldName`). */
+export const CustomerInfoFieldName = Schema.Literals([
+  "FULL_NAME",
+  "BIRTH_DATE",
+  "NATIONALITY",
+  "PHONE_NUMBER",
+  "EMAIL",
+  "POSTAL_ADDRESS",
+  "TAX_ID",
+  "REGISTRATION_NUMBER",
+  "USER_TYPE",
+  "COUNTRY_OF_RESIDENCE",
+  "ACCOUNT_IDENTIFIER",
+  "FI_LEGAL_ENTITY_NAME",
+  "FI_ADDRESS",
+  "PURPOSE_OF_PAYMENT",
+  "ULTIMATE_INSTITUTION_COUNTRY",
+  "IDENTIFIER",
+  "BUSINESS_TYPE",
+  "COMPANY_LEGAL_NAME",
+  "ID_TYPE",
+  "ID_NUMBER"
+])
+export type CustomerInfoFieldName = typeof CustomerInfoFieldName.Type
+
+/** A piece of data about the payer a receiver asks for (`FULL_NAME`, `BIRTH_DATE`...), and whether it must be sent. */
+export const CounterpartyFieldDefinition = Schema.Struct({ name: CustomerInfoFieldName, mandatory: Schema.Boolean })
+export type CounterpartyFieldDefinition = typeof CounterpartyFieldDefinition.Type
+
+/** Which way a payment goes: what a transaction is, and what a currency is enabled for. */
+export const TransactionType = Schema.Literals(["INCOMING", "OUTGOING"])
+export type TransactionType = typeof TransactionType.Type
+
+/**
+ * One currency the platform's customers hold, send and receive (L-19, upstream `PlatformCurrencyConfig`): the least
+ * and most a payment may carry in it (smallest unit; 400 `AMOUNT_OUT_OF_RANGE` outside), which ways it may go, and
+ * what the platform asks a sending institution about its customer on incoming payments.
+ */
+export const PlatformCurrencyConfig = Schema.Struct({
+  currencyCode: CurrencyCode,
+  minAmount: MinorUnits,
+  maxAmount: MinorUnits,
+  requiredCounterpartyFields: Schema.Array(CounterpartyFieldDefinition),
+  enabledTransactionTypes: Schema.Array(TransactionType)
+})
+export type PlatformCurrencyConfig = typeof PlatformCurrencyConfig.Type
+
+/**
+ * A currency in `PATCH /config`: a plain code (its current settings kept, or the defaults), or a
+ * `PlatformCurrencyConfig` whose fields left out take the defaults (docs/payees.md, "Currency configuration").
+ */
+export const CurrencySetting = Schema.Union([
+  CurrencyCode,
+  Schema.Struct({
+    currencyCode: CurrencyCode,
+    minAmount: Schema.optionalKey(MinorUnits),
+    maxAmount: Schema.optionalKey(MinorUnits),
+    requiredCounterpartyFields: Schema.optionalKey(Schema.Array(CounterpartyFieldDefinition)),
+    enabledTransactionTypes: Schema.optionalKey(Schema.Array(TransactionType))
+  })
+])
+export type CurrencySetting = typeof CurrencySetting.Type
+
 /** Per-currency payment limits (an extension: the spec names the codes, not the thresholds). */
 export const TransactionLimit = Schema.Struct({
   currency: CurrencyCode,
@@ -185,7 +248,7 @@ export const PlatformConfig = Schema.Struct({
   id: Schema.String,
   umaDomain: Schema.String,
   webhookEndpoint: Schema.optionalKey(Schema.String),
-  supportedCurrencies: Schema.Array(CurrencyCode),
+  supportedCurrencies: Schema.Array(PlatformCurrencyConfig),
   isRegulatedFinancialInstitution: Schema.Boolean,
   /** Sandbox platforms: skip the verification paperwork (issue 4); kept here so config is one record. */
   skipVerificationPaperwork: Schema.Boolean,
@@ -207,7 +270,7 @@ export const WebhookUrl = Schema.String.check(
 export const UpdateConfigRequest = Schema.Struct({
   umaDomain: Schema.optionalKey(boundedString(255)),
   webhookEndpoint: Schema.optionalKey(WebhookUrl),
-  supportedCurrencies: Schema.optionalKey(Schema.NonEmptyArray(CurrencyCode)),
+  supportedCurrencies: Schema.optionalKey(Schema.NonEmptyArray(CurrencySetting)),
   feeConfigs: Schema.optionalKey(Schema.Array(FeeConfig)),
   cardConfigs: Schema.optionalKey(CardConfigs),
   cardTokenization2faConfig: Schema.optionalKey(CardTokenization2faConfig),

@@ -1,6 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Institution, UmaProvider, Vasp } from "../platform/model.ts"
-import type { CounterpartyFieldDefinition } from "../quotes/model.ts"
+import type { CounterpartyFieldDefinition, Institution, UmaProvider, Vasp } from "../platform/model.ts"
 
 /** A receiver behind an UMA address at a counterparty. */
 export interface UmaReceiver {

@@ -1,7 +1,7 @@
 /**
  * Creating a quote (`POST /quotes`), as the steps it takes: resolve the source (and the paying customer), resolve
- * the destination, check the receiver lookup it names (lookups.ts), the fees, the price at the market rate, the
- * receiver's limits, the new quote record, and the store (the quote with its payment, executed at once when asked;
+ * the destination, check the receiver lookup it names (lookups.ts), the currencies' enabled ways, the fees, the price
+ * at the market rate, the receiver's and the platform's amount limits, the new quote record, and the store (the quote with its payment, executed at once when asked;
  * see `QuotePayments.place`).
  */
 import { Effect, Result } from "effect"
@@ -10,6 +10,7 @@ import { platformPayeeRefusal } from "../accounts/errors.ts"
 import type { ExternalAccount, InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import { ownershipRefusal } from "../accounts/ownership-rules.ts"
 import type { Customer } from "../customers/model.ts"
+import { amountRange, isEnabledFor } from "../platform/currencies.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory } from "../ports/directory.ts"
 import type { Store } from "../ports/store.ts"
@@ -22,6 +23,7 @@ import { isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import {
   amountOutOfRange,
+  currencyNotEnabled,
   customerDeleted,
   customerNotFound,
   endUserTermsNotAccepted,
@@ -245,13 +247,49 @@ export const sameCurrencyRefusal = (sendingCode: string, receivingCode: string):
 
 // ---- limits ----
 
-/** An UMA receiver takes amounts between its minimum and maximum only. */
-const receiverLimitRefusal = (pricing: Pricing, destination: ResolvedDestination) => {
+/**
+ * The amounts a quote may carry: an UMA receiver takes amounts between its minimum and maximum only, and the
+ * platform's currencies bound what is sent and received in each (`supportedCurrencies[].minAmount/maxAmount`, L-19).
+ */
+const amountRefusal = (
+  pricing: Pricing,
+  source: ResolvedSource,
+  destination: ResolvedDestination,
+  config: PlatformConfig | undefined
+) => {
+  const received = pricing.totalReceivingAmount
   const limits = destination.receiverLimits
-  const amount = pricing.totalReceivingAmount
-  return limits !== undefined && (amount < limits.min || amount > limits.max)
-    ? amountOutOfRange(amount, destination.receivingCode, limits.min, limits.max)
-    : undefined
+  if (limits !== undefined && (received < limits.min || received > limits.max)) {
+    return amountOutOfRange(received, destination.receivingCode, limits.min, limits.max)
+  }
+  const sent = pricing.totalSendingAmount
+  const sending = amountRange(config, source.sendingCode)
+  if (sending !== undefined && (sent < sending.min || sent > sending.max)) {
+    return amountOutOfRange(sent, source.sendingCode, sending.min, sending.max, "platform")
+  }
+  const receiving = amountRange(config, destination.receivingCode)
+  if (receiving !== undefined && (received < receiving.min || received > receiving.max)) {
+    return amountOutOfRange(received, destination.receivingCode, receiving.min, receiving.max, "platform")
+  }
+  return undefined
+}
+
+/**
+ * The ways a quote's currencies must be enabled (`supportedCurrencies[].enabledTransactionTypes`, L-19): OUTGOING for
+ * what is sent, and INCOMING for what another internal account receives.
+ */
+const currencyRefusal = (
+  source: ResolvedSource,
+  destination: ResolvedDestination,
+  config: PlatformConfig | undefined
+) => {
+  if (!isEnabledFor(config, source.sendingCode, "OUTGOING")) {
+    return currencyNotEnabled(source.sendingCode, "OUTGOING", "source")
+  }
+  if (destination.rail === "INTERNAL" && !isEnabledFor(config, destination.receivingCode, "INCOMING")) {
+    return currencyNotEnabled(destination.receivingCode, "INCOMING", "destination")
+  }
+  return undefined
 }
 
 // ---- the record ----
@@ -381,6 +419,8 @@ export const createQuote = Effect.fnUntraced(
     if (options.sameCurrencyOnly === true && receivingCode !== sendingCode) {
       return yield* Effect.fail(sameCurrencyRefusal(sendingCode, receivingCode))
     }
+    const disabled = currencyRefusal(source, destination, config)
+    if (disabled !== undefined) return yield* Effect.fail(disabled)
     const platformFee = yield* Effect.fromResult(
       platformFeeFor(sendingCode, receivingCode, config, request.platformFeeOverride)
     )
@@ -409,7 +449,7 @@ export const createQuote = Effect.fnUntraced(
             priced,
             sendingCode
           )
-    const outOfRange = receiverLimitRefusal(pricing, destination)
+    const outOfRange = amountRefusal(pricing, source, destination, config)
     if (outOfRange !== undefined) return yield* Effect.fail(outOfRange)
     if (destination.payee !== undefined) {
       const unverified = ownershipRefusal(

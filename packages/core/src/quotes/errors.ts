@@ -138,12 +138,40 @@ export const externalAccountNotUsable = (id: string, status: string): Refused =>
 export const selfPayment = (id: string): Refused =>
   new Refused({ code: "SELF_PAYMENT", message: `Account ${id} cannot pay itself` })
 
-/** 400 `AMOUNT_OUT_OF_RANGE`: outside what the receiver accepts. */
-export const amountOutOfRange = (amount: number, currency: string, min: number, max: number): Refused =>
+/**
+ * 400 `AMOUNT_OUT_OF_RANGE`: outside what the receiver accepts, or what the platform allows in the currency
+ * (`by`: `supportedCurrencies[].minAmount/maxAmount`, L-19).
+ */
+export const amountOutOfRange = (
+  amount: number,
+  currency: string,
+  min: number,
+  max: number,
+  by: "receiver" | "platform" = "receiver"
+): Refused =>
   new Refused({
     code: "AMOUNT_OUT_OF_RANGE",
-    message: `The receiver accepts ${min} to ${max} ${currency} (smallest unit), not ${amount}`,
+    message:
+      by === "receiver"
+        ? `The receiver accepts ${min} to ${max} ${currency} (smallest unit), not ${amount}`
+        : `The platform allows payments of ${min} to ${max} ${currency} (smallest unit, supportedCurrencies), not ${amount}`,
     details: { amount, currency, min, max }
+  })
+
+/** 400 `MISSING_MANDATORY_USER_INFO` (L-19): an UMA sender's institution does not tell what the platform requires. */
+export const senderWithholds = (senderUmaAddress: string, missing: ReadonlyArray<string>): Refused =>
+  new Refused({
+    code: "MISSING_MANDATORY_USER_INFO",
+    message: `${senderUmaAddress} does not provide ${missing.join(", ")}, which the platform requires of senders (supportedCurrencies[].requiredCounterpartyFields)`,
+    details: { missing }
+  })
+
+/** 400 `INVALID_CURRENCY` (L-19): the platform's config does not enable `type` payments in the currency. */
+export const currencyNotEnabled = (currency: string, type: "INCOMING" | "OUTGOING", field: string): Refused =>
+  new Refused({
+    code: "INVALID_CURRENCY",
+    message: `${currency} is not enabled for ${type} payments (supportedCurrencies[].enabledTransactionTypes)`,
+    details: { currency, transactionType: type, field }
   })
 
 /** 400 `AMOUNT_OUT_OF_RANGE` (Q-45): the fees would take the whole withdrawal; `min` is the least that nets 1. */

@@ -1,5 +1,6 @@
 /** `GET /exchange-rates`: market rates from the cache, priced for a sending amount with every fee included. */
 import { BigDecimal, Effect, Result } from "effect"
+import { amountRange, supportedCodes } from "../platform/currencies.ts"
 import type { ExchangeRate, ExchangeRatesQuery } from "../platform/model.ts"
 import type { Store } from "../ports/store.ts"
 import { currency, currencyCodes } from "../shared/currency.ts"
@@ -33,11 +34,13 @@ export const exchangeRates = Effect.fnUntraced(function* (
   const explicit = query.destinationCurrency !== undefined
   const wanted =
     query.destinationCurrency === undefined
-      ? (config?.supportedCurrencies ?? currencyCodes).filter((c) => c !== source)
+      ? (config === undefined ? currencyCodes : supportedCodes(config)).filter((c) => c !== source)
       : typeof query.destinationCurrency === "string"
         ? [query.destinationCurrency]
         : query.destinationCurrency
   const limit = config?.transactionLimits.find((l) => l.currency === source)
+  // L-19: the platform's range for the sending currency bounds what may be sent.
+  const range = amountRange(config ?? undefined, source)
   const out: Array<ExchangeRate> = []
   for (const destination of [...new Set(wanted)]) {
     const found = yield* Effect.result(rateFor(rates, source, destination))
@@ -69,8 +72,8 @@ export const exchangeRates = Effect.fnUntraced(function* (
       destinationCurrency: receive,
       destinationPaymentRail: defaultRail(destination),
       sendingAmount: amount,
-      minSendingAmount: minimumSendingAmount(base),
-      maxSendingAmount: limit?.maxTransactionAmount ?? MAX_AMOUNT,
+      minSendingAmount: Math.max(minimumSendingAmount(base), range?.min ?? 0),
+      maxSendingAmount: Math.min(limit?.maxTransactionAmount ?? MAX_AMOUNT, range?.max ?? MAX_AMOUNT),
       receivingAmount,
       exchangeRate: effective,
       fees: { fixed: fees.platformFixed, total: feeTotal },

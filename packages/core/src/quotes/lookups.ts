@@ -5,12 +5,13 @@
  */
 import { Clock, Effect } from "effect"
 import type { Mutable } from "effect/Types"
+import type { CounterpartyFieldDefinition } from "../platform/model.ts"
 import type { Store } from "../ports/store.ts"
 import type { CustomerId } from "../shared/ids.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { lookupNotFound, lookupOfAnotherReceiver, lookupRequired, missingPayerData, type QuoteError } from "./errors.ts"
-import type { CounterpartyFieldDefinition, CreateQuoteRequest, LookupRecord } from "./model.ts"
+import type { CreateQuoteRequest, LookupRecord } from "./model.ts"
 import type { ReceiverLookupPorts } from "./ports.ts"
 
 /** How long a quote may name a lookup by its `lookupId`: long enough to show the receiver's terms and quote. */

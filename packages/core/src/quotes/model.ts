@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { PaymentInstructions, PaymentRail } from "../accounts/model.ts"
+import { CounterpartyFieldDefinition } from "../platform/model.ts"
 import { ScaChallenge, ScaFactor } from "../sca/model.ts"
 import { Currency, CurrencyCode } from "../shared/currency.ts"
 import { type AgentId, CustomerId, InternalAccountId, LookupId, QuoteId, TransactionId } from "../shared/ids.ts"
@@ -205,10 +206,6 @@ export const CurrencyPreference = Schema.Struct({
   max: Schema.Int
 })
 export type CurrencyPreference = typeof CurrencyPreference.Type
-
-/** A piece of data about the payer a receiver asks for (`FULL_NAME`, `BIRTH_DATE`...), and whether it must be sent. */
-export const CounterpartyFieldDefinition = Schema.Struct({ name: Schema.String, mandatory: Schema.Boolean })
-export type CounterpartyFieldDefinition = typeof CounterpartyFieldDefinition.Type
 
 export const ExternalAccountLookup = Schema.Struct({
   accountId: Schema.String,

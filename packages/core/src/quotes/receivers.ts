@@ -3,6 +3,7 @@
  * of the payer. Each lookup is stored under the `lookupId` it answers (lookups.ts), for the quote that follows.
  */
 import { BigDecimal, Effect, Result } from "effect"
+import { amountRange, supportedCodes } from "../platform/currencies.ts"
 import type { Store } from "../ports/store.ts"
 import { currency } from "../shared/currency.ts"
 import { MAX_AMOUNT } from "../shared/money.ts"
@@ -25,8 +26,7 @@ const senderCurrency = Effect.fnUntraced(function* (
       if (query?.customerId !== undefined) return yield* Effect.fail(customerNotFound(customerId))
     } else if (customer.currencies[0] !== undefined) return customer.currencies[0]
   }
-  const config = yield* store.config.get()
-  return config?.supportedCurrencies[0] ?? "USD"
+  return supportedCodes(yield* store.config.get())[0] ?? "USD"
 })
 
 /** One currency a receiver takes, with the market rate from the sender's currency. */
@@ -41,7 +41,8 @@ const preference = Effect.fnUntraced(function* (rates: Rates, from: string, to: 
 })
 
 /**
- * `GET /receiver/external-account/{accountId}`: the account's currency (404 for a missing or deleted account). An
+ * `GET /receiver/external-account/{accountId}`: the account's currency, with the amounts the platform allows in it
+ * (`supportedCurrencies[].minAmount/maxAmount`, L-19; 404 for a missing or deleted account). An
  * account asks nothing of the payer; its lookup is stored all the same, for a quote that names it.
  */
 export const lookupExternalAccount = Effect.fnUntraced(function* (
@@ -52,7 +53,8 @@ export const lookupExternalAccount = Effect.fnUntraced(function* (
   const account = yield* ports.store.externalAccounts.get(accountId)
   if (account === undefined || account.status === "INACTIVE") return yield* Effect.fail(accountNotFound(accountId))
   const from = yield* senderCurrency(ports.store, query, account.customerId)
-  const supportedCurrencies = [yield* preference(ports.rates, from, account.currency, 1, MAX_AMOUNT)]
+  const range = amountRange(yield* ports.store.config.get(), account.currency) ?? { min: 1, max: MAX_AMOUNT }
+  const supportedCurrencies = [yield* preference(ports.rates, from, account.currency, range.min, range.max)]
   const lookup = yield* recordLookup(ports, "ACCOUNT", account.id, [], query?.customerId)
   return {
     accountId: account.id,
@@ -74,9 +76,14 @@ export const lookupUma = Effect.fnUntraced(function* (
   const receiver = yield* ports.directory.umaReceiver(address)
   if (receiver === undefined) return yield* Effect.fail(umaNotFound(address))
   const from = yield* senderCurrency(ports.store, query)
+  const config = yield* ports.store.config.get()
   const supportedCurrencies: Array<CurrencyPreference> = []
   for (const code of receiver.currencies) {
-    const pref = yield* Effect.result(preference(ports.rates, from, code, receiver.minAmount, receiver.maxAmount))
+    // What both the receiver and the platform allow in the currency (L-19).
+    const platform = amountRange(config, code)
+    const min = Math.max(receiver.minAmount, platform?.min ?? 0)
+    const max = Math.min(receiver.maxAmount, platform?.max ?? MAX_AMOUNT)
+    const pref = yield* Effect.result(preference(ports.rates, from, code, min, max))
     if (Result.isSuccess(pref)) supportedCurrencies.push(pref.success)
   }
   if (supportedCurrencies.length === 0 && receiver.currencies[0] !== undefined) {

@@ -6,7 +6,17 @@
 import { Effect } from "effect"
 import type { Customer } from "../customers/model.ts"
 import { recordSteps } from "../ledger/transfers.ts"
-import { customerDeleted, customerNotFound, quoteNotFound, umaNotFound } from "../quotes/errors.ts"
+import { amountRange, currencyConfigOf, isEnabledFor } from "../platform/currencies.ts"
+import type { CounterpartyFieldDefinition, PlatformConfig } from "../platform/model.ts"
+import {
+  amountOutOfRange,
+  currencyNotEnabled,
+  customerDeleted,
+  customerNotFound,
+  quoteNotFound,
+  senderWithholds,
+  umaNotFound
+} from "../quotes/errors.ts"
 import { usableInternalAccount } from "../quotes/usable-accounts.ts"
 import { EngineConfig, type IncomingApprovalSettings } from "../shared/engine-config.ts"
 import { InvalidInput, type Refused } from "../shared/errors.ts"
@@ -24,6 +34,7 @@ import type { PaymentPorts, ScaPaymentPorts } from "./ports.ts"
 
 interface IncomingInput {
   readonly accountId: string
+  readonly counterpartyInformation?: Readonly<Record<string, string>>
   readonly customerId?: string | undefined
   readonly platformCustomerId?: string | undefined
   readonly currency: string
@@ -77,6 +88,9 @@ function* insertIncomingSteps(
       receivedAmount: amountOf(input.amount, input.currency),
       exchangeRate: 1,
       ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.counterpartyInformation === undefined
+        ? {}
+        : { counterpartyInformation: input.counterpartyInformation }),
       createdAt: now,
       updatedAt: now
     }
@@ -115,6 +129,50 @@ export const fundSandbox = Effect.fnUntraced(function* (ports: PaymentPorts, acc
   }
   return yield* dieOnUnique(ports.store.transaction(fundInStore(ports, accountId, amount)))
 })
+
+/** L-19: an UMA payment is received in a currency enabled for INCOMING payments, within its amount range. */
+const incomingCurrencyRefusal = (config: PlatformConfig | undefined, code: string, amount: number) => {
+  if (!isEnabledFor(config, code, "INCOMING")) return currencyNotEnabled(code, "INCOMING", "receivingCurrencyCode")
+  const range = amountRange(config, code)
+  return range !== undefined && (amount < range.min || amount > range.max)
+    ? amountOutOfRange(amount, code, range.min, range.max, "platform")
+    : undefined
+}
+
+/**
+ * What a sandbox sender's institution tells about its customer, for the fields the platform asks (L-19): made-up
+ * values, except that a sender whose name starts with `anonymous` tells nothing.
+ */
+const sandboxSenderInformation = (
+  senderUmaAddress: string,
+  asked: ReadonlyArray<CounterpartyFieldDefinition>
+): Readonly<Record<string, string>> => {
+  if (/^\$?anonymous/i.test(senderUmaAddress)) return {}
+  return Object.fromEntries(asked.map((f) => [f.name, SANDBOX_SENDER[f.name]]))
+}
+
+const SANDBOX_SENDER: Readonly<Record<CounterpartyFieldDefinition["name"], string>> = {
+  FULL_NAME: "Sandbox Sender",
+  BIRTH_DATE: "1990-01-01",
+  NATIONALITY: "US",
+  PHONE_NUMBER: "+15555550100",
+  EMAIL: "sender@sandbox.example",
+  POSTAL_ADDRESS: "1 Sandbox Way, Springfield, IL 62701, US",
+  TAX_ID: "000-00-0000",
+  REGISTRATION_NUMBER: "SBX-0001",
+  USER_TYPE: "INDIVIDUAL",
+  COUNTRY_OF_RESIDENCE: "US",
+  ACCOUNT_IDENTIFIER: "sandbox-sender-account",
+  FI_LEGAL_ENTITY_NAME: "Sandbox Sending Bank",
+  FI_ADDRESS: "2 Sandbox Way, Springfield, IL 62701, US",
+  PURPOSE_OF_PAYMENT: "GIFT",
+  ULTIMATE_INSTITUTION_COUNTRY: "US",
+  IDENTIFIER: "sandbox-sender",
+  BUSINESS_TYPE: "FINANCE_AND_INSURANCE",
+  COMPANY_LEGAL_NAME: "Sandbox Sender Inc.",
+  ID_TYPE: "PASSPORT",
+  ID_NUMBER: "X0000000"
+}
 
 /** The customer an UMA payment is for: by id, else by UMA address (one of the two is required). */
 function* umaRecipientSteps(ports: PaymentPorts, request: SandboxUmaReceiveRequest) {
@@ -156,12 +214,20 @@ const umaReceiveInStore = Effect.fnUntraced(function* (
       )
     )
   }
+  const config = yield* ports.store.config.get()
+  const refused = incomingCurrencyRefusal(config, code, request.receivingCurrencyAmount)
+  if (refused !== undefined) return yield* Effect.fail(refused)
+  const asked = currencyConfigOf(config, code)?.requiredCounterpartyFields ?? []
+  const told = sandboxSenderInformation(request.senderUmaAddress, asked)
+  const untold = asked.filter((f) => f.mandatory && told[f.name] === undefined).map((f) => f.name)
+  if (untold.length > 0) return yield* Effect.fail(senderWithholds(request.senderUmaAddress, untold))
   const input: IncomingInput = {
     accountId: account.id,
     customerId: customer.id,
     platformCustomerId: customer.platformCustomerId,
     currency: code,
     amount: request.receivingCurrencyAmount,
+    ...(asked.length === 0 ? {} : { counterpartyInformation: told }),
     source: { sourceType: "UMA_ADDRESS", umaAddress: request.senderUmaAddress, currency: code },
     description: `UMA payment from ${request.senderUmaAddress}`
   }

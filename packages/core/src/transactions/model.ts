@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { PaymentRail } from "../accounts/model.ts"
 import { CardTransaction, CardTransactionStatus } from "../cards/model.ts"
+import { TransactionType } from "../platform/model.ts"
 import { PurposeOfPayment } from "../quotes/model.ts"
 import { CurrencyCode } from "../shared/currency.ts"
 import {
@@ -26,9 +27,6 @@ export const TransactionStatus = Schema.Literals([
   "EXPIRED"
 ])
 export type TransactionStatus = typeof TransactionStatus.Type
-
-export const TransactionType = Schema.Literals(["INCOMING", "OUTGOING"])
-export type TransactionType = typeof TransactionType.Type
 
 /** The spec's payout failure reasons (removed ones are never emitted). */
 export const FailureReason = Schema.Literals([
@@ -131,6 +129,11 @@ export const Transaction = Schema.Struct({
     ])
   ),
   refund: Schema.optionalKey(Refund),
+  /**
+   * What the sending institution told about its customer on an incoming UMA payment, by field name: the fields the
+   * platform asks for in `supportedCurrencies[].requiredCounterpartyFields` (L-19).
+   */
+  counterpartyInformation: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   fees: Schema.optionalKey(Schema.Int),
   platformFees: Schema.optionalKey(Schema.Int),
   paymentRail: Schema.optionalKey(PaymentRail),

@@ -425,6 +425,7 @@ export const transactionFull = (s: Scope, id?: string): TransactionRecord => {
         status: "COMPLETED",
         reason: "TRANSACTION_FAILED"
       },
+      counterpartyInformation: { FULL_NAME: "Zoë O'Brien — ✓", BIRTH_DATE: "1990-01-01" },
       fees: 100,
       platformFees: 50,
       paymentRail: "SEPA_INSTANT",
@@ -756,7 +757,15 @@ export const idempotencyRecord = (
 export const configMinimal = (): PlatformConfig => ({
   id: "PlatformConfig:0190a5b2-0000-7000-8000-000000000001",
   umaDomain: "conformance.example",
-  supportedCurrencies: ["USD"],
+  supportedCurrencies: [
+    {
+      currencyCode: "USD",
+      minAmount: 1,
+      maxAmount: 9_000_000_000_000_000,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: ["OUTGOING", "INCOMING"]
+    }
+  ],
   isRegulatedFinancialInstitution: false,
   skipVerificationPaperwork: false,
   feeConfigs: [],
@@ -768,7 +777,26 @@ export const configMinimal = (): PlatformConfig => ({
 export const configFull = (): PlatformConfig => ({
   ...configMinimal(),
   webhookEndpoint: "https://platform.example.com/hooks",
-  supportedCurrencies: ["USD", "EUR", "MXN", "USDC"],
+  supportedCurrencies: [
+    ...configMinimal().supportedCurrencies,
+    {
+      currencyCode: "EUR",
+      minAmount: 100,
+      maxAmount: 5_000_000,
+      requiredCounterpartyFields: [
+        { name: "FULL_NAME", mandatory: true },
+        { name: "BIRTH_DATE", mandatory: false }
+      ],
+      enabledTransactionTypes: ["OUTGOING"]
+    },
+    {
+      currencyCode: "MXN",
+      minAmount: 0,
+      maxAmount: 0,
+      requiredCounterpartyFields: [],
+      enabledTransactionTypes: []
+    }
+  ],
   isRegulatedFinancialInstitution: true,
   skipVerificationPaperwork: true,
   feeConfigs: [
