@@ -8,17 +8,9 @@ import {
 } from "@paycore/core"
 import { Effect } from "effect"
 import { assertUniqueViolation, expectFiltered, expectList } from "./assertions.ts"
+import { configFull, configMinimal } from "./config-records.ts"
 import { DAY, type It, type ListFn, makeScope, NOW, newId, plusSeconds, unique } from "./ids.ts"
-import {
-  configFull,
-  configMinimal,
-  deliveryAttempts,
-  type EventOptions,
-  idempotencyRecord,
-  newEvent,
-  numbered,
-  outboxRow
-} from "./records.ts"
+import { deliveryAttempts, type EventOptions, idempotencyRecord, newEvent, numbered, outboxRow } from "./records.ts"
 
 export const outboxTests = (it: It) => {
   it.effect("appendEvents numbers events per subject in order, across calls; nextSequence continues", () =>
