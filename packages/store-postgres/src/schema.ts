@@ -24,6 +24,7 @@ import { onChain } from "./migrations/0021_on_chain.ts"
 import { transactionTransitions } from "./migrations/0022_transaction_transitions.ts"
 import { ledgerAccountTransfers } from "./migrations/0023_ledger_account_transfers.ts"
 import { receiverLookups } from "./migrations/0024_receiver_lookups.ts"
+import { webhookRetryRounds } from "./migrations/0025_webhook_retry_rounds.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -61,7 +62,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0021_on_chain": onChain,
   "0022_transaction_transitions": transactionTransitions,
   "0023_ledger_account_transfers": ledgerAccountTransfers,
-  "0024_receiver_lookups": receiverLookups
+  "0024_receiver_lookups": receiverLookups,
+  "0025_webhook_retry_rounds": webhookRetryRounds
 }
 
 export const MIGRATION_TABLE = "paycore_migrations"

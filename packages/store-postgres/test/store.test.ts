@@ -47,7 +47,8 @@ describe("migrations", () => {
         "0021_on_chain",
         "0022_transaction_transitions",
         "0023_ledger_account_transfers",
-        "0024_receiver_lookups"
+        "0024_receiver_lookups",
+        "0025_webhook_retry_rounds"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])
