@@ -17,7 +17,10 @@ import { CryptoNetwork } from "@paycore/core"
 
 export interface Difference {
   readonly id: string
-  /** `METHOD /upstream/template` of each operation it concerns, or `*` for every operation. */
+  /**
+   * `METHOD /upstream/template` of each operation it concerns, `WEBHOOK <component schema>` for a webhook's body
+   * (`checkSchema`, status 200), or `*` for every operation.
+   */
   readonly operations: "*" | ReadonlyArray<string>
   readonly statuses: ReadonlyArray<number>
   /**
@@ -94,11 +97,14 @@ export const differences: ReadonlyArray<Difference> = [
       "GET /agents/me/internal-accounts",
       "GET /platform/internal-accounts",
       "POST /sandbox/internal-accounts/{accountId}/fund",
+      // The account in INTERNAL_ACCOUNT.* events (WH-22).
+      "WEBHOOK InternalAccountStatusWebhook",
       ...QUOTE_OPERATIONS
     ],
     statuses: [200, 201],
     at: [
       "/data/*/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
+      "/data/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
       "/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
       "/paymentInstructions/*/accountOrWalletInfo/accountType",
       "/quote/paymentInstructions/*/accountOrWalletInfo/accountType",

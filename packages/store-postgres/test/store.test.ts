@@ -48,7 +48,8 @@ describe("migrations", () => {
         "0022_transaction_transitions",
         "0023_ledger_account_transfers",
         "0024_receiver_lookups",
-        "0025_currency_configs"
+        "0025_currency_configs",
+        "0026_webhook_retry_rounds"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -5,7 +5,8 @@
  */
 import { type Clock, Effect, Layer } from "effect"
 import type { Mutable } from "effect/Types"
-import { debitsOf, resolveSteps, shortfallOf, writeTransfersSteps } from "../ledger/transfers.ts"
+import { resolveSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
+import { debitsOf, shortfallOf } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
@@ -183,7 +184,7 @@ export function* reserveSteps(
   if (refused !== undefined) return yield* Effect.fail(refused)
   // A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
   // second reservation would collide on the transfer ids instead of holding the money twice.
-  yield* writeTransfersSteps(store, record.id, legs, "PENDING", now, 0)
+  yield* writeTransfersSteps(ports, record.id, legs, "PENDING", now, 0)
   let executing = yield* moveQuoteSteps(ports, quote, event)
   if (screened?.held === true) {
     const held = yield* moveTransactionSteps(
@@ -204,7 +205,7 @@ export function* reserveSteps(
   )
   // A payout (screened, as only payouts are) is submitted after the commit; an internal transfer settles here.
   if (screened !== undefined) return { quote: executing, transaction: tx, payout: screened.read }
-  yield* resolveSteps(store, record.id, "POSTED")
+  yield* resolveSteps(ports, record.id, "POSTED", now)
   executing = yield* moveQuoteSteps(ports, executing, "COMPLETE")
   tx = yield* moveTransactionSteps(
     ports,

@@ -4,8 +4,8 @@
  * in transfers.ts.
  */
 import { Effect } from "effect"
+import { recordSteps } from "../accounts/balance-updates.ts"
 import type { Customer } from "../customers/model.ts"
-import { recordSteps } from "../ledger/transfers.ts"
 import { amountRange, currencyConfigOf, isEnabledFor } from "../platform/currencies.ts"
 import type { CounterpartyFieldDefinition, PlatformConfig } from "../platform/model.ts"
 import {
@@ -54,13 +54,7 @@ function* receivePaymentSteps(
   now: string
 ): Steps<TransactionRecord, MoveError | Refused> {
   const pending = yield* insertIncomingSteps(ports, input, now)
-  yield* recordSteps(
-    ports.store,
-    pending.id,
-    [depositLeg(input.accountId, input.amount, input.currency)],
-    "POSTED",
-    now
-  )
+  yield* recordSteps(ports, pending.id, [depositLeg(input.accountId, input.amount, input.currency)], "POSTED", now)
   return yield* moveTransactionSteps(ports, pending, "SETTLE", { transaction: { settledAt: now } }, now)
 }
 

@@ -4,8 +4,8 @@
  * the sending side, executed at once).
  */
 import { Effect } from "effect"
+import { recordSteps } from "../accounts/balance-updates.ts"
 import type { ExternalAccount } from "../accounts/model.ts"
-import { recordSteps } from "../ledger/transfers.ts"
 import type { UniqueViolation } from "../ports/store.ts"
 import { customerDeleted, customerNotFound, type QuoteError } from "../quotes/errors.ts"
 import type { CreateQuoteRequest } from "../quotes/model.ts"
@@ -121,7 +121,7 @@ export function* transferInStoreSteps(
     }
   }
   yield* insertTransactionSteps(ports, record, ["INCOMING_PAYMENT.PENDING"], now)
-  yield* recordSteps(store, id, [depositLeg(account.id, request.amount, code)], "PENDING", now)
+  yield* recordSteps(ports, id, [depositLeg(account.id, request.amount, code)], "PENDING", now)
   return record
 }
 
