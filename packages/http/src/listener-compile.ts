@@ -4,7 +4,17 @@
  */
 import { createHash } from "node:crypto"
 import { decodeAllOptions, decodeBodyOptions } from "@paycore/core"
-import { Cause, Context, Effect, type Exit, type Fiber, Schema, type SchemaAST, type SchemaIssue, SchemaParser } from "effect"
+import {
+  Cause,
+  Context,
+  Effect,
+  type Exit,
+  type Fiber,
+  Schema,
+  type SchemaAST,
+  type SchemaIssue,
+  SchemaParser
+} from "effect"
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
