@@ -101,6 +101,13 @@ describe("decodeAll", () => {
     ])
   })
 
+  it("looks for the nearest name of the first 100 unknown fields only; every one is still named", () => {
+    const items = Array.from({ length: 150 }, () => ({ name: "pen", quantity: 1, Name: "pen" }))
+    const failure = errorsOf({ ...valid, items })
+    expect(failure.errors).toHaveLength(150)
+    expect(failure.errors.filter((e) => e.constraint.suggestion !== undefined)).toHaveLength(100)
+  })
+
   it("judges a tagged union's body by the member its tag selects: its fields are known, its names suggested", () => {
     const Credential = Schema.Union([
       Schema.Struct({ type: Schema.Literal("PASSKEY"), nickname: Schema.String }),

@@ -246,10 +246,12 @@ export const nearestName = (name: string, known: ReadonlyArray<string>): string 
   let bestDistance = Number.POSITIVE_INFINITY
   for (const candidate of known) {
     const lower = candidate.toLowerCase()
-    const distance = editDistance(wanted, lower)
-    const close = distance <= Math.max(1, Math.floor(Math.max(wanted.length, lower.length) / 3))
+    const allowed = Math.max(1, Math.floor(Math.max(wanted.length, lower.length) / 3))
     const contains = wanted.length >= 3 && lower.includes(wanted)
-    if ((close || contains) && distance < bestDistance) {
+    // The distance is at least the difference in length: a long hostile key costs no quadratic work.
+    if (!contains && Math.abs(wanted.length - lower.length) > allowed) continue
+    const distance = editDistance(wanted, lower)
+    if ((contains || distance <= allowed) && distance < bestDistance) {
       best = candidate
       bestDistance = distance
     }
@@ -260,11 +262,15 @@ export const nearestName = (name: string, known: ReadonlyArray<string>): string 
 const didYouMean = (suggestion: string): string => `did you mean \`${suggestion}\`?`
 
 /** A field of an object that declares no such field: `Unknown field; did you mean `fullName`?` */
-const unknownFieldError = (issue: SchemaIssue.UnexpectedKey, path: ReadonlyArray<PropertyKey>): FieldError => {
+const unknownFieldError = (
+  issue: SchemaIssue.UnexpectedKey,
+  path: ReadonlyArray<PropertyKey>,
+  suggest: boolean
+): FieldError => {
   const key = path[path.length - 1]
   const known = issue.ast._tag === "Objects" ? issue.ast.propertySignatures.map((p) => p.name) : []
   const suggestion =
-    typeof key === "string"
+    suggest && typeof key === "string"
       ? nearestName(
           key,
           known.filter((k) => typeof k === "string")
@@ -297,6 +303,15 @@ const withCaseSuggestion = (error: FieldError, input: unknown, values: ReadonlyA
   }
 }
 
+// What a walk has found: the field errors, and how many of them are unknown fields.
+interface Report {
+  readonly errors: Array<FieldError>
+  unknownFields: number
+}
+
+/** The most unknown fields of one body for which the nearest known name is looked for. */
+const MAX_SUGGESTIONS = 100
+
 // `filter`: the failed refinement the leaf belongs to (it may point to a nested path, so it survives pointers);
 // `transformed`: the outermost transformation of the current value, describing a bare InvalidValue.
 const walk = (
@@ -304,7 +319,7 @@ const walk = (
   path: ReadonlyArray<PropertyKey>,
   filter: FilterFailure | undefined,
   transformed: SchemaAST.AST | undefined,
-  out: Array<FieldError>
+  out: Report
 ): void => {
   switch (issue._tag) {
     case "Pointer":
@@ -320,7 +335,7 @@ const walk = (
       return
     case "Encoding":
       if (filter === undefined && numberJsonLink !== undefined && issue.ast.encoding?.includes(numberJsonLink)) {
-        out.push({ field: toField(path), constraint: { type: "number" }, message: "Expected number" })
+        out.errors.push({ field: toField(path), constraint: { type: "number" }, message: "Expected number" })
         return
       }
       walk(issue.issue, path, filter, transformed ?? issue.ast, out)
@@ -338,13 +353,15 @@ const walk = (
           constraint: valuesConstraint(tag.values),
           message: `Expected one of ${tag.values.map((v) => JSON.stringify(v)).join(", ")}`
         }
-        out.push(withCaseSuggestion(error, tag.value, tag.values))
+        out.errors.push(withCaseSuggestion(error, tag.value, tag.values))
         return
       }
       break
     }
     case "UnexpectedKey":
-      out.push(unknownFieldError(issue, path))
+      // Past `MAX_SUGGESTIONS` unknown fields, no nearest name is looked for: a body of 100,000 of them costs
+      // no more than a walk.
+      out.errors.push(unknownFieldError(issue, path, out.unknownFields++ < MAX_SUGGESTIONS))
       return
   }
   const error = {
@@ -355,7 +372,7 @@ const walk = (
   }
   // A value of an enum in the wrong case (`"individual"`) is told the right one.
   const enumerated = filter === undefined && (issue._tag === "InvalidType" || issue._tag === "AnyOf")
-  out.push(
+  out.errors.push(
     enumerated && SchemaIssue.hasInput(issue) ? withCaseSuggestion(error, issue.input, literalsOf(issue.ast)) : error
   )
 }
@@ -369,9 +386,9 @@ export const fieldErrorsFromIssue = (
   issue: SchemaIssue.Issue,
   basePath: ReadonlyArray<PropertyKey> = []
 ): Array<FieldError> => {
-  const out: Array<FieldError> = []
+  const out: Report = { errors: [], unknownFields: 0 }
   walk(issue, basePath, undefined, undefined, out)
-  return out
+  return out.errors
 }
 
 /** The `InvalidInput` error for a list of field errors, with a message naming the invalid fields. */
