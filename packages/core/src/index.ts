@@ -218,6 +218,7 @@ export {
   collectTextErrors,
   decodeAll,
   decodeAllOptions,
+  decodeBodyOptions,
   fieldErrorsFromIssue,
   invalidInput,
   issueFromCause,

@@ -336,14 +336,18 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
     it("K-24 PATCH updates only the given fields (personal info merged) and never the kycStatus", async () => {
       const c = await create(business("REG-115"))
       const o = await addOwner(c.id)
-      const r = await server.call("PATCH", `/beneficial-owners/${o.id}`, {
+      const update = {
         ownershipPercentage: 40,
         personalInfo: {
           lastName: "Hopper-Murray",
           address: { line1: "2 Fleet St", postalCode: "10001", country: "US" }
-        },
-        kycStatus: "APPROVED"
-      })
+        }
+      }
+      // C-11: kycStatus is no field of an owner's update (only KYC moves it): refused as unknown, nothing changed.
+      const withStatus = await server.call("PATCH", `/beneficial-owners/${o.id}`, { ...update, kycStatus: "APPROVED" })
+      expectInvalid(withStatus, ["kycStatus"])
+      expect((await server.call("GET", `/beneficial-owners/${o.id}`)).json).toEqual(o)
+      const r = await server.call("PATCH", `/beneficial-owners/${o.id}`, update)
       expect(r.status).toBe(200)
       expect(r.json).toEqual({
         ...o,
