@@ -315,8 +315,7 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
   "rate-details-service-names": (server, { customer, payee }) =>
     server.call("POST", "/quotes", quoteBody(customer.accounts.USD!, payee, 100)),
   "kyc-provider-named-by-port": (server, { customer }) => kycLink(server, customer.id, randomUUID()),
-  "account-not-found-code": (server) =>
-    server.call("GET", `/customers/external-accounts/ExternalAccount:${randomUUID()}`),
+  "payment-refusals-403": (server) => server.call("GET", `/receiver/uma/${encodeURIComponent("$ada@shadow.example")}`),
   "idempotency-key-reused": async (server, { customer }) => {
     const key = randomUUID()
     expect((await kycLink(server, customer.id, key)).status).toBe(201)
