@@ -571,15 +571,6 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     })
     expect(r.status, JSON.stringify(r.json)).toBe(201)
   },
-  "stablecoin-refusal-codes": async (server) => {
-    const { coinId } = await stablecoinSetup(server)
-    const r = await mint(server, coinId, {
-      amount: "10000",
-      fundingSource: { type: "WIRE" },
-      destination: { accountId: "InternalAccount:00000000-0000-7000-8000-000000000000" }
-    })
-    expect(r.status).toBe(404)
-  },
   "stablecoin-provider-unavailable": async (server) => {
     stablecoinProvider.outage(true)
     try {

@@ -3,7 +3,7 @@
  * sandbox by a documented trigger (packages/sandbox/README.md), each changing nothing. 412 `UNSUPPORTED_UMA_VERSION`
  * and the 424 counterparty codes from the UMA addresses of `SANDBOX_UMA_COUNTERPARTY_FAILURES`; 403
  * `COUNTERPARTY_NOT_ALLOWED` for a receiver at a provider off the allow list; 403 `USER_NOT_READY` for a customer whose
- * KYC was rejected; 403 `VELOCITY_LIMIT_EXCEEDED` from screening (a destination ending in `011`); and 404
+ * KYC was rejected; 403 `VELOCITY_LIMIT_EXCEEDED` from screening (a destination ending in `012`); and 404
  * `REFERENCE_NOT_FOUND` for an unknown account, as for every other unknown reference. On the memory store, PGlite and
  * PostgreSQL.
  */
@@ -106,10 +106,10 @@ onEveryStore("codes reachable in the sandbox", "counterparty_codes_http", (store
       expect(await balanceIn(server, id)).toBe(10_000)
     })
 
-    it("VELOCITY_LIMIT_EXCEEDED: screening refuses a payout to a destination ending in 011; the quote stays executable and nothing moves", async () => {
+    it("VELOCITY_LIMIT_EXCEEDED: screening refuses a payout to a destination ending in 012; the quote stays executable and nothing moves", async () => {
       const payer = await onboardCustomer(server)
       await fundAccount(server, payer.accounts.USD!, 10_000)
-      const payee = await addUsPayee(server, payer.id, { accountNumber: "123456011" })
+      const payee = await addUsPayee(server, payer.id, { accountNumber: "123456012" })
 
       const atOnce = await server.call(
         "POST",

@@ -231,7 +231,10 @@ export const differences: ReadonlyArray<Difference> = [
       "POST /quotes/{quoteId}/execute",
       "POST /transfer-out",
       "POST /agents/me/quotes/{quoteId}/execute",
-      "POST /agents/me/transfer-out"
+      "POST /agents/me/transfer-out",
+      // A mint or burn holds the money it moves as every payment does (design section 5, Q16).
+      "POST /stablecoins/{stablecoinId}/mints",
+      "POST /stablecoins/{stablecoinId}/burns"
     ],
     statuses: [400],
     at: ["/code"],
@@ -621,16 +624,6 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "An operation funded by (or burning from) an internal account names its source SERVICE_INTERNAL_ACCOUNT, the " +
       "upstream's GRID_INTERNAL_ACCOUNT under the spec's substitution Service. Checked as the upstream's variant."
-  },
-  {
-    id: "stablecoin-refusal-codes",
-    operations: ["POST /stablecoins/{stablecoinId}/mints", "POST /stablecoins/{stablecoinId}/burns"],
-    statuses: [400, 404],
-    at: ["/code"],
-    values: ["INSUFFICIENT_FUNDS", "ACCOUNT_NOT_ACTIVE"],
-    why:
-      "A mint or burn names the accounts it moves money between: a balance that cannot cover a hold is 400 " +
-      "INSUFFICIENT_FUNDS, as for every payment (the insufficient-funds-code difference; design section 5, Q16)."
   },
   {
     id: "stablecoin-provider-unavailable",

@@ -9,12 +9,12 @@ import { primaryIdentifier } from "./rail.ts"
 export const COMPLIANCE_REVIEW_SUFFIX = "010"
 
 /** The suffix whose payouts screening refuses for velocity (C-49): 403 `VELOCITY_LIMIT_EXCEEDED`, nothing moves. */
-export const VELOCITY_LIMIT_SUFFIX = "011"
+export const VELOCITY_LIMIT_SUFFIX = "012"
 
 /**
  * The sandbox's screening of a payout, by the last 3 characters of its destination's primary identifier (the account
  * number, CLABE, IBAN, PIX key's local part, wallet address, or the UMA address's user part): `010` → `Review`,
- * `011` → `Refuse` (`VELOCITY_LIMIT_EXCEEDED`), anything else `Clear`.
+ * `012` → `Refuse` (`VELOCITY_LIMIT_EXCEEDED`), anything else `Clear`.
  */
 export const sandboxScreening = (payout: Payout): ScreeningVerdict => {
   const identifier = primaryIdentifier(payout.destination)
@@ -24,7 +24,7 @@ export const sandboxScreening = (payout: Payout): ScreeningVerdict => {
     return {
       _tag: "Refuse",
       code: "VELOCITY_LIMIT_EXCEEDED",
-      message: "The sender has made too many payments in the screening window (sandbox: a destination ending in 011)"
+      message: "The sender has made too many payments in the screening window (sandbox: a destination ending in 012)"
     }
   }
   return { _tag: "Clear" }

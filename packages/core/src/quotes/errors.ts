@@ -1,4 +1,3 @@
-import type { CounterpartyFailure } from "../ports/directory.ts"
 import { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, type StoreError } from "../shared/errors.ts"
 
 /** 404 `QUOTE_NOT_FOUND`. */
@@ -247,7 +246,7 @@ export const counterpartyNotAllowed = (umaAddress: string): Refused =>
   })
 
 /** 412 `UNSUPPORTED_UMA_VERSION` or 424 (C-50): the counterparty could not be dealt with; the code says how. */
-export const counterpartyFailed = (failure: CounterpartyFailure): Refused =>
+export const counterpartyFailed = (failure: { readonly code: string; readonly message: string }): Refused =>
   new Refused({ code: failure.code, message: failure.message })
 
 /** 403 `USER_NOT_READY` (C-49): the customer's KYC was rejected or is on hold, so it can neither send nor receive. */
