@@ -54,8 +54,8 @@ import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.
 import { priceWithdrawal, withdrawalNetwork } from "./withdrawal-fees.ts"
 
 export interface CreateOptions {
-  /** Deprecated transfer-out: refuse a destination in another currency. */
-  readonly sameCurrencyOnly?: boolean
+  /** Deprecated transfer-out: refuse a destination in another currency, and tell the rail it is a transfer (SB-07). */
+  readonly transferOut?: boolean
   /** The agent creating the quote: kept on the quote record and copied onto its transaction (AG-38). */
   readonly agentId?: AgentId | undefined
   /**
@@ -421,7 +421,7 @@ export const createQuote = Effect.fnUntraced(
     yield* checkLookupSteps(store, request, isoOf(env.nowMs))
     const { sendingCode } = source
     const { receivingCode } = destination
-    if (options.sameCurrencyOnly === true && receivingCode !== sendingCode) {
+    if (options.transferOut === true && receivingCode !== sendingCode) {
       return yield* Effect.fail(sameCurrencyRefusal(sendingCode, receivingCode))
     }
     const disabled = currencyRefusal(source, destination, config)
@@ -494,7 +494,8 @@ export const createQuote = Effect.fnUntraced(
         rail: destination.rail,
         railSelectionMode: railChosen ? "MANUAL" : "AUTO",
         customer,
-        scaSettings: customer !== undefined && isScaSubject(customer, env.settings) ? env.settings : undefined
+        scaSettings: customer !== undefined && isScaSubject(customer, env.settings) ? env.settings : undefined,
+        ...(options.transferOut === true ? { transfer: "OUT" as const } : {})
       },
       request.immediatelyExecute === true,
       config,

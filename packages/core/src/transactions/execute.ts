@@ -118,7 +118,8 @@ const outgoingPaymentOf = (quoteRecord: QuoteRecord, terms: PaymentTerms): Trans
     id: quote.transactionId,
     state: "PENDING",
     accountId: source.sourceType === "ACCOUNT" ? source.accountId : undefined,
-    transaction
+    transaction,
+    ...(terms.transfer === undefined ? {} : { transfer: terms.transfer })
   }
 }
 
