@@ -401,7 +401,7 @@ describe("Quotes", () => {
       const unknown = yield* Effect.flip(
         quotes.create(payeeQuote("InternalAccount:00000000-0000-7000-8000-000000000999", usdPayee.id, 100))
       )
-      assert.deepStrictEqual([unknown._tag, "code" in unknown ? unknown.code : ""], ["NotFound", "NOT_FOUND"])
+      assert.deepStrictEqual([unknown._tag, "code" in unknown ? unknown.code : ""], ["NotFound", "REFERENCE_NOT_FOUND"])
       const unknownPayee = yield* Effect.flip(
         quotes.create(payeeQuote(account.id, "ExternalAccount:00000000-0000-7000-8000-000000000999", 100))
       )

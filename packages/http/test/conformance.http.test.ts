@@ -351,8 +351,7 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
   "rate-details-service-names": (server, { customer, payee }) =>
     server.call("POST", "/quotes", quoteBody(customer.accounts.USD!, payee, 100)),
   "kyc-provider-named-by-port": (server, { customer }) => kycLink(server, customer.id, randomUUID()),
-  "account-not-found-code": (server) =>
-    server.call("GET", `/customers/external-accounts/ExternalAccount:${randomUUID()}`),
+  "payment-refusals-403": (server) => server.call("GET", `/receiver/uma/${encodeURIComponent("$ada@shadow.example")}`),
   "idempotency-key-reused": async (server, { customer }) => {
     const key = randomUUID()
     expect((await kycLink(server, customer.id, key)).status).toBe(201)
@@ -607,15 +606,6 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
       destination: { accountId: await sparkWallet(server, customer.id) }
     })
     expect(r.status, JSON.stringify(r.json)).toBe(201)
-  },
-  "stablecoin-refusal-codes": async (server) => {
-    const { coinId } = await stablecoinSetup(server)
-    const r = await mint(server, coinId, {
-      amount: "10000",
-      fundingSource: { type: "WIRE" },
-      destination: { accountId: "InternalAccount:00000000-0000-7000-8000-000000000000" }
-    })
-    expect(r.status).toBe(404)
   },
   "stablecoin-provider-unavailable": async (server) => {
     stablecoinProvider.outage(true)

@@ -163,7 +163,7 @@ const suite = (stores: () => StoresUnderTest) => {
       internalAccountId: UNKNOWN_ACCOUNT
     })
     expect(r.status).toBe(404)
-    expect(r.json.code).toBe("NOT_FOUND")
+    expect(r.json.code).toBe("REFERENCE_NOT_FOUND")
   })
 
   it("Q-45 400 in check order: the account's currency, a crypto account, the currency's networks, the address", async () => {

@@ -347,7 +347,7 @@ describe("POST /quotes: pricing and fields", () => {
 
   it("Q-05: an unknown source account → 404; a destination that is the source → 400 SELF_PAYMENT", async () => {
     const unknown = await server.call("POST", "/quotes", quoteBody(`InternalAccount:${UNKNOWN_UUID}`, usPayeeId, 100))
-    expectError(unknown, 404, "NOT_FOUND")
+    expectError(unknown, 404, "REFERENCE_NOT_FOUND")
     const self = await server.call("POST", "/quotes", quoteBody(payer.accounts.USD!, payer.accounts.USD!, 100))
     expectError(self, 400, "SELF_PAYMENT")
   })
@@ -883,7 +883,7 @@ describe("Receiver lookups", () => {
     ])
     expect(lookup.json.requiredPayerDataFields).toEqual([])
     const unknown = await server.call("GET", `/receiver/external-account/ExternalAccount:${UNKNOWN_UUID}`)
-    expectError(unknown, 404, "NOT_FOUND")
+    expectError(unknown, 404, "REFERENCE_NOT_FOUND")
   })
 
   it("Q-47 C-27: GET /receiver/uma/{addr} → currencies with min/max; unknown → 404 UMA_NOT_FOUND", async () => {

@@ -49,7 +49,8 @@ describe("migrations", () => {
         "0023_ledger_account_transfers",
         "0024_receiver_lookups",
         "0025_currency_configs",
-        "0026_webhook_retry_rounds"
+        "0026_webhook_retry_rounds",
+        "0027_transfer_direction"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import { recordSteps } from "../accounts/balance-updates.ts"
 import type { Customer } from "../customers/model.ts"
+import { isNotReady } from "../customers/rules.ts"
 import { amountRange, currencyConfigOf, isEnabledFor } from "../platform/currencies.ts"
 import type { CounterpartyFieldDefinition, PlatformConfig } from "../platform/model.ts"
 import {
@@ -15,7 +16,8 @@ import {
   customerNotFound,
   quoteNotFound,
   senderWithholds,
-  umaNotFound
+  umaNotFound,
+  userNotReady
 } from "../quotes/errors.ts"
 import { usableInternalAccount } from "../quotes/usable-accounts.ts"
 import { EngineConfig, type IncomingApprovalSettings } from "../shared/engine-config.ts"
@@ -183,6 +185,7 @@ function* umaRecipientSteps(ports: PaymentPorts, request: SandboxUmaReceiveReque
     )
   }
   if (customer.isDeleted) return yield* Effect.fail(customerDeleted(customer.id))
+  if (isNotReady(customer)) return yield* Effect.fail(userNotReady(customer.id, customer.kycStatus))
   return customer
 }
 

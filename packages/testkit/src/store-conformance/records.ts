@@ -443,7 +443,8 @@ export const transactionFull = (s: Scope, id?: string): TransactionRecord => {
     dueAt: plusSeconds(createdAt, 90),
     attempts: 2,
     stalledAt: plusSeconds(createdAt, 3_600),
-    decisionReason: "RESTRICTED_JURISDICTION"
+    decisionReason: "RESTRICTED_JURISDICTION",
+    transfer: "OUT"
   }
 }
 
