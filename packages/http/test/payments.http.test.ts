@@ -987,6 +987,62 @@ describe("Deprecated transfers", () => {
     expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
   })
 
+  it.each([
+    ["002", "insufficient funds"],
+    ["003", "account closed or invalid"]
+  ])("SB-07: a transfer-in from an account ending %s (%s) fails at once, nothing credited", async (suffix) => {
+    const failing = await usPayee(customer.id, `5550001${suffix}`)
+    const before = await balanceOf(customer.id, customer.accounts.USD!)
+    const pulled = await server.call("POST", "/transfer-in", {
+      source: { accountId: failing },
+      destination: { accountId: customer.accounts.USD! },
+      amount: 3_000
+    })
+    expect(pulled.status).toBe(201)
+    expect(pulled.json).toMatchObject({ status: "FAILED", failureReason: "COLLECTION_FAILED" })
+    expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
+  })
+
+  it("SB-07: a transfer-in from an account ending 005 stays pending, then fails, nothing credited", async () => {
+    const slow = await usPayee(customer.id, "5550001005")
+    const before = await balanceOf(customer.id, customer.accounts.USD!)
+    const pulled = await server.call("POST", "/transfer-in", {
+      source: { accountId: slow },
+      destination: { accountId: customer.accounts.USD! },
+      amount: 3_000
+    })
+    expect(pulled.json.status).toBe("PENDING")
+    await server.processDue()
+    expect(await getTx(pulled.json.id)).toMatchObject({ status: "FAILED", failureReason: "COLLECTION_FAILED" })
+    expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
+  })
+
+  it("SB-07: a transfer-out to an account ending 002 fails at once and the money comes back; a quote to it is the payout table's (002 fails at settlement)", async () => {
+    const poor = await usPayee(customer.id, "5550002002")
+    const before = await balanceOf(customer.id, customer.accounts.USD!)
+    const out = await server.call("POST", "/transfer-out", {
+      source: { accountId: customer.accounts.USD! },
+      destination: { accountId: poor },
+      amount: 500
+    })
+    expect(out.status).toBe(201)
+    const failed = await getTx(out.json.id)
+    expect(failed).toMatchObject({ status: "FAILED", failureReason: "QUOTE_EXECUTION_FAILED" })
+    expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
+    const quoted = await server.call(
+      "POST",
+      "/quotes",
+      quoteBody(customer.accounts.USD!, poor, 500, { immediatelyExecute: true })
+    )
+    expect(quoted.status, JSON.stringify(quoted.json)).toBe(201)
+    expect((await getTx(quoted.json.transactionId)).status).toBe("PROCESSING")
+    await server.processDue()
+    expect(await getTx(quoted.json.transactionId)).toMatchObject({
+      status: "FAILED",
+      failureReason: "QUOTE_EXECUTION_FAILED"
+    })
+  })
+
   it("Q-49: transfer-in from an account that cannot be pulled (CLABE) → 400", async () => {
     const pulled = await server.call("POST", "/transfer-in", {
       source: { accountId: mx },

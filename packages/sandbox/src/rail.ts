@@ -91,7 +91,8 @@ const failures: Partial<Record<MagicOutcome, FailedOutcome>> = {
   "007": { reason: "QUOTE_EXECUTION_FAILED", refundSucceeds: false },
   "008": { reason: "LIMIT_EXCEEDED", refundSucceeds: true },
   "009": { reason: "COMPLIANCE_REJECTED", refundSucceeds: true },
-  T05: { reason: "QUOTE_EXECUTION_FAILED", refundSucceeds: true }
+  // The bank never answered: delivery failed (an incoming pull reports COLLECTION_FAILED).
+  T05: { reason: "ACCOUNT_CANNOT_RECEIVE", refundSucceeds: true }
 }
 
 /**
@@ -100,14 +101,17 @@ const failures: Partial<Record<MagicOutcome, FailedOutcome>> = {
  * (failed at the rail time, as a payout's `004`); `005` stays pending 30 s, then fails; anything else succeeds.
  */
 export const transferOutcome = (
-  destination: Payout["destination"],
-  rail?: PaymentRail
+  payout: Pick<Payout, "destination" | "rail" | "transfer">
 ): MagicOutcome | { readonly refused: FailureReason; readonly why: string } => {
-  const identifier = primaryIdentifier(destination, rail)
+  const identifier = primaryIdentifier(payout.destination, payout.rail)
   const last3 = identifier?.replace(/\s+/g, "").slice(-3)
   switch (last3) {
     case "002":
-      return { refused: "QUOTE_EXECUTION_FAILED", why: "insufficient funds in the account (sandbox transfer 002)" }
+      // A pull from an empty account is a collection that failed; a push the service could not fund, an execution.
+      return {
+        refused: payout.transfer === "IN" ? "ACCOUNT_CANNOT_RECEIVE" : "QUOTE_EXECUTION_FAILED",
+        why: "insufficient funds (sandbox transfer 002)"
+      }
     case "003":
       return { refused: "ACCOUNT_INVALID", why: "the account is closed or invalid (sandbox transfer 003)" }
     case "004":
@@ -372,7 +376,7 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
           const outcome =
             payout.transfer === undefined
               ? magicOutcome(payout.destination, payout.rail)
-              : transferOutcome(payout.destination, payout.rail)
+              : transferOutcome(payout)
           if (typeof outcome !== "string") {
             return Effect.fail<RailError>({
               _tag: "RailError",
