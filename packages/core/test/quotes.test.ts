@@ -310,7 +310,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("cross-currency quote with configured platform fee (USD source)", () => {
+  it.effect("Q-04: cross-currency quote with configured platform fee (USD source)", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       const { account, eurPayee } = yield* setup()
@@ -393,7 +393,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("refusals: unknown accounts, terms, rails, tiny amounts, unknown UMA, FX unavailable", () => {
+  it.effect("Q-04: refusals: unknown accounts, terms, rails, tiny amounts, unknown UMA, FX unavailable", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       const { account, usdPayee, eurPayee } = yield* setup()
@@ -609,7 +609,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("execute: PROCESSING with holds, then settle → COMPLETED with settledAt; executes once only", () => {
+  it.effect("L-17: execute: PROCESSING with holds, then settle → COMPLETED with settledAt; executes once only", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       const { account, eurPayee } = yield* setup()
@@ -688,7 +688,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("the worker expires PENDING quotes after quoteLifetimeSeconds (EngineConfig)", () => {
+  it.effect("L-05: the worker expires PENDING quotes after quoteLifetimeSeconds (EngineConfig)", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       const { account, usdPayee } = yield* setup()
@@ -874,7 +874,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("exchange rates come from a cache refreshed after fxCacheSeconds; fees included", () => {
+  it.effect("L-06: exchange rates come from a cache refreshed after fxCacheSeconds; fees included", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       yield* startClock

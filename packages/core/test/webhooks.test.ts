@@ -401,7 +401,7 @@ describe("webhook dispatcher", () => {
     }).pipe(Random.withSeed("WH-19"), Effect.provide(setup(recorder)))
   })
 
-  it.effect("WH-19: a 409 after failures stops the retries (the receiver already has the event)", () => {
+  it.effect("WH-02, WH-19: a 409 after failures stops the retries (the receiver already has the event)", () => {
     const recorder = makeWebhookRecorder()
     return Effect.gen(function* () {
       const dispatcher = yield* WebhookDispatcher

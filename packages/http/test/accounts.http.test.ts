@@ -100,7 +100,7 @@ describe("accounts group: credentials and permissions (A-02, A-04, C-12)", () =>
 })
 
 describe("internal accounts (AC-01 .. AC-11, CU-39)", () => {
-  it("CU-39 AC-09 one account per customer currency, created with the customer, ACTIVE with zero balances", async () => {
+  it("C-08, CU-39 AC-09 one account per customer currency, created with the customer, ACTIVE with zero balances", async () => {
     const c = await newCustomer(["USD", "MXN", "EUR", "USDC"], "Ada Lovelace")
     const r = await server.call("GET", `/customers/internal-accounts?customerId=${c.id}`)
     expect(r.status).toBe(200)

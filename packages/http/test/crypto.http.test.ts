@@ -394,7 +394,7 @@ const suite = (stores: () => StoresUnderTest) => {
 
   // ---- Q5: a quote to a wallet is charged what the estimate says ----
 
-  it("Q-45 Q5 a same-currency quote to a wallet charges the estimate's totalFee; money stays balanced", async () => {
+  it("Q-40, Q-45 Q5 a same-currency quote to a wallet charges the estimate's totalFee; money stays balanced", async () => {
     await fundAccount(server, customer.accounts.USDC!, 10_000_000)
     const wallet = await addWallet("USDC", "SOLANA_WALLET", "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T")
     const balance = async () =>

@@ -101,7 +101,7 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
   })
 
   describe("WALLET_SIGNATURE (AC-26, AC-27, AC-29, AC-30)", () => {
-    it("AC-26, AC-27, AC-29: EVM wallets sign the message with personal_sign (EIP-191) → 200 ACTIVE, one EXTERNAL_ACCOUNT.STATUS_UPDATED", async () => {
+    it("WH-17, AC-26, AC-27, AC-29: EVM wallets sign the message with personal_sign (EIP-191) → 200 ACTIVE, one EXTERNAL_ACCOUNT.STATUS_UPDATED", async () => {
       for (const type of ["ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET"] as const) {
         const { wallet, account } = await pendingWallet(type)
         const issued = await challenge(account.id, "WALLET_SIGNATURE")

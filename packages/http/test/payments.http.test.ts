@@ -336,7 +336,7 @@ describe("POST /quotes: pricing and fields", () => {
     expect(await transactionCount()).toBe(before)
   })
 
-  it("C-47: a customer without end-user terms consent → 403 END_USER_TERMS_NOT_ACCEPTED, nothing created", async () => {
+  it("CU-27, C-47: a customer without end-user terms consent → 403 END_USER_TERMS_NOT_ACCEPTED, nothing created", async () => {
     const customer = await onboard(["USD"], false)
     const payee = await usPayee(customer.id)
     const before = await transactionCount()
@@ -590,7 +590,7 @@ describe("Concurrent execution without Idempotency-Key", () => {
 })
 
 describe("Limits (PATCH /config transactionLimits)", () => {
-  it("Q-26 C-33 C-42: size limit → 400 TRANSACTION_SIZE_LIMIT_EXCEEDED; daily volume → 429 with Retry-After", async () => {
+  it("L-15, Q-26 C-33 C-42: size limit → 400 TRANSACTION_SIZE_LIMIT_EXCEEDED; daily volume → 429 with Retry-After", async () => {
     const customer = await onboard()
     await fund(customer.accounts.USD!, 100_000)
     const payee = await usPayee(customer.id)

@@ -285,7 +285,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     expect((await trustRow(accountId))?.status).toBe("TRUSTED")
   })
 
-  it("AC-22, AC-23: DELETE of a trusted account is 409 BENEFICIARY_TRUSTED and it stays trusted; after untrust DELETE is 204", async () => {
+  it("C-37, AC-22, AC-23: DELETE of a trusted account is 409 BENEFICIARY_TRUSTED and it stays trusted; after untrust DELETE is 204", async () => {
     const { accountId } = await trustingCustomer()
     await trustMove(server, accountId, "trust")
     const refused = await server.call("DELETE", `/customers/external-accounts/${accountId}`)
@@ -323,7 +323,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     }
   })
 
-  it("C-41, L-14: wrong codes are 400 and counted (a retry within 1 s is 429 uncounted); the 5th locks: 423 ACCOUNT_LOCKED on confirm and start", async () => {
+  it("C-34, C-41, L-14: wrong codes are 400 and counted (a retry within 1 s is 429 uncounted); the 5th locks: 423 ACCOUNT_LOCKED on confirm and start", async () => {
     const { customerId, accountId } = await trustingCustomer()
     const started = await start(accountId)
     const challengeId = started.json.scaChallenge.id
