@@ -50,7 +50,7 @@ const testSources = (): Array<string> => {
 }
 
 /** The row ids a text names: `Q-04`, and each row of a range (`CD-36 … CD-40`, `K-17..K-20`, `WH-13 – WH-16`). */
-export const namedRows = (text: string): Set<string> => {
+const namedRows = (text: string): Set<string> => {
   const named = new Set<string>()
   const id = (prefix: string, n: number) => `${prefix}-${String(n).padStart(2, "0")}`
   for (const m of text.matchAll(/\b([A-Z]{1,3})-(\d{2,3})(?:\s*(?:…|\.\.\.?|–)\s*(?:\1-)?(\d{2,3}))?/g)) {

@@ -193,7 +193,7 @@ describe("payments made for an agent", () => {
         amount: 3_000,
         remittanceInformation: "INV-7"
       }
-      const options = { sameCurrencyOnly: true, agentId: AGENT, lifetimeSeconds: 86_400 }
+      const options = { transferOut: true, agentId: AGENT, lifetimeSeconds: 86_400 }
       const quote = yield* quotes.create(transferOutQuoteRequest(request, false), options)
       assert.strictEqual(quote.status, "PENDING")
       assert.strictEqual(quote.expiresAt, "2026-03-03T12:00:00.000Z")
