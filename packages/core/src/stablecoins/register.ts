@@ -72,7 +72,9 @@ export const registerStablecoin = Effect.fnUntraced(function* (
           networkTokenIdentifier: request.networkTokenIdentifier,
           network: request.network
         }),
-        (token): Effect.Effect<
+        (
+          token
+        ): Effect.Effect<
           { readonly token: ProviderToken | undefined; readonly known: ReadonlyArray<string> | undefined },
           StablecoinProviderError
         > =>
