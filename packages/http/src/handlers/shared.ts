@@ -29,6 +29,7 @@ export interface MissBudgetRequest {
   readonly principal: Principal | undefined
   /** The peer's address: behind a proxy, the proxy's (then key on a header the proxy sets). */
   readonly remoteAddress: string | undefined
+  /** The request's headers as received (e.g. the client address a proxy forwards). */
   readonly headers: IncomingHttpHeaders
 }
 
