@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { beforeAll, expect, it } from "vitest"
 import {
   addUsPayee,
+  expectError,
   expectInvalid,
   fundAccount,
   lookupUma,
@@ -221,6 +222,30 @@ const suite = (stores: () => StoresUnderTest) => {
       const r = await estimate(withdrawal(currency, network, 10_000_000, address))
       expect(r.status, JSON.stringify(r.json)).toBe(200)
     }
+  })
+
+  it("AC-06 issue 31 item 6: an EVM wallet account whose EIP-55 checksum is wrong → 400 on accountInfo.address saying so; nothing stored", async () => {
+    // EIP-55's own example of a checksummed address.
+    const EIP55_SAMPLE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+    const body = (address: string) => ({
+      customerId: customer.id,
+      currency: "USDC",
+      accountInfo: { accountType: "BASE_WALLET", address }
+    })
+    const before = (await server.call("GET", `/customers/external-accounts?customerId=${customer.id}`)).json.totalCount
+    const mistyped = await server.call("POST", "/customers/external-accounts", body(EIP55_SAMPLE.replace("aA", "AA")))
+    expectInvalid(mistyped, ["accountInfo.address"])
+    expect(mistyped.json.details.errors[0].constraint).toEqual({ checksum: "EIP-55" })
+    expect(mistyped.json.details.errors[0].message).toContain("checksum (the case of its letters) is wrong")
+    expect((await server.call("GET", `/customers/external-accounts?customerId=${customer.id}`)).json.totalCount).toBe(
+      before
+    )
+    // A right checksum is an address; all lower case carries none, and is the same address (409, that account).
+    const created = await server.call("POST", "/customers/external-accounts", body(EIP55_SAMPLE))
+    expect(created.status, JSON.stringify(created.json)).toBe(201)
+    const lower = await server.call("POST", "/customers/external-accounts", body(EIP55_SAMPLE.toLowerCase()))
+    expectError(lower, 409, "CONFLICT")
+    expect(lower.json.details).toEqual({ existingAccountId: created.json.id })
   })
 
   it("Q-45 400 AMOUNT_OUT_OF_RANGE when the fees take the whole amount: the fees' breakdown, and min the least amount that nets 1", async () => {
