@@ -25,7 +25,7 @@ import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
 import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./credentials.ts"
 import { toErrorResponse } from "./errors.ts"
-import { makeHandlers } from "./handlers.ts"
+import { defaultMissBudgetKey, type MissBudgetKey, makeHandlers } from "./handlers.ts"
 import type { AnsweredRequest, EndpointInfo, RequestListener, StaticFile } from "./listener-types.ts"
 import { type PreparedCall, PreparedRequest } from "./prepared.ts"
 import { makeRequestLog } from "./request-log.ts"
@@ -57,6 +57,13 @@ export interface AppOptions {
   readonly onDefect?: ((cause: Cause.Cause<unknown>, endpoint: EndpointInfo | undefined) => void) | undefined
   /** Public files served beside the API (the sandbox serves the dashboard: `@paycore/dashboard`'s `dashboardFiles`). */
   readonly files?: ReadonlyArray<StaticFile> | undefined
+  /**
+   * Whose miss budget an unknown invitation code or device code spends (IN-11, A-08; issue 31 item 7): the
+   * engine's `invitationCodeMissesPerMinute` and `agentRedeemMissesPerMinute` are counted per key, so one caller
+   * guessing codes blocks only itself. Default `defaultMissBudgetKey`: the API token or agent that sent the request,
+   * else the peer's address. Behind a proxy, key the public redeem on the client address the proxy forwards.
+   */
+  readonly missBudgetKey?: MissBudgetKey | undefined
 }
 
 const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic with the token's client id and secret")
@@ -93,7 +100,8 @@ export const makeApp = (options: AppOptions = {}) =>
     const agents = Context.get(context, Agents)
     const requestLog = makeRequestLog()
     const writes = makeWriteSignal()
-    const handlers = yield* Effect.provide(makeHandlers({ requestLog, writes }), context)
+    const missBudgetKey = options.missBudgetKey ?? defaultMissBudgetKey
+    const handlers = yield* Effect.provide(makeHandlers({ requestLog, writes, missBudgetKey }), context)
     const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
     // Auth is a plain function over a cache of verified `Authorization` headers: a hit costs one Map lookup;

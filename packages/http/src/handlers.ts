@@ -15,7 +15,8 @@ import { stablecoinsHandlers } from "./handlers/stablecoins.ts"
 import { walletAuthHandlers } from "./handlers/wallet-auth.ts"
 import { webhooksHandlers } from "./handlers/webhooks.ts"
 
-export type { HttpObservations } from "./handlers/shared.ts"
+export type { HttpObservations, MissBudgetKey, MissBudgetRequest } from "./handlers/shared.ts"
+export { defaultMissBudgetKey } from "./handlers/shared.ts"
 
 /**
  * Binds every endpoint of `Api` to the core. Services are resolved once here, so a request
@@ -30,8 +31,8 @@ export const makeHandlers = Effect.fnUntraced(function* (observations: HttpObser
     walletAuth: yield* walletAuthHandlers(),
     sca: yield* scaHandlers(),
     cards: yield* cardsHandlers(),
-    agents: yield* agentsHandlers(),
-    invitations: yield* invitationsHandlers(),
+    agents: yield* agentsHandlers(observations),
+    invitations: yield* invitationsHandlers(observations),
     stablecoins: yield* stablecoinsHandlers(),
     agentMe: yield* agentMeHandlers(),
     payments: yield* paymentsHandlers(),

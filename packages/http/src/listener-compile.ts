@@ -36,6 +36,7 @@ export interface UntypedRequest {
   readonly headers: unknown
   readonly principal: unknown
   readonly rawBody: string
+  readonly remoteAddress: string | undefined
 }
 
 export interface CompiledEndpoint {

@@ -115,7 +115,8 @@ export const decodeRequest = <Principal, R>(
     sendError(res, invalidInputResponse(errors))
     return
   }
-  runHandler(l, req, res, route, { params, query, payload, headers, principal, rawBody }, streamed)
+  const remoteAddress = req.socket.remoteAddress
+  runHandler(l, req, res, route, { params, query, payload, headers, principal, rawBody, remoteAddress }, streamed)
 }
 
 const PATH = ["path"]

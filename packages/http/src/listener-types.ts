@@ -66,6 +66,8 @@ export interface HandlerRequest<Endpoint, Principal> {
   readonly principal: Principal
   /** The request body as received (`""` when there is none), e.g. for signature checks. */
   readonly rawBody: string
+  /** The peer's address (`socket.remoteAddress`): behind a proxy, the proxy's. */
+  readonly remoteAddress: string | undefined
 }
 
 /**

@@ -4,7 +4,7 @@
  * (C-06), the miss budget of the public redeem, and the token dying with its agent (AG-11) in every process.
  */
 import { randomUUID } from "node:crypto"
-import { agentCounters, redeemMinute, Store } from "@paycore/core"
+import { redeemMinute, Store } from "@paycore/core"
 import { openAgentPolicy, snapshotStore } from "@paycore/testkit"
 import { Effect, Layer } from "effect"
 import { expect, it } from "vitest"
@@ -20,6 +20,7 @@ import {
 } from "./agent-credentials-kit.ts"
 import { asAgent } from "./agent-kit.ts"
 import { expectError, type Onboarded, onboardCustomer, startTestServer, useTestServer } from "./harness.ts"
+import { addTo, counterOf, inOneMinute, LOOPBACK_CALLER, minuteOf, redeemMissKey } from "./miss-budgets-kit.ts"
 import { onEveryStore } from "./stores.ts"
 
 const UNKNOWN_CODE = "PAYCORE-AGENT-2222-2222"
@@ -165,8 +166,8 @@ onEveryStore("agent device codes and tokens", "agent_device_codes_http", (stores
 
   it("A-08: past the minute's miss budget (60 unknown codes) every redeem is 429 RATE_LIMITED with Retry-After", async () => {
     const { code } = await createAgent(server, ada.id)
-    const missesOf = (minute: string) =>
-      Effect.runPromise(server.store.counters.get(agentCounters.redeemMisses(minute)))
+    // An anonymous redeem's caller is its peer address (issue 31 item 7).
+    const missesOf = (minute: string) => counterOf(server, redeemMissKey(LOOPBACK_CALLER, minute))
     // The server runs on the real clock: a minute that ends half-way is tried again in the next one.
     for (let attempt = 0; attempt < 3; attempt++) {
       const minute = redeemMinute(new Date().toISOString())
@@ -188,5 +189,44 @@ onEveryStore("agent device codes and tokens", "agent_device_codes_http", (stores
       return
     }
     throw new Error("three minutes ended during the test")
+  })
+})
+
+// A-08, AG-15, issue 31 item 7: the public redeem's miss budget is per caller. Callers here are told apart by a
+// header, as a host behind a proxy keys on the client address it forwards (`missBudgetKey`).
+onEveryStore("the redeem miss budget per caller", "agent_redeem_budget_http", (stores) => {
+  let ada: Onboarded
+  const server = useTestServer(
+    async (s) => {
+      ada = await onboardCustomer(s)
+    },
+    { ...stores(), missBudgetKey: ({ headers }) => `client:${String(headers["x-client"])}` }
+  )
+  const redeemAs = (client: string, code: string) =>
+    server.call("POST", `/agents/device-codes/${encodeURIComponent(code)}/redeem`, undefined, {
+      auth: null,
+      headers: { "x-client": client }
+    })
+
+  it("A-08 issue 31 item 7: caller A past its 60 misses is 429 (a good code too); caller B still redeems; A's budget is this minute's only", async () => {
+    await inOneMinute(async (minute) => {
+      const { code } = await createAgent(server, ada.id)
+      const a = redeemMissKey("client:A", minute)
+      // 59 of A's misses already spent this minute, and a full budget last minute that holds nothing now.
+      await addTo(server, a, 59 - (await counterOf(server, a)))
+      const lastMinute = redeemMissKey("client:A", minuteOf(-1))
+      await addTo(server, lastMinute, 60 - (await counterOf(server, lastMinute)))
+      expectError(await redeemAs("A", UNKNOWN_CODE), 404, "REFERENCE_NOT_FOUND")
+      const over = await redeemAs("A", UNKNOWN_CODE)
+      expectError(over, 429, "RATE_LIMITED")
+      expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      expectError(await redeemAs("A", code), 429, "RATE_LIMITED")
+      expect(await counterOf(server, a)).toBe(60)
+      // B has its own budget: its miss is a 404 and its good code redeems.
+      expectError(await redeemAs("B", UNKNOWN_CODE), 404, "REFERENCE_NOT_FOUND")
+      const redeemed = await redeemAs("B", code)
+      expect(redeemed.status, JSON.stringify(redeemed.json)).toBe(200)
+      expect(await counterOf(server, redeemMissKey("client:B", minute))).toBe(1)
+    })
   })
 })

@@ -7,18 +7,14 @@
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import {
-  agentCounters,
   cardCounters,
   type ExternalAccountId,
   Ids,
   type InternalAccountId,
-  invitationCounters,
   PAYEE_TYPES,
   type PayeeTypeName,
-  redeemMinute,
   StablecoinProvider,
-  Store,
-  utcMinute
+  Store
 } from "@paycore/core"
 import { SANDBOX_PAYEES } from "@paycore/sandbox"
 import { type DeferredVault, deferredVault, openAgentPolicy, seedCard, seedCardTransaction } from "@paycore/testkit"
@@ -56,6 +52,7 @@ import {
   UNKNOWN_CUSTOMER,
   useTestServer
 } from "./harness.ts"
+import { invitationMissKey, LOOPBACK_CALLER, minuteOf, redeemMissKey } from "./miss-budgets-kit.ts"
 import { link, mint, register, scriptedProvider, sparkWallet } from "./stablecoins-kit.ts"
 import { onEveryStore } from "./stores.ts"
 import { type Difference, differences, operationAliases, refusedRequestValues } from "./upstream-differences.ts"
@@ -571,7 +568,7 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
   },
   "agent-redeem-rate-limited": async (server) => {
     // This minute's miss budget spent (the counter the route adds to), then given back.
-    const key = agentCounters.redeemMisses(redeemMinute(new Date().toISOString()))
+    const key = redeemMissKey(LOOPBACK_CALLER, minuteOf())
     const room = 60 - (await Effect.runPromise(server.store.counters.get(key)))
     await Effect.runPromise(server.store.counters.add(key, room))
     try {
@@ -585,7 +582,7 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
   },
   "invitation-rate-limited": async (server) => {
     // This minute's miss budget spent (the counter the routes add to), then given back.
-    const key = invitationCounters.misses(utcMinute(new Date().toISOString()))
+    const key = await invitationMissKey(server, server.admin, minuteOf())
     const room = 60 - (await Effect.runPromise(server.store.counters.get(key)))
     await Effect.runPromise(server.store.counters.add(key, room))
     try {

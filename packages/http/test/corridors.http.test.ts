@@ -46,6 +46,8 @@ const withSuffix = (info: Record<string, unknown>, rail: string, suffix: string)
     next = body === undefined ? undefined : `${body}${suffix[2]}`
   } else if (at >= 0) next = `${value.slice(0, at)}${suffix}${value.slice(at)}`
   else if (field === "address" && !value.startsWith("0x")) next = undefined
+  // An EVM address in one case carries no EIP-55 checksum to keep right.
+  else if (field === "address") next = `${value.slice(0, -3)}${suffix}`.toLowerCase()
   else next = `${value.slice(0, -3)}${suffix}`
   return next === undefined ? undefined : { ...info, [field]: next }
 }

@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { beforeAll, expect, it } from "vitest"
 import {
   addUsPayee,
+  expectError,
   expectInvalid,
   fundAccount,
   lookupUma,
@@ -194,12 +195,87 @@ const suite = (stores: () => StoresUnderTest) => {
     }
   })
 
-  it("Q-45 400 AMOUNT_OUT_OF_RANGE when the fees take the whole amount; one more than the fees nets 1", async () => {
+  it("Q-45 issue 31 item 6: an address whose checksum is wrong (EIP-55, Base58Check, bech32) → 400 saying so; no checksum is no error", async () => {
+    // One letter's case flipped; the last character changed.
+    const mistyped: ReadonlyArray<[string, string, string, string]> = [
+      ["USDC", "ETHEREUM", EVM_ADDRESS.replace("Cc", "cc"), "EIP-55"],
+      ["USDC", "BASE", EVM_ADDRESS.replace("Cc", "CC"), "EIP-55"],
+      ["USDT", "TRON", `${TRON_ADDRESS.slice(0, -1)}9`, "Base58Check"],
+      ["BTC", "BITCOIN", `${BITCOIN_ADDRESS.slice(0, -1)}r`, "bech32"],
+      ["BTC", "BITCOIN", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNb", "Base58Check"]
+    ]
+    for (const [currency, network, address, checksum] of mistyped) {
+      const r = await estimate(withdrawal(currency, network, 10_000_000, address))
+      expectInvalid(r, ["destinationAddress"])
+      expect(r.json.details.errors[0].constraint).toMatchObject({ network })
+      expect(r.json.details.errors[0].constraint.checksum).toContain(checksum)
+      expect(r.json.details.errors[0].message).toContain("checksum is wrong")
+    }
+    // All lower case carries no EIP-55 checksum: accepted, as is every right checksum.
+    for (const [currency, network, address] of [
+      ["USDC", "ETHEREUM", EVM_ADDRESS.toLowerCase()],
+      ["USDC", "ETHEREUM", EVM_ADDRESS],
+      ["USDT", "TRON", TRON_ADDRESS],
+      ["BTC", "BITCOIN", BITCOIN_ADDRESS],
+      ["BTC", "BITCOIN", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"]
+    ] as const) {
+      const r = await estimate(withdrawal(currency, network, 10_000_000, address))
+      expect(r.status, JSON.stringify(r.json)).toBe(200)
+    }
+  })
+
+  it("AC-06 issue 31 item 6: an EVM wallet account whose EIP-55 checksum is wrong → 400 on accountInfo.address saying so; nothing stored", async () => {
+    // EIP-55's own example of a checksummed address.
+    const EIP55_SAMPLE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+    const body = (address: string) => ({
+      customerId: customer.id,
+      currency: "USDC",
+      accountInfo: { accountType: "BASE_WALLET", address }
+    })
+    const before = (await server.call("GET", `/customers/external-accounts?customerId=${customer.id}`)).json.totalCount
+    const mistyped = await server.call("POST", "/customers/external-accounts", body(EIP55_SAMPLE.replace("aA", "AA")))
+    expectInvalid(mistyped, ["accountInfo.address"])
+    expect(mistyped.json.details.errors[0].constraint).toEqual({ checksum: "EIP-55" })
+    expect(mistyped.json.details.errors[0].message).toContain("checksum (the case of its letters) is wrong")
+    expect((await server.call("GET", `/customers/external-accounts?customerId=${customer.id}`)).json.totalCount).toBe(
+      before
+    )
+    // A right checksum is an address; all lower case carries none, and is the same address (409, that account).
+    const created = await server.call("POST", "/customers/external-accounts", body(EIP55_SAMPLE))
+    expect(created.status, JSON.stringify(created.json)).toBe(201)
+    const lower = await server.call("POST", "/customers/external-accounts", body(EIP55_SAMPLE.toLowerCase()))
+    expectError(lower, 409, "CONFLICT")
+    expect(lower.json.details).toEqual({ existingAccountId: created.json.id })
+  })
+
+  it("Q-45 400 AMOUNT_OUT_OF_RANGE when the fees take the whole amount: the fees' breakdown, and min the least amount that nets 1", async () => {
     // ETHEREUM: 1 500 000 network fee + 10 bps of 1 500 000 (1 500) = 1 501 500 ≥ the amount.
     const r = await estimate(withdrawal("USDC", "ETHEREUM", 1_500_000, EVM_ADDRESS))
     expect(r.status).toBe(400)
     expect(r.json.code).toBe("AMOUNT_OUT_OF_RANGE")
-    expect(r.json.details).toEqual({ amount: 1_500_000, currency: "USDC", min: 1_501_501, totalFee: 1_501_500 })
+    const breakdown = { networkFee: 500_000_000_000_000, networkFeeAsset: "ETH" }
+    expect(r.json.details).toEqual({
+      amount: 1_500_000,
+      currency: "USDC",
+      min: 1_501_502,
+      totalFee: 1_501_500,
+      ...breakdown,
+      applicationFee: 1_500
+    })
+    // Issue 31 item 6: the application fee grows with the amount, so 1 501 001 (the old `totalFee + 1`) is refused
+    // again, with the same min; min itself nets 1, and one less is refused.
+    const again = await estimate(withdrawal("USDC", "ETHEREUM", 1_501_001, EVM_ADDRESS))
+    expect(again.json.details).toMatchObject({
+      min: 1_501_502,
+      totalFee: 1_501_501,
+      ...breakdown,
+      applicationFee: 1_501
+    })
+    const belowMin = await estimate(withdrawal("USDC", "ETHEREUM", 1_501_501, EVM_ADDRESS))
+    expect(belowMin.json).toMatchObject({ code: "AMOUNT_OUT_OF_RANGE", details: { min: 1_501_502 } })
+    const atMin = await estimate(withdrawal("USDC", "ETHEREUM", 1_501_502, EVM_ADDRESS))
+    expect(atMin.status).toBe(200)
+    expect(atMin.json).toEqual({ ...breakdown, applicationFee: 1_501, totalFee: 1_501_501, netAmount: 1 })
     // LIGHTNING: 1 sat network fee, 0 application fee below 1 000 sat.
     const one = await estimate(withdrawal("BTC", "LIGHTNING", 1, "ada@wallet.example"))
     expect(one.json.code).toBe("AMOUNT_OUT_OF_RANGE")

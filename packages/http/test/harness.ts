@@ -23,7 +23,7 @@ import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, expect } from "vitest"
-import { API_VERSION, createApiServer, makeApp } from "../src/index.ts"
+import { API_VERSION, createApiServer, type MissBudgetKey, makeApp } from "../src/index.ts"
 import { flushFigures, recordResponse } from "./conformance.ts"
 
 export interface Credentials {
@@ -90,6 +90,8 @@ export interface TestServerOptions {
   readonly extraLayer?: Layer.Layer<never> | undefined
   /** Engine settings over the defaults (e.g. `incomingApproval`), for the requests, the worker and the dispatcher. */
   readonly settings?: Partial<EngineSettings> | undefined
+  /** The app's `missBudgetKey` (default: the token, else the peer's address). */
+  readonly missBudgetKey?: MissBudgetKey | undefined
 }
 
 /**
@@ -112,7 +114,12 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   const { portsContext, app } = await Effect.runPromise(
     Effect.gen(function* () {
       const portsContext = yield* Layer.build(ports)
-      const app = yield* makeApp({ workerIntervalMillis: 0, webhookIntervalMillis: 0, onDefect: () => {} }).pipe(
+      const app = yield* makeApp({
+        workerIntervalMillis: 0,
+        webhookIntervalMillis: 0,
+        onDefect: () => {},
+        missBudgetKey: options.missBudgetKey
+      }).pipe(
         Effect.provideService(OidcKeys, { resolver: options.oidcKeys }),
         Effect.provideService(EngineConfig, settings),
         Effect.provide(portsContext)

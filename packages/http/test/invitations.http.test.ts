@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { expect, it } from "vitest"
 import { eventsAbout } from "./agent-actions-kit.ts"
 import { expectError, type Onboarded, onboardCustomer, type TestServer, useTestServer } from "./harness.ts"
+import { addTo, counterOf, inOneMinute, invitationMissKey, minuteOf } from "./miss-budgets-kit.ts"
 import { onEveryStore } from "./stores.ts"
 
 const CODE = /^[0-9a-f]{8}$/
@@ -133,6 +134,34 @@ onEveryStore("invitations", "invitations_http", (stores) => {
     expect(retryAfter).toBeLessThanOrEqual(3600)
     expect(await Effect.runPromise(server.store.counters.get(key))).toBe(100)
     expect((await create(server, { inviterUma: ada.umaAddress })).status).toBe(201)
+  })
+
+  it("IN-11 issue 31 item 7: token A past its 60 unknown codes this minute is 429, a good code too; token B still reads and claims it", async () => {
+    const tokenA = await server.token(["VIEW", "TRANSACT"])
+    const tokenB = await server.token(["VIEW", "TRANSACT"])
+    const asA = { auth: tokenA }
+    await inOneMinute(async (minute) => {
+      const known = (await create(server, { inviterUma: ada.umaAddress })).json.code as string
+      const a = await invitationMissKey(server, tokenA, minute)
+      // 59 of A's misses already spent this minute, and a full budget last minute that holds nothing now.
+      await addTo(server, a, 59 - (await counterOf(server, a)))
+      const lastMinute = await invitationMissKey(server, tokenA, minuteOf(-1))
+      await addTo(server, lastMinute, 60 - (await counterOf(server, lastMinute)))
+      expectError(await server.call("GET", "/invitations/ffffffff", undefined, asA), 404, "INVITATION_NOT_FOUND")
+      const over = await server.call("POST", `/invitations/${known}/claim`, { inviteeUma: INVITEE }, asA)
+      expectError(over, 429, "RATE_LIMITED")
+      expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+      expectError(await server.call("GET", `/invitations/${known}`, undefined, asA), 429, "RATE_LIMITED")
+      expect(await counterOf(server, a)).toBe(60)
+      expect((await stored(server, known)).state).toBe("PENDING")
+      // B has its own budget: its miss is a 404, and the real claim goes through.
+      const asB = { auth: tokenB }
+      expectError(await server.call("GET", "/invitations/eeeeeeee", undefined, asB), 404, "INVITATION_NOT_FOUND")
+      const claimed = await server.call("POST", `/invitations/${known}/claim`, { inviteeUma: INVITEE }, asB)
+      expect(claimed.status, JSON.stringify(claimed.json)).toBe(200)
+      expect(claimed.json.status).toBe("CLAIMED")
+      expect(await counterOf(server, await invitationMissKey(server, tokenB, minute))).toBe(1)
+    })
   })
 
   // ---- read ----

@@ -5,7 +5,8 @@
  * outcome suffixes, outages storing nothing, and the reads. The sandbox provider runs at the harness's speed, so one
  * worker pass takes an operation as far as its outcome goes.
  */
-import { reserveAccount, supplyAccount } from "@paycore/core"
+import { secp256k1 } from "@noble/curves/secp256k1.js"
+import { reserveAccount, sparkAddressOf, supplyAccount } from "@paycore/core"
 import { Effect } from "effect"
 import { beforeAll, expect, it } from "vitest"
 import { expectError, fundAccount, type TestServer, useTestServer } from "./harness.ts"
@@ -151,6 +152,29 @@ onEveryStore("stablecoin mints and burns", "stablecoin_ops_http", (stores) => {
     // The provider's own balance paid the third: only the two debits reached the reserve.
     expect(await reserve()).toBe(reserveBefore + 2 * F)
     await expectLedgerBalanced(server)
+  })
+
+  it("AC-06 P-13 issue 31 item 6 (docs/stablecoins.md): a Spark wallet is created in BTC only and takes mints of either coin; the embedded wallet holds USDB", async () => {
+    const inUsdb = await server.call("POST", "/customers/external-accounts", {
+      customerId: h.id,
+      currency: "USDB",
+      accountInfo: {
+        accountType: "SPARK_WALLET",
+        address: sparkAddressOf(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true))
+      }
+    })
+    expectError(inUsdb, 400, "INVALID_INPUT")
+    expect(inUsdb.json.details.errors[0].field).toBe("currency")
+    expect((await server.call("GET", `/customers/external-accounts/${h.spark}`)).json.currency).toBe("BTC")
+    const wire = { type: "WIRE" }
+    for (const coin of [usdb, acme]) {
+      expectCreated(
+        await mint(server, coin, { amount: String(A), fundingSource: wire, destination: { accountId: h.spark } })
+      )
+    }
+    const wallet = (await server.call("GET", `/customers/internal-accounts?customerId=${h.id}&type=EMBEDDED_WALLET`))
+      .json
+    expect(wallet.data.map((a: { currency: string }) => a.currency)).toEqual(["USDB"])
   })
 
   it("P-14, ledger table: burns from an internal account (held, then posted), from a wallet (funding instructions) and from the provider's balance pay the bank", async () => {

@@ -125,7 +125,7 @@ onEveryStore("registering stablecoins", "stablecoins_register_http", (stores) =>
   const provider = scriptedProvider()
   const server = useTestServer(async () => {}, { ...stores(), extraLayer: provider.layer })
 
-  it("P-10, P-11, P-12: the link is chosen (none 404, one used, several 400 …_SELECTION_REQUIRED); ENABLED and NOT_ENABLED coins; 409 twice; unknown token 400", async () => {
+  it("P-10, P-11, P-12: the link is chosen (none 404, one used, several 400 …_SELECTION_REQUIRED); ENABLED and NOT_ENABLED coins; 409 twice; unknown token 400 naming the valid ones", async () => {
     expectError(await register(server), 404, "STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND")
     const only = expectCreated(await link(server, { providerAccountId: "acct-reg-1" }))
     const usdb = expectCreated(await register(server))
@@ -150,6 +150,9 @@ onEveryStore("registering stablecoins", "stablecoins_register_http", (stores) =>
     const unknown = await register(server, { providerTokenIdentifier: "nope" })
     expectError(unknown, 400, "INVALID_INPUT")
     expect(unknown.json.details.errors[0].field).toBe("providerTokenIdentifier")
+    // Issue 31 item 6: the refusal names the tokens the sandbox provider does issue.
+    expect(unknown.json.details.errors[0].constraint).toEqual({ enum: ["usdb", "acme-usd"] })
+    expect(unknown.json.message).toContain('no token "nope" on SPARK: it issues usdb, acme-usd')
 
     const second = expectCreated(await link(server, { providerAccountId: "acct-reg-2" }))
     const ambiguous = await register(server, { providerTokenIdentifier: "acme-usd" })

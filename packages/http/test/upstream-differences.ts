@@ -581,8 +581,8 @@ export const differences: ReadonlyArray<Difference> = [
     at: ["status"],
     values: ["RATE_LIMITED"],
     why:
-      "The redeem route is public, so unknown codes are budgeted platform-wide per minute; past the budget every " +
-      "redemption is 429 RATE_LIMITED with Retry-After until the next minute (RFC 8628 section 5.1 in spirit; " +
+      "The redeem route is public, so unknown codes are budgeted per caller per minute; past its budget the caller's " +
+      "every redemption is 429 RATE_LIMITED with Retry-After until the next minute (RFC 8628 section 5.1 in spirit; " +
       "docs/design/agents.md section 2 Numbers, Q13). The upstream lists no 429 on redeem."
   },
   {
@@ -598,7 +598,7 @@ export const differences: ReadonlyArray<Difference> = [
     values: ["RATE_LIMITED"],
     why:
       "The spec names a rate limit among the invitation errors (Errors, invitation; FEATURES IN-11): an inviter's " +
-      "creates per hour, and unknown codes per minute platform-wide (8-hex codes must not be guessed at speed), each " +
+      "creates per hour, and unknown codes per caller per minute (8-hex codes must not be guessed at speed), each " +
       "429 RATE_LIMITED with Retry-After (docs/design/invitations-stablecoins.md Q3). The upstream lists no 429 here."
   },
   {

@@ -163,6 +163,7 @@ export const sandboxStablecoinProvider = (
             : undefined
         )
       ),
+    tokenIdentifiers: (c) => checked(c, Effect.succeed(Object.keys(SANDBOX_STABLECOIN_TOKENS))),
     create: (c, request) =>
       checked(
         c,

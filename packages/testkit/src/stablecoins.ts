@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 
 /** A provider call as the scripted provider saw it (never the secret). */
 export interface ProviderCall {
-  readonly method: "verify" | "token" | "create" | "fund" | "status" | "cancel"
+  readonly method: "verify" | "token" | "tokenIdentifiers" | "create" | "fund" | "status" | "cancel"
   readonly apiClientId: string
   /** `create`'s client reference; the operation id of `fund`, `status`, `cancel`. */
   readonly reference?: string | undefined
@@ -46,6 +46,9 @@ export const scriptedStablecoinProvider = (inner: StablecoinProviderService): Sc
     provider: inner.provider,
     verify: wrap("verify", inner.verify, () => undefined),
     token: wrap("token", inner.token, (_, r) => r.providerTokenIdentifier),
+    ...(inner.tokenIdentifiers === undefined
+      ? {}
+      : { tokenIdentifiers: wrap("tokenIdentifiers", inner.tokenIdentifiers, () => undefined) }),
     create: wrap("create", inner.create, (_, r) => r.clientReference),
     fund: wrap("fund", inner.fund, (_, id) => id),
     status: wrap("status", inner.status, (_, id) => id),

@@ -2,6 +2,7 @@ import { Effect, Result } from "effect"
 import { type CommandEnv, commandEnv } from "../shared/engine-config.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { transition } from "../shared/machine.ts"
+import { callerKey } from "../shared/miss-budget.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { dieOnUnique } from "../transactions/moves.ts"
@@ -140,23 +141,25 @@ export const deviceCodeStatus = Effect.fnUntraced(function* (
 
 /**
  * `POST /agents/device-codes/{code}/redeem` (AG-15, A-08; design section 3 step 4, Q13). The route is public, so
- * guessing is budgeted: once `agentRedeemMissesPerMinute` unknown codes were tried this UTC minute, platform-wide,
- * every redemption is 429 `RATE_LIMITED` until the next minute (`Retry-After`), before any lookup; an unknown code
- * counts one miss and is 404. A known code is redeemed in one transaction that locks the agent, then the code:
+ * guessing is budgeted per caller (issue 31 item 7, shared/miss-budget.ts; over HTTP the peer's address unless the
+ * request carries a credential): once `agentRedeemMissesPerMinute` unknown codes were tried by this caller this UTC
+ * minute, its every redemption is 429 `RATE_LIMITED` until the next minute (`Retry-After`), before any lookup, while
+ * other callers redeem; an unknown code counts one miss of its caller and is 404. A known code is redeemed in one transaction that locks the agent, then the code:
  * already redeemed → 400 `INVALID_INPUT`; invalidated or expired → 400 `EXPIRED`; agent deleted → 404; else the code
  * `REDEEM`s and the agent keeps the new token's selector and verifier digest. Two redemptions at once: the second
  * waits on the locks and finds the code redeemed. The token is in the answer only.
  */
 export const redeemDeviceCode = (
   ports: AgentPorts,
-  code: string
+  code: string,
+  caller?: string
 ): Effect.Effect<AgentDeviceCodeRedeemResponse, AgentsError> =>
   asDefects(
     Effect.gen(function* () {
       const { store, ids } = ports
       const env = yield* commandEnv
       const now = isoOf(env.nowMs)
-      const missKey = agentCounters.redeemMisses(redeemMinute(now))
+      const missKey = agentCounters.redeemMisses(callerKey(caller), redeemMinute(now))
       if ((yield* store.counters.get(missKey)) >= env.settings.agentRedeemMissesPerMinute) {
         return yield* redeemRateLimited(secondsToNextMinute(env.nowMs))
       }

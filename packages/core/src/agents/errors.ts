@@ -84,8 +84,8 @@ export const deviceCodeRedeemed = (): InvalidInput =>
   InvalidInput.one("code", { redeemed: true }, "The device code was already redeemed")
 
 /**
- * 429 `RATE_LIMITED` (design section 2): too many unknown codes were tried this minute, platform-wide; `Retry-After`
- * is the seconds to the next minute.
+ * 429 `RATE_LIMITED` (design section 2): this caller tried too many unknown codes this minute (issue 31 item 7:
+ * counted per caller); `Retry-After` is the seconds to the next minute.
  */
 export const redeemRateLimited = (retryAfterSeconds: number): LimitExceeded =>
   new LimitExceeded({

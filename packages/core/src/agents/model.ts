@@ -378,8 +378,8 @@ export const agentCounters = {
     `agent-spend:${agentId}:${currency}:${month}`,
   /** Executions of an agent on a UTC day. */
   dayCount: (agentId: string, day: string): string => `agent-count:${agentId}:${day}`,
-  /** Redemptions of unknown device codes in one UTC minute (`YYYY-MM-DDTHH:MM`), platform-wide. */
-  redeemMisses: (minute: string): string => `agent-redeem-miss:${minute}`
+  /** Redemptions of unknown device codes by one caller (`callerKey`) in one UTC minute (`YYYY-MM-DDTHH:MM`). */
+  redeemMisses: (caller: string, minute: string): string => `agent-redeem-miss:${caller}:${minute}`
 } as const
 // ---- the agent's own surface (`/agents/me`) ----
 

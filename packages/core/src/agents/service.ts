@@ -95,7 +95,7 @@ export class Agents extends Context.Service<
     /** `GET /agents/device-codes/{code}/status` (AG-14). */
     readonly deviceCodeStatus: (code: string) => Effect.Effect<AgentDeviceCodeStatusResponse, AgentsError>
     /** `POST /agents/device-codes/{code}/redeem` (AG-15): the Bearer token, exactly once. */
-    readonly redeem: (code: string) => Effect.Effect<AgentDeviceCodeRedeemResponse, AgentsError>
+    readonly redeem: (code: string, caller?: string) => Effect.Effect<AgentDeviceCodeRedeemResponse, AgentsError>
     /** The agent a `gat_…` token belongs to, read now (never cached); `undefined` refuses it (401). */
     readonly authenticate: (token: string) => Effect.Effect<AgentPrincipal | undefined, StoreError>
     /** `GET /agents/me` (AG-24). */
@@ -131,8 +131,8 @@ export class Agents extends Context.Service<
         deviceCodeStatus: Effect.fn("Agents.deviceCodeStatus")(function* (code) {
           return yield* deviceCodeStatus(ports, code)
         }),
-        redeem: Effect.fn("Agents.redeem")(function* (code) {
-          return yield* redeemDeviceCode(ports, code)
+        redeem: Effect.fn("Agents.redeem")(function* (code, caller) {
+          return yield* redeemDeviceCode(ports, code, caller)
         }),
         // Untraced (`authenticateAgent` is an `Effect.fnUntraced`, bound as is): it checks the Bearer credential of
         // every `/agents/me/*` request (never cached), where a span would cost more than the lookup it wraps, as

@@ -50,11 +50,12 @@ const moveByCode = Effect.fnUntraced(function* (
   ports: InvitationPorts,
   code: string,
   event: "CLAIM" | "CANCEL",
+  caller: string | undefined,
   inviteeUma?: string
 ): Effect.fn.Return<Invitation, InvitationsError> {
   const { store } = ports
   const env = yield* commandEnv
-  const found = yield* findByCode(ports, env, code)
+  const found = yield* findByCode(ports, env, code, caller)
   const outcome = yield* store.transaction(
     Effect.gen(function* () {
       const current = yield* store.invitations.getForUpdate(found.id)
@@ -77,21 +78,26 @@ const moveByCode = Effect.fnUntraced(function* (
 export const claimInvitation = (
   ports: InvitationPorts,
   code: string,
-  request: ClaimInvitationRequest
+  request: ClaimInvitationRequest,
+  caller?: string
 ): Effect.Effect<Invitation, InvitationsError> =>
   isUmaAddress(request.inviteeUma)
-    ? moveByCode(ports, code, "CLAIM", request.inviteeUma)
+    ? moveByCode(ports, code, "CLAIM", caller, request.inviteeUma)
     : Effect.fail(invalidUmaAddress("inviteeUma", "MALFORMED"))
 
 /** `POST /invitations/{code}/cancel` (IN-05, IN-06): any `write` token of the platform (Q6). */
-export const cancelInvitation = (ports: InvitationPorts, code: string): Effect.Effect<Invitation, InvitationsError> =>
-  moveByCode(ports, code, "CANCEL")
+export const cancelInvitation = (
+  ports: InvitationPorts,
+  code: string,
+  caller?: string
+): Effect.Effect<Invitation, InvitationsError> => moveByCode(ports, code, "CANCEL", caller)
 
 /** `GET /invitations/{code}` (IN-03, IN-10): `EXPIRED` once `expiresAt` passed, written or not. */
 export const getInvitation = Effect.fnUntraced(function* (
   ports: InvitationPorts,
-  code: string
+  code: string,
+  caller?: string
 ): Effect.fn.Return<Invitation, InvitationsError> {
   const env = yield* commandEnv
-  return toInvitation(yield* findByCode(ports, env, code), env.nowMs)
+  return toInvitation(yield* findByCode(ports, env, code, caller), env.nowMs)
 })

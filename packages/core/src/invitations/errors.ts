@@ -83,7 +83,7 @@ export const createRateLimited = (retryAfterSeconds: number): LimitExceeded =>
     retryAfterSeconds
   })
 
-/** 429 `RATE_LIMITED` (IN-11, Q3): too many unknown codes were asked for this minute, platform-wide. */
+/** 429 `RATE_LIMITED` (IN-11, Q3): this caller asked for too many unknown codes this minute (counted per caller). */
 export const missRateLimited = (retryAfterSeconds: number): LimitExceeded =>
   new LimitExceeded({
     code: "RATE_LIMITED",

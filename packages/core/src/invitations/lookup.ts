@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { CommandEnv } from "../shared/engine-config.ts"
+import { callerKey } from "../shared/miss-budget.ts"
 import { isoOf } from "../shared/time.ts"
 import { normalizeInvitationCode, secondsToWindowEnd, utcMinute } from "./codes.ts"
 import { invitationNotFound, missRateLimited } from "./errors.ts"
@@ -7,18 +8,20 @@ import { type InvitationRecord, invitationCounters } from "./model.ts"
 import type { InvitationPorts, InvitationsError } from "./ports.ts"
 
 /**
- * The invitation a typed code names (IN-03, IN-11, design Q3). Codes are budgeted: once
- * `invitationCodeMissesPerMinute` unknown codes were asked for this UTC minute, platform-wide, every lookup is 429
- * `RATE_LIMITED` until the minute ends (`Retry-After`), before any lookup; an unknown or malformed code counts one
- * miss and is 404 `INVITATION_NOT_FOUND`.
+ * The invitation a typed code names (IN-03, IN-11, design Q3). Codes are budgeted per caller (issue 31 item 7,
+ * shared/miss-budget.ts): once `invitationCodeMissesPerMinute` unknown codes were asked for by this caller this UTC
+ * minute, its every lookup is 429 `RATE_LIMITED` until the minute ends (`Retry-After`), before any lookup, while
+ * other callers read and claim; an unknown or malformed code counts one miss of its caller and is 404
+ * `INVITATION_NOT_FOUND`.
  */
 export const findByCode = Effect.fnUntraced(function* (
   ports: InvitationPorts,
   env: CommandEnv,
-  input: string
+  input: string,
+  caller: string | undefined
 ): Effect.fn.Return<InvitationRecord, InvitationsError> {
   const { store } = ports
-  const missKey = invitationCounters.misses(utcMinute(isoOf(env.nowMs)))
+  const missKey = invitationCounters.misses(callerKey(caller), utcMinute(isoOf(env.nowMs)))
   if ((yield* store.counters.get(missKey)) >= env.settings.invitationCodeMissesPerMinute) {
     return yield* missRateLimited(secondsToWindowEnd(env.nowMs, 60_000))
   }

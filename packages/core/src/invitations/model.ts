@@ -78,6 +78,6 @@ export interface InvitationFilter {
 export const invitationCounters = {
   /** Invitations an inviter created in one UTC hour (`YYYY-MM-DDTHH`). */
   created: (customerId: string, hour: string): string => `invitation-create:${customerId}:${hour}`,
-  /** Unknown codes asked for in one UTC minute (`YYYY-MM-DDTHH:MM`), platform-wide. */
-  misses: (minute: string): string => `invitation-miss:${minute}`
+  /** Unknown codes one caller (`callerKey`, shared/miss-budget.ts) asked for in one UTC minute (`YYYY-MM-DDTHH:MM`). */
+  misses: (caller: string, minute: string): string => `invitation-miss:${caller}:${minute}`
 } as const

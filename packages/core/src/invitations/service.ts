@@ -19,12 +19,19 @@ export class Invitations extends Context.Service<
   {
     /** `POST /invitations` (IN-01): `PENDING`, an 8-hex code and its claim link. */
     readonly create: (request: CreateInvitationRequest) => Effect.Effect<Invitation, InvitationsError>
-    /** `GET /invitations/{invitationCode}` (IN-03). */
-    readonly get: (code: string) => Effect.Effect<Invitation, InvitationsError>
+    /**
+     * `GET /invitations/{invitationCode}` (IN-03). `caller` (here and on claim and cancel): whose miss budget an
+     * unknown code spends (IN-11, issue 31 item 7; the HTTP binding passes the token); omitted, the engine's own.
+     */
+    readonly get: (code: string, caller?: string) => Effect.Effect<Invitation, InvitationsError>
     /** `POST /invitations/{invitationCode}/claim` (IN-04): `CLAIMED` and `INVITATION.CLAIMED`. */
-    readonly claim: (code: string, request: ClaimInvitationRequest) => Effect.Effect<Invitation, InvitationsError>
+    readonly claim: (
+      code: string,
+      request: ClaimInvitationRequest,
+      caller?: string
+    ) => Effect.Effect<Invitation, InvitationsError>
     /** `POST /invitations/{invitationCode}/cancel` (IN-05). */
-    readonly cancel: (code: string) => Effect.Effect<Invitation, InvitationsError>
+    readonly cancel: (code: string, caller?: string) => Effect.Effect<Invitation, InvitationsError>
     /** One sweep: `PENDING` invitations past `expiresAt` stored `EXPIRED` (IN-10). The worker pass calls it. */
     readonly processDue: () => Effect.Effect<{ readonly expired: number }, StoreError>
   }
@@ -41,14 +48,14 @@ export class Invitations extends Context.Service<
         create: Effect.fn("Invitations.create")(function* (request) {
           return yield* createInvitation(ports, request)
         }),
-        get: Effect.fn("Invitations.get")(function* (code) {
-          return yield* getInvitation(ports, code)
+        get: Effect.fn("Invitations.get")(function* (code, caller) {
+          return yield* getInvitation(ports, code, caller)
         }),
-        claim: Effect.fn("Invitations.claim")(function* (code, request) {
-          return yield* claimInvitation(ports, code, request)
+        claim: Effect.fn("Invitations.claim")(function* (code, request, caller) {
+          return yield* claimInvitation(ports, code, request, caller)
         }),
-        cancel: Effect.fn("Invitations.cancel")(function* (code) {
-          return yield* cancelInvitation(ports, code)
+        cancel: Effect.fn("Invitations.cancel")(function* (code, caller) {
+          return yield* cancelInvitation(ports, code, caller)
         }),
         processDue: Effect.fn("Invitations.processDue")(function* () {
           return yield* expireDue(ports)

@@ -102,6 +102,14 @@ export interface StablecoinProviderService {
       readonly network: string
     }
   ) => Effect.Effect<ProviderToken | undefined, StablecoinProviderError>
+  /**
+   * The identifiers of the tokens the provider issues on `network` (`providerTokenIdentifier`s), so that a
+   * registration of an unknown one is told the valid ones. Optional: without it the refusal names none.
+   */
+  readonly tokenIdentifiers?: (
+    credentials: StablecoinProviderCredentials,
+    network: string
+  ) => Effect.Effect<ReadonlyArray<string>, StablecoinProviderError>
   /** Opens an operation; idempotent by `clientReference`. Only an intent until it is funded. */
   readonly create: (
     credentials: StablecoinProviderCredentials,

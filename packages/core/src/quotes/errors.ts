@@ -174,12 +174,38 @@ export const currencyNotEnabled = (currency: string, type: "INCOMING" | "OUTGOIN
     details: { currency, transactionType: type, field }
   })
 
-/** 400 `AMOUNT_OUT_OF_RANGE` (Q-45): the fees would take the whole withdrawal; `min` is the least that nets 1. */
-export const withdrawalBelowFees = (amount: number, currency: string, totalFee: number): Refused =>
+/** What a withdrawal of some amount is charged (Q-45): the estimate's fields, the network fee in its own asset. */
+export interface WithdrawalCharge {
+  readonly networkFee: number
+  readonly networkFeeAsset: string
+  readonly applicationFee: number
+  readonly totalFee: number
+}
+
+/**
+ * 400 `AMOUNT_OUT_OF_RANGE` (Q-45): the fees would take the whole withdrawal. `details` carries the fees of this
+ * amount, as the estimate would have shown them, and `min`, the least amount that nets 1 (none when no amount does).
+ */
+export const withdrawalBelowFees = (
+  amount: number,
+  currency: string,
+  charge: WithdrawalCharge,
+  min: number | undefined
+): Refused =>
   new Refused({
     code: "AMOUNT_OUT_OF_RANGE",
-    message: `A withdrawal of ${amount} ${currency} (smallest unit) does not cover its fees of ${totalFee}`,
-    details: { amount, currency, min: totalFee + 1, totalFee }
+    message:
+      `A withdrawal of ${amount} ${currency} (smallest unit) does not cover its fees of ${charge.totalFee}` +
+      (min === undefined ? "" : `: the least amount that does is ${min}`),
+    details: {
+      amount,
+      currency,
+      ...(min === undefined ? {} : { min }),
+      totalFee: charge.totalFee,
+      networkFee: charge.networkFee,
+      networkFeeAsset: charge.networkFeeAsset,
+      applicationFee: charge.applicationFee
+    }
   })
 
 export const invalidField = (field: string, constraint: Record<string, unknown>, message: string): InvalidInput =>

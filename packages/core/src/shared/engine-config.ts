@@ -47,8 +47,9 @@ export interface EngineSettings {
   /** How long an agent's device code can be redeemed after it is issued (AG-01, AG-13; the upstream example: 24 h). */
   readonly agentDeviceCodeSeconds: number
   /**
-   * Redemptions of unknown device codes allowed per UTC minute, platform-wide (RFC 8628 §5.1): the next is 429
-   * `RATE_LIMITED` until the minute ends, so codes cannot be guessed at speed.
+   * Redemptions of unknown device codes allowed per caller per UTC minute (RFC 8628 §5.1; issue 31 item 7: the
+   * caller's next is 429 `RATE_LIMITED` until the minute ends, so codes cannot be guessed at speed, and one guesser
+   * holds up no one else). Over HTTP the caller is the peer's address, or the credential the request carries.
    */
   readonly agentRedeemMissesPerMinute: number
   /**
@@ -59,8 +60,9 @@ export interface EngineSettings {
   /** Invitations one inviter may create per UTC hour (IN-11): the next is 429 `RATE_LIMITED` until the hour ends. */
   readonly invitationsPerInviterPerHour: number
   /**
-   * Unknown invitation codes asked for per UTC minute, platform-wide (IN-11, design Q3): the next read, claim or
-   * cancel is 429 `RATE_LIMITED` until the minute ends, so 8-hex codes cannot be guessed at speed.
+   * Unknown invitation codes asked for per caller per UTC minute (IN-11, design Q3; issue 31 item 7): the caller's
+   * next read, claim or cancel is 429 `RATE_LIMITED` until the minute ends, so 8-hex codes cannot be guessed at
+   * speed, while other callers go on. Over HTTP the caller is the API token.
    */
   readonly invitationCodeMissesPerMinute: number
   /** How far ahead an invitation's `expiresAt` may be (IN-10). */

@@ -7,6 +7,7 @@
  */
 import { secp256k1 } from "@noble/curves/secp256k1.js"
 import { Schema } from "effect"
+import { eip55ChecksumHolds } from "./address-checksums.ts"
 import {
   AbaRoutingNumber,
   Bic,
@@ -269,8 +270,19 @@ const bankOrMobile = (currency: string, calling: string, length: number) =>
 const WALLET_CURRENCIES = ["USDC", "USDT"]
 /** The exchange or custodian holding the wallet, one of `GET /vasps` (checked by `Accounts`, not by the schema). */
 const vaspName = opt(boundedString(255))
+/**
+ * An address on any chain the wallet types take: an EVM `0x` address or a base58 one. A mixed-case `0x` address must
+ * carry a right EIP-55 checksum (a typo in it is told so, issue 31 item 6); all one case carries none. Generated
+ * values draw lower-case hex as often as the shape's.
+ */
 const walletAddress = Schema.String.check(
-  Schema.isPattern(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, { expected: "a wallet address" })
+  Schema.isPattern(/^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, { expected: "a wallet address" }).abort(),
+  Schema.makeFilter((address: string) => !address.startsWith("0x") || eip55ChecksumHolds(address), {
+    expected: "a wallet address whose EIP-55 checksum (the case of its letters) is right",
+    message: "The address's EIP-55 checksum (the case of its letters) is wrong: it is mistyped",
+    representation: { id: "paycore/checksum/EIP-55", payload: { checksum: "EIP-55" } },
+    arbitraryConstraint: { patterns: [{ source: "^0x[0-9a-f]{40}$", flags: "" }] }
+  })
 )
 const wallet = (rail: PaymentRail, currencies: ReadonlyArray<string> = WALLET_CURRENCIES) =>
   payeeType({

@@ -67,13 +67,27 @@ export const stablecoinAlreadyRegistered = (id: string): Conflict =>
     details: { stablecoinId: id }
   })
 
-/** 400 `INVALID_INPUT` (P-10): the provider issues no such token on this network. */
-export const unknownProviderToken = (): InvalidInput =>
-  InvalidInput.one(
-    "providerTokenIdentifier",
-    { known: "by the provider" },
-    "The provider issues no token with this identifier on this network"
-  )
+/**
+ * 400 `INVALID_INPUT` (P-10): the provider issues no such token on this network; `known`, the identifiers it does
+ * issue there (`enum`), when the provider can list them.
+ */
+export const unknownProviderToken = (
+  identifier: string,
+  network: string,
+  known: ReadonlyArray<string> | undefined
+): InvalidInput =>
+  known === undefined
+    ? InvalidInput.one(
+        "providerTokenIdentifier",
+        { known: "by the provider" },
+        `The provider issues no token ${JSON.stringify(identifier)} on ${network}`
+      )
+    : InvalidInput.one(
+        "providerTokenIdentifier",
+        { enum: known },
+        `The provider issues no token ${JSON.stringify(identifier)} on ${network}: ` +
+          (known.length === 0 ? "it issues none there" : `it issues ${known.join(", ")}`)
+      )
 
 /** 409 `CONFLICT` (Q15) with `details.issuanceStatus`: a stablecoin not yet `PROVISIONED` cannot be minted or burned. */
 export const stablecoinNotProvisioned = (issuanceStatus: string): Conflict =>

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { IdempotentResponse } from "../idempotency/model.ts"
 import { type IdempotentRequest, runPrepared } from "../idempotency/run.ts"
 import type { Environment } from "../platform/model.ts"
+import type { ProviderToken, StablecoinProviderError } from "../ports/stablecoin-provider.ts"
 import { Store } from "../ports/store.ts"
 import { isKnownCurrency } from "../shared/currency.ts"
 import { nowIso } from "../shared/time.ts"
@@ -64,14 +65,27 @@ export const registerStablecoin = Effect.fnUntraced(function* (
     const link = yield* chooseLink(ports, request.stablecoinProviderAccountId, environment)
     const existing = yield* store.stablecoins.findUnique("registration", registration)
     if (existing !== undefined) return yield* stablecoinAlreadyRegistered(existing.id)
-    const token = yield* withLink(ports, link, (credentials) =>
-      provider.token(credentials, {
-        providerTokenIdentifier: request.providerTokenIdentifier,
-        networkTokenIdentifier: request.networkTokenIdentifier,
-        network: request.network
-      })
+    const { token, known } = yield* withLink(ports, link, (credentials) =>
+      Effect.flatMap(
+        provider.token(credentials, {
+          providerTokenIdentifier: request.providerTokenIdentifier,
+          networkTokenIdentifier: request.networkTokenIdentifier,
+          network: request.network
+        }),
+        (
+          token
+        ): Effect.Effect<
+          { readonly token: ProviderToken | undefined; readonly known: ReadonlyArray<string> | undefined },
+          StablecoinProviderError
+        > =>
+          token !== undefined || provider.tokenIdentifiers === undefined
+            ? Effect.succeed({ token, known: undefined })
+            : Effect.map(provider.tokenIdentifiers(credentials, request.network), (known) => ({ token, known }))
+      )
     )
-    if (token === undefined) return yield* unknownProviderToken()
+    if (token === undefined) {
+      return yield* unknownProviderToken(request.providerTokenIdentifier, request.network, known)
+    }
     return { link, token }
   })
   const commit = ({ link, token }: Effect.Success<typeof prepare>) =>

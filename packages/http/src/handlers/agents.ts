@@ -1,9 +1,9 @@
 import { AgentActions, type AgentPrincipal, AgentScope, Agents, type Principal } from "@paycore/core"
 import { Effect } from "effect"
-import type { GroupHandlers } from "./shared.ts"
+import { type GroupHandlers, type HttpObservations, missBudgetCaller } from "./shared.ts"
 
 /** The `agents` group: the platform's agents, their policies, device codes and approvals. */
-export const agentsHandlers = Effect.fnUntraced(function* () {
+export const agentsHandlers = Effect.fnUntraced(function* ({ missBudgetKey }: HttpObservations) {
   const agents = yield* Agents
   const agentActions = yield* AgentActions
   const handlers: GroupHandlers<"agents"> = {
@@ -11,8 +11,9 @@ export const agentsHandlers = Effect.fnUntraced(function* () {
     listAgents: ({ query }) => agents.list(query),
     listApprovals: ({ query }) => agentActions.listApprovals(query),
     getDeviceCodeStatus: ({ params }) => agents.deviceCodeStatus(params.code),
-    // AG-15: never stored by an Idempotency-Key, answered with Cache-Control: no-store (app.ts).
-    redeemDeviceCode: ({ params }) => agents.redeem(params.code),
+    // AG-15: never stored by an Idempotency-Key, answered with Cache-Control: no-store (app.ts). A-08, issue 31
+    // item 7: an unknown code spends the miss budget of its caller (the peer's address unless a credential is sent).
+    redeemDeviceCode: (request) => agents.redeem(request.params.code, missBudgetCaller(missBudgetKey, request)),
     getAgent: ({ params }) => agents.get(params.agentId),
     updateAgent: ({ params, payload }) => agents.update(params.agentId, payload),
     deleteAgent: ({ params }) => agents.delete(params.agentId),

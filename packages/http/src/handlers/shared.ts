@@ -1,4 +1,5 @@
 /** What several groups' handlers share: the typing of a group's handlers, the HTTP layer's observations, a signed retry. */
+import type { IncomingHttpHeaders } from "node:http"
 import type { Principal, SignedRetryInput } from "@paycore/core"
 import type { HttpApi } from "effect/http-api"
 import type { Api } from "../api.ts"
@@ -18,7 +19,51 @@ export type GroupHandlers<Group extends keyof ApiHandlers> = ApiHandlers[Group]
 export interface HttpObservations {
   readonly requestLog: RequestLog
   readonly writes: WriteSignal
+  /** Whose miss budget a request of an invitation code or a device code spends (`AppOptions.missBudgetKey`). */
+  readonly missBudgetKey: MissBudgetKey
 }
+
+/** What a miss budget's key function is given of a request. */
+export interface MissBudgetRequest {
+  /** The authenticated caller; `undefined` on the public redeem when no credential was sent. */
+  readonly principal: Principal | undefined
+  /** The peer's address: behind a proxy, the proxy's (then key on a header the proxy sets). */
+  readonly remoteAddress: string | undefined
+  /** The request's headers as received (e.g. the client address a proxy forwards). */
+  readonly headers: IncomingHttpHeaders
+}
+
+/**
+ * The caller a request's code misses are counted for (IN-11, A-08; issue 31 item 7): one caller that spends its
+ * budget guessing codes is refused, other callers are not.
+ */
+export type MissBudgetKey = (request: MissBudgetRequest) => string
+
+/**
+ * The default: the API token (or the agent) that sent the request, else the peer's address. A host behind a proxy
+ * passes its own `missBudgetKey` (the client address its proxy forwards), or every anonymous redeem shares one budget.
+ */
+export const defaultMissBudgetKey: MissBudgetKey = ({ principal, remoteAddress }) =>
+  principal?.kind === "PLATFORM"
+    ? `token:${principal.tokenId}`
+    : principal?.kind === "AGENT"
+      ? `agent:${principal.agentId}`
+      : `address:${remoteAddress ?? "unknown"}`
+
+/** The miss-budget caller of a handler's request. */
+export const missBudgetCaller = (
+  key: MissBudgetKey,
+  request: {
+    readonly principal: Principal | undefined
+    readonly remoteAddress: string | undefined
+    readonly headers: unknown
+  }
+): string =>
+  key({
+    principal: request.principal,
+    remoteAddress: request.remoteAddress,
+    headers: request.headers as IncomingHttpHeaders
+  })
 
 /** A signed retry's exact body and its two headers (W-37), for the core's one mechanism. */
 export const signedRetryInput = (
