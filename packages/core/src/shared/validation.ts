@@ -154,13 +154,27 @@ const ownMessage = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf): string | undef
 
 const toField = (path: ReadonlyArray<PropertyKey>): string => path.map(String).join(".")
 
+interface Discriminator {
+  readonly key: string
+  /** Every member's accepted values of `key`, in member order. */
+  readonly values: ReadonlyArray<unknown>
+  /** The input's value of `key`. */
+  readonly value: unknown
+}
+
+/** The literal values an object schema accepts for `key`, or `undefined` when it is not a literal there. */
+const tagValues = (ast: SchemaAST.AST, key: PropertyKey): ReadonlyArray<unknown> | undefined => {
+  if (ast._tag !== "Objects") return undefined
+  const property = ast.propertySignatures.find((p) => p.name === key)
+  return property === undefined ? undefined : literalsOf(SchemaAST.toEncoded(property.type))
+}
+
 /**
- * A tagged union (`customerType`, `accountType`, ...) given an object whose tag matches no member: name the tag
- * field and its accepted values instead of dumping every member's shape.
+ * The tag of a union of object shapes (`customerType`, `accountType`, `type`...): the first property that is a
+ * literal in every member, with the value the input gives it; `undefined` when the input is no object or the
+ * members share no tag.
  */
-const discriminatorFailure = (
-  issue: SchemaIssue.AnyOf
-): { readonly key: string; readonly values: ReadonlyArray<unknown> } | undefined => {
+const discriminatorOf = (issue: SchemaIssue.AnyOf): Discriminator | undefined => {
   const input = SchemaIssue.hasInput(issue) ? issue.input : undefined
   if (input === null || typeof input !== "object" || Array.isArray(input)) return undefined
   const members = issue.ast.types.map((member) => SchemaAST.toEncoded(member))
@@ -168,18 +182,32 @@ const discriminatorFailure = (
   if (first === undefined || first._tag !== "Objects") return undefined
   for (const candidate of first.propertySignatures) {
     const values: Array<unknown> = []
-    const key = String(candidate.name)
     const allTagged = members.every((member) => {
-      if (member._tag !== "Objects") return false
-      const property = member.propertySignatures.find((p) => p.name === candidate.name)
-      const literals = property === undefined ? undefined : literalsOf(SchemaAST.toEncoded(property.type))
-      if (literals === undefined) return false
-      values.push(...literals)
-      return true
+      const literals = tagValues(member, candidate.name)
+      if (literals !== undefined) values.push(...literals)
+      return literals !== undefined
     })
-    if (allTagged && !values.includes((input as Record<string, unknown>)[key])) return { key, values }
+    if (allTagged) {
+      const key = String(candidate.name)
+      return { key, values, value: (input as Record<string, unknown>)[key] }
+    }
   }
   return undefined
+}
+
+/**
+ * The failures of the members a tagged union's input selects by its tag (issue 31): a body `{ "type": "PASSKEY" }`
+ * is judged by the `PASSKEY` member only, so another member's required fields are not reported. All the failures
+ * when the tag selects none.
+ */
+const selectedFailures = (issue: SchemaIssue.AnyOf): ReadonlyArray<SchemaIssue.Issue> => {
+  const tag = discriminatorOf(issue)
+  if (tag === undefined) return issue.issues
+  const selected = issue.issues.filter((child) => {
+    const values = "ast" in child ? tagValues(child.ast, tag.key) : undefined
+    return values === undefined || values.includes(tag.value)
+  })
+  return selected.length > 0 ? selected : issue.issues
 }
 
 // `filter`: the failed refinement the leaf belongs to (it may point to a nested path, so it survives pointers);
@@ -212,11 +240,12 @@ const walk = (
       return
     case "AnyOf": {
       if (issue.issues.length > 0) {
-        for (const child of issue.issues) walk(child, path, filter, transformed, out)
+        for (const child of selectedFailures(issue)) walk(child, path, filter, transformed, out)
         return
       }
-      const tag = discriminatorFailure(issue)
-      if (tag !== undefined) {
+      // A tag matching no member: name the tag field and its values instead of dumping every member's shape.
+      const tag = discriminatorOf(issue)
+      if (tag !== undefined && !tag.values.includes(tag.value)) {
         out.push({
           field: toField([...path, tag.key]),
           constraint: valuesConstraint(tag.values),

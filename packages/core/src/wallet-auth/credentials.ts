@@ -21,7 +21,7 @@ import { issueOtp, otpTargetKey } from "./otp.ts"
 import { verifyPasskeyRegistration } from "./passkey.ts"
 import type { WalletAuthPorts } from "./ports.ts"
 import { endSession } from "./sessions.ts"
-import { signedRetry } from "./signed-retry.ts"
+import { refuseSpentRequest, signedRetry } from "./signed-retry.ts"
 
 /** What wallet-auth reads of a customer (the customers context sits above this one). */
 interface CustomerContact {
@@ -199,6 +199,8 @@ export const createCredential = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { store, provide } = ports
+  const retried = { operation: "ADD_CREDENTIAL", accountId: req.accountId, subjectId: req.accountId } as const
+  yield* provide(refuseSpentRequest(retried, input))
   const config = yield* ports.platformConfig.get()
   const account = yield* provide(walletAccount(req.accountId))
   const customer = account.customerId === undefined ? undefined : yield* store.customers.get(account.customerId)
@@ -252,6 +254,7 @@ export const revokeCredential = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { store, provide } = ports
+  yield* provide(refuseSpentRequest({ operation: "REVOKE_CREDENTIAL", subjectId: id }, input))
   const credential = yield* store.walletCredentials.get(id)
   if (credential === undefined || credential.status !== "ACTIVE") return yield* credentialNotFound(id)
   const others = (rows: ReadonlyArray<WalletCredentialRecord>) => rows.filter((c) => c.id !== id && c.verified)

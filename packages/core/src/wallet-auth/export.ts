@@ -10,7 +10,7 @@ import type {
   SignedRetryInput
 } from "./model.ts"
 import type { WalletAuthPorts } from "./ports.ts"
-import { Pending, type SignerRule, signedRetry } from "./signed-retry.ts"
+import { Pending, refuseSpentRequest, type SignerRule, signedRetry } from "./signed-retry.ts"
 
 /** Export and privacy are stamped by any live session of the wallet (W-33, W-34). */
 const ANY_SESSION: SignerRule = { kind: "ANY_SESSION" }
@@ -39,6 +39,7 @@ export const exportWallet = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { provide } = ports
+  yield* provide(refuseSpentRequest({ operation: "EXPORT_WALLET", accountId, subjectId: accountId }, input))
   const account = yield* provide(walletAccount(accountId, ACCOUNT_FIELD))
   return yield* provide(
     signedRetry(
@@ -74,6 +75,7 @@ export const updateInternalAccount = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { store, accounts, provide } = ports
+  yield* provide(refuseSpentRequest({ operation: "UPDATE_PRIVACY", accountId, subjectId: accountId }, input))
   const account = yield* provide(walletAccount(accountId, ACCOUNT_FIELD))
   const result = yield* provide(
     signedRetry(

@@ -125,6 +125,60 @@ export type Signed<A> = SignedRetryChallenge | WalletOperationProcessing | A
 /** The hash binding a set of credential ids, whatever their order. */
 const credentialSetHash = (ids: ReadonlyArray<string>): string => sha256Hex([...ids].sort().join("\n"))
 
+/** What a retry's `requestId` must have been issued for: the action's operation, and its resource once known. */
+interface RequestFor {
+  readonly operation: WalletOperation
+  readonly accountId?: string | undefined
+  readonly subjectId?: string | undefined
+}
+
+/**
+ * Whether `row` may be retried now by `stampSha256`'s stamp: issued for this action, not expired, and `PENDING`, or
+ * `PROCESSING` under the same stamp (W-39). An unknown, used, expired or foreign `requestId` is not.
+ */
+const usableRequest = (
+  row: SignedRequestRecord | undefined,
+  expected: RequestFor,
+  nowMs: number,
+  stampSha256: () => string
+): row is SignedRequestRecord =>
+  row !== undefined &&
+  row.operation === expected.operation &&
+  (expected.accountId === undefined || row.accountId === expected.accountId) &&
+  (expected.subjectId === undefined || row.subjectId === expected.subjectId) &&
+  nowMs <= Date.parse(row.expiresAt) &&
+  (row.status === "PENDING" || (row.status === "PROCESSING" && row.stampSha256 === stampSha256()))
+
+/** The stamp of a retry with a `Request-Id` (401 without a stamp, or with one that does not parse). */
+const retryStamp = Effect.fnUntraced(function* (input: SignedRetryInput & { readonly requestId: string }) {
+  if (input.signature === undefined) return yield* signatureMissing()
+  const stamp = parseStamp(input.signature)
+  if (stamp === undefined) return yield* signatureMalformed()
+  const signature = input.signature
+  // Only a PROCESSING row compares it (W-39): hashed on demand.
+  let stampHash: string | undefined
+  return { stamp, requestId: input.requestId, stampSha256: () => (stampHash ??= sha256Hex(signature)) }
+})
+
+/**
+ * W-38: a retry's `requestId` is checked before anything else of its action. A retry (a request with `Request-Id`)
+ * whose `requestId` is unknown, used, expired or issued for another operation (or `subjectId`, when given) is 401
+ * here, before the action's own checks: the replay of a done action meets its spent `requestId` (401
+ * `UNAUTHORIZED`), not the state the action left (a passkey added twice, a session already refreshed). Every use case
+ * of a signed-retry action calls it first; `signedRetry` then checks the whole binding again. A request without
+ * `Request-Id` passes (a first leg; a stamp alone is `signedRetry`'s `REQUEST_ID_MISSING`).
+ */
+export const refuseSpentRequest = Effect.fnUntraced(function* (
+  expected: RequestFor,
+  input: SignedRetryInput
+): Effect.fn.Return<void, Refused | StoreError, Store> {
+  const { requestId } = input
+  if (requestId === undefined) return
+  const retry = yield* retryStamp({ ...input, requestId })
+  const row = yield* (yield* Store).signedRequests.get(requestId)
+  if (!usableRequest(row, expected, yield* Clock.currentTimeMillis, retry.stampSha256)) return yield* requestIdRefused()
+})
+
 /**
  * The one signed-retry mechanism (W-35 … W-41) every wallet-authorized action goes through; handlers never read
  * the two headers themselves.
@@ -137,31 +191,20 @@ const credentialSetHash = (ids: ReadonlyArray<string>): string => sha256Hex([...
  *   (`_BODY_MISMATCH`), a signature that does not verify or a key the rule does not allow (`_INVALID`), a credential
  *   set that changed (409, `setChanged`). The ECDSA check runs before the store transaction (no lock is held meanwhile); the
  *   transaction locks the row, checks it again, runs the effect and consumes the row, so two racing retries with
- *   one `requestId` give one effect.
+ *   one `requestId` give one effect. The use case has called `refuseSpentRequest` before its own checks.
  */
 export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB = never>(
   action: WalletAction<A, E, R, EB, RB>,
   input: SignedRetryInput
 ): Effect.fn.Return<SignedRetryResult<A>, E | EB | StoreError | Refused | Conflict, R | RB | Store | Ids> {
   if (input.signature === undefined && input.requestId === undefined) return yield* issueChallenge(action, input)
-  if (input.signature === undefined) return yield* signatureMissing()
   if (input.requestId === undefined) return yield* requestIdMissing()
-  const stamp = parseStamp(input.signature)
-  if (stamp === undefined) return yield* signatureMalformed()
+  const { stamp, requestId, stampSha256 } = yield* retryStamp({ ...input, requestId: input.requestId })
   const store = yield* Store
   const nowMs = yield* Clock.currentTimeMillis
-  // Only a PROCESSING row compares it (W-39): hashed on demand.
-  const signature = input.signature
-  let stampHash: string | undefined
-  const stampSha256 = () => (stampHash ??= sha256Hex(signature))
   const usable = (row: SignedRequestRecord | undefined): row is SignedRequestRecord =>
-    row !== undefined &&
-    row.accountId === action.accountId &&
-    row.operation === action.operation &&
-    row.subjectId === action.subjectId &&
-    nowMs <= Date.parse(row.expiresAt) &&
-    (row.status === "PENDING" || (row.status === "PROCESSING" && row.stampSha256 === stampSha256()))
-  const row = yield* store.signedRequests.get(input.requestId)
+    usableRequest(row, action, nowMs, stampSha256)
+  const row = yield* store.signedRequests.get(requestId)
   if (!usable(row)) return yield* requestIdRefused()
   if (sha256Hex(input.rawBody) !== row.bodySha256) return yield* bodyMismatch()
   if (!(yield* verifyStamp(stamp, row.payloadToSign))) return yield* signatureInvalid()
