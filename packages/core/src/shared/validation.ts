@@ -200,8 +200,10 @@ const discriminatorOf = (issue: SchemaIssue.AnyOf): Discriminator | undefined =>
  * is judged by the `PASSKEY` member only, so another member's required fields are not reported. All the failures
  * when the tag selects none.
  */
-const selectedFailures = (issue: SchemaIssue.AnyOf): ReadonlyArray<SchemaIssue.Issue> => {
-  const tag = discriminatorOf(issue)
+const selectedFailures = (
+  issue: SchemaIssue.AnyOf,
+  tag: Discriminator | undefined
+): ReadonlyArray<SchemaIssue.Issue> => {
   if (tag === undefined) return issue.issues
   const selected = issue.issues.filter((child) => {
     const values = "ast" in child ? tagValues(child.ast, tag.key) : undefined
@@ -239,21 +241,20 @@ const walk = (
       walk(issue.issue, path, filter, transformed ?? issue.ast, out)
       return
     case "AnyOf": {
-      if (issue.issues.length > 0) {
-        for (const child of selectedFailures(issue)) walk(child, path, filter, transformed, out)
-        return
-      }
-      // A tag matching no member: name the tag field and its values instead of dumping every member's shape.
+      // A tag matching no member (whatever the members' own failures): name the tag field and its values instead of
+      // dumping every member's shape.
       const tag = discriminatorOf(issue)
-      if (tag !== undefined && !tag.values.includes(tag.value)) {
-        out.push({
-          field: toField([...path, tag.key]),
-          constraint: valuesConstraint(tag.values),
-          message: `Expected one of ${tag.values.map((v) => JSON.stringify(v)).join(", ")}`
-        })
+      if (tag === undefined || tag.values.includes(tag.value)) {
+        if (issue.issues.length === 0) break
+        for (const child of selectedFailures(issue, tag)) walk(child, path, filter, transformed, out)
         return
       }
-      break
+      out.push({
+        field: toField([...path, tag.key]),
+        constraint: valuesConstraint(tag.values),
+        message: `Expected one of ${tag.values.map((v) => JSON.stringify(v)).join(", ")}`
+      })
+      return
     }
   }
   out.push({

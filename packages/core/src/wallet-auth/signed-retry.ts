@@ -125,58 +125,33 @@ export type Signed<A> = SignedRetryChallenge | WalletOperationProcessing | A
 /** The hash binding a set of credential ids, whatever their order. */
 const credentialSetHash = (ids: ReadonlyArray<string>): string => sha256Hex([...ids].sort().join("\n"))
 
-/** What a retry's `requestId` must have been issued for: the action's operation, and its resource once known. */
-interface RequestFor {
-  readonly operation: WalletOperation
-  readonly accountId?: string | undefined
-  readonly subjectId?: string | undefined
-}
-
 /**
- * Whether `row` may be retried now by `stampSha256`'s stamp: issued for this action, not expired, and `PENDING`, or
- * `PROCESSING` under the same stamp (W-39). An unknown, used, expired or foreign `requestId` is not.
- */
-const usableRequest = (
-  row: SignedRequestRecord | undefined,
-  expected: RequestFor,
-  nowMs: number,
-  stampSha256: () => string
-): row is SignedRequestRecord =>
-  row !== undefined &&
-  row.operation === expected.operation &&
-  (expected.accountId === undefined || row.accountId === expected.accountId) &&
-  (expected.subjectId === undefined || row.subjectId === expected.subjectId) &&
-  nowMs <= Date.parse(row.expiresAt) &&
-  (row.status === "PENDING" || (row.status === "PROCESSING" && row.stampSha256 === stampSha256()))
-
-/** The stamp of a retry with a `Request-Id` (401 without a stamp, or with one that does not parse). */
-const retryStamp = Effect.fnUntraced(function* (input: SignedRetryInput & { readonly requestId: string }) {
-  if (input.signature === undefined) return yield* signatureMissing()
-  const stamp = parseStamp(input.signature)
-  if (stamp === undefined) return yield* signatureMalformed()
-  const signature = input.signature
-  // Only a PROCESSING row compares it (W-39): hashed on demand.
-  let stampHash: string | undefined
-  return { stamp, requestId: input.requestId, stampSha256: () => (stampHash ??= sha256Hex(signature)) }
-})
-
-/**
- * W-38: a retry's `requestId` is checked before anything else of its action. A retry (a request with `Request-Id`)
- * whose `requestId` is unknown, used, expired or issued for another operation (or `subjectId`, when given) is 401
- * here, before the action's own checks: the replay of a done action meets its spent `requestId` (401
- * `UNAUTHORIZED`), not the state the action left (a passkey added twice, a session already refreshed). Every use case
- * of a signed-retry action calls it first; `signedRetry` then checks the whole binding again. A request without
- * `Request-Id` passes (a first leg; a stamp alone is `signedRetry`'s `REQUEST_ID_MISSING`).
+ * W-38: a spent `requestId` is refused before anything else of its action is checked. A request whose `Request-Id`
+ * names a request issued for this operation (and account and `subjectId`, when given) that is used, refused or expired is 401
+ * `UNAUTHORIZED` here: the replay of a done action meets its spent `requestId`, not the state the action left (a
+ * passkey added twice, a session already refreshed). Every use case of a signed-retry action calls it first. Any
+ * other `Request-Id` passes: `signedRetry` checks the headers in full where the action needs a signature.
  */
 export const refuseSpentRequest = Effect.fnUntraced(function* (
-  expected: RequestFor,
+  expected: {
+    readonly operation: WalletOperation
+    readonly accountId?: string | undefined
+    readonly subjectId?: string | undefined
+  },
   input: SignedRetryInput
 ): Effect.fn.Return<void, Refused | StoreError, Store> {
-  const { requestId } = input
-  if (requestId === undefined) return
-  const retry = yield* retryStamp({ ...input, requestId })
-  const row = yield* (yield* Store).signedRequests.get(requestId)
-  if (!usableRequest(row, expected, yield* Clock.currentTimeMillis, retry.stampSha256)) return yield* requestIdRefused()
+  if (input.requestId === undefined) return
+  const row = yield* (yield* Store).signedRequests.get(input.requestId)
+  if (
+    row === undefined ||
+    row.operation !== expected.operation ||
+    (expected.accountId !== undefined && row.accountId !== expected.accountId) ||
+    (expected.subjectId !== undefined && row.subjectId !== expected.subjectId)
+  ) {
+    return
+  }
+  const live = row.status === "PENDING" || row.status === "PROCESSING"
+  if (!live || (yield* Clock.currentTimeMillis) > Date.parse(row.expiresAt)) return yield* requestIdRefused()
 })
 
 /**
@@ -198,13 +173,24 @@ export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB 
   input: SignedRetryInput
 ): Effect.fn.Return<SignedRetryResult<A>, E | EB | StoreError | Refused | Conflict, R | RB | Store | Ids> {
   if (input.signature === undefined && input.requestId === undefined) return yield* issueChallenge(action, input)
+  if (input.signature === undefined) return yield* signatureMissing()
   if (input.requestId === undefined) return yield* requestIdMissing()
-  const { stamp, requestId, stampSha256 } = yield* retryStamp({ ...input, requestId: input.requestId })
+  const stamp = parseStamp(input.signature)
+  if (stamp === undefined) return yield* signatureMalformed()
   const store = yield* Store
   const nowMs = yield* Clock.currentTimeMillis
+  // Only a PROCESSING row compares it (W-39): hashed on demand.
+  const signature = input.signature
+  let stampHash: string | undefined
+  const stampSha256 = () => (stampHash ??= sha256Hex(signature))
   const usable = (row: SignedRequestRecord | undefined): row is SignedRequestRecord =>
-    usableRequest(row, action, nowMs, stampSha256)
-  const row = yield* store.signedRequests.get(requestId)
+    row !== undefined &&
+    row.accountId === action.accountId &&
+    row.operation === action.operation &&
+    row.subjectId === action.subjectId &&
+    nowMs <= Date.parse(row.expiresAt) &&
+    (row.status === "PENDING" || (row.status === "PROCESSING" && row.stampSha256 === stampSha256()))
+  const row = yield* store.signedRequests.get(input.requestId)
   if (!usable(row)) return yield* requestIdRefused()
   if (sha256Hex(input.rawBody) !== row.bodySha256) return yield* bodyMismatch()
   if (!(yield* verifyStamp(stamp, row.payloadToSign))) return yield* signatureInvalid()
