@@ -1,5 +1,8 @@
 import { Clock, Effect } from "effect"
+import type { Environment } from "../platform/model.ts"
+import { bundleSignerOf } from "../ports/bundle-signer.ts"
 import { WalletVault } from "../ports/wallet-vault.ts"
+import { signEnvelope } from "../shared/hpke.ts"
 import { isoOf } from "../shared/time.ts"
 import { walletAccount } from "./credentials.ts"
 import { accountNotFound } from "./errors.ts"
@@ -36,9 +39,11 @@ export const exportWallet = Effect.fnUntraced(function* (
   ports: WalletAuthPorts,
   accountId: string,
   req: InternalAccountExportRequest,
-  input: SignedRetryInput
+  input: SignedRetryInput,
+  environment: Environment
 ) {
   const { provide } = ports
+  const signer = yield* bundleSignerOf(environment)
   yield* provide(refuseSpentRequest({ operation: "EXPORT_WALLET", accountId, subjectId: accountId }, input))
   const account = yield* provide(walletAccount(accountId, ACCOUNT_FIELD))
   return yield* provide(
@@ -57,7 +62,11 @@ export const exportWallet = Effect.fnUntraced(function* (
             const sealed = yield* vault.exportWallet(account.id, req.clientPublicKey)
             const answer: InternalAccountExportResponse | Pending =
               typeof sealed === "string"
-                ? { id: account.id, encryptedWalletCredentials: sealed }
+                ? {
+                    id: account.id,
+                    // Outside the sandbox the vault's envelope is signed (a vault that signs keeps its signature).
+                    encryptedWalletCredentials: signer === undefined ? sealed : signEnvelope(sealed, signer)
+                  }
                 : new Pending(sealed.message)
             return answer
           })

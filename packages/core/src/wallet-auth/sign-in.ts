@@ -1,5 +1,6 @@
 import { Clock, Effect } from "effect"
-import type { PlatformConfig } from "../platform/model.ts"
+import type { Environment, PlatformConfig } from "../platform/model.ts"
+import { bundleSignerOf } from "../ports/bundle-signer.ts"
 import { OidcKeys } from "../ports/oidc-keys.ts"
 import { sha256Hex } from "../shared/digests.ts"
 import { InvalidInput } from "../shared/errors.ts"
@@ -57,7 +58,8 @@ const openSession = Effect.fnUntraced(function* (
 export const challengeCredential = Effect.fnUntraced(function* (
   ports: WalletAuthPorts,
   id: string,
-  req: ChallengeCredentialRequest
+  req: ChallengeCredentialRequest,
+  environment: Environment
 ) {
   const config = yield* ports.platformConfig.get()
   const credential = yield* activeCredential(ports, id)
@@ -78,7 +80,10 @@ export const challengeCredential = Effect.fnUntraced(function* (
     case "EMAIL_OTP":
     case "SMS_OTP": {
       const target = yield* otpTargetKey
-      const issued = yield* ports.store.transaction(issueOtp(ports, credential, config.embeddedWalletConfig, target))
+      const signer = yield* bundleSignerOf(environment)
+      const issued = yield* ports.store.transaction(
+        issueOtp(ports, credential, config.embeddedWalletConfig, target, signer)
+      )
       yield* issued.send
       return { ...toAuthMethod(credential), otpEncryptionTargetBundle: issued.otpEncryptionTargetBundle }
     }
