@@ -145,6 +145,7 @@ export {
   type TravelRuleSettings
 } from "./shared/engine-config.ts"
 export * from "./shared/errors.ts"
+export type { EnvelopeSigner } from "./shared/hpke.ts"
 export {
   AgentActionId,
   AgentDeviceCodeId,

@@ -356,7 +356,11 @@ describe("HPKE (hpke.ts)", () => {
     assert.strictEqual(await kit.openWalletCredentials(encrypted, client.privateKey), mnemonic)
     // Each export seals afresh.
     const again = JSON.parse(
-      fromUtf8.decode(hexToBytes(JSON.parse(await value(encryptedWalletCredentials(client.publicKey, mnemonic, "InternalAccount:x"))).data))
+      fromUtf8.decode(
+        hexToBytes(
+          JSON.parse(await value(encryptedWalletCredentials(client.publicKey, mnemonic, "InternalAccount:x"))).data
+        )
+      )
     )
     assert.notStrictEqual(again.encappedPublic, data.encappedPublic)
   })
