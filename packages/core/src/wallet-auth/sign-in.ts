@@ -145,10 +145,10 @@ export const verifyCredential = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { store, provide } = ports
-  // W-38: a spent requestId is refused before the credential is read.
-  const passkeyRequest = req.type === "PASSKEY" ? yield* passkeyLoginRequest(ports, id, input.requestId) : undefined
-  if (req.type === "EMAIL_OTP" || req.type === "SMS_OTP") {
-    yield* provide(refuseSpentRequest({ operation: "VERIFY_OTP", subjectId: id }, input))
+  // W-38: a spent requestId (an OTP verification's, or a passkey challenge's) is 401 before the credential is read.
+  if (req.type !== "OAUTH") {
+    const operation = req.type === "PASSKEY" ? "PASSKEY_LOGIN" : "VERIFY_OTP"
+    yield* provide(refuseSpentRequest({ operation, subjectId: id }, input))
   }
   const config = yield* ports.platformConfig.get()
   const credential = yield* activeCredential(ports, id)
@@ -196,36 +196,8 @@ export const verifyCredential = Effect.fnUntraced(function* (
       return yield* store.transaction(openSession(ports, credential, req.clientPublicKey))
     }
     case "PASSKEY":
-      return yield* verifyPasskey(ports, credential, req.assertion, config, passkeyRequest!)
+      return yield* verifyPasskey(ports, credential, req.assertion, config, input.requestId)
   }
-})
-
-const passkeyRefused = () => walletUnauthorized("The passkey assertion was refused")
-
-/** A `PASSKEY_LOGIN` request of the credential `credentialId`, usable now: `PENDING` and not expired. */
-const usableLogin = (
-  row: SignedRequestRecord | undefined,
-  credentialId: string,
-  nowMs: number
-): row is SignedRequestRecord =>
-  row !== undefined &&
-  row.operation === "PASSKEY_LOGIN" &&
-  row.subjectId === credentialId &&
-  row.status === "PENDING" &&
-  nowMs <= Date.parse(row.expiresAt)
-
-/** W-22, W-38: the passkey challenge `Request-Id` names, before anything else is checked; 401 without one. */
-const passkeyLoginRequest = Effect.fnUntraced(function* (
-  ports: WalletAuthPorts,
-  credentialId: string,
-  requestId: string | undefined
-) {
-  if (requestId === undefined) {
-    return yield* walletUnauthorized("A passkey sign-in needs the Request-Id of its challenge")
-  }
-  const row = yield* ports.store.signedRequests.get(requestId)
-  if (!usableLogin(row, credentialId, yield* Clock.currentTimeMillis)) return yield* passkeyRefused()
-  return row
 })
 
 /** W-22, W-23: the assertion over the challenge of `Request-Id`, once; the counter never goes back. */
@@ -234,12 +206,21 @@ const verifyPasskey = Effect.fnUntraced(function* (
   credential: WalletCredentialRecord,
   assertion: Extract<VerifyCredentialRequest, { type: "PASSKEY" }>["assertion"],
   config: PlatformConfig,
-  row: SignedRequestRecord
+  requestId: string | undefined
 ) {
   const { store } = ports
-  const refused = passkeyRefused()
-  const requestId = row.id
+  const refused = walletUnauthorized("The passkey assertion was refused")
+  if (requestId === undefined)
+    return yield* walletUnauthorized("A passkey sign-in needs the Request-Id of its challenge")
   const nowMs = yield* Clock.currentTimeMillis
+  const usable = (row: SignedRequestRecord | undefined): row is SignedRequestRecord =>
+    row !== undefined &&
+    row.operation === "PASSKEY_LOGIN" &&
+    row.subjectId === credential.id &&
+    row.status === "PENDING" &&
+    nowMs <= Date.parse(row.expiresAt)
+  const row = yield* store.signedRequests.get(requestId)
+  if (!usable(row)) return yield* refused
   const rp = relyingParty(config.embeddedWalletConfig)
   const verified = yield* verifyPasskeyAssertion({
     ...assertion,
@@ -256,8 +237,7 @@ const verifyPasskey = Effect.fnUntraced(function* (
     Effect.gen(function* () {
       const locked = yield* store.signedRequests.getForUpdate(requestId)
       const current = yield* store.walletCredentials.getForUpdate(credential.id)
-      if (!usableLogin(locked, credential.id, nowMs) || current === undefined || current.status !== "ACTIVE")
-        return yield* refused
+      if (!usable(locked) || current === undefined || current.status !== "ACTIVE") return yield* refused
       // A racing sign-in with the same authenticator moved the counter meanwhile.
       if (verified.signCount !== 0 && verified.signCount <= (current.signCount ?? 0)) return yield* refused
       const now = isoOf(yield* Clock.currentTimeMillis)
