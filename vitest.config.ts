@@ -18,7 +18,7 @@ export default defineConfig({
   // The environment vitest runs `globalSetup` in takes no top-level conditions (its own defaults only).
   environments: { __vitest__: { resolve: { conditions: [SOURCE_CONDITION] } } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "test/install/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "test/install/*.test.ts", "test/spec/*.test.ts"],
     globalSetup: ["packages/http/test/conformance-setup.ts", "packages/store-postgres/test/pglite-template-setup.ts"],
     reporters: ["default", "./vitest.closing-line.ts"],
     // A worker per core (vitest's default leaves one idle): the suite spends much of its time waiting on

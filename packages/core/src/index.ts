@@ -220,6 +220,7 @@ export {
   collectTextErrors,
   decodeAll,
   decodeAllOptions,
+  decodeBodyOptions,
   fieldErrorsFromIssue,
   invalidInput,
   issueFromCause,

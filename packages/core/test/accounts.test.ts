@@ -114,7 +114,7 @@ describe("internal accounts", () => {
       assert.deepStrictEqual(listed, funded)
 
       const missing = yield* Effect.flip(accounts.getInternal("InternalAccount:019542f5-b3e7-7d02-8000-000000000009"))
-      assert.strictEqual(codeOf(missing), "NOT_FOUND")
+      assert.strictEqual(codeOf(missing), "REFERENCE_NOT_FOUND")
       const bad = invalid(yield* Effect.flip(accounts.listInternal({ cursor: "nope" })))
       assert.strictEqual(bad.errors[0]?.field, "cursor")
     }).pipe(Effect.provide(TestLayer))
@@ -423,9 +423,9 @@ describe("external accounts", () => {
 
       yield* accounts.deleteExternal(made[2]!)
       const gone = yield* Effect.flip(accounts.getExternal(made[2]!))
-      assert.strictEqual(codeOf(gone), "NOT_FOUND")
+      assert.strictEqual(codeOf(gone), "REFERENCE_NOT_FOUND")
       const twice = yield* Effect.flip(accounts.deleteExternal(made[2]!))
-      assert.strictEqual(codeOf(twice), "NOT_FOUND")
+      assert.strictEqual(codeOf(twice), "REFERENCE_NOT_FOUND")
       assert.strictEqual((yield* accounts.listExternal({ customerId: c.id, currency: "USD" })).totalCount, 4)
       const bad = invalid(yield* Effect.flip(accounts.listExternal({ cursor: "x" })))
       assert.strictEqual(bad.errors[0]?.field, "cursor")

@@ -32,6 +32,7 @@ import {
   outgoingPaymentMachine,
   outgoingStatus
 } from "../src/transactions/machine.ts"
+import { FailureReason, TransactionFailureReason } from "../src/transactions/model.ts"
 import {
   credentialMachine,
   delegatedKeyMachine,
@@ -286,6 +287,7 @@ const cases: ReadonlyArray<{
     events: ["INVALIDATE", "REVOKE", "RELINK"],
     expected: providerAccountExpected
   },
+  // the payment statuses PENDING, PROCESSING, COMPLETED, FAILED, EXPIRED are the public ones of these states.
   {
     machine: outgoingPaymentMachine,
     states: [
@@ -344,6 +346,7 @@ const cases: ReadonlyArray<{
     ],
     expected: incomingExpected
   },
+  // every quote status; Q-21: no event cancels a quote (an executed one moves only by its payment).
   {
     machine: quoteMachine,
     states: ["PENDING", "PENDING_AUTHORIZATION", "PROCESSING", "COMPLETED", "FAILED", "EXPIRED"],
@@ -612,5 +615,14 @@ describe("state machines", () => {
   it("IN-02, IN-10: an invitation's statuses are its machine's states; only PENDING moves", () => {
     expect([...invitationMachine.states].sort()).toEqual([...InvitationStatus.literals].sort())
     expect(statesAllowing(invitationMachine, "CLAIM", "CANCEL", "EXPIRE")).toEqual(["PENDING"])
+  })
+})
+
+describe("retired failure reasons (V-06)", () => {
+  it("V-06: EXECUTION_FAILED_POST_DEBIT, SETTLEMENT_FAILED, TIMEOUT and MANUAL_REFUND are in no failure catalogue", () => {
+    const catalogue: ReadonlyArray<string> = [...FailureReason.literals, ...TransactionFailureReason.literals]
+    for (const retired of ["EXECUTION_FAILED_POST_DEBIT", "SETTLEMENT_FAILED", "TIMEOUT", "MANUAL_REFUND"]) {
+      expect(catalogue).not.toContain(retired)
+    }
   })
 })

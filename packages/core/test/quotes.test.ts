@@ -310,7 +310,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("cross-currency quote with configured platform fee (USD source)", () => {
+  it.effect("Q-04: cross-currency quote with configured platform fee (USD source)", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       const { account, eurPayee } = yield* setup()
@@ -393,7 +393,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("refusals: unknown accounts, terms, rails, tiny amounts, unknown UMA, FX unavailable", () => {
+  it.effect("Q-04: refusals: unknown accounts, terms, rails, tiny amounts, unknown UMA, FX unavailable", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       const { account, usdPayee, eurPayee } = yield* setup()
@@ -401,7 +401,7 @@ describe("Quotes", () => {
       const unknown = yield* Effect.flip(
         quotes.create(payeeQuote("InternalAccount:00000000-0000-7000-8000-000000000999", usdPayee.id, 100))
       )
-      assert.deepStrictEqual([unknown._tag, "code" in unknown ? unknown.code : ""], ["NotFound", "NOT_FOUND"])
+      assert.deepStrictEqual([unknown._tag, "code" in unknown ? unknown.code : ""], ["NotFound", "REFERENCE_NOT_FOUND"])
       const unknownPayee = yield* Effect.flip(
         quotes.create(payeeQuote(account.id, "ExternalAccount:00000000-0000-7000-8000-000000000999", 100))
       )
@@ -609,7 +609,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("execute: PROCESSING with holds, then settle → COMPLETED with settledAt; executes once only", () => {
+  it.effect("L-17: execute: PROCESSING with holds, then settle → COMPLETED with settledAt; executes once only", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       const { account, eurPayee } = yield* setup()
@@ -688,7 +688,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("the worker expires PENDING quotes after quoteLifetimeSeconds (EngineConfig)", () => {
+  it.effect("L-05: the worker expires PENDING quotes after quoteLifetimeSeconds (EngineConfig)", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       const { account, usdPayee } = yield* setup()
@@ -874,7 +874,7 @@ describe("Quotes", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
-  it.effect("exchange rates come from a cache refreshed after fxCacheSeconds; fees included", () => {
+  it.effect("L-06: exchange rates come from a cache refreshed after fxCacheSeconds; fees included", () => {
     const env = makeEnv()
     return Effect.gen(function* () {
       yield* startClock

@@ -45,16 +45,116 @@ const valid = {
 }
 
 describe("decodeAll", () => {
-  it("decodes valid input, ignoring unknown properties", () => {
-    const result = decode({ ...valid, unknown: true, birthDate: "2024-01-02T03:04:05Z" })
+  it("decodes valid input", () => {
+    const result = decode({ ...valid, birthDate: "2024-01-02T03:04:05Z" })
     expect(Result.isSuccess(result)).toBe(true)
     if (Result.isSuccess(result)) {
       expect(result.success.name).toBe("Ada")
-      expect(result.success).not.toHaveProperty("unknown")
       expect(result.success.birthDate && DateTime.toEpochMillis(result.success.birthDate)).toBe(
         Date.UTC(2024, 0, 2, 3, 4, 5)
       )
     }
+  })
+
+  // C-11, C-31 (issue 31): a field the Schema does not declare is refused, at any depth, naming the nearest field.
+  it("refuses unknown fields at any depth, suggesting the nearest known name", () => {
+    const failure = errorsOf({
+      ...valid,
+      Name: "Ada",
+      nam: "Ada",
+      fulName: 1,
+      address: { ...valid.address, lin1: "x", zip: "12345" },
+      items: [{ name: "pen", quantity: 2, qty: 2 }]
+    })
+    expect(failure.errors).toEqual([
+      {
+        field: "Name",
+        constraint: { unexpected: true, suggestion: "name" },
+        message: "Unknown field; did you mean `name`?"
+      },
+      {
+        field: "nam",
+        constraint: { unexpected: true, suggestion: "name" },
+        message: "Unknown field; did you mean `name`?"
+      },
+      { field: "fulName", constraint: { unexpected: true }, message: "Unknown field" },
+      {
+        field: "address.lin1",
+        constraint: { unexpected: true, suggestion: "line1" },
+        message: "Unknown field; did you mean `line1`?"
+      },
+      { field: "address.zip", constraint: { unexpected: true }, message: "Unknown field" },
+      { field: "items.0.qty", constraint: { unexpected: true }, message: "Unknown field" }
+    ])
+    expect(failure.message).toBe("Invalid input: Name, nam, fulName, address.lin1, address.zip, items.0.qty")
+  })
+
+  it("suggests a field that contains the unknown name (`name` for `fullName`)", () => {
+    const Person = Schema.Struct({
+      fullName: Schema.optionalKey(Schema.String),
+      email: Schema.optionalKey(Schema.String)
+    })
+    const failure = decodeAll(Person)({ name: "Ada", emial: "ada@example.com" })
+    expect(Result.isFailure(failure) && failure.failure.errors.map((e) => [e.field, e.message])).toEqual([
+      ["name", "Unknown field; did you mean `fullName`?"],
+      ["emial", "Unknown field; did you mean `email`?"]
+    ])
+  })
+
+  it("looks for the nearest name of the first 100 unknown fields only; every one is still named", () => {
+    const items = Array.from({ length: 150 }, () => ({ name: "pen", quantity: 1, Name: "pen" }))
+    const failure = errorsOf({ ...valid, items })
+    expect(failure.errors).toHaveLength(150)
+    expect(failure.errors.filter((e) => e.constraint.suggestion !== undefined)).toHaveLength(100)
+  })
+
+  it("judges a tagged union's body by the member its tag selects: its fields are known, its names suggested", () => {
+    const Credential = Schema.Union([
+      Schema.Struct({ type: Schema.Literal("PASSKEY"), nickname: Schema.String }),
+      Schema.Struct({ type: Schema.Literal("OAUTH"), oidcToken: Schema.String }),
+      Schema.Struct({ type: Schema.Literals(["EMAIL_OTP", "SMS_OTP"]) })
+    ])
+    const decodeCredential = decodeAll(Credential)
+    expect(Result.isSuccess(decodeCredential({ type: "OAUTH", oidcToken: "t" }))).toBe(true)
+    const failure = decodeCredential({ type: "OAUTH", oidcToken: "t", nickname: "n", oidc_token: "t" })
+    expect(Result.isFailure(failure) && failure.failure.errors).toEqual([
+      { field: "nickname", constraint: { unexpected: true }, message: "Unknown field" },
+      {
+        field: "oidc_token",
+        constraint: { unexpected: true, suggestion: "oidcToken" },
+        message: "Unknown field; did you mean `oidcToken`?"
+      }
+    ])
+  })
+
+  it("tells a value of an enum in the wrong case the right one, a union's tag too", () => {
+    const Body = Schema.Union([
+      Schema.Struct({ customerType: Schema.Literal("INDIVIDUAL"), status: Schema.Literals(["ACTIVE", "CLOSED"]) }),
+      Schema.Struct({ customerType: Schema.Literal("BUSINESS") })
+    ])
+    const decodeBody = decodeAll(Body)
+    const errors = (input: unknown) => {
+      const result = decodeBody(input)
+      return Result.isFailure(result) ? result.failure.errors : []
+    }
+    expect(errors({ customerType: "individual" })).toEqual([
+      {
+        field: "customerType",
+        constraint: { enum: ["INDIVIDUAL", "BUSINESS"], suggestion: "INDIVIDUAL" },
+        message: 'Expected one of "INDIVIDUAL", "BUSINESS"; did you mean `INDIVIDUAL`?'
+      }
+    ])
+    expect(errors({ customerType: "INDIVIDUAL", status: "active" })).toEqual([
+      {
+        field: "status",
+        constraint: { enum: ["ACTIVE", "CLOSED"], suggestion: "ACTIVE" },
+        message: 'Expected "ACTIVE" | "CLOSED", got "active"; did you mean `ACTIVE`?'
+      }
+    ])
+    // A value that is no enum member in any case gets no suggestion.
+    expect(errors({ customerType: "INDIVIDUAL", status: "open" })[0]?.constraint).toEqual({
+      enum: ["ACTIVE", "CLOSED"]
+    })
   })
 
   it("reports every invalid field at once, with dot paths and constraints", () => {

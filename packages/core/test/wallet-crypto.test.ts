@@ -637,7 +637,7 @@ describe("OIDC (oidc.ts)", () => {
     })
   })
 
-  it("W-20 iat may be 60 s old plus 5 s of skew, not a second more; and 5 s in the future, not 6 (both paths)", async () => {
+  it("L-07, W-20 iat may be 60 s old plus 5 s of skew, not a second more; and 5 s in the future, not 6 (both paths)", async () => {
     const provider = await issuer
     for (const keys of [provider.keys, undefined]) {
       const mint = (iat: number) =>

@@ -17,11 +17,12 @@ import {
 } from "@paycore/core"
 import { layer as memoryStore } from "@paycore/store-memory"
 import { makeWebhookRecorder, type WebhookRecorder } from "@paycore/testkit"
-import { Clock, Effect, Fiber, Layer } from "effect"
+import { Clock, Effect, Fiber, Layer, Random } from "effect"
 import { TestClock } from "effect/testing"
+import fc from "fast-check"
 import { Webhook } from "standardwebhooks"
 import { defaultCurrencyConfig } from "../src/platform/currencies.ts"
-import { backoffSeconds } from "../src/webhooks/dispatch.ts"
+import { backoffSeconds, nextRetryAt, webhookRetrySchedule } from "../src/webhooks/dispatch.ts"
 import { SIGNATURE_HEADER, signedHeaders, webhookKeysFromHex } from "../src/webhooks/signing.ts"
 
 const PRIVATE_KEY = "c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721"
@@ -90,6 +91,28 @@ const advanceTo = (iso: string) =>
 
 const withSettings = (settings: Partial<EngineSettings>) =>
   Effect.provideService(EngineConfig, { ...defaultEngineSettings, ...settings })
+
+/** Jitter that takes nothing off: every retry comes at the schedule's nominal instant. */
+const noJitter = Effect.provideService(Random.Random, {
+  nextDoubleUnsafe: () => 1 - 2 ** -53,
+  nextIntUnsafe: () => Number.MAX_SAFE_INTEGER
+})
+
+/**
+ * Passes of the dispatcher, each when the row is due, until it is no longer PENDING: the row then, and the seconds
+ * from its first attempt of each attempt made.
+ */
+const untilSettled = (dispatcher: WebhookDispatcher["Service"]) =>
+  Effect.gen(function* () {
+    let row = only(yield* outbox)
+    while (row.status === "PENDING") {
+      yield* advanceTo(row.nextAttemptAt)
+      yield* dispatcher.dispatchDue()
+      row = only(yield* outbox)
+    }
+    const first = millis(row.attempts[0]!.at)
+    return { row, offsets: row.attempts.map((a) => (millis(a.at) - first) / 1000) }
+  })
 
 describe("webhook signing", () => {
   it("signs the raw body so node:crypto verifies it with the published PEM", () => {
@@ -164,6 +187,34 @@ describe("webhook signing", () => {
       [5, 10, 20, 40, 60, 60]
     )
     assert.strictEqual(backoffSeconds(3, s, 0), 16)
+  })
+
+  it("WH-19: whatever the jitter, retries never wait more than the cap and end exactly at the window's end", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 1, maxLength: 64 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 600 }),
+        fc.integer({ min: 1, max: 7200 }),
+        (randoms, base, cap, window) => {
+          const settings = {
+            webhookBaseBackoffSeconds: base,
+            webhookMaxBackoffSeconds: Math.max(base, cap),
+            webhookRetryWindowSeconds: window
+          }
+          const start = "2025-06-01T12:00:00.000Z"
+          const tries = [start]
+          for (let failed = 1; failed <= 100_000; failed++) {
+            const next = nextRetryAt(start, failed, tries.at(-1)!, settings, randoms[failed % randoms.length]!)
+            if (next === undefined) break
+            const gap = (millis(next) - millis(tries.at(-1)!)) / 1000
+            if (!(gap > 0 && gap <= settings.webhookMaxBackoffSeconds)) return false
+            tries.push(next)
+          }
+          return millis(tries.at(-1)!) - millis(start) === window * 1000
+        }
+      )
+    )
   })
 })
 
@@ -246,59 +297,127 @@ describe("webhook dispatcher", () => {
     }).pipe(Effect.provide(setup(recorder)))
   })
 
-  it.effect("grows the backoff exponentially up to the cap, goes DEAD after max attempts, and replays", () => {
+  it.effect(
+    "grows the backoff exponentially up to the cap, goes DEAD at the end of the retry window, and replays",
+    () => {
+      const recorder = makeWebhookRecorder({ respond: () => 503 })
+      return Effect.gen(function* () {
+        const dispatcher = yield* WebhookDispatcher
+        yield* configure(URL)
+        yield* emitOne("OUTGOING_PAYMENT.FAILED", "Transaction:1")
+
+        const delays: Array<number> = []
+        for (let i = 0; i < 5; i++) {
+          const before = only(yield* outbox)
+          yield* advanceTo(before.nextAttemptAt)
+          yield* dispatcher.dispatchDue()
+          const after = only(yield* outbox)
+          if (after.status === "PENDING")
+            delays.push((millis(after.nextAttemptAt) - millis(after.attempts.at(-1)!.at)) / 1000)
+        }
+        // Jittered down by up to 20%, capped at 30 s; the last try waits for the window's end (100 s) at most.
+        const caps = [5, 10, 20, 30, 30]
+        assert.strictEqual(delays.length, 5)
+        delays.forEach((d, i) => {
+          assert.isTrue(d >= caps[i]! * 0.8 && d <= caps[i]!, `delay ${i}: ${d}`)
+        })
+        const { row: dead, offsets } = yield* untilSettled(dispatcher)
+        assert.strictEqual(dead.status, "DEAD")
+        assert.strictEqual(offsets.at(-1), 100, "the last try is at the window's end")
+        assert.strictEqual(dead.roundStartedAt, dead.attempts[0]!.at)
+        const tries = dead.attempts.length
+
+        // DEAD stays dead.
+        yield* TestClock.adjust(3_600_000)
+        yield* dispatcher.dispatchDue()
+        assert.strictEqual(recorder.requests().length, tries)
+
+        // Replay: due now, with a fresh round of attempts (a new window from its first attempt).
+        const replayed = yield* dispatcher.replay(dead.id)
+        assert.strictEqual(replayed.status, "PENDING")
+        assert.isUndefined(replayed.roundStartedAt)
+        const conflict = yield* dispatcher.replay("Webhook:00000000-0000-7000-8000-000000000000").pipe(Effect.flip)
+        assert.strictEqual(conflict._tag, "NotFound")
+        recorder.setResponder(() => 500)
+        yield* dispatcher.dispatchDue()
+        let row = only(yield* outbox)
+        assert.strictEqual(row.status, "PENDING")
+        assert.strictEqual(row.attempts.length, tries + 1)
+        assert.strictEqual(row.roundStartedAt, row.attempts.at(-1)!.at)
+        const firstDelay = (millis(row.nextAttemptAt) - millis(row.roundStartedAt!)) / 1000
+        assert.isTrue(firstDelay >= 4 && firstDelay <= 5, `the new round backs off from the start: ${firstDelay}`)
+        recorder.setResponder(() => 204)
+        yield* advanceTo(row.nextAttemptAt)
+        yield* dispatcher.dispatchDue()
+        row = only(yield* outbox)
+        assert.strictEqual(row.status, "DELIVERED")
+        assert.strictEqual(row.attempts.length, tries + 2)
+        const notDead = yield* dispatcher.replay(row.id).pipe(Effect.flip)
+        assert.strictEqual(notDead._tag, "Conflict")
+      }).pipe(
+        withSettings({ webhookRetryWindowSeconds: 100, webhookBaseBackoffSeconds: 5, webhookMaxBackoffSeconds: 30 }),
+        Effect.provide(setup(recorder))
+      )
+    }
+  )
+
+  it.effect("WH-19: a receiver that always fails gets tries at the schedule's instants for 7 days, then none", () => {
+    const recorder = makeWebhookRecorder({ respond: () => 500 })
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* TestClock.setTime(Date.parse("2025-06-01T12:00:00Z"))
+      yield* configure(URL)
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+      const { row, offsets } = yield* untilSettled(dispatcher)
+      const schedule = webhookRetrySchedule(defaultEngineSettings)
+      assert.deepStrictEqual(offsets, [...schedule])
+      // The documented numbers (docs/state-machines.md, "Webhook delivery lifecycle").
+      assert.deepStrictEqual(schedule.slice(0, 12), [0, 5, 15, 35, 75, 155, 315, 635, 1275, 2555, 4355, 6155])
+      assert.strictEqual(schedule.length, 345)
+      assert.strictEqual(schedule.at(-1), 7 * 86_400)
+      assert.strictEqual(row.status, "DEAD")
+      assert.strictEqual(row.attempts.at(-1)!.at, "2025-06-08T12:00:00.000Z")
+      const gaps = offsets.slice(1).map((o, i) => o - offsets[i]!)
+      assert.isAtMost(Math.max(...gaps), 1800)
+      // Then none: a month later nothing more was sent.
+      yield* TestClock.adjust(30 * 86_400_000)
+      assert.strictEqual((yield* dispatcher.dispatchDue()).claimed, 0)
+      assert.strictEqual(recorder.requests().length, 345)
+    }).pipe(noJitter, Effect.provide(setup(recorder)))
+  })
+
+  it.effect("WH-19: with jitter the gaps stay within 30 min and the last try is 7 days after the first", () => {
     const recorder = makeWebhookRecorder({ respond: () => 503 })
     return Effect.gen(function* () {
       const dispatcher = yield* WebhookDispatcher
       yield* configure(URL)
-      yield* emitOne("OUTGOING_PAYMENT.FAILED", "Transaction:1")
-
-      const delays: Array<number> = []
-      for (let i = 0; i < 6; i++) {
-        const before = only(yield* outbox)
-        yield* advanceTo(before.nextAttemptAt)
-        yield* dispatcher.dispatchDue()
-        const after = only(yield* outbox)
-        if (after.status === "PENDING")
-          delays.push((millis(after.nextAttemptAt) - millis(after.attempts.at(-1)!.at)) / 1000)
-      }
-      const caps = [5, 10, 20, 30, 30]
-      assert.strictEqual(delays.length, 5)
-      delays.forEach((d, i) => {
-        assert.isTrue(d >= caps[i]! * 0.8 && d <= caps[i]!, `delay ${i}: ${d}`)
-      })
-
-      let row = only(yield* outbox)
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+      const { row, offsets } = yield* untilSettled(dispatcher)
       assert.strictEqual(row.status, "DEAD")
-      assert.strictEqual(row.attempts.length, 6)
+      assert.strictEqual(offsets.at(-1), 7 * 86_400)
+      const gaps = offsets.slice(1).map((o, i) => o - offsets[i]!)
+      assert.isAtMost(Math.max(...gaps), 1800)
+      assert.isAtLeast(offsets.length, 345)
+    }).pipe(Random.withSeed("WH-19"), Effect.provide(setup(recorder)))
+  })
 
-      // DEAD stays dead.
-      yield* TestClock.adjust(3_600_000)
-      yield* dispatcher.dispatchDue()
-      assert.strictEqual(recorder.requests().length, 6)
-
-      // Replay: due now, with a fresh round of attempts.
-      const replayed = yield* dispatcher.replay(row.id)
-      assert.strictEqual(replayed.status, "PENDING")
-      const conflict = yield* dispatcher.replay("Webhook:00000000-0000-7000-8000-000000000000").pipe(Effect.flip)
-      assert.strictEqual(conflict._tag, "NotFound")
-      recorder.setResponder(() => 500)
-      yield* dispatcher.dispatchDue()
-      row = only(yield* outbox)
-      assert.strictEqual(row.status, "PENDING")
-      assert.strictEqual(row.attempts.length, 7)
-      recorder.setResponder(() => 204)
-      yield* advanceTo(row.nextAttemptAt)
-      yield* dispatcher.dispatchDue()
-      row = only(yield* outbox)
+  it.effect("WH-02, WH-19: a 409 after failures stops the retries (the receiver already has the event)", () => {
+    const recorder = makeWebhookRecorder()
+    return Effect.gen(function* () {
+      const dispatcher = yield* WebhookDispatcher
+      yield* configure(URL)
+      recorder.enqueue(500, 502, { error: "ECONNRESET" }, 409)
+      yield* emitOne("OUTGOING_PAYMENT.COMPLETED", "Transaction:1")
+      const { row } = yield* untilSettled(dispatcher)
       assert.strictEqual(row.status, "DELIVERED")
-      assert.strictEqual(row.attempts.length, 8)
-      const notDead = yield* dispatcher.replay(row.id).pipe(Effect.flip)
-      assert.strictEqual(notDead._tag, "Conflict")
-    }).pipe(
-      withSettings({ webhookMaxAttempts: 6, webhookBaseBackoffSeconds: 5, webhookMaxBackoffSeconds: 30 }),
-      Effect.provide(setup(recorder))
-    )
+      assert.deepStrictEqual(
+        row.attempts.map((a) => a.responseStatus ?? a.error),
+        [500, 502, "ECONNRESET", 409]
+      )
+      yield* TestClock.adjust(8 * 86_400_000)
+      yield* dispatcher.dispatchDue()
+      assert.strictEqual(recorder.requests().length, 4)
+    }).pipe(Effect.provide(setup(recorder)))
   })
 
   it.effect("stops retrying on 409 (duplicate) and never retries TEST events", () => {
@@ -412,7 +531,7 @@ describe("webhook dispatcher", () => {
         ["DEAD", "DELIVERED"]
       )
     }).pipe(
-      withSettings({ webhookMaxAttempts: 2, webhookBaseBackoffSeconds: 5, webhookMaxBackoffSeconds: 30 }),
+      withSettings({ webhookRetryWindowSeconds: 5, webhookBaseBackoffSeconds: 5, webhookMaxBackoffSeconds: 30 }),
       Effect.provide(setup(recorder))
     )
   })

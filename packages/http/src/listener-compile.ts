@@ -3,8 +3,18 @@
  * and responder), the docs and static files, and the options the request path reads.
  */
 import { createHash } from "node:crypto"
-import { decodeAllOptions } from "@paycore/core"
-import { Cause, Context, Effect, type Exit, type Fiber, Schema, type SchemaIssue, SchemaParser } from "effect"
+import { decodeAllOptions, decodeBodyOptions } from "@paycore/core"
+import {
+  Cause,
+  Context,
+  Effect,
+  type Exit,
+  type Fiber,
+  Schema,
+  type SchemaAST,
+  type SchemaIssue,
+  SchemaParser
+} from "effect"
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
@@ -59,9 +69,10 @@ type NoServices = Schema.ConstraintDecoder<unknown> & Schema.ConstraintEncoder<u
 
 // Each input schema gets effect's JIT-compiled decoder: about 4x faster than the interpreter on a valid payload; an
 // invalid one is decoded again for the full issue tree. Where `new Function` is blocked it stays interpreted.
-const decoder = (schema: Schema.Top): Decode => {
+// Path, query and headers ignore what they do not declare; a body refuses it (`decodeBodyOptions`).
+const decoder = (schema: Schema.Top, options: SchemaAST.ParseOptions = decodeAllOptions): Decode => {
   SchemaJITCompiler.enable(schema.ast)
-  return SchemaParser.decodeUnknownExit(schema as unknown as NoServices, decodeAllOptions)
+  return SchemaParser.decodeUnknownExit(schema as unknown as NoServices, options)
 }
 
 /** The payload of an endpoint whose multipart body is streamed to its handler (`StreamedBody`). */
@@ -84,7 +95,7 @@ const compilePayload = (info: EndpointInfo): Decode | typeof STREAMED | undefine
     throw new Error(`${info.group}.${info.name}: only JSON and streamed multipart request bodies are supported`)
   }
   const [first, ...rest] = json.schemas
-  return decoder(rest.length === 0 ? first : Schema.Union(json.schemas))
+  return decoder(rest.length === 0 ? first : Schema.Union(json.schemas), decodeBodyOptions)
 }
 
 /** Whether the endpoint's JSON payload schema takes `null`: its body may be left out (`Schema.NullOr`). */

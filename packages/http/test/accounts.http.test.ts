@@ -100,7 +100,7 @@ describe("accounts group: credentials and permissions (A-02, A-04, C-12)", () =>
 })
 
 describe("internal accounts (AC-01 .. AC-11, CU-39)", () => {
-  it("CU-39 AC-09 one account per customer currency, created with the customer, ACTIVE with zero balances", async () => {
+  it("C-08, CU-39 AC-09 one account per customer currency, created with the customer, ACTIVE with zero balances", async () => {
     const c = await newCustomer(["USD", "MXN", "EUR", "USDC"], "Ada Lovelace")
     const r = await server.call("GET", `/customers/internal-accounts?customerId=${c.id}`)
     expect(r.status).toBe(200)
@@ -536,7 +536,11 @@ describe("GET /customers/external-accounts (AC-20, AC-21)", () => {
   it("AC-21 an unknown external account is 404; a malformed id is 400 on path.externalAccountId", async () => {
     const r = await server.call("GET", `/customers/external-accounts/${UNKNOWN_EXTERNAL}`)
     expect(r.status).toBe(404)
-    expect(r.json).toEqual({ status: 404, code: "NOT_FOUND", message: expect.stringContaining(UNKNOWN_EXTERNAL) })
+    expect(r.json).toEqual({
+      status: 404,
+      code: "REFERENCE_NOT_FOUND",
+      message: expect.stringContaining(UNKNOWN_EXTERNAL)
+    })
     expectInvalid(await server.call("GET", `/customers/external-accounts/${UNKNOWN_CUSTOMER}`), [
       "path.externalAccountId"
     ])
@@ -553,7 +557,7 @@ describe("DELETE /customers/external-accounts/{externalAccountId} (AC-22)", () =
     expect(del.json).toBeUndefined()
     const get = await server.call("GET", `/customers/external-accounts/${drop.json.id}`)
     expect(get.status).toBe(404)
-    expect(get.json.code).toBe("NOT_FOUND")
+    expect(get.json.code).toBe("REFERENCE_NOT_FOUND")
     const list = await server.call("GET", `/customers/external-accounts?customerId=${c.id}`)
     expect(ids(list)).toEqual([keep.json.id])
     expect(list.json.totalCount).toBe(1)
@@ -565,10 +569,10 @@ describe("DELETE /customers/external-accounts/{externalAccountId} (AC-22)", () =
     expect((await server.call("DELETE", `/customers/external-accounts/${a.json.id}`)).status).toBe(204)
     const again = await server.call("DELETE", `/customers/external-accounts/${a.json.id}`)
     expect(again.status).toBe(404)
-    expect(again.json.code).toBe("NOT_FOUND")
+    expect(again.json.code).toBe("REFERENCE_NOT_FOUND")
     const unknown = await server.call("DELETE", `/customers/external-accounts/${UNKNOWN_EXTERNAL}`)
     expect(unknown.status).toBe(404)
-    expect(unknown.json.code).toBe("NOT_FOUND")
+    expect(unknown.json.code).toBe("REFERENCE_NOT_FOUND")
   })
 
   it("AC-22 a deleted account may be added again", async () => {

@@ -349,8 +349,8 @@ const actionsSuite = (stores: () => StoresUnderTest) => {
           destination: { accountId: destination },
           amount: 100
         })
-      expectError(await transfer(stranger.accounts.USD!, c.usdPayee), 404, "NOT_FOUND")
-      expectError(await transfer(c.accounts.USD!, stranger.usdPayee), 404, "NOT_FOUND")
+      expectError(await transfer(stranger.accounts.USD!, c.usdPayee), 404, "REFERENCE_NOT_FOUND")
+      expectError(await transfer(c.accounts.USD!, stranger.usdPayee), 404, "REFERENCE_NOT_FOUND")
       expectError(await transfer(c.accounts.USD!, c.eurPayee!), 400, "INVALID_INPUT")
       expect(await actionsOf(server, agent.agentId)).toEqual([])
     })

@@ -135,7 +135,7 @@ onEveryStore("the agents' isolation matrix", "agent_isolation_http", (stores) =>
     for (const { agent, own, sibling, other } of eachAgent()) {
       await unchangedBy(agent.agentId, async () => {
         for (const id of other.externalAccounts) {
-          expectError(await agent.call("GET", `/agents/me/external-accounts/${id}`), 404, "NOT_FOUND")
+          expectError(await agent.call("GET", `/agents/me/external-accounts/${id}`), 404, "REFERENCE_NOT_FOUND")
         }
         const quotes = [
           ...other.agents.flatMap((a) => a.quotes),
@@ -163,17 +163,25 @@ onEveryStore("the agents' isolation matrix", "agent_isolation_http", (stores) =>
           expectError(
             await agent.call("DELETE", `/agents/me/external-accounts/${id}`, undefined, key()),
             404,
-            "NOT_FOUND"
+            "REFERENCE_NOT_FOUND"
           )
-          expectError(await agent.call("POST", "/agents/me/quotes", quoteBody(usd, id, 1000), key()), 404, "NOT_FOUND")
+          expectError(
+            await agent.call("POST", "/agents/me/quotes", quoteBody(usd, id, 1000), key()),
+            404,
+            "REFERENCE_NOT_FOUND"
+          )
         }
         for (const id of other.internalAccounts) {
           expectError(
             await agent.call("POST", "/agents/me/quotes", quoteBody(id, payee, 1000), key()),
             404,
-            "NOT_FOUND"
+            "REFERENCE_NOT_FOUND"
           )
-          expectError(await agent.call("POST", "/agents/me/quotes", quoteBody(usd, id, 1000), key()), 404, "NOT_FOUND")
+          expectError(
+            await agent.call("POST", "/agents/me/quotes", quoteBody(usd, id, 1000), key()),
+            404,
+            "REFERENCE_NOT_FOUND"
+          )
         }
         const named = quoteBody(usd, payee, 1000)
         expectError(

@@ -145,16 +145,16 @@ onEveryStore("the agent's own surface (/agents/me)", "agent_me_http", (stores) =
     const read = await call("GET", `/agents/me/external-accounts/${adaPayee}`)
     expect(read.status).toBe(200)
     expect(read.json).toEqual((await server.call("GET", `/customers/external-accounts/${adaPayee}`)).json)
-    expectError(await call("GET", `/agents/me/external-accounts/${bobPayee}`), 404, "NOT_FOUND")
+    expectError(await call("GET", `/agents/me/external-accounts/${bobPayee}`), 404, "REFERENCE_NOT_FOUND")
   })
 
   it("AG-29: the agent deletes the customer's external account (204); a trusted beneficiary is 409 as for the platform", async () => {
     const { call } = await adaAgent()
     const doomed = created(await call("POST", "/agents/me/external-accounts", usPayeeBody("720000001")))
     expect((await call("DELETE", `/agents/me/external-accounts/${doomed.id}`)).status).toBe(204)
-    expectError(await call("GET", `/agents/me/external-accounts/${doomed.id}`), 404, "NOT_FOUND")
+    expectError(await call("GET", `/agents/me/external-accounts/${doomed.id}`), 404, "REFERENCE_NOT_FOUND")
     expect(ids(await call("GET", "/agents/me/external-accounts?limit=100"))).not.toContain(doomed.id)
-    expectError(await call("DELETE", `/agents/me/external-accounts/${doomed.id}`), 404, "NOT_FOUND")
+    expectError(await call("DELETE", `/agents/me/external-accounts/${doomed.id}`), 404, "REFERENCE_NOT_FOUND")
 
     const trusted = created(await call("POST", "/agents/me/external-accounts", usPayeeBody("720000002")))
     const now = new Date().toISOString()
@@ -169,7 +169,7 @@ onEveryStore("the agent's own surface (/agents/me)", "agent_me_http", (stores) =
     await Effect.runPromise(Effect.orDie(server.store.trustedBeneficiaries.insert(trust)))
     await expectNothingChanges(server, async () => {
       expectError(await call("DELETE", `/agents/me/external-accounts/${trusted.id}`), 409, "BENEFICIARY_TRUSTED")
-      expectError(await call("DELETE", `/agents/me/external-accounts/${bobPayee}`), 404, "NOT_FOUND")
+      expectError(await call("DELETE", `/agents/me/external-accounts/${bobPayee}`), 404, "REFERENCE_NOT_FOUND")
     })
   })
 
@@ -319,17 +319,17 @@ onEveryStore("the agent's own surface (/agents/me)", "agent_me_http", (stores) =
       expectError(
         await call("POST", "/agents/me/quotes", quoteBody(bob.accounts.USD!, adaPayee, 1000)),
         404,
-        "NOT_FOUND"
+        "REFERENCE_NOT_FOUND"
       )
       expectError(
         await call("POST", "/agents/me/quotes", quoteBody(ada.accounts.USD!, bobPayee, 1000)),
         404,
-        "NOT_FOUND"
+        "REFERENCE_NOT_FOUND"
       )
       expectError(
         await call("POST", "/agents/me/quotes", quoteBody(ada.accounts.USD!, bob.accounts.USD!, 1000)),
         404,
-        "NOT_FOUND"
+        "REFERENCE_NOT_FOUND"
       )
       const named = quoteBody(ada.accounts.USD!, adaPayee, 1000)
       expectError(

@@ -686,7 +686,7 @@ const runMatrix = async (server: TestServer, label: string) => {
 onEveryStore("the auth matrix", "auth_matrix", (stores) => {
   const server = useTestServer(async () => {}, stores())
 
-  it("every route answers every kind of credential as its access class says, and a refusal changes nothing", async () => {
+  it("A-09: every route answers every kind of credential as its access class says, and a refusal changes nothing", async () => {
     await runMatrix(server, expect.getState().currentTestName?.split(" >")[0] ?? "store")
   }, 60_000)
 

@@ -121,7 +121,7 @@ const revealSuite = (stores: () => StoresUnderTest) => {
     expect((await auditOf(server, processing.id)).data).toHaveLength(0)
   })
 
-  it("S-09, Q20, Authentication 5: a cardholder subject to SCA reveals only with a live SCA session (409 SCA_SESSION_REQUIRED, then 200 after the login)", async () => {
+  it("A-11, S-09, Q20, Authentication 5: a cardholder subject to SCA reveals only with a live SCA session (409 SCA_SESSION_REQUIRED, then 200 after the login)", async () => {
     const holder = await cardholder(server, {
       approved: false,
       extra: { region: "DE", phoneNumber: germanPhone(), email: `eu.${randomUUID()}@example.com` }

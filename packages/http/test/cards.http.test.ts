@@ -45,7 +45,7 @@ const cardsSuite = (stores: () => StoresUnderTest) => {
   const cardsOf = async (holder: string) => ids(await server.call("GET", `/cards?cardholderId=${holder}&limit=100`))
 
   describe("issue", () => {
-    it("CD-01, CD-03, CD-07, CD-19, CD-20, WH-12: 201 PROCESSING, then a worker pass makes it ACTIVE with its details and one card.state_change", async () => {
+    it("V-10, CD-01, CD-03, CD-07, CD-19, CD-20, WH-12: 201 PROCESSING, then a worker pass makes it ACTIVE with its details and one card.state_change", async () => {
       const holder = await cardholder(server)
       const platformCardId = endingIn("042")
       const r = await issue(

@@ -188,6 +188,42 @@ describe("the upstream conformance check", () => {
     expect(issues.find((i) => i.pointer === "/data/pendingReason")?.value).toBe("ON_HOLD")
   })
 
+  it("a webhook's body gets the differences listed for WEBHOOK <schema> only (WH-22: spec names of funding instructions)", () => {
+    const event = (accountType: string) => ({
+      id: "Webhook:019542f5-b3e7-1d02-0000-000000000007",
+      type: "INTERNAL_ACCOUNT.BALANCE_UPDATED",
+      timestamp: "2025-08-15T14:32:00Z",
+      data: {
+        id: "InternalAccount:1",
+        type: "INTERNAL_FIAT",
+        status: "ACTIVE",
+        balance: { amount: 0, currency: { code: "USD", name: "US Dollar", symbol: "$", decimals: 2 } },
+        totalBalance: { amount: 0, currency: { code: "USD", name: "US Dollar", symbol: "$", decimals: 2 } },
+        fundingPaymentInstructions: [
+          {
+            accountOrWalletInfo: {
+              accountType,
+              reference: "PC1",
+              accountNumber: "1",
+              routingNumber: "021000021",
+              paymentRails: ["ACH"]
+            }
+          }
+        ],
+        createdAt: "2026-01-01T00:00:00Z",
+        updatedAt: "2026-01-01T00:00:00Z"
+      }
+    })
+    expect(upstream().checkSchema("InternalAccountStatusWebhook", event("US_ACCOUNT"))).toEqual([])
+    // The listed difference covers the account type only: the rest of the account is still held to the upstream.
+    const { status: _, ...noStatus } = event("US_ACCOUNT").data
+    const issues = upstream().checkSchema("InternalAccountStatusWebhook", { ...event("US_ACCOUNT"), data: noStatus })
+    expect(issues.map((i) => [i.pointer, i.rule])).toEqual([["/data/status", expect.stringContaining("required")]])
+    // A webhook of another schema gets none of it.
+    const card = upstream().checkSchema("CardStateChangeWebhook", event("US_ACCOUNT"))
+    expect(card.length).toBeGreaterThan(0)
+  })
+
   it("with no list, the known differences fail (the list is what lets them pass)", () => {
     const prepared: PreparedUpstream = {
       operations: upstream().operations,
@@ -315,8 +351,7 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
   "rate-details-service-names": (server, { customer, payee }) =>
     server.call("POST", "/quotes", quoteBody(customer.accounts.USD!, payee, 100)),
   "kyc-provider-named-by-port": (server, { customer }) => kycLink(server, customer.id, randomUUID()),
-  "account-not-found-code": (server) =>
-    server.call("GET", `/customers/external-accounts/ExternalAccount:${randomUUID()}`),
+  "payment-refusals-403": (server) => server.call("GET", `/receiver/uma/${encodeURIComponent("$ada@shadow.example")}`),
   "idempotency-key-reused": async (server, { customer }) => {
     const key = randomUUID()
     expect((await kycLink(server, customer.id, key)).status).toBe(201)
@@ -572,15 +607,6 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
     })
     expect(r.status, JSON.stringify(r.json)).toBe(201)
   },
-  "stablecoin-refusal-codes": async (server) => {
-    const { coinId } = await stablecoinSetup(server)
-    const r = await mint(server, coinId, {
-      amount: "10000",
-      fundingSource: { type: "WIRE" },
-      destination: { accountId: "InternalAccount:00000000-0000-7000-8000-000000000000" }
-    })
-    expect(r.status).toBe(404)
-  },
   "stablecoin-provider-unavailable": async (server) => {
     stablecoinProvider.outage(true)
     try {
@@ -675,6 +701,17 @@ onEveryStore("listed upstream differences", "conformance_http", (stores) => {
       for (const event of events) {
         expect(checker.checkSchema("OutgoingPaymentWebhook", event), `${event.type} of ${id}`).toEqual([])
       }
+    }
+  })
+
+  it("WH-22: the INTERNAL_ACCOUNT.BALANCE_UPDATED events of a funded account are the upstream's InternalAccountStatusWebhook", async () => {
+    const checker = upstreamChecker()!
+    const events = (await eventsAbout(server, fixture.customer.accounts.USD!)).filter(
+      (e) => e.type === "INTERNAL_ACCOUNT.BALANCE_UPDATED"
+    )
+    expect(events.length).toBeGreaterThan(0)
+    for (const event of events) {
+      expect(checker.checkSchema("InternalAccountStatusWebhook", event), JSON.stringify(event.data)).toEqual([])
     }
   })
 

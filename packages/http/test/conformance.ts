@@ -156,11 +156,11 @@ const segmentsOf = (path: string): Array<string> => path.split(/[?#]/)[0]!.split
  * The upstream operation a request is for: templates matching the path segment by segment, a literal segment
  * preferred to a parameter at the first place they differ (as a router does), then the method.
  */
-export const matchOperation = (
-  operations: ReadonlyArray<UpstreamOperation>,
+export const matchOperation = <O extends Pick<UpstreamOperation, "method" | "segments">>(
+  operations: ReadonlyArray<O>,
   method: string,
   path: string
-): UpstreamOperation | undefined => {
+): O | undefined => {
   const segments = segmentsOf(path)
   const candidates = operations.filter(
     (o) =>
@@ -296,7 +296,8 @@ export interface Checker {
   readonly check: (method: string, path: string, status: number, json: unknown) => Report
   /**
    * How `json` differs from the upstream's component schema `name` (`OutgoingPaymentWebhook`): what a webhook's body
-   * is held to, having no operation of its own. No listed difference applies.
+   * is held to, having no operation of its own. Only the listed differences naming the operation `WEBHOOK <name>`
+   * (status 200) apply.
    */
   readonly checkSchema: (name: string, json: unknown) => ReadonlyArray<Issue>
 }
@@ -416,9 +417,17 @@ export const makeChecker = (
     return { kind: "checked", operation: key, status, issues, unlisted, used: [...used] }
   }
   const checkSchema: Checker["checkSchema"] = (name, json) => {
+    // A webhook has no operation: its differences are listed under `WEBHOOK <schema>`, status 200.
+    const key = `WEBHOOK ${name}`
+    const renaming = listed.filter(
+      (d) => (d.renames !== undefined || d.renamedKeys !== undefined) && concerns(d, key, 200)
+    )
     const validate = validatorOf(`#/components/schemas/${name}`, { $ref: `${DEFS}#/$defs/${name}` })
-    if (validate(json)) return []
-    return (validate.errors ?? []).filter((e) => e.keyword !== "if").map((e) => issueOf(e, places))
+    if (validate(withUpstreamNames(json, renaming, new Set()))) return []
+    return (validate.errors ?? [])
+      .filter((e) => e.keyword !== "if")
+      .map((e) => issueOf(e, places))
+      .filter((issue) => !listed.some((d) => covers(d, key, 200, issue)))
   }
   return { operations: prepared.operations, check, checkSchema }
 }
@@ -612,4 +621,100 @@ export const refusedUpstreamValues = (upstream: Json, ours: Json): Array<Request
     }
   }
   return refused
+}
+
+// -----------------------------------------------------------------------------
+// Request fields: every property the upstream defines in a request body, as a body that carries it
+// -----------------------------------------------------------------------------
+
+/** One property of an upstream request body: its dot path, and a body holding it (`null`) in its variant. */
+export interface RequestFieldProbe {
+  /** `address.line2`, `accountInfo.beneficiary.fullName`, `legs.0.amount` */
+  readonly field: string
+  /** The property set to `null`, inside objects (arrays of one) that carry the discriminators of its variant. */
+  readonly body: unknown
+}
+
+/** An upstream operation with a JSON or form request body, and a probe per property its body defines. */
+export interface UpstreamRequestBody {
+  /** `POST /customers` */
+  readonly key: string
+  readonly method: string
+  readonly segments: ReadonlyArray<string>
+  readonly probes: ReadonlyArray<RequestFieldProbe>
+}
+
+type Segment = string | number
+
+const withValueAt = (body: unknown, path: ReadonlyArray<Segment>, value: unknown): unknown => {
+  if (path.length === 0) return value
+  const [head, ...rest] = path as [Segment, ...Array<Segment>]
+  const container: Json = body !== null && typeof body === "object" ? body : typeof head === "number" ? [] : {}
+  const copy: Json = Array.isArray(container) ? [...container] : { ...container }
+  copy[head] = withValueAt(copy[head], rest, value)
+  return copy
+}
+
+/**
+ * Every property of every upstream request body (JSON, or a form's fields), nested ones and array items' included,
+ * each in each variant of a discriminated `oneOf` it belongs to (the body then carries the discriminator's value).
+ * A property a client may send: sent alone, our decoder must not refuse it as unknown.
+ */
+export const upstreamRequestFields = (doc: Json): ReadonlyArray<UpstreamRequestBody> => {
+  const deref = (node: any): any => {
+    for (let hops = 0; node?.$ref !== undefined && hops < 32; hops++) {
+      node = (node.$ref as string)
+        .slice(2)
+        .split("/")
+        .reduce((o: any, k) => o?.[k], doc)
+    }
+    return node
+  }
+  type Tags = ReadonlyArray<readonly [ReadonlyArray<Segment>, string, string]>
+  const walk = (
+    node: any,
+    path: ReadonlyArray<Segment>,
+    tags: Tags,
+    out: Map<string, RequestFieldProbe>,
+    depth: number
+  ) => {
+    node = deref(node)
+    if (node === null || typeof node !== "object" || depth > 16) return
+    for (const member of node.allOf ?? []) walk(member, path, tags, out, depth + 1)
+    const mapping = node.discriminator?.mapping as Record<string, string> | undefined
+    if (mapping !== undefined) {
+      for (const [value, ref] of Object.entries(mapping)) {
+        walk({ $ref: ref }, path, [...tags, [path, node.discriminator.propertyName, value]], out, depth + 1)
+      }
+    } else {
+      for (const member of [...(node.oneOf ?? []), ...(node.anyOf ?? [])]) walk(member, path, tags, out, depth + 1)
+    }
+    for (const [name, property] of Object.entries<unknown>(node.properties ?? {})) {
+      const at = [...path, name]
+      let body: unknown = {}
+      for (const [where, key, value] of tags) body = withValueAt(body, [...where, key], value)
+      body = withValueAt(body, at, null)
+      const probe = { field: at.join("."), body }
+      out.set(JSON.stringify(probe), probe)
+      walk(property, at, tags, out, depth + 1)
+    }
+    if (node.items !== undefined) walk(node.items, [...path, 0], tags, out, depth + 1)
+  }
+  const bodies: Array<UpstreamRequestBody> = []
+  for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const content = deref(item[method]?.requestBody)?.content ?? {}
+      const schema = content["application/json"]?.schema ?? content["multipart/form-data"]?.schema
+      if (schema === undefined) continue
+      const probes = new Map<string, RequestFieldProbe>()
+      walk(schema, [], [], probes, 0)
+      bodies.push({
+        key: `${method.toUpperCase()} ${template}`,
+        method: method.toUpperCase(),
+        segments: template.split("/").slice(1),
+        probes: [...probes.values()]
+      })
+    }
+  }
+  return bodies
 }

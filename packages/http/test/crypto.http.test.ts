@@ -163,7 +163,7 @@ const suite = (stores: () => StoresUnderTest) => {
       internalAccountId: UNKNOWN_ACCOUNT
     })
     expect(r.status).toBe(404)
-    expect(r.json.code).toBe("NOT_FOUND")
+    expect(r.json.code).toBe("REFERENCE_NOT_FOUND")
   })
 
   it("Q-45 400 in check order: the account's currency, a crypto account, the currency's networks, the address", async () => {
@@ -394,7 +394,7 @@ const suite = (stores: () => StoresUnderTest) => {
 
   // ---- Q5: a quote to a wallet is charged what the estimate says ----
 
-  it("Q-45 Q5 a same-currency quote to a wallet charges the estimate's totalFee; money stays balanced", async () => {
+  it("Q-40, Q-45 Q5 a same-currency quote to a wallet charges the estimate's totalFee; money stays balanced", async () => {
     await fundAccount(server, customer.accounts.USDC!, 10_000_000)
     const wallet = await addWallet("USDC", "SOLANA_WALLET", "4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T")
     const balance = async () =>

@@ -173,29 +173,58 @@ describe("POST /customers (CU-01 .. CU-09, CU-39)", () => {
     expect(given.umaAddress).toBe("$ada.given@acme.example")
   })
 
-  it("CU-06 read-only fields in a body (id, kycStatus, isDeleted, createdAt) are ignored on create and PATCH", async () => {
-    const c = await create(
+  it("CU-06 C-11 read-only fields in a body (id, isDeleted, createdAt, contactVerification) are refused as unknown; nothing is created", async () => {
+    const platformCustomerId = unique("read-only")
+    const r = await server.call(
+      "POST",
+      "/customers",
       individual({
+        platformCustomerId,
         id: "Customer:01234567-89ab-7def-8123-456789abcdef",
-        kycStatus: "APPROVED",
         isDeleted: true,
         createdAt: "2000-01-01T00:00:00Z",
         contactVerification: { email: "VERIFIED", phone: "VERIFIED" }
       })
     )
-    expect(c.id).not.toBe("Customer:01234567-89ab-7def-8123-456789abcdef")
-    expect(c.kycStatus).toBe("UNVERIFIED")
-    expect(c.isDeleted).toBe(false)
-    expect(c.createdAt).not.toBe("2000-01-01T00:00:00Z")
-    expect(c.contactVerification).toEqual({ email: "PENDING", phone: "PENDING" })
-    const p = await server.call("PATCH", `/customers/${c.id}`, {
-      customerType: "INDIVIDUAL",
-      kycStatus: "APPROVED",
-      umaAddress: "$stolen@acme.example",
-      isDeleted: true
+    expectInvalid(r, ["id", "isDeleted", "createdAt", "contactVerification"])
+    expect(r.json.details.errors[0]).toEqual({
+      field: "id",
+      constraint: { unexpected: true },
+      message: "Unknown field"
     })
+    const listed = await server.call("GET", `/customers?platformCustomerId=${platformCustomerId}`)
+    expect(listed.json.totalCount).toBe(0)
+    const c = await create(individual())
+    const p = await server.call("PATCH", `/customers/${c.id}`, { customerType: "INDIVIDUAL", isDeleted: true })
+    expectInvalid(p, ["isDeleted"])
+  })
+
+  it("CU-06 the upstream's kycStatus (kybStatus) in a create or PATCH body is accepted and ignored: only KYC sets it", async () => {
+    const c = await create(individual({ kycStatus: "APPROVED" }))
+    expect(c.kycStatus).toBe("UNVERIFIED")
+    const p = await server.call("PATCH", `/customers/${c.id}`, { customerType: "INDIVIDUAL", kycStatus: "APPROVED" })
     expect(p.status).toBe(200)
-    expect(p.json).toMatchObject({ kycStatus: "UNVERIFIED", umaAddress: c.umaAddress, isDeleted: false, id: c.id })
+    expect(p.json).toMatchObject({ kycStatus: "UNVERIFIED", id: c.id })
+    const b = await create(business({ kybStatus: "APPROVED" }))
+    expect(b).toMatchObject({ kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" })
+    const q = await server.call("PATCH", `/customers/${b.id}`, { customerType: "BUSINESS", kybStatus: "APPROVED" })
+    expect(q.json).toMatchObject({ kybStatus: "UNVERIFIED", kycStatus: "UNVERIFIED" })
+  })
+
+  it("CU-12 CU-09 PATCH changes the umaAddress (the upstream's field); another customer's is 409 UMA_ADDRESS_EXISTS", async () => {
+    const c = await create(individual())
+    const other = await create(individual())
+    const address = `$${unique("moved")}@acme.example`
+    const p = await server.call("PATCH", `/customers/${c.id}`, { customerType: "INDIVIDUAL", umaAddress: address })
+    expect(p.status, JSON.stringify(p.json)).toBe(200)
+    expect(p.json.umaAddress).toBe(address)
+    expect(ids(await server.call("GET", `/customers?umaAddress=${encodeURIComponent(address)}`))).toEqual([c.id])
+    const taken = await server.call("PATCH", `/customers/${other.id}`, {
+      customerType: "INDIVIDUAL",
+      umaAddress: address
+    })
+    expect({ status: taken.status, code: taken.json.code }).toEqual({ status: 409, code: "UMA_ADDRESS_EXISTS" })
+    expect((await server.call("GET", `/customers/${other.id}`)).json.umaAddress).toBe(other.umaAddress)
   })
 
   it("CU-04 CU-05 creates a business with businessInfo; kybStatus starts UNVERIFIED", async () => {

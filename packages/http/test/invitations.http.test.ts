@@ -137,7 +137,7 @@ onEveryStore("invitations", "invitations_http", (stores) => {
 
   // ---- read ----
 
-  it("IN-03, IN-11: an unknown or malformed code is 404 INVITATION_NOT_FOUND on every route", async () => {
+  it("C-20, IN-03, IN-11: an unknown or malformed code is 404 INVITATION_NOT_FOUND on every route", async () => {
     for (const code of ["00000000", "not-a-code", "%24x"]) {
       expectError(await get(server, code), 404, "INVITATION_NOT_FOUND")
       expectError(await claim(server, code), 404, "INVITATION_NOT_FOUND")

@@ -211,7 +211,7 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
       expect(await owner(r.json.id)).toEqual(r.json)
     })
 
-    it("K-17..K-20 every invalid field at once: percentage 0..100 integer, roles, E.164, address, idType", async () => {
+    it("L-04, K-17..K-20 every invalid field at once: percentage 0..100 integer, roles, E.164, address, idType", async () => {
       const c = await create(business("REG-111"))
       const r = await server.call("POST", "/beneficial-owners", {
         customerId: c.id,
@@ -336,14 +336,18 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
     it("K-24 PATCH updates only the given fields (personal info merged) and never the kycStatus", async () => {
       const c = await create(business("REG-115"))
       const o = await addOwner(c.id)
-      const r = await server.call("PATCH", `/beneficial-owners/${o.id}`, {
+      const update = {
         ownershipPercentage: 40,
         personalInfo: {
           lastName: "Hopper-Murray",
           address: { line1: "2 Fleet St", postalCode: "10001", country: "US" }
-        },
-        kycStatus: "APPROVED"
-      })
+        }
+      }
+      // C-11: kycStatus is no field of an owner's update (only KYC moves it): refused as unknown, nothing changed.
+      const withStatus = await server.call("PATCH", `/beneficial-owners/${o.id}`, { ...update, kycStatus: "APPROVED" })
+      expectInvalid(withStatus, ["kycStatus"])
+      expect((await server.call("GET", `/beneficial-owners/${o.id}`)).json).toEqual(o)
+      const r = await server.call("PATCH", `/beneficial-owners/${o.id}`, update)
       expect(r.status).toBe(200)
       expect(r.json).toEqual({
         ...o,
@@ -588,7 +592,7 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
       expect(approved.errors).toEqual([])
     })
 
-    it("K-11 any other suffix → APPROVED; CUSTOMER.KYC_APPROVED carries the approved customer", async () => {
+    it("WH-09, K-11 any other suffix → APPROVED; CUSTOMER.KYC_APPROVED carries the approved customer", async () => {
       await skipPaperwork(true)
       const c = await create(individual("Ada Lovelace"))
       const v = await verified(c.id, "APPROVED")
@@ -600,7 +604,7 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
       expect(emitted[1].data).toMatchObject({ id: c.id, kycStatus: "APPROVED", customerType: "INDIVIDUAL" })
     })
 
-    it("K-11 suffix 002 → REJECTED with APPLICANT_REJECTED; CUSTOMER.KYC_REJECTED", async () => {
+    it("SB-10, K-11 suffix 002 → REJECTED with APPLICANT_REJECTED; CUSTOMER.KYC_REJECTED", async () => {
       await skipPaperwork(true)
       const c = await create(individual("Ada Lovelace002"))
       const v = await verified(c.id, "REJECTED")
@@ -701,7 +705,7 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
       expect(await events(approved.id)).toEqual(["VERIFICATION.APPROVED", "CUSTOMER.KYC_APPROVED"])
     })
 
-    it("K-10 the suffix decides only at POST /verifications: a new customer stays UNVERIFIED", async () => {
+    it("V-07, K-10 the suffix decides only at POST /verifications: a new customer stays UNVERIFIED", async () => {
       const c = await create(individual("Ada Lovelace002"))
       expect(c.kycStatus).toBe("UNVERIFIED")
       expect((await customer(c.id)).kycStatus).toBe("UNVERIFIED")
@@ -860,7 +864,7 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
       for (const o of [small, big, foreign]) expect((await owner(o.id)).kycStatus).toBe("UNVERIFIED")
     })
 
-    it("K-12 a complete packet → APPROVED with its owners; CUSTOMER.KYB_APPROVED", async () => {
+    it("WH-10, K-12 a complete packet → APPROVED with its owners; CUSTOMER.KYB_APPROVED", async () => {
       await skipPaperwork(true)
       const c = await create(business("REG-131"))
       const a = await addOwner(c.id)

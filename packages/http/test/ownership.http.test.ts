@@ -101,7 +101,7 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
   })
 
   describe("WALLET_SIGNATURE (AC-26, AC-27, AC-29, AC-30)", () => {
-    it("AC-26, AC-27, AC-29: EVM wallets sign the message with personal_sign (EIP-191) → 200 ACTIVE, one EXTERNAL_ACCOUNT.STATUS_UPDATED", async () => {
+    it("WH-17, AC-26, AC-27, AC-29: EVM wallets sign the message with personal_sign (EIP-191) → 200 ACTIVE, one EXTERNAL_ACCOUNT.STATUS_UPDATED", async () => {
       for (const type of ["ETHEREUM_WALLET", "BASE_WALLET", "POLYGON_WALLET"] as const) {
         const { wallet, account } = await pendingWallet(type)
         const issued = await challenge(account.id, "WALLET_SIGNATURE")
@@ -237,12 +237,12 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
         expect(await statusOf(id)).toBe("ACTIVE")
         expect((await Effect.runPromise(server.store.ownershipChallenges.get(id))) === undefined).toBe(true)
       }
-      expectError(await challenge(UNKNOWN_EXTERNAL, "WALLET_SIGNATURE"), 404, "NOT_FOUND")
+      expectError(await challenge(UNKNOWN_EXTERNAL, "WALLET_SIGNATURE"), 404, "REFERENCE_NOT_FOUND")
       const { account } = await pendingWallet()
       expectInvalid(await challenge(account.id, "SMS"), ["method"])
       expectInvalid(await server.call("POST", `/customers/external-accounts/${account.id}/challenge`, {}), ["method"])
       expect((await server.call("DELETE", `/customers/external-accounts/${account.id}`)).status).toBe(204)
-      expectError(await challenge(account.id, "WALLET_SIGNATURE"), 404, "NOT_FOUND")
+      expectError(await challenge(account.id, "WALLET_SIGNATURE"), 404, "REFERENCE_NOT_FOUND")
       expect(await statusEvents(account.id)).toEqual([])
     })
 
@@ -251,7 +251,7 @@ const ownershipSuite = (stores: () => StoresUnderTest) => {
       expectError(await verify(account.id, "0x00"), 409, "CONFLICT")
       const liveness = await challenge(account.id, "LIVENESS")
       expectError(await verify(account.id, wallet.signMessage("anything")), 409, "CONFLICT")
-      expectError(await verify(UNKNOWN_EXTERNAL, "0x00"), 404, "NOT_FOUND")
+      expectError(await verify(UNKNOWN_EXTERNAL, "0x00"), 404, "REFERENCE_NOT_FOUND")
       await challenge(account.id, "WALLET_SIGNATURE")
       for (const body of [{}, { signature: "" }, { signature: 7 }, { signature: "0x00", signatureScheme: "segwit" }]) {
         expect((await server.call("POST", `/customers/external-accounts/${account.id}/verify`, body)).status).toBe(400)

@@ -336,7 +336,7 @@ describe("POST /quotes: pricing and fields", () => {
     expect(await transactionCount()).toBe(before)
   })
 
-  it("C-47: a customer without end-user terms consent → 403 END_USER_TERMS_NOT_ACCEPTED, nothing created", async () => {
+  it("CU-27, C-47: a customer without end-user terms consent → 403 END_USER_TERMS_NOT_ACCEPTED, nothing created", async () => {
     const customer = await onboard(["USD"], false)
     const payee = await usPayee(customer.id)
     const before = await transactionCount()
@@ -347,7 +347,7 @@ describe("POST /quotes: pricing and fields", () => {
 
   it("Q-05: an unknown source account → 404; a destination that is the source → 400 SELF_PAYMENT", async () => {
     const unknown = await server.call("POST", "/quotes", quoteBody(`InternalAccount:${UNKNOWN_UUID}`, usPayeeId, 100))
-    expectError(unknown, 404, "NOT_FOUND")
+    expectError(unknown, 404, "REFERENCE_NOT_FOUND")
     const self = await server.call("POST", "/quotes", quoteBody(payer.accounts.USD!, payer.accounts.USD!, 100))
     expectError(self, 400, "SELF_PAYMENT")
   })
@@ -590,7 +590,7 @@ describe("Concurrent execution without Idempotency-Key", () => {
 })
 
 describe("Limits (PATCH /config transactionLimits)", () => {
-  it("Q-26 C-33 C-42: size limit → 400 TRANSACTION_SIZE_LIMIT_EXCEEDED; daily volume → 429 with Retry-After", async () => {
+  it("L-15, Q-26 C-33 C-42: size limit → 400 TRANSACTION_SIZE_LIMIT_EXCEEDED; daily volume → 429 with Retry-After", async () => {
     const customer = await onboard()
     await fund(customer.accounts.USD!, 100_000)
     const payee = await usPayee(customer.id)
@@ -883,7 +883,7 @@ describe("Receiver lookups", () => {
     ])
     expect(lookup.json.requiredPayerDataFields).toEqual([])
     const unknown = await server.call("GET", `/receiver/external-account/ExternalAccount:${UNKNOWN_UUID}`)
-    expectError(unknown, 404, "NOT_FOUND")
+    expectError(unknown, 404, "REFERENCE_NOT_FOUND")
   })
 
   it("Q-47 C-27: GET /receiver/uma/{addr} → currencies with min/max; unknown → 404 UMA_NOT_FOUND", async () => {
@@ -985,6 +985,62 @@ describe("Deprecated transfers", () => {
     // An incoming payment reports the upstream's incoming reason, not the payout reason the rail gave.
     expect(tx.failureReason).toBe("COLLECTION_FAILED")
     expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
+  })
+
+  it.each([
+    ["002", "insufficient funds"],
+    ["003", "account closed or invalid"]
+  ])("SB-07: a transfer-in from an account ending %s (%s) fails at once, nothing credited", async (suffix) => {
+    const failing = await usPayee(customer.id, `5550001${suffix}`)
+    const before = await balanceOf(customer.id, customer.accounts.USD!)
+    const pulled = await server.call("POST", "/transfer-in", {
+      source: { accountId: failing },
+      destination: { accountId: customer.accounts.USD! },
+      amount: 3_000
+    })
+    expect(pulled.status).toBe(201)
+    expect(pulled.json).toMatchObject({ status: "FAILED", failureReason: "COLLECTION_FAILED" })
+    expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
+  })
+
+  it("SB-07: a transfer-in from an account ending 005 stays pending, then fails, nothing credited", async () => {
+    const slow = await usPayee(customer.id, "5550001005")
+    const before = await balanceOf(customer.id, customer.accounts.USD!)
+    const pulled = await server.call("POST", "/transfer-in", {
+      source: { accountId: slow },
+      destination: { accountId: customer.accounts.USD! },
+      amount: 3_000
+    })
+    expect(pulled.json.status).toBe("PENDING")
+    await server.processDue()
+    expect(await getTx(pulled.json.id)).toMatchObject({ status: "FAILED", failureReason: "COLLECTION_FAILED" })
+    expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
+  })
+
+  it("SB-07: a transfer-out to an account ending 002 fails at once and the money comes back; a quote to it is the payout table's (002 fails at settlement)", async () => {
+    const poor = await usPayee(customer.id, "5550002002")
+    const before = await balanceOf(customer.id, customer.accounts.USD!)
+    const out = await server.call("POST", "/transfer-out", {
+      source: { accountId: customer.accounts.USD! },
+      destination: { accountId: poor },
+      amount: 500
+    })
+    expect(out.status).toBe(201)
+    const failed = await getTx(out.json.id)
+    expect(failed).toMatchObject({ status: "FAILED", failureReason: "QUOTE_EXECUTION_FAILED" })
+    expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
+    const quoted = await server.call(
+      "POST",
+      "/quotes",
+      quoteBody(customer.accounts.USD!, poor, 500, { immediatelyExecute: true })
+    )
+    expect(quoted.status, JSON.stringify(quoted.json)).toBe(201)
+    expect((await getTx(quoted.json.transactionId)).status).toBe("PROCESSING")
+    await server.processDue()
+    expect(await getTx(quoted.json.transactionId)).toMatchObject({
+      status: "FAILED",
+      failureReason: "QUOTE_EXECUTION_FAILED"
+    })
   })
 
   it("Q-49: transfer-in from an account that cannot be pulled (CLABE) → 400", async () => {

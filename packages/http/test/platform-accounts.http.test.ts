@@ -245,8 +245,8 @@ const suite = (stores: () => StoresUnderTest) => {
       expectError(await server.call("GET", "/platform/external-accounts?cursor=nope"), 400, "INVALID_INPUT")
 
       expect((await server.call("DELETE", `/platform/external-accounts/${created.id}`)).status).toBe(204)
-      expectError(await server.call("GET", `/platform/external-accounts/${created.id}`), 404, "NOT_FOUND")
-      expectError(await server.call("DELETE", `/platform/external-accounts/${created.id}`), 404, "NOT_FOUND")
+      expectError(await server.call("GET", `/platform/external-accounts/${created.id}`), 404, "REFERENCE_NOT_FOUND")
+      expectError(await server.call("DELETE", `/platform/external-accounts/${created.id}`), 404, "REFERENCE_NOT_FOUND")
       const afterDelete = await server.call("GET", "/platform/external-accounts?limit=100")
       expect(afterDelete.json.data.map((a: { id: string }) => a.id)).not.toContain(created.id)
     })
@@ -259,16 +259,24 @@ const suite = (stores: () => StoresUnderTest) => {
         ["/customers/external-accounts", platform.id],
         ["/platform/external-accounts", customers]
       ] as const) {
-        expectError(await server.call("GET", `${path}/${id}`), 404, "NOT_FOUND")
+        expectError(await server.call("GET", `${path}/${id}`), 404, "REFERENCE_NOT_FOUND")
         expectError(
           await server.call("POST", `${path}/${id}/challenge`, { method: "WALLET_SIGNATURE" }),
           404,
-          "NOT_FOUND"
+          "REFERENCE_NOT_FOUND"
         )
-        expectError(await server.call("POST", `${path}/${id}/verify`, { signature: "0x00" }), 404, "NOT_FOUND")
-        expectError(await server.call("DELETE", `${path}/${id}`), 404, "NOT_FOUND")
+        expectError(
+          await server.call("POST", `${path}/${id}/verify`, { signature: "0x00" }),
+          404,
+          "REFERENCE_NOT_FOUND"
+        )
+        expectError(await server.call("DELETE", `${path}/${id}`), 404, "REFERENCE_NOT_FOUND")
       }
-      expectError(await server.call("POST", `/customers/external-accounts/${platform.id}/trust`), 404, "NOT_FOUND")
+      expectError(
+        await server.call("POST", `/customers/external-accounts/${platform.id}/trust`),
+        404,
+        "REFERENCE_NOT_FOUND"
+      )
       // Neither refused delete deleted anything.
       expect((await server.call("GET", `/platform/external-accounts/${platform.id}`)).status).toBe(200)
       expect((await server.call("GET", `/customers/external-accounts/${customers}`)).status).toBe(200)

@@ -430,7 +430,7 @@ describe("routing, documents (C-01, C-50)", () => {
     expect(new URL(specUrl ?? "", `${server.baseUrl}/docs`).pathname).toBe(`/${API_VERSION}/openapi.json`)
   })
 
-  it("an unknown route is 404 NOT_FOUND (JSON), with or without credentials", async () => {
+  it("V-01, V-09: an unknown route is 404 NOT_FOUND (JSON), with or without credentials; so is another version segment", async () => {
     for (const auth of [undefined, null] as const) {
       const r = await server.call("GET", "/no-such-thing", undefined, auth === null ? { auth } : undefined)
       expect(r.status).toBe(404)
@@ -439,6 +439,13 @@ describe("routing, documents (C-01, C-50)", () => {
     // Routes live under the version prefix only.
     const unversioned = await fetch(server.baseUrl.replace(`/${API_VERSION}`, "/config"))
     expect(unversioned.status).toBe(404)
+    // The version is the path's date segment, and only 2025-10-13 is served (no header selects another).
+    expect(API_VERSION).toBe("2025-10-13")
+    const basic = Buffer.from(`${server.admin.clientId}:${server.admin.clientSecret}`).toString("base64")
+    const other = await fetch(server.baseUrl.replace(`/${API_VERSION}`, "/2024-01-01/config"), {
+      headers: { authorization: `Basic ${basic}` }
+    })
+    expect(other.status).toBe(404)
   })
 
   it("C-50 a known path with another method is 405 METHOD_NOT_ALLOWED with Allow", async () => {

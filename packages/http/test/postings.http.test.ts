@@ -101,12 +101,12 @@ onEveryStore("account postings", "postings_http", (stores) => {
     const own = page(await postings(`/platform/internal-accounts/${platformAccount}/postings`))
     expect(own.data).toEqual([])
     expect(own.balance.posted.amount).toBe(0)
-    expectError(await postings(`/platform/internal-accounts/${account}/postings`), 404, "NOT_FOUND")
-    expectError(await postings(`/customers/internal-accounts/${platformAccount}/postings`), 404, "NOT_FOUND")
+    expectError(await postings(`/platform/internal-accounts/${account}/postings`), 404, "REFERENCE_NOT_FOUND")
+    expectError(await postings(`/customers/internal-accounts/${platformAccount}/postings`), 404, "REFERENCE_NOT_FOUND")
     expectError(
       await postings(`/customers/internal-accounts/InternalAccount:${randomUUID()}/postings`),
       404,
-      "NOT_FOUND"
+      "REFERENCE_NOT_FOUND"
     )
     expectInvalid(await postings(`/customers/internal-accounts/Customer:${randomUUID()}/postings`), ["path.accountId"])
     expectInvalid(await postings(`/customers/internal-accounts/${account}/postings?cursor=nope`), ["cursor"])

@@ -69,7 +69,7 @@ describe("POST /sandbox/internal-accounts/{id}/fund", () => {
     const unknown = await server.call("POST", `/sandbox/internal-accounts/InternalAccount:${UNKNOWN_UUID}/fund`, {
       amount: 100
     })
-    expectError(unknown, 404, "NOT_FOUND")
+    expectError(unknown, 404, "REFERENCE_NOT_FOUND")
     const malformed = await server.call("POST", "/sandbox/internal-accounts/acct-1/fund", { amount: 100 })
     expectError(malformed, 400, "INVALID_INPUT")
     expect(malformed.json.details.errors[0].field).toBe("path.accountId")

@@ -389,7 +389,7 @@ const scaQuotesSuite = (stores: () => StoresUnderTest) => {
     expect(challenged.json.scaChallenge.purpose).toBe("PAYOUT")
   })
 
-  it("S-01: a US customer's execute is unchanged (PROCESSING, no challenge); authorize and resend are 409 CONFLICT", async () => {
+  it("C-39, S-01: a US customer's execute is unchanged (PROCESSING, no challenge); authorize and resend are 409 CONFLICT", async () => {
     const us = await customerIn(server, "US")
     await fundAccount(server, us.usd, 5_000)
     const payee = await addUsPayee(server, us.id)

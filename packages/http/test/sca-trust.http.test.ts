@@ -155,11 +155,11 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     for (const move of ["trust", "untrust"] as const) {
       expectError(await start(wallet.id, move), 409, "CONFLICT")
       expectError(await confirm(wallet.id, { code: SANDBOX_CODE }, move), 409, "CONFLICT")
-      expectError(await start(UNKNOWN_ACCOUNT, move), 404, "NOT_FOUND")
-      expectError(await confirm(UNKNOWN_ACCOUNT, { code: SANDBOX_CODE }, move), 404, "NOT_FOUND")
+      expectError(await start(UNKNOWN_ACCOUNT, move), 404, "REFERENCE_NOT_FOUND")
+      expectError(await confirm(UNKNOWN_ACCOUNT, { code: SANDBOX_CODE }, move), 404, "REFERENCE_NOT_FOUND")
     }
     expect((await server.call("DELETE", `/customers/external-accounts/${wallet.id}`)).status).toBe(204)
-    expectError(await start(wallet.id), 404, "NOT_FOUND")
+    expectError(await start(wallet.id), 404, "REFERENCE_NOT_FOUND")
   })
 
   it("S-09: without a live SCA session every trust route is 409 SCA_SESSION_REQUIRED, and nothing is issued", async () => {
@@ -285,7 +285,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     expect((await trustRow(accountId))?.status).toBe("TRUSTED")
   })
 
-  it("AC-22, AC-23: DELETE of a trusted account is 409 BENEFICIARY_TRUSTED and it stays trusted; after untrust DELETE is 204", async () => {
+  it("C-37, AC-22, AC-23: DELETE of a trusted account is 409 BENEFICIARY_TRUSTED and it stays trusted; after untrust DELETE is 204", async () => {
     const { accountId } = await trustingCustomer()
     await trustMove(server, accountId, "trust")
     const refused = await server.call("DELETE", `/customers/external-accounts/${accountId}`)
@@ -299,7 +299,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
       (await confirm(accountId, { challengeId: untrust.json.scaChallenge.id, code: SANDBOX_CODE }, "untrust")).json
     ).toEqual({ trusted: false })
     expect((await server.call("DELETE", `/customers/external-accounts/${accountId}`)).status).toBe(204)
-    expectError(await server.call("GET", `/customers/external-accounts/${accountId}`), 404, "NOT_FOUND")
+    expectError(await server.call("GET", `/customers/external-accounts/${accountId}`), 404, "REFERENCE_NOT_FOUND")
   })
 
   it("AC-23: a DELETE racing a trust confirm: either the delete wins (204, the confirm 404) or the trust (200, the delete 409 BENEFICIARY_TRUSTED); never a deleted account left trusted", async () => {
@@ -313,7 +313,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
       const account = await run(server.store.externalAccounts.get(accountId))
       const trusted = (await trustRow(accountId))?.status === "TRUSTED"
       if (deleted.status === 204) {
-        expectError(confirmed, 404, "NOT_FOUND")
+        expectError(confirmed, 404, "REFERENCE_NOT_FOUND")
         expect([account?.status, trusted]).toEqual(["INACTIVE", false])
       } else {
         expectError(deleted, 409, "BENEFICIARY_TRUSTED")
@@ -323,7 +323,7 @@ const scaTrustSuite = (stores: () => StoresUnderTest) => {
     }
   })
 
-  it("C-41, L-14: wrong codes are 400 and counted (a retry within 1 s is 429 uncounted); the 5th locks: 423 ACCOUNT_LOCKED on confirm and start", async () => {
+  it("C-34, C-41, L-14: wrong codes are 400 and counted (a retry within 1 s is 429 uncounted); the 5th locks: 423 ACCOUNT_LOCKED on confirm and start", async () => {
     const { customerId, accountId } = await trustingCustomer()
     const started = await start(accountId)
     const challengeId = started.json.scaChallenge.id

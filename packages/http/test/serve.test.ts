@@ -355,7 +355,7 @@ describe("makeRequestListener", () => {
     })
   })
 
-  it("turns a defect into a bare 500 and reports the cause to onDefect", async () => {
+  it("C-30: turns a defect into a bare 500 and reports the cause to onDefect", async () => {
     const response = await call("GET", "/crash")
     expect(response.status).toBe(500)
     expect(response.json).toEqual({ status: 500, code: "INTERNAL_ERROR", message: "Internal error" })

@@ -281,7 +281,7 @@ onEveryStore("stablecoin mints and burns", "stablecoin_ops_http", (stores) => {
         destination: { accountId: "InternalAccount:00000000-0000-7000-8000-000000000000" }
       }),
       404,
-      "NOT_FOUND"
+      "REFERENCE_NOT_FOUND"
     )
     const notEnabled = await mint(server, acme, { amount: String(A), fundingSource: wire, destination: to })
     expectError(notEnabled, 400, "INVALID_INPUT")

@@ -112,7 +112,7 @@ onEveryStore("stablecoin provider accounts and stablecoins", "stablecoins_http",
     expect(relinked.status).toBe("ACTIVE")
   })
 
-  it("P-09: an unknown link → 404 STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND", async () => {
+  it("C-28, P-09: an unknown link → 404 STABLECOIN_PROVIDER_ACCOUNT_NOT_FOUND", async () => {
     const r = await server.call(
       "GET",
       "/stablecoin-provider-accounts/StablecoinProviderAccount:00000000-0000-7000-8000-000000000000"

@@ -17,7 +17,10 @@ import { CryptoNetwork } from "@paycore/core"
 
 export interface Difference {
   readonly id: string
-  /** `METHOD /upstream/template` of each operation it concerns, or `*` for every operation. */
+  /**
+   * `METHOD /upstream/template` of each operation it concerns, `WEBHOOK <component schema>` for a webhook's body
+   * (`checkSchema`, status 200), or `*` for every operation.
+   */
   readonly operations: "*" | ReadonlyArray<string>
   readonly statuses: ReadonlyArray<number>
   /**
@@ -94,11 +97,14 @@ export const differences: ReadonlyArray<Difference> = [
       "GET /agents/me/internal-accounts",
       "GET /platform/internal-accounts",
       "POST /sandbox/internal-accounts/{accountId}/fund",
+      // The account in INTERNAL_ACCOUNT.* events (WH-22).
+      "WEBHOOK InternalAccountStatusWebhook",
       ...QUOTE_OPERATIONS
     ],
     statuses: [200, 201],
     at: [
       "/data/*/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
+      "/data/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
       "/fundingPaymentInstructions/*/accountOrWalletInfo/accountType",
       "/paymentInstructions/*/accountOrWalletInfo/accountType",
       "/quote/paymentInstructions/*/accountOrWalletInfo/accountType",
@@ -204,43 +210,6 @@ export const differences: ReadonlyArray<Difference> = [
 
   // ---- error codes outside the upstream's catalogue for the operation ----
   {
-    id: "account-not-found-code",
-    operations: [
-      "GET /customers/external-accounts/{externalAccountId}",
-      "DELETE /customers/external-accounts/{externalAccountId}",
-      "POST /customers/external-accounts/{externalAccountId}/challenge",
-      "POST /customers/external-accounts/{externalAccountId}/verify",
-      "POST /customers/external-accounts/{externalAccountId}/trust",
-      "POST /customers/external-accounts/{externalAccountId}/trust/confirm",
-      "POST /customers/external-accounts/{externalAccountId}/untrust",
-      "POST /customers/external-accounts/{externalAccountId}/untrust/confirm",
-      "GET /receiver/external-account/{accountId}",
-      "POST /sandbox/internal-accounts/{accountId}/fund",
-      "POST /quotes",
-      "POST /transfer-in",
-      "POST /transfer-out",
-      "POST /crypto/estimate-withdrawal-fee",
-      // C-48: an agent's 404 for another customer's account is the one an unknown account gets.
-      "GET /agents/me/external-accounts/{externalAccountId}",
-      "DELETE /agents/me/external-accounts/{externalAccountId}",
-      "POST /agents/me/quotes",
-      "POST /agents/me/transfer-in",
-      "POST /agents/me/transfer-out",
-      // Issue 17 slice E: a platform route's 404 for a customer's account is the one an unknown account gets.
-      "GET /platform/external-accounts/{externalAccountId}",
-      "DELETE /platform/external-accounts/{externalAccountId}",
-      "POST /platform/external-accounts/{externalAccountId}/challenge",
-      "POST /platform/external-accounts/{externalAccountId}/verify"
-    ],
-    statuses: [404],
-    at: ["/code"],
-    values: ["NOT_FOUND"],
-    why:
-      "An unknown internal or external account is 404 NOT_FOUND: the spec's 404 codes (Errors) are for " +
-      "transactions, invitations, customers, quotes, lookups, tokens, jobs, references, UMA addresses and provider " +
-      "accounts, none for accounts, and so are the upstream's."
-  },
-  {
     id: "idempotency-key-reused",
     operations: "*",
     statuses: [409],
@@ -268,7 +237,10 @@ export const differences: ReadonlyArray<Difference> = [
       "POST /quotes/{quoteId}/execute",
       "POST /transfer-out",
       "POST /agents/me/quotes/{quoteId}/execute",
-      "POST /agents/me/transfer-out"
+      "POST /agents/me/transfer-out",
+      // A mint or burn holds the money it moves as every payment does (design section 5, Q16).
+      "POST /stablecoins/{stablecoinId}/mints",
+      "POST /stablecoins/{stablecoinId}/burns"
     ],
     statuses: [400],
     at: ["/code"],
@@ -469,11 +441,11 @@ export const differences: ReadonlyArray<Difference> = [
     operations: ["POST /quotes", "POST /customers/external-accounts"],
     statuses: [404],
     at: ["status"],
-    values: ["USER_NOT_FOUND", "UMA_NOT_FOUND", "LOOKUP_REQUEST_NOT_FOUND", "NOT_FOUND"],
+    values: ["USER_NOT_FOUND", "UMA_NOT_FOUND", "LOOKUP_REQUEST_NOT_FOUND", "REFERENCE_NOT_FOUND"],
     why:
       "An id or UMA address in the body that names nothing is 404 as in a path: USER_NOT_FOUND for a customer, " +
       "UMA_NOT_FOUND for a well-formed UMA address without a receiver (Errors: 404), LOOKUP_REQUEST_NOT_FOUND for " +
-      "a lookupId unknown or expired (C-23), NOT_FOUND for an account."
+      "a lookupId unknown or expired (C-23), REFERENCE_NOT_FOUND for an account (C-26)."
   },
   {
     id: "platform-payment-has-no-customer",
@@ -552,13 +524,30 @@ export const differences: ReadonlyArray<Difference> = [
       "closed (ACTIVE or FROZEN) can be revealed, else 409 CONFLICT (docs/design/cards.md Q20). The upstream lists " +
       "no 409 on reveal."
   },
+  {
+    id: "payment-refusals-403",
+    operations: [
+      "GET /receiver/uma/{receiverUmaAddress}",
+      "POST /quotes",
+      "POST /quotes/{quoteId}/execute",
+      "POST /sandbox/uma/receive"
+    ],
+    statuses: [403],
+    at: ["status"],
+    values: ["COUNTERPARTY_NOT_ALLOWED", "USER_NOT_READY", "VELOCITY_LIMIT_EXCEEDED"],
+    why:
+      "The catalogue's 403 codes (Errors: 403 FORBIDDEN, USER_NOT_READY, COUNTERPARTY_NOT_ALLOWED, " +
+      "VELOCITY_LIMIT_EXCEEDED) are answered where they arise: a receiver at a provider off the allow list, a " +
+      "customer whose KYC was rejected or is on hold, a payment screening refuses (C-49). The upstream lists no 403 " +
+      "on these operations."
+  },
   // ---- agents (issue 16) ----
   {
     id: "agent-foreign-id-not-found",
     operations: ["POST /agents/me/quotes", "POST /agents/me/external-accounts"],
     statuses: [404],
     at: ["status"],
-    values: ["USER_NOT_FOUND", "NOT_FOUND"],
+    values: ["USER_NOT_FOUND", "REFERENCE_NOT_FOUND"],
     why:
       "Agent endpoints answer 404, not 403, for resources of another customer (Errors; C-48), in the body too: an " +
       "account of another customer in a quote, or another customerId, is the 404 an unknown one gets " +
@@ -641,17 +630,6 @@ export const differences: ReadonlyArray<Difference> = [
     why:
       "An operation funded by (or burning from) an internal account names its source SERVICE_INTERNAL_ACCOUNT, the " +
       "upstream's GRID_INTERNAL_ACCOUNT under the spec's substitution Service. Checked as the upstream's variant."
-  },
-  {
-    id: "stablecoin-refusal-codes",
-    operations: ["POST /stablecoins/{stablecoinId}/mints", "POST /stablecoins/{stablecoinId}/burns"],
-    statuses: [400, 404],
-    at: ["/code"],
-    values: ["INSUFFICIENT_FUNDS", "NOT_FOUND", "ACCOUNT_NOT_ACTIVE"],
-    why:
-      "A mint or burn names the accounts it moves money between: an unknown one is 404 NOT_FOUND and a balance " +
-      "that cannot cover a hold 400 INSUFFICIENT_FUNDS, as for every payment (the account-not-found-code and " +
-      "insufficient-funds-code differences; design section 5, Q16)."
   },
   {
     id: "stablecoin-provider-unavailable",

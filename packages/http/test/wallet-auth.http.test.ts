@@ -24,7 +24,7 @@ const walletSuite = (stores: () => StoresUnderTest) => {
   const { newWallet, otpSignIn, signIn, snapshot, expire } = walletKit(server)
 
   describe("the embedded wallet and its first credential", () => {
-    it("W-04, AC-01, AC-02, W-11: a USDB platform's customer gets an EMBEDDED_WALLET with one EMAIL_OTP credential", async () => {
+    it("W-01, W-04, AC-01, AC-02, W-11: a USDB platform's customer gets an EMBEDDED_WALLET with one EMAIL_OTP credential", async () => {
       const w = await newWallet()
       const account = await server.call("GET", `/customers/internal-accounts?customerId=${w.customerId}`)
       const wallet = account.json.data.find((a: { type: string }) => a.type === "EMBEDDED_WALLET")
@@ -395,7 +395,7 @@ const walletSuite = (stores: () => StoresUnderTest) => {
   })
 
   describe("adding and revoking credentials", () => {
-    it("W-05, W-08, W-12, W-22, W-23: a passkey is added by a signed retry and signs in with a real assertion", async () => {
+    it("C-32, W-05, W-08, W-12, W-22, W-23: a passkey is added by a signed retry and signs in with a real assertion", async () => {
       const w = await newWallet()
       const { key } = await signIn(w.emailCredentialId)
       const authenticator = softwareAuthenticator({
@@ -488,7 +488,7 @@ const walletSuite = (stores: () => StoresUnderTest) => {
       }
     })
 
-    it("W-06, W-19, W-21, W-16: an OAuth credential from the sandbox issuer signs in; a legacy key gets its session key sealed", async () => {
+    it("W-03, W-14, W-06, W-19, W-21, W-16: an OAuth credential from the sandbox issuer signs in; a legacy key gets its session key sealed", async () => {
       const w = await newWallet()
       const { key } = await signIn(w.emailCredentialId)
       const issuer = await oidcIssuer({ iss: "https://accounts.example", aud: "paycore-app" })
@@ -541,7 +541,7 @@ const walletSuite = (stores: () => StoresUnderTest) => {
       }
     })
 
-    it("W-07, W-09, W-26, W-27, W-28, W-29: SMS OTP re-added and activated; revocation by another credential only", async () => {
+    it("C-35, W-07, W-09, W-26, W-27, W-28, W-29: SMS OTP re-added and activated; revocation by another credential only", async () => {
       const w = await newWallet({ phoneNumber: "+14155550123" })
       const email = await signIn(w.emailCredentialId)
       // W-29: the only credential cannot go.

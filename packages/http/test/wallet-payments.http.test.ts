@@ -116,7 +116,7 @@ const suite = (stores: () => StoresUnderTest) => {
       expect(byId.get(w.emailCredentialId)).toBe(w.email)
     })
 
-    it("CU-16, W-37: a retry with another body, or stamped by another wallet, is 401 and changes nothing", async () => {
+    it("C-18, C-17, C-16, C-14, CU-16, W-37: a retry with another body, or stamped by another wallet, is 401 and changes nothing", async () => {
       const w = await newWallet()
       const other = await newWallet()
       const signed = await signIn(w.emailCredentialId)
@@ -345,7 +345,7 @@ const suite = (stores: () => StoresUnderTest) => {
       expectError(r, 400, "INVALID_INPUT")
     })
 
-    it("Q-24: execute without a valid stamp of a live session of that wallet is 401 and moves nothing", async () => {
+    it("C-15, Q-24: execute without a valid stamp of a live session of that wallet is 401 and moves nothing", async () => {
       const { w, quote } = await walletQuote()
       const other = await newWallet()
       const signed = await signIn(w.emailCredentialId)

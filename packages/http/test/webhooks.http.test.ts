@@ -168,7 +168,7 @@ describe("A payment's webhooks", () => {
   })
 
   // The v1 signatures are checked in standard-webhooks.http.test.ts (this server has no signing secret yet).
-  it("WH-04: Standard Webhooks headers: webhook-id is the event id, webhook-timestamp the send time", async () => {
+  it("WH-20, WH-04: Standard Webhooks headers: webhook-id is the event id, webhook-timestamp the send time", async () => {
     for (const r of requestsFor(transactionId)) {
       expect(r.headers["webhook-id"]).toBe(JSON.parse(r.body).id)
       const timestamp = r.headers["webhook-timestamp"]!

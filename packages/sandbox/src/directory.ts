@@ -1,10 +1,12 @@
 import {
+  CounterpartyFailure,
   type CounterpartyFieldDefinition,
   currency,
   Directory,
   type Institution,
   type UmaProvider,
   type UmaReceiver,
+  type UmaReceiverStep,
   type Vasp
 } from "@paycore/core"
 import { Effect, Layer } from "effect"
@@ -151,30 +153,73 @@ export const SANDBOX_PAYER_DATA_FIELDS: Readonly<Record<string, ReadonlyArray<Co
   ]
 }
 
+/**
+ * Counterparties that cannot be dealt with (C-50, Q-47), by user at `sandbox.uma.money`: the step that fails and its
+ * code. The `payreq` ones look up as a USD receiver and fail when quoted.
+ */
+export const SANDBOX_UMA_COUNTERPARTY_FAILURES: Readonly<
+  Record<string, { readonly step: UmaReceiverStep; readonly code: CounterpartyFailure["code"] }>
+> = {
+  "unsupported.version": { step: "lookup", code: "UNSUPPORTED_UMA_VERSION" },
+  "no.compatible.version": { step: "lookup", code: "NO_COMPATIBLE_UMA_VERSION" },
+  "lnurlp.fail": { step: "lookup", code: "LNURLP_REQUEST_FAILED" },
+  "pubkey.fail": { step: "lookup", code: "COUNTERPARTY_PUBKEY_FETCH_ERROR" },
+  "payreq.fail.usd": { step: "quote", code: "PAYREQ_REQUEST_FAILED" }
+}
+
+const FAILURE_MESSAGES: Readonly<Record<CounterpartyFailure["code"], string>> = {
+  UNSUPPORTED_UMA_VERSION: "speaks only UMA versions this service does not support",
+  NO_COMPATIBLE_UMA_VERSION: "shares no UMA version with this service",
+  LNURLP_REQUEST_FAILED: "did not answer its LNURLP lookup",
+  COUNTERPARTY_PUBKEY_FETCH_ERROR: "did not serve its public keys",
+  PAYREQ_REQUEST_FAILED: "refused the pay request"
+}
+
 /** `$user@domain` → `{ user, domain }` (lower case, `$` optional), or `undefined` when malformed. */
 const parseUmaAddress = (address: string): { readonly user: string; readonly domain: string } | undefined => {
   const m = /^\$?([^\s@$]+)@([^\s@]+)$/.exec(address.trim().toLowerCase())
   return m?.[1] === undefined || m[2] === undefined ? undefined : { user: m[1], domain: m[2] }
 }
 
-/** The receiver behind an UMA address, or `undefined` (UMA_NOT_FOUND). */
-export const sandboxUmaReceiver = (umaAddress: string): UmaReceiver | undefined => {
+/**
+ * The receiver behind an UMA address, or `undefined` (UMA_NOT_FOUND); `CounterpartyFailure` for the addresses of
+ * `SANDBOX_UMA_COUNTERPARTY_FAILURES` at their step (a `quote` failure fails only quotes). A receiver at a provider
+ * off the allow list is answered `allowed: false`.
+ */
+export const sandboxUmaReceiver = (
+  umaAddress: string,
+  step: UmaReceiverStep = "lookup"
+): Effect.Effect<UmaReceiver | undefined, CounterpartyFailure> => {
   const parsed = parseUmaAddress(umaAddress)
-  if (parsed === undefined) return undefined
+  if (parsed === undefined) return Effect.succeed(undefined)
   const fields = SANDBOX_PAYER_DATA_FIELDS[parsed.domain]
-  const receiver = (currencies: ReadonlyArray<string>): UmaReceiver => ({
+  const receiver = (currencies: ReadonlyArray<string>, allowed = true): UmaReceiver => ({
     umaAddress,
     currencies,
     minAmount: UMA_RECEIVER_MIN_AMOUNT,
     maxAmount: UMA_RECEIVER_MAX_AMOUNT,
+    ...(allowed ? {} : { allowed }),
     ...(fields === undefined ? {} : { requiredPayerDataFields: fields })
   })
   if (parsed.domain === SANDBOX_UMA_DOMAIN) {
+    const failure = SANDBOX_UMA_COUNTERPARTY_FAILURES[parsed.user]
+    if (failure !== undefined && (failure.step === step || failure.step === "lookup")) {
+      const message = `The counterparty of ${umaAddress} ${FAILURE_MESSAGES[failure.code]}`
+      return Effect.fail(new CounterpartyFailure({ code: failure.code, message }))
+    }
+    if (failure !== undefined) return Effect.succeed(receiver(["USD"]))
     const code = SANDBOX_UMA_RECEIVERS[parsed.user]
-    return code === undefined ? undefined : receiver([code])
+    return Effect.succeed(code === undefined ? undefined : receiver([code]))
   }
   const known = SANDBOX_UMA_PROVIDERS.find((p) => p.domain === parsed.domain)
-  return known === undefined ? undefined : receiver(known.supportedCurrencies.map((c) => c.code))
+  return Effect.succeed(
+    known === undefined
+      ? undefined
+      : receiver(
+          known.supportedCurrencies.map((c) => c.code),
+          known.allowListStatus
+        )
+  )
 }
 
 /** Exchanges and custodians a wallet's counterparty may be declared at (`vaspName`, `GET /vasps`). */
@@ -194,7 +239,7 @@ export const SandboxDirectory: Layer.Layer<Directory> = Layer.succeed(
   Directory.of({
     institutions: () => Effect.succeed(SANDBOX_INSTITUTIONS),
     umaProviders: () => Effect.succeed(SANDBOX_UMA_PROVIDERS),
-    umaReceiver: (umaAddress) => Effect.sync(() => sandboxUmaReceiver(umaAddress)),
+    umaReceiver: (umaAddress, step) => Effect.suspend(() => sandboxUmaReceiver(umaAddress, step)),
     vasps: () => Effect.succeed(SANDBOX_VASPS)
   })
 )

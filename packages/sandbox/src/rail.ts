@@ -69,8 +69,14 @@ export const LONG_PAYMENT_SECONDS = 6 * MINUTE
 /** Suffix `005`: how long after settling the receiving bank returns the payment. */
 export const RETURN_DELAY_SECONDS = 5 * MINUTE
 
-/** The magic outcome of a sandbox payout; `"000"` is plain success. */
-export type MagicOutcome = "000" | "002" | "003" | "004" | "005" | "006" | "007" | "008" | "009"
+/** Suffix `005` of a transfer (SB-07): how long it stays pending before it fails. */
+export const TRANSFER_TIMEOUT_SECONDS = 30
+
+/**
+ * The magic outcome of a sandbox payout; `"000"` is plain success. `"T05"` is a transfer's `005` (SB-07: pending
+ * `TRANSFER_TIMEOUT_SECONDS`, then failed), which no payout suffix gives.
+ */
+export type MagicOutcome = "000" | "002" | "003" | "004" | "005" | "006" | "007" | "008" | "009" | "T05"
 
 interface FailedOutcome {
   readonly reason: FailureReason
@@ -84,7 +90,37 @@ const failures: Partial<Record<MagicOutcome, FailedOutcome>> = {
   "006": { reason: "ACCOUNT_INVALID", refundSucceeds: true },
   "007": { reason: "QUOTE_EXECUTION_FAILED", refundSucceeds: false },
   "008": { reason: "LIMIT_EXCEEDED", refundSucceeds: true },
-  "009": { reason: "COMPLIANCE_REJECTED", refundSucceeds: true }
+  "009": { reason: "COMPLIANCE_REJECTED", refundSucceeds: true },
+  // The bank never answered: delivery failed (an incoming pull reports COLLECTION_FAILED).
+  T05: { reason: "ACCOUNT_CANNOT_RECEIVE", refundSucceeds: true }
+}
+
+/**
+ * A deprecated transfer's outcome by the same suffix, from the transfer table (SB-07), not the payout one: `002`
+ * (insufficient funds) and `003` (account closed or invalid) fail at once, at submission; `004` the bank rejects
+ * (failed at the rail time, as a payout's `004`); `005` stays pending 30 s, then fails; anything else succeeds.
+ */
+export const transferOutcome = (
+  payout: Pick<Payout, "destination" | "rail" | "transfer">
+): MagicOutcome | { readonly refused: FailureReason; readonly why: string } => {
+  const identifier = primaryIdentifier(payout.destination, payout.rail)
+  const last3 = identifier?.replace(/\s+/g, "").slice(-3)
+  switch (last3) {
+    case "002":
+      // A pull from an empty account is a collection that failed; a push the service could not fund, an execution.
+      return {
+        refused: payout.transfer === "IN" ? "ACCOUNT_CANNOT_RECEIVE" : "QUOTE_EXECUTION_FAILED",
+        why: "insufficient funds (sandbox transfer 002)"
+      }
+    case "003":
+      return { refused: "ACCOUNT_INVALID", why: "the account is closed or invalid (sandbox transfer 003)" }
+    case "004":
+      return "004"
+    case "005":
+      return "T05"
+    default:
+      return "000"
+  }
 }
 
 const isMagic = (code: string): code is MagicOutcome =>
@@ -197,7 +233,7 @@ const PREFIX = "sbx"
 export const encodeReference = (s: Submission): string =>
   `${PREFIX}:${s.rail}:${s.submittedAtMs}:${s.outcome}:${s.speedUp}:${s.destination}:${s.transactionId}`
 
-const referencePattern = /^sbx:([A-Z_]+):(\d+):(\d{3}):([0-9.e+-]+):(?:(ACCOUNT|UMA|INTERNAL):)?(.+)$/
+const referencePattern = /^sbx:([A-Z_]+):(\d+):(\d{3}|T\d{2}):([0-9.e+-]+):(?:(ACCOUNT|UMA|INTERNAL):)?(.+)$/
 
 export const decodeReference = (reference: string): Submission | undefined => {
   const m = referencePattern.exec(reference)
@@ -222,7 +258,15 @@ const scaledMs = (seconds: number, speedUp: number): number => Math.max(0, Math.
 
 /** When the outcome of a submission is known (epoch ms). */
 const dueAtMs = (s: Submission): number =>
-  s.submittedAtMs + scaledMs(s.outcome === "003" ? LONG_PAYMENT_SECONDS : SETTLEMENT_SECONDS[s.rail], s.speedUp)
+  s.submittedAtMs +
+  scaledMs(
+    s.outcome === "003"
+      ? LONG_PAYMENT_SECONDS
+      : s.outcome === "T05"
+        ? TRANSFER_TIMEOUT_SECONDS
+        : SETTLEMENT_SECONDS[s.rail],
+    s.speedUp
+  )
 
 // The instant last formatted (a settlement pass asks about many payouts due at the same instant).
 let lastIsoMs = Number.NaN
@@ -326,13 +370,25 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
     const recent = recentSubmissions()
     return Rail.of({
       submit: (payout) =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const known = recent.get(payout.transactionId, now)
-          if (known !== undefined) return known
+          if (known !== undefined) return Effect.succeed(known)
+          const outcome =
+            payout.transfer === undefined
+              ? magicOutcome(payout.destination, payout.rail)
+              : transferOutcome(payout)
+          if (typeof outcome !== "string") {
+            return Effect.fail<RailError>({
+              _tag: "RailError",
+              retryable: false,
+              reason: outcome.refused,
+              message: `The bank refused the transfer: ${outcome.why}`
+            })
+          }
           const submission: Submission = {
             rail: payout.rail,
             submittedAtMs: now,
-            outcome: magicOutcome(payout.destination, payout.rail),
+            outcome,
             speedUp,
             transactionId: payout.transactionId,
             destination: payout.destination.kind
@@ -341,7 +397,7 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
           const reference = encodeReference(submission)
           const submitted = { reference, expectedSettlementAt: iso(dueAtMs(submission)) }
           recent.set(payout.transactionId, submitted, now)
-          return submitted
+          return Effect.succeed(submitted)
         }),
       status: (reference) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {

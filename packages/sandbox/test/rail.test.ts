@@ -7,7 +7,8 @@ import {
   magicOutcome,
   RETURN_DELAY_SECONDS,
   SandboxRail,
-  settlementSeconds
+  settlementSeconds,
+  TRANSFER_TIMEOUT_SECONDS
 } from "@paycore/sandbox"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
@@ -345,5 +346,56 @@ describe("SandboxRail references", () => {
         const unknown = yield* Effect.flip(rail.cancel!("nope"))
         assert.isFalse(unknown.retryable)
       }).pipe(Effect.provide(SandboxRail()))
+  )
+})
+
+describe("SandboxRail transfers (SB-07): the transfer table, not the payout one", () => {
+  const transfer = (accountNumber: string, direction: "IN" | "OUT"): Payout => ({
+    ...toAccount(us(accountNumber), "ACH"),
+    transfer: direction
+  })
+
+  it.effect("002 and 003 are refused at submission (nothing to poll); a payout to the same account is submitted", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(T0)
+      const rail = yield* Rail
+      for (const [suffix, direction, reason] of [
+        ["002", "IN", "ACCOUNT_CANNOT_RECEIVE"],
+        ["002", "OUT", "QUOTE_EXECUTION_FAILED"],
+        ["003", "IN", "ACCOUNT_INVALID"],
+        ["003", "OUT", "ACCOUNT_INVALID"]
+      ] as const) {
+        const refused = yield* Effect.flip(rail.submit(transfer(`5550001${suffix}`, direction)))
+        assert.deepStrictEqual([refused.retryable, refused.reason], [false, reason], `${suffix} ${direction}`)
+      }
+      const payout = yield* rail.submit(toAccount(us("5550001003"), "ACH"))
+      assert.strictEqual(decodeReference(payout.reference)?.outcome, "003")
+    }).pipe(Effect.provide(SandboxRail()))
+  )
+
+  it.effect("005 stays pending TRANSFER_TIMEOUT_SECONDS, then fails; 004 fails at the rail time; others settle", () =>
+    Effect.gen(function* () {
+      const slow = yield* run(transfer("5550001005", "IN"), [
+        TRANSFER_TIMEOUT_SECONDS * 1000 - 1,
+        TRANSFER_TIMEOUT_SECONDS * 1000
+      ])
+      assert.strictEqual(slow.statuses[0]?._tag, "Pending")
+      assert.deepStrictEqual(slow.statuses[1], {
+        _tag: "Failed",
+        reason: "ACCOUNT_CANNOT_RECEIVE",
+        refundSucceeds: true
+      })
+      const ach = settlementSeconds("ACH") * 1000
+      const rejected = yield* run(transfer("5550001004", "OUT"), [ach])
+      assert.deepStrictEqual(rejected.statuses[0], {
+        _tag: "Failed",
+        reason: "ACCOUNT_CANNOT_RECEIVE",
+        refundSucceeds: true
+      })
+      for (const suffix of ["000", "006", "007", "008", "009"]) {
+        const ok = yield* run(transfer(`5550001${suffix}`, "OUT"), [ach])
+        assert.strictEqual(ok.statuses[0]?._tag, "Settled", suffix)
+      }
+    })
   )
 })

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type Payout, Screening } from "@paycore/core"
-import { COMPLIANCE_REVIEW_SUFFIX, layer, sandboxScreening } from "@paycore/sandbox"
+import { COMPLIANCE_REVIEW_SUFFIX, layer, sandboxScreening, VELOCITY_LIMIT_SUFFIX } from "@paycore/sandbox"
 import { Effect } from "effect"
 
 const beneficiary = { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" } as const
@@ -51,6 +51,18 @@ describe("SandboxScreening", () => {
       clear
     )
     assert.deepStrictEqual(sandboxScreening(payout({ kind: "INTERNAL", accountId: "InternalAccount:a010" })), clear)
+  })
+
+  it("C-49: refuses a destination ending in 012 (VELOCITY_LIMIT_EXCEEDED), account or UMA user part", () => {
+    assert.strictEqual(VELOCITY_LIMIT_SUFFIX, "012")
+    for (const destination of [
+      usAccount("555000012"),
+      { kind: "UMA", umaAddress: "$ada012@kestrel.example" } as const
+    ]) {
+      const verdict = sandboxScreening(payout(destination))
+      assert.strictEqual(verdict._tag, "Refuse")
+      assert.strictEqual(verdict._tag === "Refuse" ? verdict.code : "", "VELOCITY_LIMIT_EXCEEDED")
+    }
   })
 
   it.effect("layer() provides it: Screening holds what the sandbox holds", () =>

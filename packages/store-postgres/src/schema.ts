@@ -25,6 +25,8 @@ import { transactionTransitions } from "./migrations/0022_transaction_transition
 import { ledgerAccountTransfers } from "./migrations/0023_ledger_account_transfers.ts"
 import { receiverLookups } from "./migrations/0024_receiver_lookups.ts"
 import { currencyConfigs } from "./migrations/0025_currency_configs.ts"
+import { webhookRetryRounds } from "./migrations/0026_webhook_retry_rounds.ts"
+import { transferDirection } from "./migrations/0027_transfer_direction.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -63,7 +65,9 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0022_transaction_transitions": transactionTransitions,
   "0023_ledger_account_transfers": ledgerAccountTransfers,
   "0024_receiver_lookups": receiverLookups,
-  "0025_currency_configs": currencyConfigs
+  "0025_currency_configs": currencyConfigs,
+  "0026_webhook_retry_rounds": webhookRetryRounds,
+  "0027_transfer_direction": transferDirection
 }
 
 export const MIGRATION_TABLE = "paycore_migrations"

@@ -6,8 +6,9 @@ import { makeCollection } from "./collection.ts"
 import { upsertSql } from "./queries.ts"
 import { arrayRows, type Executor } from "./statements.ts"
 
-const outboxColumns = "id, type, subject, sequence, created_at, body, status, attempts, next_attempt_at, lease_until"
-/** An event's columns as array parameters $1-$10 (`sequence`: the subject's sequence, or `back` below). */
+const outboxColumns =
+  "id, type, subject, sequence, created_at, body, status, attempts, next_attempt_at, lease_until, round_started_at"
+/** An event's columns as array parameters $1-$11 (`sequence`: the subject's sequence, or `back` below). */
 const eventRows = (sequence: string) =>
   arrayRows(
     [
@@ -20,13 +21,14 @@ const eventRows = (sequence: string) =>
       ["status", "text"],
       ["attempts", "text"],
       ["next_attempt_at", "text"],
-      ["lease_until", "text"]
+      ["lease_until", "text"],
+      ["round_started_at", "text"]
     ],
     1
   )
 const appendSql =
   `INSERT INTO outbox (${outboxColumns}) SELECT id, type, subject, sequence, created_at, body, status, ` +
-  `attempts::jsonb, next_attempt_at, lease_until FROM ${eventRows("sequence")} AS e`
+  `attempts::jsonb, next_attempt_at, lease_until, round_started_at FROM ${eventRows("sequence")} AS e`
 // Numbers the events after the last sequence of their subject and inserts them, in one statement: the
 // subject's counter row is locked until the transaction ends, so events of one subject never interleave.
 // `back` is how many later events of the same subject the batch holds.
@@ -36,12 +38,12 @@ const appendEventsSql =
   `GROUP BY subject ORDER BY subject ON CONFLICT (subject) DO UPDATE SET last_sequence = s.last_sequence + ` +
   `EXCLUDED.last_sequence RETURNING subject, last_sequence) ` +
   `INSERT INTO outbox (${outboxColumns}) SELECT e.id, e.type, e.subject, n.last_sequence - e.back, e.created_at, ` +
-  `e.body, e.status, e.attempts::jsonb, e.next_attempt_at, e.lease_until FROM e JOIN n USING (subject)`
+  `e.body, e.status, e.attempts::jsonb, e.next_attempt_at, e.lease_until, e.round_started_at FROM e JOIN n USING (subject)`
 // One event (a command's usual case) as plain parameters: no arrays to build and parse, the body above all.
 const appendEventSql =
   `WITH n AS (INSERT INTO outbox_subjects AS s (subject, last_sequence) VALUES ($3, 1) ON CONFLICT (subject) ` +
   `DO UPDATE SET last_sequence = s.last_sequence + 1 RETURNING last_sequence) ` +
-  `INSERT INTO outbox (${outboxColumns}) SELECT $1, $2, $3, n.last_sequence, $4, $5, $6, $7::jsonb, $8, $9 FROM n`
+  `INSERT INTO outbox (${outboxColumns}) SELECT $1, $2, $3, n.last_sequence, $4, $5, $6, $7::jsonb, $8, $9, $10 FROM n`
 // Oldest first (by id) among the rows due by now and not leased; rows another dispatcher is claiming are skipped.
 const claimSql =
   `UPDATE outbox AS o SET lease_until = $3 FROM (SELECT id FROM outbox WHERE status = 'PENDING' ` +
@@ -69,7 +71,8 @@ const eventColumns = (events: ReadonlyArray<NewOutboxRecord>, sequence: Readonly
   events.map((e) => e.status),
   events.map((e) => JSON.stringify(e.attempts)),
   events.map((e) => e.nextAttemptAt),
-  events.map((e) => e.leaseUntil ?? null)
+  events.map((e) => e.leaseUntil ?? null),
+  events.map((e) => e.roundStartedAt ?? null)
 ]
 
 /** The outbox of events to deliver, and the webhook endpoint's signing secrets. */
@@ -99,7 +102,8 @@ export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | 
           e.status,
           JSON.stringify(e.attempts),
           e.nextAttemptAt,
-          e.leaseUntil ?? null
+          e.leaseUntil ?? null,
+          e.roundStartedAt ?? null
         ])
       }
       const later = new Map<string, number>()

@@ -181,7 +181,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.bulkImportJobs, [job]],
   [tables.ledgerTransfers, [transfer]],
   [tables.ledgerBalances, [balance]],
-  [tables.outbox, [outboxRecord(1), withoutKey(outboxRecord(2), "leaseUntil")]],
+  [tables.outbox, [outboxRecord(1), withoutKey(withoutKey(outboxRecord(2), "leaseUntil"), "roundStartedAt")]],
   [tables.outboxSubjects, [subject]],
   [tables.webhookSecrets, [secret(), secret({ expiresAt: at })]],
   [tables.walletCredentials, [walletRecords.credentialFull(walletScope), walletRecords.credentialMinimal(walletScope)]],

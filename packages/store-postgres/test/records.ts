@@ -281,6 +281,7 @@ export const outboxRecord = (n: number, extra: Partial<OutboxRecord> = {}): Outb
   ],
   nextAttemptAt: "2026-11-21T13:37:00.000Z",
   leaseUntil: "2026-11-21T13:36:50.000Z",
+  roundStartedAt: "2026-11-21T13:36:45.000Z",
   ...extra
 })
 

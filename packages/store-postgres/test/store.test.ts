@@ -47,7 +47,10 @@ describe("migrations", () => {
         "0021_on_chain",
         "0022_transaction_transitions",
         "0023_ledger_account_transfers",
-        "0024_receiver_lookups"
+        "0024_receiver_lookups",
+        "0025_currency_configs",
+        "0026_webhook_retry_rounds",
+        "0027_transfer_direction"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

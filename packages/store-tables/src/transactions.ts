@@ -65,7 +65,8 @@ export const transactions = table<TransactionRecord, TransactionFilter>()({
     dueAt: optional(instant("due_at")),
     attempts: optional(integer("attempts")),
     stalledAt: optional(instant("stalled_at")),
-    decisionReason: optional(text("decision_reason"))
+    decisionReason: optional(text("decision_reason")),
+    transfer: optional(text("transfer"))
   },
   primaryKey: ["id"],
   filters: {

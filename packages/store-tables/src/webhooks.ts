@@ -13,7 +13,8 @@ export const outbox = table<OutboxRecord, OutboxFilter>()({
     status: text("status"),
     attempts: json("attempts"),
     nextAttemptAt: instant("next_attempt_at"),
-    leaseUntil: optional(instant("lease_until"))
+    leaseUntil: optional(instant("lease_until")),
+    roundStartedAt: optional(instant("round_started_at"))
   },
   primaryKey: ["id"],
   filters: {

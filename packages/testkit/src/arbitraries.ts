@@ -6,7 +6,7 @@
  *   the platform does not support, an id that does not exist).
  * - `nearValidBody(operation)`: a valid body one mutation away from valid, with the field path it broke: a required
  *   field left out, a value of the wrong JSON type, a number or a length out of range, a string off its pattern, a
- *   value outside an enum. The decoder ignores unknown properties, so an extra field is never one of them.
+ *   value outside an enum, a field the object does not declare (the server refuses unknown fields, C-11).
  *
  * Values are drawn by effect's Schema-derived generator (`Arbitrary.schema`, the same the HTTP fuzzer uses),
  * seeded by fast-check: a property replays from fast-check's seed, and shrinking goes to smaller generation sizes.
@@ -85,7 +85,7 @@ const decoders = new Map<
 
 /**
  * Decodes `body` with `operation`'s payload Schema as the HTTP server does (every error, unknown properties
- * ignored): `[]` when it is accepted, else the field errors (`field` is the dot path, `""` for the body itself;
+ * refused): `[]` when it is accepted, else the field errors (`field` is the dot path, `""` for the body itself;
  * the server names that one `body`). Under a union whose tag is wrong the server may name a member's fields too.
  */
 export const bodyErrors = (operation: string, body: JsonBody): ReadonlyArray<FieldError> => {
@@ -190,7 +190,10 @@ export const validBody = (operation: string, options: ValidBodyOptions = {}): fc
 // -----------------------------------------------------------------------------
 
 /** What a near-valid body broke. */
-export type BodyMutation = "missingField" | "wrongType" | "outOfRange" | "offPattern" | "unknownValue"
+export type BodyMutation = "missingField" | "wrongType" | "outOfRange" | "offPattern" | "unknownValue" | "unknownField"
+
+/** The field an `unknownField` mutation adds: no request object declares it, nor a name near it. */
+const UNKNOWN_FIELD = "notAFieldOfThisObject"
 
 /** A body one mutation away from valid, and where: `path` is the dot path of the broken field (`""`: the body). */
 export interface NearValidBody {
@@ -302,6 +305,8 @@ const candidatesOf = (ast: SchemaAST.AST, value: JsonBody, path: Path, out: Arra
     }
     case "Objects": {
       if (!isObject(value)) return
+      // A record takes any key: the refusal filter in `nearValidBody` drops the candidate there.
+      out.push({ path: [...path, UNKNOWN_FIELD], mutation: "unknownField", value: true })
       for (const property of ast.propertySignatures) {
         const key = property.name
         if (typeof key !== "string") continue

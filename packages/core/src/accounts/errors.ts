@@ -1,16 +1,16 @@
 import { Conflict, InvalidInput, NotFound, Refused, type StoreError } from "../shared/errors.ts"
 
-/** 404 `NOT_FOUND`: an unknown internal or external account. */
+/** 404 `REFERENCE_NOT_FOUND` (C-26): an unknown internal or external account, as every other unknown reference. */
 export const accountNotFound = (id: string): NotFound =>
-  new NotFound({ code: "NOT_FOUND", message: `Account ${id} was not found` })
+  new NotFound({ code: "REFERENCE_NOT_FOUND", message: `Account ${id} was not found` })
 
-/** 404 `NOT_FOUND` for an internal account (the spec has no dedicated code). */
+/** 404 `REFERENCE_NOT_FOUND` for an internal account (the catalogue has no account code: C-26). */
 export const internalAccountNotFound = (id: string): NotFound =>
-  new NotFound({ code: "NOT_FOUND", message: `Internal account ${id} was not found` })
+  new NotFound({ code: "REFERENCE_NOT_FOUND", message: `Internal account ${id} was not found` })
 
-/** 404 `NOT_FOUND` for an external account (unknown or deleted). */
+/** 404 `REFERENCE_NOT_FOUND` for an external account (unknown or deleted). */
 export const externalAccountNotFound = (id: string): NotFound =>
-  new NotFound({ code: "NOT_FOUND", message: `External account ${id} was not found` })
+  new NotFound({ code: "REFERENCE_NOT_FOUND", message: `External account ${id} was not found` })
 
 /**
  * 404 `USER_NOT_FOUND` (the spec's code for an unknown customer): the customer an account would belong to does not

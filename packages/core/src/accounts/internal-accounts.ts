@@ -194,7 +194,10 @@ export const provisionInternalAccounts = Effect.fnUntraced(function* (
 // ---- reads ----
 
 /** Adds `balance` (available = posted - held) and `totalBalance` (posted) from the ledger. */
-const withBalances = (store: AccountsPorts["store"], records: ReadonlyArray<InternalAccountRecord>) =>
+export const withBalances = (
+  store: Pick<AccountsPorts["store"], "ledger">,
+  records: ReadonlyArray<InternalAccountRecord>
+) =>
   Effect.map(
     store.ledger.balances(records.map((r) => ({ account: r.id, currency: r.currency }))),
     (balances): Array<InternalAccount> => {

@@ -239,7 +239,7 @@ export const agentTransferOut = (
             const decision = yield* decideSteps(agent, op, rates)
             // Its own store transaction joins this one: refused later, the quote is rolled back too.
             const quote = yield* ports.quotes.create(transferOutQuoteRequest(request, false), {
-              sameCurrencyOnly: true,
+              transferOut: true,
               agentId: agent.id,
               lifetimeSeconds: env.settings.agentTransferApprovalSeconds
             })

@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { writeTransfersSteps } from "../ledger/transfers.ts"
+import { writeTransfersSteps } from "../accounts/balance-updates.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { Store, together } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
@@ -270,7 +270,7 @@ function* approveSteps(
     ...(pullSignature === undefined ? {} : { pullSignature })
   }
   // A new transaction has no transfers yet: numbered from 1 (a racing second writer would collide on the ids).
-  yield* writeTransfersSteps(ports.store, n.id, [spendLeg(row, amount)], posted ? "POSTED" : "PENDING", n.now, 0)
+  yield* writeTransfersSteps(ports, n.id, [spendLeg(row, amount)], posted ? "POSTED" : "PENDING", n.now, 0)
   yield* firstMoveSteps(ports, row, posted ? "POST" : "APPROVE", n.now)
   return { _tag: "Approved", cardTransactionId: n.id }
 }

@@ -1,4 +1,4 @@
-import { resolveSteps } from "../ledger/transfers.ts"
+import { resolveSteps } from "../accounts/balance-updates.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { allows, statesAllowing } from "../shared/machine.ts"
 import type { Steps } from "../shared/tracing.ts"
@@ -29,7 +29,7 @@ export function* closeOutSteps(ports: CardPorts, card: CardRecord, now: string):
     for (const listed of page.data) {
       const tx = yield* store.cardTransactions.getForUpdate(listed.id)
       if (tx === undefined || !allows(cardTransactionMachine, tx.state, "EXPIRE")) continue
-      yield* resolveSteps(store, tx.id, "VOIDED")
+      yield* resolveSteps(ports, tx.id, "VOIDED", now)
       yield* moveCardTransactionSteps(ports, tx, "EXPIRE", { heldAmount: 0 }, now)
     }
     const last = page.data[page.data.length - 1]

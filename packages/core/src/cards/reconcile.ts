@@ -1,5 +1,6 @@
 import { Effect, Result } from "effect"
-import { type Leg, resolveSteps, writeTransfersSteps } from "../ledger/transfers.ts"
+import { resolveSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
+import type { Leg } from "../ledger/transfers.ts"
 import type { UniqueViolation } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { allows, transition } from "../shared/machine.ts"
@@ -68,7 +69,7 @@ const writeLegs = (
   legs: ReadonlyArray<Leg>,
   state: "POSTED" | "PENDING",
   now: string
-) => writeTransfersSteps(ports.store, tx.id, legs, state, now)
+) => writeTransfersSteps(ports, tx.id, legs, state, now)
 
 /**
  * Whether the funding account can pay `amount` now (a post-hoc pull, a late clearing, a return reversal): its
@@ -103,7 +104,7 @@ function* adviceSteps(ports: CardPorts, tx: CardTransactionRecord, total: number
   // pulls the rest post hoc. Counters are untouched (design Q12).
   const covered = tx.direction === "CREDIT" || wanted <= held || (yield* canPullSteps(ports, tx, wanted - held))
   if (covered && wanted !== held) {
-    yield* resolveSteps(ports.store, tx.id, "VOIDED")
+    yield* resolveSteps(ports, tx.id, "VOIDED", now)
     yield* writeLegs(ports, tx, [spendLeg(tx, wanted)], "PENDING", now)
     held = wanted
   }
@@ -152,7 +153,6 @@ function* clearingSteps(
   pullRefused: boolean,
   now: string
 ) {
-  const { store } = ports
   const settled = {
     settledAmount: tx.settledAmount + amount,
     settlementSummary: summaryPlus(tx.settlementSummary, amount)
@@ -161,18 +161,18 @@ function* clearingSteps(
   if (allows(cardTransactionMachine, tx.state, "EXPIRE")) {
     const held = tx.heldAmount
     if (amount === 0) {
-      yield* resolveSteps(store, tx.id, "VOIDED")
+      yield* resolveSteps(ports, tx.id, "VOIDED", now)
       yield* moveCardTransactionSteps(ports, tx, "EXPIRE", { heldAmount: 0 }, now)
       return APPLIED
     }
     if (amount < held) {
-      yield* resolveSteps(store, tx.id, "VOIDED")
+      yield* resolveSteps(ports, tx.id, "VOIDED", now)
       yield* writeLegs(ports, tx, [spendLeg(tx, amount)], "POSTED", now)
       yield* writeLegs(ports, tx, [spendLeg(tx, held - amount)], "PENDING", now)
       yield* moveCardTransactionSteps(ports, tx, "CLEAR_PART", { ...settled, heldAmount: held - amount }, now)
       return APPLIED
     }
-    yield* resolveSteps(store, tx.id, "POSTED")
+    yield* resolveSteps(ports, tx.id, "POSTED", now)
     const extra = amount - held
     if (extra > 0) {
       if (debit && (pullRefused || !(yield* canPullSteps(ports, tx, extra)))) {
@@ -254,7 +254,7 @@ function* returnReversalSteps(ports: CardPorts, tx: CardTransactionRecord, now: 
     yield* moveCardTransactionSteps(ports, tx, "RETURN_REVERSAL", change, now)
     return APPLIED
   }
-  yield* resolveSteps(ports.store, tx.id, "VOIDED")
+  yield* resolveSteps(ports, tx.id, "VOIDED", now)
   yield* writeLegs(ports, tx, [frontLeg(tx.currency, amount)], "POSTED", now)
   yield* moveCardTransactionSteps(
     ports,
@@ -280,7 +280,7 @@ function* pullResultSteps(ports: CardPorts, tx: CardTransactionRecord, outcome: 
     yield* moveCardTransactionSteps(ports, tx, event, { pullSummary }, now)
     return APPLIED
   }
-  yield* resolveSteps(ports.store, tx.id, "VOIDED")
+  yield* resolveSteps(ports, tx.id, "VOIDED", now)
   const net = tx.settledAmount - tx.refundedAmount
   if (tx.direction === "DEBIT" && net > 0) {
     yield* writeLegs(ports, tx, [returnLeg(tx, net), frontLeg(tx.currency, net)], "POSTED", now)

@@ -266,16 +266,25 @@ const createCommon = {
   endUserTermsConsent: Schema.optionalKey(EndUserTermsConsent)
 }
 
+/**
+ * The status fields the upstream's request bodies carry (`kycStatus`, a business's `kybStatus`): accepted, so a body
+ * written for the upstream is not refused as unknown, and ignored, since KYC/KYB alone sets them (CU-06).
+ */
+const ignoredKycStatus = { kycStatus: Schema.optionalKey(KycStatus) }
+const ignoredKybStatus = { kybStatus: Schema.optionalKey(KycStatus) }
+
 export const CreateIndividualRequest = Schema.Struct({
   customerType: Schema.Literal("INDIVIDUAL"),
   ...createCommon,
-  ...IndividualFields
+  ...IndividualFields,
+  ...ignoredKycStatus
 })
 export const CreateBusinessRequest = Schema.Struct({
   customerType: Schema.Literal("BUSINESS"),
   ...createCommon,
   address: Schema.optionalKey(Address),
-  businessInfo: BusinessInfo
+  businessInfo: BusinessInfo,
+  ...ignoredKybStatus
 })
 export const CreateCustomerRequest = Schema.Union([CreateIndividualRequest, CreateBusinessRequest])
 export type CreateCustomerRequest = typeof CreateCustomerRequest.Type
@@ -295,18 +304,19 @@ export type BulkCreateBusinessRequest = typeof BulkCreateBusinessRequest.Type
 export const BulkCreateCustomerRequest = Schema.Union([CreateIndividualRequest, BulkCreateBusinessRequest])
 export type BulkCreateCustomerRequest = typeof BulkCreateCustomerRequest.Type
 
-// The UMA address is chosen once, at creation; everything else common can change.
-const { umaAddress: _umaAddress, ...updateCommon } = createCommon
+// Every common field can change, the UMA address too (409 `UMA_ADDRESS_EXISTS` when another customer has it).
 export const UpdateIndividualRequest = Schema.Struct({
   customerType: Schema.Literal("INDIVIDUAL"),
-  ...updateCommon,
-  ...IndividualFields
+  ...createCommon,
+  ...IndividualFields,
+  ...ignoredKycStatus
 })
 export const UpdateBusinessRequest = Schema.Struct({
   customerType: Schema.Literal("BUSINESS"),
-  ...updateCommon,
+  ...createCommon,
   address: Schema.optionalKey(Address),
-  businessInfo: Schema.optionalKey(BusinessInfoUpdate)
+  businessInfo: Schema.optionalKey(BusinessInfoUpdate),
+  ...ignoredKybStatus
 })
 export const UpdateCustomerRequest = Schema.Union([UpdateIndividualRequest, UpdateBusinessRequest])
 export type UpdateCustomerRequest = typeof UpdateCustomerRequest.Type

@@ -59,3 +59,10 @@ export const uniqueConflict = (customer: Customer) => (violation: UniqueViolatio
       ? umaAddressTaken(customer.umaAddress)
       : platformCustomerIdTaken(customer.platformCustomerId)
   )
+
+/**
+ * C-49: a customer whose KYC was rejected or is on hold can neither send nor receive (403 `USER_NOT_READY`); one not
+ * yet verified can, as the sandbox lets every new customer pay.
+ */
+export const isNotReady = (customer: { readonly kycStatus: string }): boolean =>
+  customer.kycStatus === "REJECTED" || customer.kycStatus === "HOLD"

@@ -116,10 +116,12 @@ const writeUpdate = (
         updatedAt: now
       } as const
       let next: Customer
+      // The statuses a body may carry are ignored: KYC/KYB sets them.
       if (current.customerType === "INDIVIDUAL" && req.customerType === "INDIVIDUAL") {
-        next = { ...current, ...req, ...changes }
+        next = { ...current, ...req, kycStatus: current.kycStatus, ...changes }
       } else if (current.customerType === "BUSINESS" && req.customerType === "BUSINESS") {
-        next = { ...current, ...req, businessInfo: { ...current.businessInfo, ...req.businessInfo }, ...changes }
+        const businessInfo = { ...current.businessInfo, ...req.businessInfo }
+        next = { ...current, ...req, businessInfo, kybStatus: current.kybStatus, ...changes }
       } else {
         return yield* Effect.die(new Error("unreachable: customerType mismatch passed validation"))
       }

@@ -19,7 +19,8 @@ import type { LedgerPorts } from "./ports.ts"
  *   `record` reads the balances (locked on PostgreSQL) and refuses with `INSUFFICIENT_FUNDS`
  *   before writing anything. System accounts may go negative (deposits, fx liquidity).
  *
- * Call these inside the `Store.transaction` of the command they belong to.
+ * Call these inside the `Store.transaction` of the command they belong to. The commands above accounts call them
+ * through `accounts/balance-updates.ts`, which announces the internal accounts' new balances (WH-22).
  */
 
 /** One movement to record: `amount` (smallest unit, > 0) of `currency` from `debit` to `credit`. */
@@ -137,17 +138,21 @@ export function* writeTransfersSteps(
   return transfers
 }
 
-/** `resolve` as a plain generator over a store the caller already holds (see `recordSteps`). */
+/** `resolve` as a plain generator over a store the caller already holds (see `recordSteps`): the transfers resolved. */
 export function* resolveSteps(
   store: LedgerPorts,
   reference: string,
   outcome: "POSTED" | "VOIDED"
-): Generator<Effect.Effect<unknown, StoreError>, number, any> {
+): Generator<Effect.Effect<unknown, StoreError>, ReadonlyArray<LedgerTransfer>, any> {
   const transfers = yield* store.ledger.transfers(reference)
-  const pending: Array<string> = []
-  for (const t of transfers) if (t.state === "PENDING") pending.push(t.id)
-  if (pending.length > 0) yield* store.ledger.resolve(pending, outcome)
-  return pending.length
+  const pending: Array<LedgerTransfer> = []
+  for (const t of transfers) if (t.state === "PENDING") pending.push(t)
+  if (pending.length > 0)
+    yield* store.ledger.resolve(
+      pending.map((t) => t.id),
+      outcome
+    )
+  return pending
 }
 
 /**
@@ -173,7 +178,7 @@ export const record = Effect.fnUntraced(function* (
  */
 export const resolve = Effect.fnUntraced(function* (reference: string, outcome: "POSTED" | "VOIDED") {
   const store = yield* Store
-  return yield* resolveSteps(store, reference, outcome)
+  return (yield* resolveSteps(store, reference, outcome)).length
 })
 
 /** The same legs in the opposite direction (a return, a reversal). */

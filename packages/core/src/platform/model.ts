@@ -231,7 +231,11 @@ export const CurrencySetting = Schema.Union([
     minAmount: Schema.optionalKey(MinorUnits),
     maxAmount: Schema.optionalKey(MinorUnits),
     requiredCounterpartyFields: Schema.optionalKey(Schema.Array(CounterpartyFieldDefinition)),
-    enabledTransactionTypes: Schema.optionalKey(Schema.Array(TransactionType))
+    enabledTransactionTypes: Schema.optionalKey(Schema.Array(TransactionType)),
+    // Read-only in the upstream (what its UMA provider requires): accepted, so an object read back can be sent
+    // back, and ignored.
+    providerRequiredCustomerFields: Schema.optionalKey(Schema.Array(CustomerInfoFieldName)),
+    providerRequiredCounterpartyCustomerFields: Schema.optionalKey(Schema.Array(CustomerInfoFieldName))
   })
 ])
 export type CurrencySetting = typeof CurrencySetting.Type

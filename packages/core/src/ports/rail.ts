@@ -14,6 +14,11 @@ export interface Payout {
     | { readonly kind: "UMA"; readonly umaAddress: string }
     | { readonly kind: "INTERNAL"; readonly accountId: string }
   readonly remittanceInformation?: string | undefined
+  /**
+   * A deprecated transfer (SB-07): `IN` is a pull from `destination` (the customer's own bank account) into the
+   * service, `OUT` a same-currency push to it. Absent: a payout.
+   */
+  readonly transfer?: "IN" | "OUT" | undefined
 }
 
 export interface Submitted {

@@ -3,10 +3,22 @@ import type { Payout } from "./rail.ts"
 
 /**
  * What compliance screening makes of an outgoing payment as it is executed (Q-38): `Clear` lets it go to its rail;
- * `Review` holds it (`pendingReason: COMPLIANCE_REVIEW`, its money held, nothing sent to the rail) until a decision
+ * `Refuse` refuses the execute; `Review` holds it (`pendingReason: COMPLIANCE_REVIEW`, its money held, nothing sent to the rail) until a decision
  * releases it to the rail or rejects it (`COMPLIANCE_REJECTED`, the hold released).
  */
-export type ScreeningVerdict = { readonly _tag: "Clear" } | { readonly _tag: "Review" }
+export type ScreeningVerdict =
+  | { readonly _tag: "Clear" }
+  | { readonly _tag: "Review" }
+  /**
+   * Refuses the payment outright (C-49): the execute answers 403 with `code` and nothing moves (the quote stays
+   * executable). `VELOCITY_LIMIT_EXCEEDED`: too many payments of the sender in the provider's window;
+   * `COUNTERPARTY_NOT_ALLOWED`: the receiver is on a list the platform may not pay.
+   */
+  | {
+      readonly _tag: "Refuse"
+      readonly code: "VELOCITY_LIMIT_EXCEEDED" | "COUNTERPARTY_NOT_ALLOWED"
+      readonly message: string
+    }
 
 export interface ScreeningService {
   /**

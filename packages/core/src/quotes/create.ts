@@ -10,6 +10,7 @@ import { platformPayeeRefusal } from "../accounts/errors.ts"
 import type { ExternalAccount, InternalAccountRecord, PaymentInstructions, PaymentRail } from "../accounts/model.ts"
 import { ownershipRefusal } from "../accounts/ownership-rules.ts"
 import type { Customer } from "../customers/model.ts"
+import { isNotReady } from "../customers/rules.ts"
 import { amountRange, isEnabledFor } from "../platform/currencies.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory } from "../ports/directory.ts"
@@ -29,7 +30,8 @@ import {
   endUserTermsNotAccepted,
   type QuoteError,
   selfPayment,
-  umaNotFound
+  umaNotFound,
+  userNotReady
 } from "./errors.ts"
 import { quoteExpiresAt } from "./expiry.ts"
 import {
@@ -46,13 +48,14 @@ import { networksOf } from "./networks.ts"
 import type { QuoteCreationPorts } from "./ports.ts"
 import { type FeeSchedule, feeScheduleFor, type Pricing, platformFeeFor, priceQuote } from "./pricing.ts"
 import { rateAt } from "./rates.ts"
+import { umaReceiverAt } from "./receivers.ts"
 import { refuseUnlinkable } from "./sca-factor.ts"
 import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.ts"
 import { priceWithdrawal, withdrawalNetwork } from "./withdrawal-fees.ts"
 
 export interface CreateOptions {
-  /** Deprecated transfer-out: refuse a destination in another currency. */
-  readonly sameCurrencyOnly?: boolean
+  /** Deprecated transfer-out: refuse a destination in another currency, and tell the rail it is a transfer (SB-07). */
+  readonly transferOut?: boolean
   /** The agent creating the quote: kept on the quote record and copied onto its transaction (AG-38). */
   readonly agentId?: AgentId | undefined
   /**
@@ -71,7 +74,10 @@ interface ResolvedSource {
   readonly customer: Customer | undefined
 }
 
-/** A customer who can pay: exists, not deleted, and (on an unregulated platform) accepted the end-user terms. */
+/**
+ * A customer who can pay: exists, not deleted, KYC neither rejected nor on hold (`isNotReady`), and (on an
+ * unregulated platform) accepted the end-user terms.
+ */
 function* usableCustomer(
   store: Store["Service"],
   customerId: string,
@@ -80,6 +86,7 @@ function* usableCustomer(
   const customer = yield* store.customers.get(customerId)
   if (customer === undefined) return yield* Effect.fail(customerNotFound(customerId))
   if (customer.isDeleted) return yield* Effect.fail(customerDeleted(customerId))
+  if (isNotReady(customer)) return yield* Effect.fail(userNotReady(customerId, customer.kycStatus))
   if (config?.isRegulatedFinancialInstitution !== true && customer.endUserTermsConsent === undefined) {
     return yield* Effect.fail(endUserTermsNotAccepted(customerId))
   }
@@ -220,10 +227,8 @@ function* resolveDestination(
     }
     return { receivingCode: target.currency, rail: wanted, receiverLimits: undefined, payee: target }
   }
-  const receiver = yield* directory.umaReceiver(destination.umaAddress)
-  if (receiver === undefined || receiver.currencies.length === 0) {
-    return yield* Effect.fail(umaNotFound(destination.umaAddress))
-  }
+  const receiver = yield* umaReceiverAt(directory, destination.umaAddress, "quote")
+  if (receiver.currencies.length === 0) return yield* Effect.fail(umaNotFound(destination.umaAddress))
   const code = destination.currency ?? receiver.currencies[0]!
   if (!receiver.currencies.includes(code)) {
     return yield* Effect.fail(
@@ -416,7 +421,7 @@ export const createQuote = Effect.fnUntraced(
     yield* checkLookupSteps(store, request, isoOf(env.nowMs))
     const { sendingCode } = source
     const { receivingCode } = destination
-    if (options.sameCurrencyOnly === true && receivingCode !== sendingCode) {
+    if (options.transferOut === true && receivingCode !== sendingCode) {
       return yield* Effect.fail(sameCurrencyRefusal(sendingCode, receivingCode))
     }
     const disabled = currencyRefusal(source, destination, config)
@@ -489,7 +494,8 @@ export const createQuote = Effect.fnUntraced(
         rail: destination.rail,
         railSelectionMode: railChosen ? "MANUAL" : "AUTO",
         customer,
-        scaSettings: customer !== undefined && isScaSubject(customer, env.settings) ? env.settings : undefined
+        scaSettings: customer !== undefined && isScaSubject(customer, env.settings) ? env.settings : undefined,
+        ...(options.transferOut === true ? { transfer: "OUT" as const } : {})
       },
       request.immediatelyExecute === true,
       config,

@@ -237,3 +237,22 @@ export const quoteChallengeExpired = (quoteId: string): InvalidInput =>
     { expired: true },
     `The SCA challenge of quote ${quoteId} expired: its payment failed (SCA_NOT_COMPLETED); create a new quote`
   )
+
+/** 403 `COUNTERPARTY_NOT_ALLOWED` (C-49): the receiver's provider is not on the platform's allow list. */
+export const counterpartyNotAllowed = (umaAddress: string): Refused =>
+  new Refused({
+    code: "COUNTERPARTY_NOT_ALLOWED",
+    message: `The provider of ${umaAddress} is not on the platform's allow list (GET /uma-providers: allowListStatus)`
+  })
+
+/** 412 `UNSUPPORTED_UMA_VERSION` or 424 (C-50): the counterparty could not be dealt with; the code says how. */
+export const counterpartyFailed = (failure: { readonly code: string; readonly message: string }): Refused =>
+  new Refused({ code: failure.code, message: failure.message })
+
+/** 403 `USER_NOT_READY` (C-49): the customer's KYC was rejected or is on hold, so it can neither send nor receive. */
+export const userNotReady = (customerId: string, kycStatus: string): Refused =>
+  new Refused({
+    code: "USER_NOT_READY",
+    message: `Customer ${customerId} cannot send or receive payments: its KYC status is ${kycStatus}`,
+    details: { kycStatus }
+  })

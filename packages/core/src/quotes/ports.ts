@@ -57,6 +57,8 @@ export interface PaymentTerms {
    * at once or funded by payment instructions is then challenged (S-06). `undefined`: no SCA.
    */
   readonly scaSettings: Pick<EngineSettings, "scaRegions"> | undefined
+  /** `OUT` for a deprecated transfer-out (SB-07: its rail is told it is a transfer). */
+  readonly transfer?: "OUT" | undefined
 }
 
 /** What `POST /quotes/{quoteId}/execute` brings besides the quote id. */

@@ -4,10 +4,18 @@
  */
 import { BigDecimal, Effect, Result } from "effect"
 import { amountRange, supportedCodes } from "../platform/currencies.ts"
+import type { Directory, UmaReceiverStep } from "../ports/directory.ts"
 import type { Store } from "../ports/store.ts"
 import { currency } from "../shared/currency.ts"
 import { MAX_AMOUNT } from "../shared/money.ts"
-import { accountNotFound, customerNotFound, quoteRequestFailed, umaNotFound } from "./errors.ts"
+import {
+  accountNotFound,
+  counterpartyFailed,
+  counterpartyNotAllowed,
+  customerNotFound,
+  quoteRequestFailed,
+  umaNotFound
+} from "./errors.ts"
 import { recordLookup } from "./lookups.ts"
 import type { CurrencyPreference, ExternalAccountLookup, ReceiverLookupQuery, UmaLookup } from "./model.ts"
 import type { ReceiverLookupPorts } from "./ports.ts"
@@ -27,6 +35,24 @@ const senderCurrency = Effect.fnUntraced(function* (
     } else if (customer.currencies[0] !== undefined) return customer.currencies[0]
   }
   return supportedCodes(yield* store.config.get())[0] ?? "USD"
+})
+
+/**
+ * The receiver behind an UMA address, as the counterparty answers at `step` (C-49, C-50): 404 `UMA_NOT_FOUND` when it
+ * has none, 403 `COUNTERPARTY_NOT_ALLOWED` when its provider is not on the allow list, 412 or 424 when the
+ * counterparty cannot be dealt with.
+ */
+export const umaReceiverAt = Effect.fnUntraced(function* (
+  directory: Directory["Service"],
+  address: string,
+  step: UmaReceiverStep
+) {
+  const receiver = yield* directory
+    .umaReceiver(address, step)
+    .pipe(Effect.catchTag("CounterpartyFailure", (failure) => Effect.fail(counterpartyFailed(failure))))
+  if (receiver === undefined) return yield* Effect.fail(umaNotFound(address))
+  if (receiver.allowed === false) return yield* Effect.fail(counterpartyNotAllowed(address))
+  return receiver
 })
 
 /** One currency a receiver takes, with the market rate from the sender's currency. */
@@ -73,8 +99,7 @@ export const lookupUma = Effect.fnUntraced(function* (
   address: string,
   query?: ReceiverLookupQuery
 ) {
-  const receiver = yield* ports.directory.umaReceiver(address)
-  if (receiver === undefined) return yield* Effect.fail(umaNotFound(address))
+  const receiver = yield* umaReceiverAt(ports.directory, address, "lookup")
   const from = yield* senderCurrency(ports.store, query)
   const config = yield* ports.store.config.get()
   const supportedCurrencies: Array<CurrencyPreference> = []

@@ -36,7 +36,7 @@ export class Quotes extends Context.Service<
     /**
      * `POST /quotes` (201); with `immediatelyExecute` the quote comes back executed. For a customer subject to SCA,
      * a quote executed at once or funded by payment instructions comes back PENDING_AUTHORIZATION with its
-     * `scaChallenge` (S-06: without payment instructions until authorized). `options.sameCurrencyOnly`:
+     * `scaChallenge` (S-06: without payment instructions until authorized). `options.transferOut`:
      * deprecated transfer-out, which refuses a destination in another currency.
      *
      * Receiver lookups (Q-03, C-23, Q-48): a quote to an UMA address names the `lookupId` of a lookup of that

@@ -9,10 +9,14 @@ export interface EngineSettings {
   readonly fxCacheSeconds: number
   /** The service's own fee on cross-currency quotes, in basis points of the sending amount. */
   readonly serviceFeeBps: number
-  /** Webhook deliveries stop after this many attempts (then DEAD, replayable). */
-  readonly webhookMaxAttempts: number
+  /**
+   * How long a webhook delivery is retried, from its first attempt (WH-19: 7 days): the last try is at this instant,
+   * then the event is DEAD (replayable). The schedule: `webhookRetrySchedule` (webhooks/dispatch.ts).
+   */
+  readonly webhookRetryWindowSeconds: number
   /** First retry delay; doubles each attempt, with jitter, capped at `webhookMaxBackoffSeconds`. */
   readonly webhookBaseBackoffSeconds: number
+  /** The longest wait between two tries (WH-19: 30 min). */
   readonly webhookMaxBackoffSeconds: number
   /** Idempotency records are kept at least this long. */
   readonly idempotencyRetentionHours: number
@@ -101,7 +105,7 @@ export const defaultEngineSettings: EngineSettings = {
   quoteLifetimeSeconds: 300,
   fxCacheSeconds: 300,
   serviceFeeBps: 50,
-  webhookMaxAttempts: 12,
+  webhookRetryWindowSeconds: 7 * 86_400,
   webhookBaseBackoffSeconds: 5,
   webhookMaxBackoffSeconds: 1800,
   idempotencyRetentionHours: 24,

@@ -118,15 +118,16 @@ const transformationConstraint = (ast: SchemaAST.AST): Constraint => {
   }
 }
 
-const leafConstraint = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf, transformed: SchemaAST.AST | undefined) => {
+// An unknown key is reported by `unknownFieldError`.
+type ValueIssue = Exclude<SchemaIssue.Leaf, SchemaIssue.UnexpectedKey> | SchemaIssue.AnyOf
+
+const leafConstraint = (issue: ValueIssue, transformed: SchemaAST.AST | undefined) => {
   switch (issue._tag) {
     case "MissingKey":
       return { required: true }
     case "InvalidType":
     case "AnyOf":
       return typeConstraint(issue.ast)
-    case "UnexpectedKey":
-      return { unexpected: true }
     case "OneOf":
       return { oneOf: true }
     case "InvalidValue":
@@ -135,7 +136,7 @@ const leafConstraint = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf, transformed
   }
 }
 
-const leafMessage = (issue: SchemaIssue.Leaf | SchemaIssue.AnyOf, transformed: SchemaAST.AST | undefined): string => {
+const leafMessage = (issue: ValueIssue, transformed: SchemaAST.AST | undefined): string => {
   // A union of object shapes would print every member; the caller only needs to know an object was expected.
   if (issue._tag === "AnyOf" && issue.ast.types.every((m) => SchemaAST.toEncoded(m)._tag === "Objects")) {
     return "Expected an object"
@@ -196,14 +197,12 @@ const discriminatorOf = (issue: SchemaIssue.AnyOf): Discriminator | undefined =>
 }
 
 /**
- * The failures of the members a tagged union's input selects by its tag (issue 31): a body `{ "type": "PASSKEY" }`
- * is judged by the `PASSKEY` member only, so another member's required fields are not reported. All the failures
- * when the tag selects none.
+ * The failures of the members a tagged union's input selects by its tag: a body `{ "type": "OAUTH", ... }` is
+ * judged by the `OAUTH` member only, so neither another member's required fields nor its unknown-field refusals
+ * (`oidcToken` is not a field of the OTP member) are reported. All the failures when the tag selects none.
  */
-const selectedFailures = (
-  issue: SchemaIssue.AnyOf,
-  tag: Discriminator | undefined
-): ReadonlyArray<SchemaIssue.Issue> => {
+const selectedFailures = (issue: SchemaIssue.AnyOf): ReadonlyArray<SchemaIssue.Issue> => {
+  const tag = discriminatorOf(issue)
   if (tag === undefined) return issue.issues
   const selected = issue.issues.filter((child) => {
     const values = "ast" in child ? tagValues(child.ast, tag.key) : undefined
@@ -212,6 +211,107 @@ const selectedFailures = (
   return selected.length > 0 ? selected : issue.issues
 }
 
+// -----------------------------------------------------------------------------
+// "Did you mean ...?": the nearest known name or value
+// -----------------------------------------------------------------------------
+
+// Optimal string alignment distance: Levenshtein's, with a swap of two neighbours counting as one edit.
+const editDistance = (a: string, b: string): number => {
+  let before: Array<number> = []
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1)
+      current.push(d)
+    }
+    before = previous
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/**
+ * The known name `name` most likely meant, or `undefined`: one that differs only in case; else the closest by
+ * edit distance, ignoring case, among those within a third of the longer name's length or containing it (`name` →
+ * `fullName`, `lin2` → `line2`). Ties go to the first known name.
+ */
+export const nearestName = (name: string, known: ReadonlyArray<string>): string | undefined => {
+  const wanted = name.toLowerCase()
+  const sameButCase = known.find((k) => k.toLowerCase() === wanted)
+  if (sameButCase !== undefined) return sameButCase
+  let best: string | undefined
+  let bestDistance = Number.POSITIVE_INFINITY
+  for (const candidate of known) {
+    const lower = candidate.toLowerCase()
+    const allowed = Math.max(1, Math.floor(Math.max(wanted.length, lower.length) / 3))
+    const contains = wanted.length >= 3 && lower.includes(wanted)
+    // The distance is at least the difference in length: a long hostile key costs no quadratic work.
+    if (!contains && Math.abs(wanted.length - lower.length) > allowed) continue
+    const distance = editDistance(wanted, lower)
+    if ((contains || distance <= allowed) && distance < bestDistance) {
+      best = candidate
+      bestDistance = distance
+    }
+  }
+  return best
+}
+
+const didYouMean = (suggestion: string): string => `did you mean \`${suggestion}\`?`
+
+/** A field of an object that declares no such field: `Unknown field; did you mean `fullName`?` */
+const unknownFieldError = (
+  issue: SchemaIssue.UnexpectedKey,
+  path: ReadonlyArray<PropertyKey>,
+  suggest: boolean
+): FieldError => {
+  const key = path[path.length - 1]
+  const known = issue.ast._tag === "Objects" ? issue.ast.propertySignatures.map((p) => p.name) : []
+  const suggestion =
+    suggest && typeof key === "string"
+      ? nearestName(
+          key,
+          known.filter((k) => typeof k === "string")
+        )
+      : undefined
+  return suggestion === undefined
+    ? { field: toField(path), constraint: { unexpected: true }, message: "Unknown field" }
+    : {
+        field: toField(path),
+        constraint: { unexpected: true, suggestion },
+        message: `Unknown field; ${didYouMean(suggestion)}`
+      }
+}
+
+/** The allowed value a string input only miscases (`"individual"` for `INDIVIDUAL`), or `undefined`. */
+const miscased = (input: unknown, values: ReadonlyArray<unknown>): string | undefined => {
+  if (typeof input !== "string") return undefined
+  const wanted = input.toLowerCase()
+  return values.find((v): v is string => typeof v === "string" && v !== input && v.toLowerCase() === wanted)
+}
+
+/** `error` with the value its input only miscases named: in its message and as `constraint.suggestion`. */
+const withCaseSuggestion = (error: FieldError, input: unknown, values: ReadonlyArray<unknown> | undefined) => {
+  const suggestion = values === undefined ? undefined : miscased(input, values)
+  if (suggestion === undefined) return error
+  return {
+    ...error,
+    constraint: { ...error.constraint, suggestion },
+    message: `${error.message}; ${didYouMean(suggestion)}`
+  }
+}
+
+// What a walk has found: the field errors, and how many of them are unknown fields.
+interface Report {
+  readonly errors: Array<FieldError>
+  unknownFields: number
+}
+
+/** The most unknown fields of one body for which the nearest known name is looked for. */
+const MAX_SUGGESTIONS = 100
+
 // `filter`: the failed refinement the leaf belongs to (it may point to a nested path, so it survives pointers);
 // `transformed`: the outermost transformation of the current value, describing a bare InvalidValue.
 const walk = (
@@ -219,7 +319,7 @@ const walk = (
   path: ReadonlyArray<PropertyKey>,
   filter: FilterFailure | undefined,
   transformed: SchemaAST.AST | undefined,
-  out: Array<FieldError>
+  out: Report
 ): void => {
   switch (issue._tag) {
     case "Pointer":
@@ -235,34 +335,47 @@ const walk = (
       return
     case "Encoding":
       if (filter === undefined && numberJsonLink !== undefined && issue.ast.encoding?.includes(numberJsonLink)) {
-        out.push({ field: toField(path), constraint: { type: "number" }, message: "Expected number" })
+        out.errors.push({ field: toField(path), constraint: { type: "number" }, message: "Expected number" })
         return
       }
       walk(issue.issue, path, filter, transformed ?? issue.ast, out)
       return
     case "AnyOf": {
-      // A tag matching no member (whatever the members' own failures): name the tag field and its values instead of
-      // dumping every member's shape.
+      // A tag matching no member, whatever the members' own failures (a member whose tag is a list of literals
+      // reports some): name the tag field and its values instead of dumping every member's shape.
       const tag = discriminatorOf(issue)
-      if (tag === undefined || tag.values.includes(tag.value)) {
-        if (issue.issues.length === 0) break
-        for (const child of selectedFailures(issue, tag)) walk(child, path, filter, transformed, out)
+      if (tag !== undefined && !tag.values.includes(tag.value)) {
+        const error = {
+          field: toField([...path, tag.key]),
+          constraint: valuesConstraint(tag.values),
+          message: `Expected one of ${tag.values.map((v) => JSON.stringify(v)).join(", ")}`
+        }
+        out.errors.push(withCaseSuggestion(error, tag.value, tag.values))
         return
       }
-      out.push({
-        field: toField([...path, tag.key]),
-        constraint: valuesConstraint(tag.values),
-        message: `Expected one of ${tag.values.map((v) => JSON.stringify(v)).join(", ")}`
-      })
-      return
+      if (issue.issues.length > 0) {
+        for (const child of selectedFailures(issue)) walk(child, path, filter, transformed, out)
+        return
+      }
+      break
     }
+    case "UnexpectedKey":
+      // Past `MAX_SUGGESTIONS` unknown fields, no nearest name is looked for: a body of 100,000 of them costs
+      // no more than a walk.
+      out.errors.push(unknownFieldError(issue, path, out.unknownFields++ < MAX_SUGGESTIONS))
+      return
   }
-  out.push({
+  const error = {
     field: toField(path),
     constraint: filter?.constraint ?? leafConstraint(issue, transformed),
     message:
       filter === undefined ? leafMessage(issue, transformed) : (filter.message ?? ownMessage(issue) ?? filter.fallback)
-  })
+  }
+  // A value of an enum in the wrong case (`"individual"`) is told the right one.
+  const enumerated = filter === undefined && (issue._tag === "InvalidType" || issue._tag === "AnyOf")
+  out.errors.push(
+    enumerated && SchemaIssue.hasInput(issue) ? withCaseSuggestion(error, issue.input, literalsOf(issue.ast)) : error
+  )
 }
 
 /**
@@ -274,9 +387,9 @@ export const fieldErrorsFromIssue = (
   issue: SchemaIssue.Issue,
   basePath: ReadonlyArray<PropertyKey> = []
 ): Array<FieldError> => {
-  const out: Array<FieldError> = []
+  const out: Report = { errors: [], unknownFields: 0 }
   walk(issue, basePath, undefined, undefined, out)
-  return out
+  return out.errors
 }
 
 /** The `InvalidInput` error for a list of field errors, with a message naming the invalid fields. */
@@ -293,19 +406,30 @@ export const issueFromCause = (cause: Cause.Cause<SchemaIssue.Issue>): SchemaIss
   throw Cause.squash(cause)
 }
 
-/** Options every input decoder uses: report all failures, ignore unknown properties. */
+/**
+ * Options of the decoders of a request's path, query and headers: report all failures, ignore unknown properties
+ * (a request carries headers nobody declares).
+ */
 // `reportInput` keeps the offending value on issues (only built on failure): a bad union tag is named from it.
 export const decodeAllOptions: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "ignore", reportInput: true }
 
 /**
- * Compiles `schema` once into a synchronous decoder that reports every invalid field at once as `InvalidInput`.
- * A defect while decoding (a transformation that throws) is rethrown.
+ * Options of the decoders of a request body (JSON, form fields, CSV rows): `decodeAllOptions`, but a field the
+ * Schema does not declare is refused (`constraint: { unexpected: true }`, with the nearest known name as
+ * `suggestion`), at any depth, rather than dropped: `{ "name": ... }` must not make a customer without a name.
+ */
+export const decodeBodyOptions: SchemaAST.ParseOptions = { ...decodeAllOptions, onExcessProperty: "error" }
+
+/**
+ * Compiles `schema` once into a synchronous decoder of a body (`decodeBodyOptions`: unknown fields refused) that
+ * reports every invalid field at once as `InvalidInput`. A defect while decoding (a transformation that throws) is
+ * rethrown.
  */
 export const decodeAll = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,
   basePath: ReadonlyArray<PropertyKey> = []
 ): ((input: unknown) => Result.Result<S["Type"], InvalidInput>) => {
-  const decode = SchemaParser.decodeUnknownExit(schema, decodeAllOptions)
+  const decode = SchemaParser.decodeUnknownExit(schema, decodeBodyOptions)
   return (input) => {
     const exit = decode(input)
     if (Exit.isSuccess(exit)) return Result.succeed(exit.value)

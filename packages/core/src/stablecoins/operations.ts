@@ -1,8 +1,8 @@
 import { Effect } from "effect"
+import { recordSteps } from "../accounts/balance-updates.ts"
 import { accountNotFound } from "../accounts/errors.ts"
 import type { IdempotentResponse } from "../idempotency/model.ts"
 import { clientReferenceOf, type IdempotentRequest, runPrepared } from "../idempotency/run.ts"
-import { recordSteps } from "../ledger/transfers.ts"
 import type { Environment } from "../platform/model.ts"
 import type { ProviderDestination, ProviderFunding, ProviderOperation } from "../ports/stablecoin-provider.ts"
 import { Store } from "../ports/store.ts"
@@ -358,7 +358,7 @@ const openOperation = Effect.fnUntraced(function* (
           .insert(record)
           .pipe(Effect.catchTag("UniqueViolation", () => Effect.fail(requestInFlight())))
         const hold = holdLegs(record)
-        if (hold.length > 0) yield* recordSteps(store, record.id, hold, "PENDING", now, 0)
+        if (hold.length > 0) yield* recordSteps(ports, record.id, hold, "PENDING", now, 0)
         return toStablecoinOperation(record)
       })
     )

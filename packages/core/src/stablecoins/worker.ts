@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { resolveSteps, writeTransfersSteps } from "../ledger/transfers.ts"
+import { resolveSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
 import type { ProviderOperationStatus, StablecoinProviderError } from "../ports/stablecoin-provider.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { type IllegalTransition, transition } from "../shared/machine.ts"
@@ -100,11 +100,11 @@ function* moveSteps(
   const terminal = stablecoinOperationMachine.terminal.includes(state)
   const { store } = ports
   if (state === "COMPLETED" && op.state !== "COMPLETED") {
-    yield* resolveSteps(store, op.id, "POSTED")
+    yield* resolveSteps(ports, op.id, "POSTED", now)
     // Completion debits only system accounts (supply, reserve, deposits): nothing to check for funds.
-    yield* writeTransfersSteps(store, op.id, completionLegs(op), "POSTED", now)
+    yield* writeTransfersSteps(ports, op.id, completionLegs(op), "POSTED", now)
   } else if ((state === "FAILED" || state === "EXPIRED") && op.state !== state) {
-    yield* resolveSteps(store, op.id, "VOIDED")
+    yield* resolveSteps(ports, op.id, "VOIDED", now)
   }
   const next = { ...op, ...patch, state, updatedAt: now }
   const saved = terminal ? without(next, "dueAt", "attempts", "stalledAt") : next

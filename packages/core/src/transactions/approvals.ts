@@ -14,7 +14,7 @@
  * `APPROVE` move only, which the lock and the state check let happen once.
  */
 import { type Clock, Effect, Layer } from "effect"
-import { recordSteps } from "../ledger/transfers.ts"
+import { recordSteps } from "../accounts/balance-updates.ts"
 import { Ids } from "../ports/ids.ts"
 import { Rail } from "../ports/rail.ts"
 import { Screening } from "../ports/screening.ts"
@@ -64,7 +64,7 @@ function* approveSteps(
   now: string
 ): Steps<TransactionRecord, MoveError | Refused> {
   const { amount, currency } = current.transaction.receivedAmount
-  yield* recordSteps(ports.store, current.id, [depositLeg(current.accountId!, amount, currency.code)], "POSTED", now)
+  yield* recordSteps(ports, current.id, [depositLeg(current.accountId!, amount, currency.code)], "POSTED", now)
   return yield* moveTransactionSteps(
     ports,
     current,

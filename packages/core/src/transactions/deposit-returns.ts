@@ -7,8 +7,8 @@
  * settles the refund (`INCOMING_PAYMENT.REFUND_COMPLETED`, refunds.ts).
  */
 import { type Clock, Effect } from "effect"
+import { recordSteps } from "../accounts/balance-updates.ts"
 import { systemAccount } from "../ledger/model.ts"
-import { recordSteps } from "../ledger/transfers.ts"
 import type { Refused } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { depositNotReturnable, transactionNotFound } from "./errors.ts"
@@ -41,7 +41,7 @@ export function* returnDepositSteps(
   yield* Effect.catchIf(
     Effect.gen(() =>
       recordSteps(
-        ports.store,
+        ports,
         reference,
         [{ debit: account, credit: systemAccount("deposits", currency.code), amount, currency: currency.code }],
         "PENDING",

@@ -5,7 +5,8 @@
  */
 import { type Clock, Effect, Layer } from "effect"
 import type { Mutable } from "effect/Types"
-import { debitsOf, resolveSteps, shortfallOf, writeTransfersSteps } from "../ledger/transfers.ts"
+import { resolveSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
+import { debitsOf, shortfallOf } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
@@ -23,7 +24,7 @@ import { type ExecuteError, type PaymentTerms, QuotePayments } from "../quotes/p
 import { refuseUnlinkable } from "../quotes/sca-factor.ts"
 import type { ScaFactor } from "../sca/model.ts"
 import type { EngineSettings } from "../shared/engine-config.ts"
-import type { LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
+import { type LimitExceeded, type NotFound, Refused, type StoreError } from "../shared/errors.ts"
 import { allows } from "../shared/machine.ts"
 import { amountOf } from "../shared/money.ts"
 import { addSeconds } from "../shared/time.ts"
@@ -118,14 +119,19 @@ const outgoingPaymentOf = (quoteRecord: QuoteRecord, terms: PaymentTerms): Trans
     id: quote.transactionId,
     state: "PENDING",
     accountId: source.sourceType === "ACCOUNT" ? source.accountId : undefined,
-    transaction
+    transaction,
+    ...(terms.transfer === undefined ? {} : { transfer: terms.transfer })
   }
 }
 
-/** A payout as its rail will get it (read alongside a reservation) and whether screening holds it (Q-38). */
+/**
+ * A payout as its rail will get it (read alongside a reservation), whether screening holds it (Q-38), and why it
+ * refuses it (C-49), if it does.
+ */
 interface Screened {
   readonly read: PayoutRead
   readonly held: boolean
+  readonly refused?: Refused
 }
 
 /**
@@ -136,6 +142,9 @@ function* screenPayoutSteps(ports: PaymentPorts, record: TransactionRecord): Ste
   const payout = yield* payoutOfSteps(ports, record)
   if (payout === undefined) return { read: { payout }, held: false }
   const verdict = yield* ports.screening.screen(payout)
+  if (verdict._tag === "Refuse") {
+    return { read: { payout }, held: false, refused: new Refused({ code: verdict.code, message: verdict.message }) }
+  }
   return { read: { payout }, held: verdict._tag === "Review" }
 }
 
@@ -179,11 +188,12 @@ export function* reserveSteps(
   )
   const overVolume = dailyVolumeRefusal(config, quote, total, now)
   if (overVolume !== undefined) return yield* Effect.fail(overVolume)
+  if (screened?.refused !== undefined) return yield* Effect.fail(screened.refused)
   const refused = shortfallOf(debits, balances)
   if (refused !== undefined) return yield* Effect.fail(refused)
   // A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
   // second reservation would collide on the transfer ids instead of holding the money twice.
-  yield* writeTransfersSteps(store, record.id, legs, "PENDING", now, 0)
+  yield* writeTransfersSteps(ports, record.id, legs, "PENDING", now, 0)
   let executing = yield* moveQuoteSteps(ports, quote, event)
   if (screened?.held === true) {
     const held = yield* moveTransactionSteps(
@@ -204,7 +214,7 @@ export function* reserveSteps(
   )
   // A payout (screened, as only payouts are) is submitted after the commit; an internal transfer settles here.
   if (screened !== undefined) return { quote: executing, transaction: tx, payout: screened.read }
-  yield* resolveSteps(store, record.id, "POSTED")
+  yield* resolveSteps(ports, record.id, "POSTED", now)
   executing = yield* moveQuoteSteps(ports, executing, "COMPLETE")
   tx = yield* moveTransactionSteps(
     ports,

@@ -4,8 +4,9 @@
  * in transfers.ts.
  */
 import { Effect } from "effect"
+import { recordSteps } from "../accounts/balance-updates.ts"
 import type { Customer } from "../customers/model.ts"
-import { recordSteps } from "../ledger/transfers.ts"
+import { isNotReady } from "../customers/rules.ts"
 import { amountRange, currencyConfigOf, isEnabledFor } from "../platform/currencies.ts"
 import type { CounterpartyFieldDefinition, PlatformConfig } from "../platform/model.ts"
 import {
@@ -15,7 +16,8 @@ import {
   customerNotFound,
   quoteNotFound,
   senderWithholds,
-  umaNotFound
+  umaNotFound,
+  userNotReady
 } from "../quotes/errors.ts"
 import { usableInternalAccount } from "../quotes/usable-accounts.ts"
 import { EngineConfig, type IncomingApprovalSettings } from "../shared/engine-config.ts"
@@ -54,13 +56,7 @@ function* receivePaymentSteps(
   now: string
 ): Steps<TransactionRecord, MoveError | Refused> {
   const pending = yield* insertIncomingSteps(ports, input, now)
-  yield* recordSteps(
-    ports.store,
-    pending.id,
-    [depositLeg(input.accountId, input.amount, input.currency)],
-    "POSTED",
-    now
-  )
+  yield* recordSteps(ports, pending.id, [depositLeg(input.accountId, input.amount, input.currency)], "POSTED", now)
   return yield* moveTransactionSteps(ports, pending, "SETTLE", { transaction: { settledAt: now } }, now)
 }
 
@@ -189,6 +185,7 @@ function* umaRecipientSteps(ports: PaymentPorts, request: SandboxUmaReceiveReque
     )
   }
   if (customer.isDeleted) return yield* Effect.fail(customerDeleted(customer.id))
+  if (isNotReady(customer)) return yield* Effect.fail(userNotReady(customer.id, customer.kycStatus))
   return customer
 }
 

@@ -226,6 +226,11 @@ export interface TransactionRecord {
   readonly stalledAt?: string | undefined
   /** Why the platform rejected an incoming payment awaiting approval (its `reason`; not shown in the resource). */
   readonly decisionReason?: string | undefined
+  /**
+   * A deprecated transfer's direction (SB-07): `IN` for `POST /transfer-in`, `OUT` for `POST /transfer-out` (the
+   * platform's or an agent's). Its rail is told (`Payout.transfer`): a bank pull or push is not a payout.
+   */
+  readonly transfer?: "IN" | "OUT" | undefined
 }
 
 // ---- deprecated same-currency transfers and sandbox helpers ----

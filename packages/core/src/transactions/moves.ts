@@ -5,7 +5,7 @@
  * All run inside the caller's store transaction, as plain generators (`Steps`).
  */
 import { Clock, Effect, Result } from "effect"
-import { resolveSteps } from "../ledger/transfers.ts"
+import { resolveSteps } from "../accounts/balance-updates.ts"
 import type { UniqueViolation } from "../ports/store.ts"
 import { type QuoteEvent, type QuoteState, quoteMachine } from "../quotes/machine.ts"
 import type { QuoteRecord } from "../quotes/model.ts"
@@ -231,7 +231,7 @@ export function* failPaymentSteps(
   now: string
 ): Steps<TransactionRecord, MoveError> {
   if (!isOutgoing(record)) {
-    yield* resolveSteps(ports.store, record.id, "VOIDED")
+    yield* resolveSteps(ports, record.id, "VOIDED", now)
     return yield* moveTransactionSteps(
       ports,
       record,

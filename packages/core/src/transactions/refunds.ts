@@ -3,8 +3,9 @@
  * parks it in suspense), each in its own store transaction, in the state a refund is due in (`REFUND_PENDING`).
  */
 import { type Clock, Effect, Result } from "effect"
+import { recordSteps, resolveSteps } from "../accounts/balance-updates.ts"
 import { systemAccount } from "../ledger/model.ts"
-import { type Leg, recordSteps, resolveSteps, reversed } from "../ledger/transfers.ts"
+import { type Leg, reversed } from "../ledger/transfers.ts"
 import type { Refused } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { refundReference, sourceLedgerAccount } from "./legs.ts"
@@ -34,7 +35,7 @@ const recordLegs = Effect.fnUntraced(function* (
   state: "POSTED" | "PENDING",
   createdAt: string
 ) {
-  return yield* recordSteps(ports.store, reference, legs, state, createdAt)
+  return yield* recordSteps(ports, reference, legs, state, createdAt)
 })
 
 /** The store transaction of a refund whose rail did not answer: re-read, re-check, then retry later (or stall). */
@@ -87,7 +88,7 @@ export function* voidAndRefundSteps(
   decisionReason: string | undefined,
   now: string
 ): Steps<TransactionRecord, MoveError> {
-  yield* resolveSteps(ports.store, current.id, "VOIDED")
+  yield* resolveSteps(ports, current.id, "VOIDED", now)
   yield* followQuoteSteps(ports, current, "FAIL")
   const failed = yield* moveTransactionSteps(
     ports,
@@ -122,7 +123,7 @@ function* refundIncomingSteps(
 ): Steps<TransactionRecord, MoveError | Refused> {
   if (refunded) {
     // A returned deposit held its amount when it was returned (deposit-returns.ts): the hold is posted now.
-    yield* resolveSteps(ports.store, refundReference(current.id), "POSTED")
+    yield* resolveSteps(ports, refundReference(current.id), "POSTED", now)
     return yield* finishRefundSteps(ports, current, "REFUND_SETTLE", now)
   }
   const account = current.accountId
@@ -173,11 +174,11 @@ const refundInStore = Effect.fnUntraced(function* (
   if (quote === undefined) return yield* Effect.die(new Error(`transaction ${current.id} has no quote`))
   const holds = yield* store.ledger.transfers(current.id)
   if (holds.some((t) => t.state === "PENDING")) {
-    yield* resolveSteps(store, current.id, "VOIDED")
+    yield* resolveSteps(ports, current.id, "VOIDED", now)
     if (refundSucceeds || refunded) return yield* finishRefundSteps(ports, current, "REFUND_SETTLE", now)
     const code = quote.quote.sendingCurrency.code
     yield* recordSteps(
-      store,
+      ports,
       ref,
       [
         {
@@ -195,7 +196,7 @@ const refundInStore = Effect.fnUntraced(function* (
   // Returned after settlement: reverse what was posted, once. Holds that were only voided moved no money,
   // so there is nothing to give back (reversing them would create money).
   const posted = holds.filter((t) => t.state === "POSTED")
-  if (!refunded && posted.length > 0) yield* recordSteps(store, ref, reversed(posted), "POSTED", now)
+  if (!refunded && posted.length > 0) yield* recordSteps(ports, ref, reversed(posted), "POSTED", now)
   return yield* finishRefundSteps(ports, current, "REFUND_SETTLE", now)
 })
 

@@ -6,7 +6,7 @@
  * transactions, never inside one.
  */
 import { type Cause, type Clock, Effect, Result } from "effect"
-import { resolveSteps } from "../ledger/transfers.ts"
+import { resolveSteps } from "../accounts/balance-updates.ts"
 import type { PayoutStatus, RailError } from "../ports/rail.ts"
 import { expirableQuoteStates, isQuoteDueToExpire } from "../quotes/expiry.ts"
 import type { Refused } from "../shared/errors.ts"
@@ -96,7 +96,7 @@ function* settleSteps(
   now: string,
   onChain: Partial<Transaction> = {}
 ): Steps<TransactionRecord, MoveError> {
-  yield* resolveSteps(ports.store, record.id, "POSTED")
+  yield* resolveSteps(ports, record.id, "POSTED", now)
   if (isOutgoing(record)) yield* followQuoteSteps(ports, record, "COMPLETE")
   return yield* moveTransactionSteps(
     ports,

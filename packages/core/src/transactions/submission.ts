@@ -70,7 +70,8 @@ export function* payoutOfSteps(
       rail,
       amount: tx.sentAmount.amount,
       currency: tx.sentAmount.currency.code,
-      destination: { kind: "ACCOUNT", accountInfo: external.accountInfo }
+      destination: { kind: "ACCOUNT", accountInfo: external.accountInfo },
+      ...(record.transfer === undefined ? {} : { transfer: record.transfer })
     }
   }
   const base = {
@@ -78,7 +79,8 @@ export function* payoutOfSteps(
     rail,
     amount: tx.receivedAmount.amount,
     currency: tx.receivedAmount.currency.code,
-    remittanceInformation: tx.remittanceInformation
+    remittanceInformation: tx.remittanceInformation,
+    ...(record.transfer === undefined ? {} : { transfer: record.transfer })
   }
   if (tx.destination.umaAddress !== undefined) {
     return { ...base, destination: { kind: "UMA", umaAddress: tx.destination.umaAddress } }

@@ -4,8 +4,8 @@
  * the sending side, executed at once).
  */
 import { Effect } from "effect"
+import { recordSteps } from "../accounts/balance-updates.ts"
 import type { ExternalAccount } from "../accounts/model.ts"
-import { recordSteps } from "../ledger/transfers.ts"
 import type { UniqueViolation } from "../ports/store.ts"
 import { customerDeleted, customerNotFound, type QuoteError } from "../quotes/errors.ts"
 import type { CreateQuoteRequest } from "../quotes/model.ts"
@@ -101,6 +101,7 @@ export function* transferInStoreSteps(
     state: "PENDING",
     accountId: account.id,
     dueAt: addSeconds(now, SUBMIT_GRACE_SECONDS),
+    transfer: "IN",
     transaction: {
       id,
       status: "PENDING",
@@ -121,7 +122,7 @@ export function* transferInStoreSteps(
     }
   }
   yield* insertTransactionSteps(ports, record, ["INCOMING_PAYMENT.PENDING"], now)
-  yield* recordSteps(store, id, [depositLeg(account.id, request.amount, code)], "PENDING", now)
+  yield* recordSteps(ports, id, [depositLeg(account.id, request.amount, code)], "PENDING", now)
   return record
 }
 
@@ -138,7 +139,7 @@ export const transferIn = Effect.fnUntraced(function* (ports: PaymentPorts, requ
 }, dieOnUnique)
 
 /**
- * The quote a transfer-out is made of: locked on the sending side, to be created with `sameCurrencyOnly`;
+ * The quote a transfer-out is made of: locked on the sending side, to be created with `transferOut`;
  * executed at once when `immediatelyExecute` (the platform's transfer-out), else by a later execute (an agent's).
  */
 export const transferOutQuoteRequest = (
@@ -164,6 +165,6 @@ export const transferOut = Effect.fnUntraced(function* (
   quotes: Quotes["Service"],
   request: TransferOutRequest
 ) {
-  const quote = yield* quotes.create(transferOutQuoteRequest(request, true), { sameCurrencyOnly: true })
+  const quote = yield* quotes.create(transferOutQuoteRequest(request, true), { transferOut: true })
   return yield* getPayment(ports, quote.transactionId)
 })

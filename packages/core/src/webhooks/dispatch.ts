@@ -14,8 +14,14 @@ import { signedHeaders } from "./signing.ts"
 // Delivering the outbox (`WebhookDispatcher`): passes that claim due rows and deliver them, signed, a subject's rows
 // in sequence order, each attempt recorded; replays, an operator's reads and a test delivery.
 
+/** The settings the retry schedule reads (`EngineConfig`). */
+export type RetrySettings = Pick<
+  EngineSettings,
+  "webhookBaseBackoffSeconds" | "webhookMaxBackoffSeconds" | "webhookRetryWindowSeconds"
+>
+
 /**
- * Seconds to wait after `failedAttempts` failures (1-based): the base doubles each time, capped at
+ * Seconds to wait after `failedAttempts` failures of a round (1-based): the base doubles each time, capped at
  * `webhookMaxBackoffSeconds`, then jittered down by up to 20% (`random01` in [0, 1)), so it never exceeds the cap.
  */
 export const backoffSeconds = (
@@ -23,9 +29,46 @@ export const backoffSeconds = (
   settings: Pick<EngineSettings, "webhookBaseBackoffSeconds" | "webhookMaxBackoffSeconds">,
   random01: number
 ): number => {
-  const exponent = Math.max(0, failedAttempts - 1)
+  // 2^52 is past any cap: no Infinity after a week of attempts.
+  const exponent = Math.min(52, Math.max(0, failedAttempts - 1))
   const raw = Math.min(settings.webhookMaxBackoffSeconds, settings.webhookBaseBackoffSeconds * 2 ** exponent)
   return raw * (0.8 + 0.2 * random01)
+}
+
+/**
+ * WH-19, the delivery retry rule: after the `failedAttempts`-th failed attempt of a round (the round's first attempt
+ * at `roundStartedAt`, this one ended at `endedAt`), the next try, or `undefined` to give up (DEAD). The next try
+ * comes `backoffSeconds` later, but never after the round's deadline, `webhookRetryWindowSeconds` from its first
+ * attempt: one last try is made at the deadline, and an attempt made at or after it is the last.
+ */
+export const nextRetryAt = (
+  roundStartedAt: string,
+  failedAttempts: number,
+  endedAt: string,
+  settings: RetrySettings,
+  random01: number
+): string | undefined => {
+  const deadline = addSeconds(roundStartedAt, settings.webhookRetryWindowSeconds)
+  if (endedAt >= deadline) return undefined
+  const next = addSeconds(endedAt, backoffSeconds(failedAttempts, settings, random01))
+  return next < deadline ? next : deadline
+}
+
+/**
+ * The retry schedule without jitter, as seconds from the round's first attempt: when each try is due when every try
+ * fails at once (`random01` near 1). With the defaults: 0, 5, 15, 35, 75, 155, 315, 635, 1275, 2555, then every
+ * 1800 s until the last try at 604800 (7 days): 345 tries. docs/state-machines.md shows it.
+ */
+export const webhookRetrySchedule = (settings: RetrySettings): ReadonlyArray<number> => {
+  const base = Date.parse("2000-01-01T00:00:00.000Z")
+  const start = new Date(base).toISOString()
+  const offsets = [0]
+  let at: string | undefined = start
+  for (let failed = 1; ; failed++) {
+    at = nextRetryAt(start, failed, at, settings, 1)
+    if (at === undefined) return offsets
+    offsets.push((Date.parse(at) - base) / 1000)
+  }
 }
 
 /** `TEST` events (and, as upstream, PENDING incoming payments awaiting approval) get one attempt only. */
@@ -153,16 +196,15 @@ const attempt = Effect.fnUntraced(function* (
         } else if (!isRetried(current.type)) {
           next = { ...base, status: "DEAD" }
         } else {
-          // Attempts of the current round: a replay starts a new round of `webhookMaxAttempts`.
-          const inRound = ((attempts.length - 1) % settings.webhookMaxAttempts) + 1
+          // The round began at its first attempt: the first one ever, or the first after a replay.
+          const roundStartedAt = current.roundStartedAt ?? at
+          let inRound = 0
+          for (const a of attempts) if (a.at >= roundStartedAt) inRound++
+          const retryAt = nextRetryAt(roundStartedAt, inRound, endedAt, settings, random)
           next =
-            inRound >= settings.webhookMaxAttempts
-              ? { ...base, status: "DEAD" }
-              : {
-                  ...base,
-                  status: "PENDING",
-                  nextAttemptAt: addSeconds(endedAt, backoffSeconds(inRound, settings, random))
-                }
+            retryAt === undefined
+              ? { ...base, status: "DEAD", roundStartedAt }
+              : { ...base, status: "PENDING", nextAttemptAt: retryAt, roundStartedAt }
         }
         yield* store.outbox.save(next)
         return next
@@ -264,7 +306,14 @@ export const replayEvent = Effect.fnUntraced(function* (ports: DispatcherPorts, 
       const row = yield* getEvent(ports, eventId)
       if (row.status === "PENDING") return row
       if (row.status !== "DEAD") return yield* webhookNotDead(eventId, row.status)
-      const next: OutboxRecord = { ...row, status: "PENDING", nextAttemptAt: yield* nowIso, leaseUntil: undefined }
+      // A new round: its first attempt starts the retry window again.
+      const next: OutboxRecord = {
+        ...row,
+        status: "PENDING",
+        nextAttemptAt: yield* nowIso,
+        leaseUntil: undefined,
+        roundStartedAt: undefined
+      }
       yield* store.outbox.save(next)
       return next
     })

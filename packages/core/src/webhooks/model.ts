@@ -43,6 +43,11 @@ export interface OutboxRecord {
   readonly nextAttemptAt: string
   /** A dispatcher holds the row until then; another may claim it after (crash recovery). */
   readonly leaseUntil?: string | undefined
+  /**
+   * The first attempt of the current round of deliveries: retries end `webhookRetryWindowSeconds` after it (WH-19).
+   * Absent before the first failed attempt, and again after a replay (which starts a new round).
+   */
+  readonly roundStartedAt?: string | undefined
 }
 
 /**

@@ -8,17 +8,9 @@ import {
 } from "@paycore/core"
 import { Effect } from "effect"
 import { assertUniqueViolation, expectFiltered, expectList } from "./assertions.ts"
+import { configFull, configMinimal } from "./config-records.ts"
 import { DAY, type It, type ListFn, makeScope, NOW, newId, plusSeconds, unique } from "./ids.ts"
-import {
-  configFull,
-  configMinimal,
-  deliveryAttempts,
-  type EventOptions,
-  idempotencyRecord,
-  newEvent,
-  numbered,
-  outboxRow
-} from "./records.ts"
+import { deliveryAttempts, type EventOptions, idempotencyRecord, newEvent, numbered, outboxRow } from "./records.ts"
 
 export const outboxTests = (it: It) => {
   it.effect("appendEvents numbers events per subject in order, across calls; nextSequence continues", () =>
@@ -51,41 +43,57 @@ export const outboxTests = (it: It) => {
     })
   )
 
-  it.effect("append keeps the given rows; save replaces a row (attempts, status, lease added and removed)", () =>
-    Effect.gen(function* () {
-      const store = yield* Store
-      const subject = newId("Transaction")
-      const full: OutboxRecord = {
-        ...outboxRow(subject, "OUTGOING_PAYMENT.PENDING", 1, { leaseUntil: plusSeconds(NOW, 30) }),
-        attempts: deliveryAttempts
-      }
-      const minimal = outboxRow(subject, "OUTGOING_PAYMENT.COMPLETED", 2)
-      yield* store.transaction(store.outbox.append([full, minimal]))
-      assert.deepStrictEqual(yield* store.outbox.get(full.id), full)
-      assert.deepStrictEqual(yield* store.outbox.get(minimal.id), minimal)
+  it.effect(
+    "append keeps the given rows; save replaces a row (attempts, status, lease and retry round added and removed)",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const subject = newId("Transaction")
+        const full: OutboxRecord = {
+          ...outboxRow(subject, "OUTGOING_PAYMENT.PENDING", 1, { leaseUntil: plusSeconds(NOW, 30) }),
+          attempts: deliveryAttempts
+        }
+        const minimal = outboxRow(subject, "OUTGOING_PAYMENT.COMPLETED", 2)
+        yield* store.transaction(store.outbox.append([full, minimal]))
+        assert.deepStrictEqual(yield* store.outbox.get(full.id), full)
+        assert.deepStrictEqual(yield* store.outbox.get(minimal.id), minimal)
 
-      const { leaseUntil: _lease, ...released } = {
-        ...full,
-        status: "DELIVERED" as const,
-        attempts: [
-          ...deliveryAttempts,
-          { at: NOW, url: "https://platform.example.com/hooks", responseStatus: 200, durationMs: 40 }
-        ]
-      }
-      yield* store.transaction(store.outbox.save(released))
-      assert.deepStrictEqual(yield* store.outbox.get(full.id), released, "lease removed, attempt added")
+        const { leaseUntil: _lease, ...released } = {
+          ...full,
+          status: "DELIVERED" as const,
+          attempts: [
+            ...deliveryAttempts,
+            { at: NOW, url: "https://platform.example.com/hooks", responseStatus: 200, durationMs: 40 }
+          ]
+        }
+        yield* store.transaction(store.outbox.save(released))
+        assert.deepStrictEqual(yield* store.outbox.get(full.id), released, "lease removed, attempt added")
 
-      const leased: OutboxRecord = { ...minimal, leaseUntil: plusSeconds(NOW, 60), nextAttemptAt: plusSeconds(NOW, 5) }
-      yield* store.transaction(store.outbox.save(leased))
-      assert.deepStrictEqual(yield* store.outbox.get(minimal.id), leased, "lease added")
-      // The dispatcher clears a lease by saving `leaseUntil: undefined`.
-      yield* store.transaction(store.outbox.save({ ...leased, leaseUntil: undefined, status: "DEAD" }))
-      const dead = yield* store.outbox.get(minimal.id)
-      assert.isDefined(dead)
-      assert.isUndefined(dead!.leaseUntil)
-      const { leaseUntil: _cleared, ...rest } = dead!
-      assert.deepStrictEqual(rest, { ...minimal, nextAttemptAt: plusSeconds(NOW, 5), status: "DEAD" })
-    })
+        const leased: OutboxRecord = {
+          ...minimal,
+          leaseUntil: plusSeconds(NOW, 60),
+          nextAttemptAt: plusSeconds(NOW, 5)
+        }
+        yield* store.transaction(store.outbox.save(leased))
+        assert.deepStrictEqual(yield* store.outbox.get(minimal.id), leased, "lease added")
+        // The dispatcher clears a lease by saving `leaseUntil: undefined`.
+        yield* store.transaction(store.outbox.save({ ...leased, leaseUntil: undefined, status: "DEAD" }))
+        const dead = yield* store.outbox.get(minimal.id)
+        assert.isDefined(dead)
+        assert.isUndefined(dead!.leaseUntil)
+        const { leaseUntil: _cleared, ...rest } = dead!
+        assert.deepStrictEqual(rest, { ...minimal, nextAttemptAt: plusSeconds(NOW, 5), status: "DEAD" })
+
+        // A retry round's start (WH-19) is kept while the row is retried, and cleared by a replay.
+        const retrying: OutboxRecord = { ...rest, status: "PENDING", roundStartedAt: plusSeconds(NOW, -90) }
+        yield* store.transaction(store.outbox.save(retrying))
+        assert.deepStrictEqual(yield* store.outbox.get(minimal.id), retrying, "round start added")
+        yield* store.transaction(store.outbox.save({ ...retrying, roundStartedAt: undefined }))
+        const replayed = yield* store.outbox.get(minimal.id)
+        assert.isUndefined(replayed!.roundStartedAt)
+        const { roundStartedAt: _round, ...again } = replayed!
+        assert.deepStrictEqual(again, { ...rest, status: "PENDING" }, "round start removed")
+      })
   )
 
   it.effect("list filters: subject, status, type, sequenceBelow (exclusive)", () =>

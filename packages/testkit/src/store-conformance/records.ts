@@ -15,7 +15,6 @@ import {
   type NewOutboxRecord,
   type OutboxRecord,
   type OwnershipChallengeRecord,
-  type PlatformConfig,
   type QuoteRecord,
   type QuoteStatus,
   type TokenRecord,
@@ -444,7 +443,8 @@ export const transactionFull = (s: Scope, id?: string): TransactionRecord => {
     dueAt: plusSeconds(createdAt, 90),
     attempts: 2,
     stalledAt: plusSeconds(createdAt, 3_600),
-    decisionReason: "RESTRICTED_JURISDICTION"
+    decisionReason: "RESTRICTED_JURISDICTION",
+    transfer: "OUT"
   }
 }
 
@@ -752,72 +752,4 @@ export const idempotencyRecord = (
   status: 201,
   body,
   createdAt: NOW
-})
-
-export const configMinimal = (): PlatformConfig => ({
-  id: "PlatformConfig:0190a5b2-0000-7000-8000-000000000001",
-  umaDomain: "conformance.example",
-  supportedCurrencies: [
-    {
-      currencyCode: "USD",
-      minAmount: 1,
-      maxAmount: 9_000_000_000_000_000,
-      requiredCounterpartyFields: [],
-      enabledTransactionTypes: ["OUTGOING", "INCOMING"]
-    }
-  ],
-  isRegulatedFinancialInstitution: false,
-  skipVerificationPaperwork: false,
-  feeConfigs: [],
-  transactionLimits: [],
-  createdAt: NOW,
-  updatedAt: NOW
-})
-
-export const configFull = (): PlatformConfig => ({
-  ...configMinimal(),
-  webhookEndpoint: "https://platform.example.com/hooks",
-  supportedCurrencies: [
-    ...configMinimal().supportedCurrencies,
-    {
-      currencyCode: "EUR",
-      minAmount: 100,
-      maxAmount: 5_000_000,
-      requiredCounterpartyFields: [
-        { name: "FULL_NAME", mandatory: true },
-        { name: "BIRTH_DATE", mandatory: false }
-      ],
-      enabledTransactionTypes: ["OUTGOING"]
-    },
-    {
-      currencyCode: "MXN",
-      minAmount: 0,
-      maxAmount: 0,
-      requiredCounterpartyFields: [],
-      enabledTransactionTypes: []
-    }
-  ],
-  isRegulatedFinancialInstitution: true,
-  skipVerificationPaperwork: true,
-  feeConfigs: [
-    {
-      feeType: "CROSS_CURRENCY_TRANSACTION",
-      sourceCurrency: "USD",
-      variableFeeBps: 25,
-      fixedFee: { amount: 30, currency: "USD" }
-    },
-    { feeType: "CROSS_CURRENCY_TRANSACTION", sourceCurrency: "EUR" }
-  ],
-  cardConfigs: { maxSpendPerTransaction: 500_000, maxSpendPerDay: null },
-  cardTokenization2faConfig: {
-    displayName: "Conformance",
-    logoUrl: "https://platform.example.com/logo.png",
-    email: { fromAddress: "noreply@example.com", subject: "Your code ✓" },
-    sms: { bodyText: "Code: {{code}}" }
-  },
-  transactionLimits: [
-    { currency: "USD", maxTransactionAmount: 1_000_000, maxDailyVolume: 9_000_000_000_000_000 },
-    { currency: "EUR" }
-  ],
-  updatedAt: "2026-03-02T12:30:00.000Z"
 })
