@@ -15,10 +15,10 @@
  *                                              keys (else the sandbox rule: identity, freshness and nonce only)
  *   PAYCORE_WALLET_KEK=<64 hex>                the embedded wallets' key-encryption key: the KeyVault's, the
  *                                              WalletVault's and the BundleSigner's keys are derived from it (else
- *                                              one is generated and, with a data folder, kept there; without one, a
- *                                              warning). Wallet mnemonics and the key production bundles are signed
- *                                              with (GET /auth/bundle-signing-key) follow from it: set it on a
- *                                              server, and never change it
+ *                                              one is generated and, with a data folder, kept there; without one it
+ *                                              lasts as the in-memory data does). Wallet mnemonics and the key
+ *                                              production bundles are signed with (GET /auth/bundle-signing-key)
+ *                                              follow from it: set it on a server, and never change it
  */
 import { hkdfSync, randomBytes } from "node:crypto"
 import type { AddressInfo } from "node:net"
@@ -109,12 +109,6 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   const walletKek = Option.isSome(configuredKek)
     ? Redacted.value(configuredKek.value)
     : keptInDataDir(store.dataDir, "wallet-kek", () => randomBytes(32).toString("hex"))
-  if (Option.isNone(configuredKek) && store.dataDir === undefined) {
-    yield* Effect.logWarning(
-      "PAYCORE_WALLET_KEK is not set and there is no data folder: the wallet keys (mnemonics, the bundle signing key) " +
-        "are this process's own and change at the next start"
-    )
-  }
   const given = Option.isSome(configured)
     ? Option.some(Redacted.value(configured.value))
     : store.dataDir === undefined
