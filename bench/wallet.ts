@@ -102,7 +102,7 @@ export const benchWallet = async (options: { readonly seconds: number }): Promis
         { limit: 1, sortOrder: "asc" }
       )).data
       const [credential] = (yield* wallets.listCredentials(account!.id)).data
-      const challenge = yield* wallets.challengeCredential(credential!.id, null)
+      const challenge = yield* wallets.challengeCredential(credential!.id, null, "SANDBOX")
       const key = sessionKey()
       const bundle = yield* Effect.promise(() =>
         sealOtpBundle(

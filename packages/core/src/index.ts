@@ -78,6 +78,7 @@ export type { IncomingFile, ReceivedFile } from "./onboarding/uploads.ts"
 export * from "./platform/model.ts"
 export { Discoveries, PlatformConfigService, Tokens } from "./platform/service.ts"
 export type { GivenCredentials } from "./platform/tokens.ts"
+export * from "./ports/bundle-signer.ts"
 export * from "./ports/card-funding-sources.ts"
 export * from "./ports/card-issuer.ts"
 export * from "./ports/card-network-simulator.ts"
@@ -144,6 +145,7 @@ export {
   type TravelRuleSettings
 } from "./shared/engine-config.ts"
 export * from "./shared/errors.ts"
+export type { EnvelopeSigner } from "./shared/hpke.ts"
 export {
   AgentActionId,
   AgentDeviceCodeId,

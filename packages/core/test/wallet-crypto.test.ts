@@ -341,21 +341,26 @@ describe("HPKE (hpke.ts)", () => {
     await expect(kit.openSessionSigningKey(encrypted, kit.sessionKey().privateKey)).rejects.toThrow()
   })
 
-  it("W-33 encryptedWalletCredentials is the v1.0.0 envelope over hex JSON {encappedPublic, ciphertext}, opened by the kit", async () => {
+  it("W-33 encryptedWalletCredentials is the v1.0.0 envelope over hex JSON {encappedPublic, ciphertext, organizationId}, opened by the kit", async () => {
     const client = kit.sessionKey({ legacy: true })
     const mnemonic = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-    const encrypted = await value(encryptedWalletCredentials(client.publicKey, mnemonic))
+    const encrypted = await value(encryptedWalletCredentials(client.publicKey, mnemonic, "InternalAccount:x"))
     const envelope = JSON.parse(encrypted)
     assert.deepStrictEqual(Object.keys(envelope), ["version", "data", "dataSignature", "enclaveQuorumPublic"])
     assert.strictEqual(envelope.version, "v1.0.0")
     assert.strictEqual(envelope.dataSignature, "")
     assert.strictEqual(envelope.enclaveQuorumPublic, "")
     const data = JSON.parse(fromUtf8.decode(hexToBytes(envelope.data)))
-    assert.deepStrictEqual(Object.keys(data), ["encappedPublic", "ciphertext"])
+    assert.deepStrictEqual(Object.keys(data), ["encappedPublic", "ciphertext", "organizationId"])
+    assert.strictEqual(data.organizationId, "InternalAccount:x")
     assert.strictEqual(await kit.openWalletCredentials(encrypted, client.privateKey), mnemonic)
     // Each export seals afresh.
     const again = JSON.parse(
-      fromUtf8.decode(hexToBytes(JSON.parse(await value(encryptedWalletCredentials(client.publicKey, mnemonic))).data))
+      fromUtf8.decode(
+        hexToBytes(
+          JSON.parse(await value(encryptedWalletCredentials(client.publicKey, mnemonic, "InternalAccount:x"))).data
+        )
+      )
     )
     assert.notStrictEqual(again.encappedPublic, data.encappedPublic)
   })

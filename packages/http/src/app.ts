@@ -1,6 +1,7 @@
 import {
   Agents,
   BulkImports,
+  BundleSigner,
   CardsWorker,
   EngineConfig,
   EngineLayer,
@@ -196,7 +197,8 @@ export const makeApp = (options: AppOptions = {}) =>
       Context.add(EngineConfig, yield* EngineConfig),
       Context.add(OidcKeys, yield* OidcKeys),
       Context.add(KeyVault, yield* KeyVault),
-      Context.add(WalletVault, yield* WalletVault)
+      Context.add(WalletVault, yield* WalletVault),
+      Context.add(BundleSigner, yield* BundleSigner)
     )
     const listener: RequestListener = makeRequestListener({
       api: Api,

@@ -131,6 +131,7 @@ const EXPECTED_ACCESS: Readonly<Record<string, AccessClass>> = {
   "walletAuth.listCredentials": "read",
   "walletAuth.createCredential": "write",
   "walletAuth.challengeCredential": "write",
+  "walletAuth.bundleSigningKey": "read",
   "walletAuth.verifyCredential": "write",
   "walletAuth.revokeCredential": "write",
   "walletAuth.listSessions": "read",

@@ -238,6 +238,13 @@ export const OURS: ReadonlyArray<OurEndpoint> = [
   },
   {
     method: "GET",
+    path: "/auth/bundle-signing-key",
+    why:
+      "The key production OTP target and export bundles are signed with (issue 31: clients verify " +
+      "`dataSignature` against a key they pin; the upstream's is its enclave's, published in its client libraries)."
+  },
+  {
+    method: "GET",
     path: "/webhooks/deliveries",
     why: "Delivery log, so a platform can see what was sent and how each attempt went."
   },

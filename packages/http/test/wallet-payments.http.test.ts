@@ -84,11 +84,12 @@ const suite = (stores: () => StoresUnderTest) => {
         expect.objectContaining({ id: w.emailCredentialId, type: "EMAIL_OTP", nickname: newEmail })
       ])
       expect(await storedCredential(w.emailCredentialId)).toMatchObject({ contact: newEmail, nickname: newEmail })
-      // The requestId is spent; the same request again changes no contact, so it needs no signature (200, as is).
+      // W-38: the requestId is spent, and its replay meets it first: 401, although the same body without the
+      // headers now changes no contact and needs no signature (200, as is).
       expect((await Effect.runPromise(server.store.signedRequests.get(first.json.requestId)))?.status).toBe("CONSUMED")
       const replay = await server.call("PATCH", path, body, { headers: retry(first, signed.key) })
-      expect(replay.status).toBe(200)
-      expect(replay.json.email).toBe(newEmail)
+      expectError(replay, 401, "UNAUTHORIZED")
+      expect((await server.call("PATCH", path, body)).json.email).toBe(newEmail)
       // Codes now go to the new address: the credential still signs in.
       await signIn(w.emailCredentialId)
     })

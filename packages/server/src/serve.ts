@@ -13,14 +13,18 @@
  *                                              folder, kept there)
  *   PAYCORE_OIDC_ISSUERS="<iss>=<jwks url> …"  check embedded-wallet OAuth tokens' signatures against these issuers'
  *                                              keys (else the sandbox rule: identity, freshness and nonce only)
- *   PAYCORE_WALLET_KEK=<64 hex>                the embedded wallets' key-encryption key: the KeyVault's and the
- *                                              WalletVault's keys are derived from it (else one is generated and,
- *                                              with a data folder, kept there). Wallet mnemonics follow from it:
- *                                              set it on a server, and never change it
+ *   PAYCORE_WALLET_KEK=<64 hex>                the embedded wallets' key-encryption key: the KeyVault's, the
+ *                                              WalletVault's and the BundleSigner's keys are derived from it (else
+ *                                              one is generated and, with a data folder, kept there; without one it
+ *                                              lasts as the in-memory data does). Wallet mnemonics and the key
+ *                                              production bundles are signed with (GET /auth/bundle-signing-key)
+ *                                              follow from it: set it on a server, and never change it
  */
 import { hkdfSync, randomBytes } from "node:crypto"
 import type { AddressInfo } from "node:net"
 import {
+  BundleSigner,
+  bundleSignerFromKey,
   defaultEngineSettings,
   EngineConfig,
   Ids,
@@ -51,7 +55,8 @@ const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
 
 /**
  * The wallet vaults under one key-encryption key (64 hex): a key of its own for each (HKDF-SHA256), so the AES-GCM
- * key that seals OTP targets is never the HMAC key wallet mnemonics are derived with.
+ * key that seals OTP targets is never the HMAC key wallet mnemonics are derived with, nor the P-256 key production
+ * bundles are signed with.
  */
 const walletVaults = (kekHex: string) => {
   if (!/^[0-9a-fA-F]{64}$/.test(kekHex)) throw new Error("PAYCORE_WALLET_KEK must be 64 hex characters (32 bytes)")
@@ -59,7 +64,8 @@ const walletVaults = (kekHex: string) => {
   const subkey = (info: string) => new Uint8Array(hkdfSync("sha256", kek, new Uint8Array(0), info, 32))
   return Layer.mergeAll(
     Layer.succeed(KeyVault, keyVaultFromKey(subkey("paycore/KeyVault"))),
-    Layer.succeed(WalletVault, walletVaultFromKey(subkey("paycore/WalletVault")))
+    Layer.succeed(WalletVault, walletVaultFromKey(subkey("paycore/WalletVault"))),
+    Layer.succeed(BundleSigner, bundleSignerFromKey(subkey("paycore/BundleSigner")))
   )
 }
 

@@ -14,7 +14,7 @@ import { nowIso } from "../shared/time.ts"
 import { invalidInput } from "../shared/validation.ts"
 import { bootstrapCredential } from "../wallet-auth/credentials.ts"
 import type { SignedRetryInput } from "../wallet-auth/model.ts"
-import { signedRetry } from "../wallet-auth/signed-retry.ts"
+import { refuseSpentRequest, signedRetry } from "../wallet-auth/signed-retry.ts"
 import {
   bootstrapWalletCredentials,
   contactChange,
@@ -147,6 +147,8 @@ export const updateCustomer = Effect.fnUntraced(function* (
   input: SignedRetryInput = { rawBody: "" }
 ) {
   const { store } = ports
+  // W-38: a spent requestId is 401 before the update is checked (a replayed change finds its requestId used).
+  yield* withPorts(ports, refuseSpentRequest({ operation: "UPDATE_CUSTOMER_CONTACT", subjectId: id }, input))
   const platform = yield* ports.config.get()
   const terms = (yield* Effect.service(EngineConfig)).endUserTerms
   const current = yield* checkUpdate(store, yield* store.customers.get(id), id, req, platform, terms)

@@ -42,7 +42,7 @@ export const walletVaultFromKey = (kek: Uint8Array): WalletVaultService => {
         const digest = hmac(sha256, key, utf8ToBytes(SEED_LABEL + accountId))
         const mnemonic = entropyToMnemonic(digest.subarray(0, 16), wordlist)
         digest.fill(0)
-        return encryptedWalletCredentials(recipientPublicKey, mnemonic)
+        return encryptedWalletCredentials(recipientPublicKey, mnemonic, accountId)
       })
   }
 }

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { CustomerId, ScaChallengeId, type ScaFactorId, ScaFactorResetId, type ScaSessionId } from "../shared/ids.ts"
 import { boundedString, DateTimeString } from "../shared/schemas.ts"
-import { Base64Url } from "../wallet-auth/model.ts"
+import { Base64Url, PasskeyUserHandle } from "../wallet-auth/model.ts"
 
 // ---- vocabulary ----
 
@@ -80,7 +80,7 @@ export const PasskeyAssertionJson = Schema.Struct({
     clientDataJSON: Base64Url,
     authenticatorData: Base64Url,
     signature: Base64Url,
-    userHandle: Schema.optionalKey(Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024))))
+    userHandle: Schema.optionalKey(PasskeyUserHandle)
   }),
   authenticatorAttachment: Schema.optionalKey(WebAuthnWord),
   clientExtensionResults: Schema.optionalKey(ExtensionResults)

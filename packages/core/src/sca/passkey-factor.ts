@@ -122,14 +122,13 @@ export const passkeyProof = Effect.fnUntraced(function* (
 ) {
   if (factor.credentialId === undefined || factor.publicKey === undefined) return wrong
   if (assertion.rawId !== assertion.id || !originAllowed(origin, rp.origins)) return wrong
-  const userHandle = assertion.response.userHandle ?? undefined
   const verified = yield* Effect.result(
     verifyPasskeyAssertion({
       credentialId: assertion.id,
       clientDataJson: assertion.response.clientDataJSON,
       authenticatorData: assertion.response.authenticatorData,
       signature: assertion.response.signature,
-      userHandle,
+      userHandle: assertion.response.userHandle,
       expectedHexChallenge,
       rpId: rp.rpId,
       origins: [origin],

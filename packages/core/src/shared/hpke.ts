@@ -116,19 +116,54 @@ const hexJson = (hex: unknown): unknown => {
 
 const toHexJson = (value: object): string => bytesToHex(utf8.encode(JSON.stringify(value)))
 
+// ---- envelopes and their signature ----
+
 /**
- * The `otpEncryptionTargetBundle` for a target public key (uncompressed hex): the JSON string
- * `{"version":"v1.0.0","data":<hex of {"targetPublic":…}>,"dataSignature":"","enclaveQuorumPublic":""}`. The field
- * names and `version` are the upstream's (its examples: `data` hex-decodes to `{"targetPublic":…`); the envelope is
- * not signed here, so `dataSignature` and `enclaveQuorumPublic` are empty, as upstream sends them in sandbox.
+ * The key that signs a bundle's `data` outside the sandbox (the `BundleSigner` port), so a client verifies it came
+ * from the service before it seals a code to it or opens it (`@turnkey/crypto`'s `encryptOtpCodeToBundle` and
+ * `decryptExportBundle` with the key pinned).
  */
-export const otpEncryptionTargetBundle = (targetPublic: string): string =>
+export interface EnvelopeSigner {
+  /** The uncompressed P-256 public key, lowercase hex (130): the envelope's `enclaveQuorumPublic`. */
+  readonly publicKey: string
+  /** ECDSA P-256 over SHA-256 of `data` (the bytes the hex stands for), DER, lowercase hex: `dataSignature`. */
+  readonly sign: (data: Uint8Array) => string
+}
+
+/**
+ * The upstream envelope `{"version":"v1.0.0","data":<hex>,"dataSignature":…,"enclaveQuorumPublic":…}` of `data`:
+ * signed by `signer`, or with both fields empty (the sandbox, as upstream sends them there).
+ */
+const envelope = (data: string, signer: EnvelopeSigner | undefined): string =>
   JSON.stringify({
     version: BUNDLE_VERSION,
-    data: toHexJson({ targetPublic }),
-    dataSignature: "",
-    enclaveQuorumPublic: ""
+    data,
+    dataSignature: signer === undefined ? "" : signer.sign(hexToBytes(data)),
+    enclaveQuorumPublic: signer === undefined ? "" : signer.publicKey
   })
+
+/**
+ * An unsigned envelope (a `WalletVault`'s export) with its `data` signed by `signer`; an envelope already signed
+ * (a vault over an enclave signs its own) or a string that is no envelope, as it is.
+ */
+export const signEnvelope = (bundle: string, signer: EnvelopeSigner): string => {
+  const parsed = parseJson(bundle)
+  if (!Predicate.isObject(parsed)) return bundle
+  const { data, dataSignature } = parsed as Record<string, unknown>
+  if (!Predicate.isString(data) || !HEX.test(data) || (dataSignature !== undefined && dataSignature !== "")) {
+    return bundle
+  }
+  return envelope(data.toLowerCase(), signer)
+}
+
+/**
+ * The `otpEncryptionTargetBundle` for a target public key (uncompressed hex): the JSON string
+ * `{"version":"v1.0.0","data":<hex of {"targetPublic":…}>,"dataSignature":…,"enclaveQuorumPublic":…}`. The field
+ * names and `version` are the upstream's (its examples: `data` hex-decodes to `{"targetPublic":…`). Signed by
+ * `signer` outside the sandbox; in the sandbox both fields are empty, as upstream sends them there.
+ */
+export const otpEncryptionTargetBundle = (targetPublic: string, signer?: EnvelopeSigner): string =>
+  envelope(toHexJson({ targetPublic }), signer)
 
 /** The `targetPublic` (uncompressed hex, a point of P-256) of a target bundle; `undefined` when malformed. */
 export const readTargetBundle = (bundle: string): string | undefined => {
@@ -193,15 +228,19 @@ export const encryptedSessionSigningKey = (
 
 /**
  * `encryptedWalletCredentials` of an export (W-33): `secret` (the mnemonic) sealed to the client's key, in the
- * upstream envelope `{"version":"v1.0.0","data":<hex of {"encappedPublic","ciphertext"}>,"dataSignature":"",
- * "enclaveQuorumPublic":""}`. Upstream's `data` also carries an `organizationId`, a concept this engine has not.
+ * upstream envelope `{"version":"v1.0.0","data":<hex of {"encappedPublic","ciphertext","organizationId"}>,
+ * "dataSignature":"","enclaveQuorumPublic":""}`, unsigned (`signEnvelope` signs it outside the sandbox).
+ * `organizationId` is the upstream's name for what the export belongs to: here the wallet's account id, which a
+ * client passes to `decryptExportBundle` as its expected `organizationId`.
  */
-export const encryptedWalletCredentials = (recipientPublicKey: string, secret: string): Effect.Effect<string> =>
+export const encryptedWalletCredentials = (
+  recipientPublicKey: string,
+  secret: string,
+  organizationId: string
+): Effect.Effect<string> =>
   Effect.map(sealTo(recipientPublicKey, utf8.encode(secret)), (sealed) =>
-    JSON.stringify({
-      version: BUNDLE_VERSION,
-      data: toHexJson({ encappedPublic: sealed.encappedPublic, ciphertext: sealed.ciphertext }),
-      dataSignature: "",
-      enclaveQuorumPublic: ""
-    })
+    envelope(
+      toHexJson({ encappedPublic: sealed.encappedPublic, ciphertext: sealed.ciphertext, organizationId }),
+      undefined
+    )
   )

@@ -341,11 +341,8 @@ const walk = (
       walk(issue.issue, path, filter, transformed ?? issue.ast, out)
       return
     case "AnyOf": {
-      if (issue.issues.length > 0) {
-        for (const child of selectedFailures(issue)) walk(child, path, filter, transformed, out)
-        return
-      }
-      // A tag matching no member: name the tag field and its values instead of dumping every member's shape.
+      // A tag matching no member, whatever the members' own failures (a member whose tag is a list of literals
+      // reports some): name the tag field and its values instead of dumping every member's shape.
       const tag = discriminatorOf(issue)
       if (tag !== undefined && !tag.values.includes(tag.value)) {
         const error = {
@@ -354,6 +351,10 @@ const walk = (
           message: `Expected one of ${tag.values.map((v) => JSON.stringify(v)).join(", ")}`
         }
         out.errors.push(withCaseSuggestion(error, tag.value, tag.values))
+        return
+      }
+      if (issue.issues.length > 0) {
+        for (const child of selectedFailures(issue)) walk(child, path, filter, transformed, out)
         return
       }
       break

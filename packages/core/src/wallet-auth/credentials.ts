@@ -1,7 +1,8 @@
 import { Clock, Effect } from "effect"
 import type { InternalAccountRecord } from "../accounts/model.ts"
-import type { EmbeddedWalletConfig, PlatformConfig } from "../platform/model.ts"
+import type { EmbeddedWalletConfig, Environment, PlatformConfig } from "../platform/model.ts"
 import { scanAll } from "../platform/paging.ts"
+import { bundleSignerOf } from "../ports/bundle-signer.ts"
 import { Ids } from "../ports/ids.ts"
 import { OidcKeys } from "../ports/oidc-keys.ts"
 import { Store } from "../ports/store.ts"
@@ -21,7 +22,7 @@ import { issueOtp, otpTargetKey } from "./otp.ts"
 import { verifyPasskeyRegistration } from "./passkey.ts"
 import type { WalletAuthPorts } from "./ports.ts"
 import { endSession } from "./sessions.ts"
-import { signedRetry } from "./signed-retry.ts"
+import { refuseSpentRequest, signedRetry } from "./signed-retry.ts"
 
 /** What wallet-auth reads of a customer (the customers context sits above this one). */
 interface CustomerContact {
@@ -196,14 +197,18 @@ const candidate = Effect.fnUntraced(function* (
 export const createCredential = Effect.fnUntraced(function* (
   ports: WalletAuthPorts,
   req: CreateCredentialRequest,
-  input: SignedRetryInput
+  input: SignedRetryInput,
+  environment: Environment
 ) {
   const { store, provide } = ports
+  const retried = { operation: "ADD_CREDENTIAL", accountId: req.accountId, subjectId: req.accountId } as const
+  yield* provide(refuseSpentRequest(retried, input))
   const config = yield* ports.platformConfig.get()
   const account = yield* provide(walletAccount(req.accountId))
   const customer = account.customerId === undefined ? undefined : yield* store.customers.get(account.customerId)
   if (customer === undefined) return yield* accountNotFound(req.accountId)
   const record = yield* candidate(ports, req, account, customer, config)
+  const signer = yield* bundleSignerOf(environment)
   if ((yield* store.walletCredentials.findUnique("slot", record.slot!)) !== undefined) {
     return yield* credentialExists(record.type)
   }
@@ -213,7 +218,7 @@ export const createCredential = Effect.fnUntraced(function* (
       .pipe(Effect.catchTag("UniqueViolation", () => credentialExists(record.type)))
     if (record.type !== "EMAIL_OTP" && record.type !== "SMS_OTP")
       return { method: toAuthMethod(record), send: Effect.void }
-    const issued = yield* issueOtp(ports, record, config.embeddedWalletConfig, yield* otpTargetKey)
+    const issued = yield* issueOtp(ports, record, config.embeddedWalletConfig, yield* otpTargetKey, signer)
     return {
       method: { ...toAuthMethod(record), otpEncryptionTargetBundle: issued.otpEncryptionTargetBundle },
       send: issued.send
@@ -252,6 +257,7 @@ export const revokeCredential = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { store, provide } = ports
+  yield* provide(refuseSpentRequest({ operation: "REVOKE_CREDENTIAL", subjectId: id }, input))
   const credential = yield* store.walletCredentials.get(id)
   if (credential === undefined || credential.status !== "ACTIVE") return yield* credentialNotFound(id)
   const others = (rows: ReadonlyArray<WalletCredentialRecord>) => rows.filter((c) => c.id !== id && c.verified)

@@ -26,7 +26,7 @@ import type {
   SignedRetryInput
 } from "./model.ts"
 import type { WalletAuthPorts } from "./ports.ts"
-import { issueChallenge, signedRetry, type WalletAction } from "./signed-retry.ts"
+import { issueChallenge, refuseSpentRequest, signedRetry, type WalletAction } from "./signed-retry.ts"
 
 /** The API view of a delegated key (W-43): never its sealed private key. */
 export const toDelegatedKey = (k: DelegatedKeyRecord): DelegatedKey => ({
@@ -170,6 +170,8 @@ export const createDelegatedKey = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { provide } = ports
+  const retried = { operation: "CREATE_DELEGATED_KEY", accountId: req.internalAccountId } as const
+  yield* provide(refuseSpentRequest(retried, input))
   const { accountId, fundingSourceId } = yield* target(ports, req)
   const parameters = { cardId: req.cardId, fundingSourceId }
   const action: WalletAction<

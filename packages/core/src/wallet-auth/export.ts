@@ -1,5 +1,8 @@
 import { Clock, Effect } from "effect"
+import type { Environment } from "../platform/model.ts"
+import { bundleSignerOf } from "../ports/bundle-signer.ts"
 import { WalletVault } from "../ports/wallet-vault.ts"
+import { signEnvelope } from "../shared/hpke.ts"
 import { isoOf } from "../shared/time.ts"
 import { walletAccount } from "./credentials.ts"
 import { accountNotFound } from "./errors.ts"
@@ -10,7 +13,7 @@ import type {
   SignedRetryInput
 } from "./model.ts"
 import type { WalletAuthPorts } from "./ports.ts"
-import { Pending, type SignerRule, signedRetry } from "./signed-retry.ts"
+import { Pending, refuseSpentRequest, type SignerRule, signedRetry } from "./signed-retry.ts"
 
 /** Export and privacy are stamped by any live session of the wallet (W-33, W-34). */
 const ANY_SESSION: SignerRule = { kind: "ANY_SESSION" }
@@ -36,9 +39,12 @@ export const exportWallet = Effect.fnUntraced(function* (
   ports: WalletAuthPorts,
   accountId: string,
   req: InternalAccountExportRequest,
-  input: SignedRetryInput
+  input: SignedRetryInput,
+  environment: Environment
 ) {
   const { provide } = ports
+  const signer = yield* bundleSignerOf(environment)
+  yield* provide(refuseSpentRequest({ operation: "EXPORT_WALLET", accountId, subjectId: accountId }, input))
   const account = yield* provide(walletAccount(accountId, ACCOUNT_FIELD))
   return yield* provide(
     signedRetry(
@@ -56,7 +62,11 @@ export const exportWallet = Effect.fnUntraced(function* (
             const sealed = yield* vault.exportWallet(account.id, req.clientPublicKey)
             const answer: InternalAccountExportResponse | Pending =
               typeof sealed === "string"
-                ? { id: account.id, encryptedWalletCredentials: sealed }
+                ? {
+                    id: account.id,
+                    // Outside the sandbox the vault's envelope is signed (a vault that signs keeps its signature).
+                    encryptedWalletCredentials: signer === undefined ? sealed : signEnvelope(sealed, signer)
+                  }
                 : new Pending(sealed.message)
             return answer
           })
@@ -74,6 +84,7 @@ export const updateInternalAccount = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { store, accounts, provide } = ports
+  yield* provide(refuseSpentRequest({ operation: "UPDATE_PRIVACY", accountId, subjectId: accountId }, input))
   const account = yield* provide(walletAccount(accountId, ACCOUNT_FIELD))
   const result = yield* provide(
     signedRetry(

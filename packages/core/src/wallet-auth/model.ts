@@ -189,13 +189,20 @@ export const PasskeyAttestation = Schema.Struct({
   transports: Schema.optionalKey(Schema.Array(Transport))
 })
 
+/**
+ * An assertion's `userHandle` (W-22): `AuthenticatorAssertionResponse.userHandle` is `null` for a credential
+ * named in `allowCredentials`, and `PublicKeyCredential.toJSON()` keeps that `null`: read as absent, as no handle
+ * (the wallet's and the SCA factor's assertions alike).
+ */
+export const PasskeyUserHandle = Schema.NullOr(Schema.String.check(Schema.isMaxLength(1024)))
+
 /** W-22: a WebAuthn assertion, as `navigator.credentials.get()` returns it (base64url fields). */
 export const PasskeyAssertion = Schema.Struct({
   credentialId: Base64Url,
   clientDataJson: Base64Url,
   authenticatorData: Base64Url,
   signature: Base64Url,
-  userHandle: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1024)))
+  userHandle: Schema.optionalKey(PasskeyUserHandle)
 })
 
 const OidcToken = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(16_384))

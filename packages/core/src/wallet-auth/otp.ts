@@ -3,7 +3,7 @@ import { Clock, Effect, Redacted } from "effect"
 import type { EmbeddedWalletConfig } from "../platform/model.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { codeDigest, codeMatches } from "../shared/digests.ts"
-import { generateTargetKeyPair, openOtpBundle, otpEncryptionTargetBundle } from "../shared/hpke.ts"
+import { type EnvelopeSigner, generateTargetKeyPair, openOtpBundle, otpEncryptionTargetBundle } from "../shared/hpke.ts"
 import { isoAfter, isoOf } from "../shared/time.ts"
 import { challengeTooSoon, walletUnauthorized } from "./errors.ts"
 import type { OtpChallengeRecord, WalletCredentialRecord } from "./model.ts"
@@ -47,13 +47,15 @@ const newCode = Effect.fnUntraced(function* (ports: WalletAuthPorts, config: Emb
 /**
  * A fresh challenge for an OTP credential (W-13): a new HPKE target key (sealed at rest), a new code (hashed),
  * written in the caller's transaction; `send` delivers the code and must run after the commit. 429 when the
- * last one is younger than `OTP_RESEND_SECONDS` (W-15).
+ * last one is younger than `OTP_RESEND_SECONDS` (W-15). The target bundle is signed by `signer` (outside the
+ * sandbox: `bundleSignerOf`), else its signature fields are empty.
  */
 export const issueOtp = Effect.fnUntraced(function* (
   ports: WalletAuthPorts,
   credential: WalletCredentialRecord,
   config: EmbeddedWalletConfig | undefined,
-  target: { readonly privateKey: Uint8Array; readonly publicKey: string }
+  target: { readonly privateKey: Uint8Array; readonly publicKey: string },
+  signer: EnvelopeSigner | undefined
 ) {
   const { store, notifier } = ports
   const vault = yield* KeyVault
@@ -79,7 +81,7 @@ export const issueOtp = Effect.fnUntraced(function* (
   const channel = credential.type === "SMS_OTP" ? "SMS" : "EMAIL"
   const to = credential.contact ?? ""
   const issued: IssuedOtp = {
-    otpEncryptionTargetBundle: otpEncryptionTargetBundle(target.publicKey),
+    otpEncryptionTargetBundle: otpEncryptionTargetBundle(target.publicKey, signer),
     send: to === "" ? Effect.void : notifier.send(channel, to, Redacted.make(code))
   }
   return issued

@@ -51,7 +51,8 @@ export interface PasskeyAssertionInput {
   readonly clientDataJson: string
   readonly authenticatorData: string
   readonly signature: string
-  readonly userHandle?: string | undefined
+  /** `null` (as `toJSON()` gives it for a credential named in `allowCredentials`) is no handle. */
+  readonly userHandle?: string | null | undefined
   /** The challenge step's `challenge`: 64 lowercase hex; the client data carries base64url of its UTF-8 (W-23). */
   readonly expectedHexChallenge: string
   readonly rpId: string
@@ -229,7 +230,7 @@ const checkAssertion = async (input: PasskeyAssertionInput): Promise<{ signCount
   const authenticatorData = canonicalBase64url(input.authenticatorData, "authenticatorData")
   const signature = canonicalBase64url(input.signature, "signature")
   checkDerSignature(signature)
-  const userHandle = input.userHandle === undefined ? undefined : canonicalBase64url(input.userHandle, "userHandle")
+  const userHandle = input.userHandle == null ? undefined : canonicalBase64url(input.userHandle, "userHandle")
   const clientData = checkClientData(clientDataJson, {
     type: "webauthn.get",
     challenge: base64urlnopad.encode(utf8.encode(input.expectedHexChallenge)),

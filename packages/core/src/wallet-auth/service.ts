@@ -8,6 +8,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { InternalAccount } from "../accounts/model.ts"
 import { Accounts } from "../accounts/service.ts"
+import type { Environment } from "../platform/model.ts"
 import { PlatformConfigService } from "../platform/service.ts"
 import { CardFundingSources } from "../ports/card-funding-sources.ts"
 import { Ids } from "../ports/ids.ts"
@@ -50,15 +51,24 @@ export class WalletAuth extends Context.Service<
   {
     /** `GET /auth/credentials?accountId=` (W-11): the active credentials; an unknown account has none. */
     readonly listCredentials: (accountId: string) => Effect.Effect<{ readonly data: Array<AuthMethod> }, StoreError>
-    /** `POST /auth/credentials` (W-05 … W-10): 201, or a signed retry when the wallet has credentials. */
+    /**
+     * `POST /auth/credentials` (W-05 … W-10): 201, or a signed retry when the wallet has credentials. `environment`
+     * is the caller's (its token's): outside the sandbox an OTP credential's `otpEncryptionTargetBundle` is signed
+     * (`BundleSigner`).
+     */
     readonly createCredential: (
       req: CreateCredentialRequest,
-      input: SignedRetryInput
+      input: SignedRetryInput,
+      environment: Environment
     ) => Effect.Effect<Signed<AuthMethod>, WalletAuthError>
-    /** `POST /auth/credentials/{id}/challenge` (W-12 … W-16). */
+    /**
+     * `POST /auth/credentials/{id}/challenge` (W-12 … W-16); outside the sandbox (`environment`, the caller's) the
+     * `otpEncryptionTargetBundle` is signed (`BundleSigner`).
+     */
     readonly challengeCredential: (
       id: string,
-      req: ChallengeCredentialRequest
+      req: ChallengeCredentialRequest,
+      environment: Environment
     ) => Effect.Effect<AuthMethod | PasskeyAuthChallenge, WalletAuthError>
     /** `POST /auth/credentials/{id}/verify` (W-17 … W-26): a session (OTP by signed retry). */
     readonly verifyCredential: (
@@ -107,12 +117,14 @@ export class WalletAuth extends Context.Service<
     ) => Effect.Effect<string, NotFound | Refused | StoreError>
     /**
      * `POST /internal-accounts/{id}/export` (W-33, W-39 … W-41): signed retry, then 200 the mnemonic sealed to the
-     * request's key, or 200 `PROCESSING` while the vault is not done; never stored.
+     * request's key, or 200 `PROCESSING` while the vault is not done; never stored. Outside the sandbox
+     * (`environment`, the caller's) the credentials' envelope is signed (`BundleSigner`).
      */
     readonly exportWallet: (
       accountId: string,
       req: InternalAccountExportRequest,
-      input: SignedRetryInput
+      input: SignedRetryInput,
+      environment: Environment
     ) => Effect.Effect<Signed<InternalAccountExportResponse>, WalletAuthError>
     /** `PATCH /internal-accounts/{id}` (W-34, AC-01): the wallet's privacy, by signed retry; 200 the account. */
     readonly updateInternalAccount: (
@@ -143,15 +155,17 @@ export class WalletAuth extends Context.Service<
         }),
         createCredential: Effect.fn("WalletAuth.createCredential")(function* (
           req: CreateCredentialRequest,
-          input: SignedRetryInput
+          input: SignedRetryInput,
+          environment: Environment
         ) {
-          return yield* createCredential(ports, req, input)
+          return yield* createCredential(ports, req, input, environment)
         }),
         challengeCredential: Effect.fn("WalletAuth.challengeCredential")(function* (
           id: string,
-          req: ChallengeCredentialRequest
+          req: ChallengeCredentialRequest,
+          environment: Environment
         ) {
-          return yield* challengeCredential(ports, id, req)
+          return yield* challengeCredential(ports, id, req, environment)
         }),
         verifyCredential: Effect.fn("WalletAuth.verifyCredential")(function* (
           id: string,
@@ -200,9 +214,10 @@ export class WalletAuth extends Context.Service<
         exportWallet: Effect.fn("WalletAuth.exportWallet")(function* (
           accountId: string,
           req: InternalAccountExportRequest,
-          input: SignedRetryInput
+          input: SignedRetryInput,
+          environment: Environment
         ) {
-          return yield* exportWallet(ports, accountId, req, input)
+          return yield* exportWallet(ports, accountId, req, input, environment)
         }),
         updateInternalAccount: Effect.fn("WalletAuth.updateInternalAccount")(function* (
           accountId: string,

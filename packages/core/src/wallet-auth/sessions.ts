@@ -18,7 +18,7 @@ import type {
   WalletSessionRecord
 } from "./model.ts"
 import type { WalletAuthPorts } from "./ports.ts"
-import { signedRetry } from "./signed-retry.ts"
+import { refuseSpentRequest, signedRetry } from "./signed-retry.ts"
 
 /**
  * A P-256 public key (compressed or uncompressed hex, checked on the curve at the edge or by `openOtpBundle`) in the
@@ -139,6 +139,7 @@ export const refreshSession = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { store, provide } = ports
+  yield* provide(refuseSpentRequest({ operation: "REFRESH_SESSION", subjectId: id }, input))
   const { session, nowMs } = yield* liveSession(ports, id)
   if (!isLive(session, nowMs)) return yield* walletUnauthorized("The session expired: sign in again")
   return yield* provide(
@@ -172,6 +173,7 @@ export const refreshSession = Effect.fnUntraced(function* (
 /** W-32: revokes a live session; any live session of the wallet may sign, itself included. */
 export const revokeSession = Effect.fnUntraced(function* (ports: WalletAuthPorts, id: string, input: SignedRetryInput) {
   const { store, provide } = ports
+  yield* provide(refuseSpentRequest({ operation: "REVOKE_SESSION", subjectId: id }, input))
   const { session, nowMs } = yield* liveSession(ports, id)
   if (!isLive(session, nowMs)) return yield* sessionNotFound(id)
   return yield* provide(

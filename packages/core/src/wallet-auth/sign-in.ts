@@ -1,5 +1,6 @@
 import { Clock, Effect } from "effect"
-import type { PlatformConfig } from "../platform/model.ts"
+import type { Environment, PlatformConfig } from "../platform/model.ts"
+import { bundleSignerOf } from "../ports/bundle-signer.ts"
 import { OidcKeys } from "../ports/oidc-keys.ts"
 import { sha256Hex } from "../shared/digests.ts"
 import { InvalidInput } from "../shared/errors.ts"
@@ -19,7 +20,7 @@ import { checkOtp, issueOtp, otpTargetKey } from "./otp.ts"
 import { verifyPasskeyAssertion } from "./passkey.ts"
 import type { WalletAuthPorts } from "./ports.ts"
 import { newSession, sessionKeyFor, storeSession, toAuthSession } from "./sessions.ts"
-import { SIGNED_RETRY_SECONDS, signedRetry } from "./signed-retry.ts"
+import { refuseSpentRequest, SIGNED_RETRY_SECONDS, signedRetry } from "./signed-retry.ts"
 
 // Signing in with a credential, over the ports of `WalletAuth`: its challenge and its verification (W-12 … W-26).
 
@@ -57,7 +58,8 @@ const openSession = Effect.fnUntraced(function* (
 export const challengeCredential = Effect.fnUntraced(function* (
   ports: WalletAuthPorts,
   id: string,
-  req: ChallengeCredentialRequest
+  req: ChallengeCredentialRequest,
+  environment: Environment
 ) {
   const config = yield* ports.platformConfig.get()
   const credential = yield* activeCredential(ports, id)
@@ -78,7 +80,10 @@ export const challengeCredential = Effect.fnUntraced(function* (
     case "EMAIL_OTP":
     case "SMS_OTP": {
       const target = yield* otpTargetKey
-      const issued = yield* ports.store.transaction(issueOtp(ports, credential, config.embeddedWalletConfig, target))
+      const signer = yield* bundleSignerOf(environment)
+      const issued = yield* ports.store.transaction(
+        issueOtp(ports, credential, config.embeddedWalletConfig, target, signer)
+      )
       yield* issued.send
       return { ...toAuthMethod(credential), otpEncryptionTargetBundle: issued.otpEncryptionTargetBundle }
     }
@@ -140,6 +145,11 @@ export const verifyCredential = Effect.fnUntraced(function* (
   input: SignedRetryInput
 ) {
   const { store, provide } = ports
+  // W-38: a spent requestId (an OTP verification's, or a passkey challenge's) is 401 before the credential is read.
+  if (req.type !== "OAUTH") {
+    const operation = req.type === "PASSKEY" ? "PASSKEY_LOGIN" : "VERIFY_OTP"
+    yield* provide(refuseSpentRequest({ operation, subjectId: id }, input))
+  }
   const config = yield* ports.platformConfig.get()
   const credential = yield* activeCredential(ports, id)
   if (req.type !== credential.type) return yield* typeMismatch(credential.type)

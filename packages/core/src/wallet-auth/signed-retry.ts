@@ -126,6 +126,35 @@ export type Signed<A> = SignedRetryChallenge | WalletOperationProcessing | A
 const credentialSetHash = (ids: ReadonlyArray<string>): string => sha256Hex([...ids].sort().join("\n"))
 
 /**
+ * W-38: a spent `requestId` is refused before anything else of its action is checked. A request whose `Request-Id`
+ * names a request issued for this operation (and account and `subjectId`, when given) that is used, refused or expired is 401
+ * `UNAUTHORIZED` here: the replay of a done action meets its spent `requestId`, not the state the action left (a
+ * passkey added twice, a session already refreshed). Every use case of a signed-retry action calls it first. Any
+ * other `Request-Id` passes: `signedRetry` checks the headers in full where the action needs a signature.
+ */
+export const refuseSpentRequest = Effect.fnUntraced(function* (
+  expected: {
+    readonly operation: WalletOperation
+    readonly accountId?: string | undefined
+    readonly subjectId?: string | undefined
+  },
+  input: SignedRetryInput
+): Effect.fn.Return<void, Refused | StoreError, Store> {
+  if (input.requestId === undefined) return
+  const row = yield* (yield* Store).signedRequests.get(input.requestId)
+  if (
+    row === undefined ||
+    row.operation !== expected.operation ||
+    (expected.accountId !== undefined && row.accountId !== expected.accountId) ||
+    (expected.subjectId !== undefined && row.subjectId !== expected.subjectId)
+  ) {
+    return
+  }
+  const live = row.status === "PENDING" || row.status === "PROCESSING"
+  if (!live || (yield* Clock.currentTimeMillis) > Date.parse(row.expiresAt)) return yield* requestIdRefused()
+})
+
+/**
  * The one signed-retry mechanism (W-35 … W-41) every wallet-authorized action goes through; handlers never read
  * the two headers themselves.
  *
@@ -137,7 +166,7 @@ const credentialSetHash = (ids: ReadonlyArray<string>): string => sha256Hex([...
  *   (`_BODY_MISMATCH`), a signature that does not verify or a key the rule does not allow (`_INVALID`), a credential
  *   set that changed (409, `setChanged`). The ECDSA check runs before the store transaction (no lock is held meanwhile); the
  *   transaction locks the row, checks it again, runs the effect and consumes the row, so two racing retries with
- *   one `requestId` give one effect.
+ *   one `requestId` give one effect. The use case has called `refuseSpentRequest` before its own checks.
  */
 export const signedRetry = Effect.fnUntraced(function* <A, E, R, EB = never, RB = never>(
   action: WalletAction<A, E, R, EB, RB>,

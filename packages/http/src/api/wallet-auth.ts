@@ -29,7 +29,19 @@ import { accepted, created, Data } from "./shared.ts"
 /** A signed retry's first leg (202) and its still-settling answer (W-35, W-39), next to an action's own success. */
 const signedRetry = [SignedRetryChallenge.pipe(accepted), WalletOperationProcessing] as const
 
+/** The key the wallet's bundles are signed with outside the sandbox (`BundleSigner`). */
+const BundleSigningKey = Schema.Struct({
+  publicKey: Schema.String.annotate({
+    description:
+      "Uncompressed P-256 public key, lowercase hex: the `enclaveQuorumPublic` of every `otpEncryptionTargetBundle` " +
+      "and `encryptedWalletCredentials` a production token receives, whose `dataSignature` (DER ECDSA-SHA256 over " +
+      "the bytes of `data`) it verifies. Pin it in the client (`@turnkey/crypto`: `dangerouslyOverrideSignerPublicKey`). " +
+      "Sandbox bundles are not signed (both fields empty)."
+  })
+})
+
 export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
+  .add(HttpApiEndpoint.get("bundleSigningKey", "/auth/bundle-signing-key", { success: BundleSigningKey }))
   .add(HttpApiEndpoint.get("listCredentials", "/auth/credentials", { query: AccountQuery, success: Data(AuthMethod) }))
   .add(
     HttpApiEndpoint.post("createCredential", "/auth/credentials", {

@@ -65,6 +65,13 @@ export const missBudgetCaller = (
     headers: request.headers as IncomingHttpHeaders
   })
 
+/**
+ * The environment of the caller: its token's (Q9: a stablecoin link's; outside the sandbox the wallet's bundles are
+ * signed). An agent acts in the sandbox.
+ */
+export const environmentOf = (principal: Principal) =>
+  principal.kind === "PLATFORM" ? principal.environment : "SANDBOX"
+
 /** A signed retry's exact body and its two headers (W-37), for the core's one mechanism. */
 export const signedRetryInput = (
   headers: { readonly "service-wallet-signature"?: string; readonly "request-id"?: string },

@@ -1,10 +1,8 @@
-import { type Principal, Stablecoins } from "@paycore/core"
+import { Stablecoins } from "@paycore/core"
 import { Effect } from "effect"
 import { preparedCall } from "../prepared.ts"
-import type { GroupHandlers } from "./shared.ts"
-
 // Q9: a link's environment is the calling token's.
-const environmentOf = (principal: Principal) => (principal.kind === "PLATFORM" ? principal.environment : "SANDBOX")
+import { environmentOf, type GroupHandlers } from "./shared.ts"
 
 /**
  * The `stablecoins` group, P-08 … P-18. The four POSTs are prepared commands (prepared.ts): the provider is called

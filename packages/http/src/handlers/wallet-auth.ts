@@ -1,15 +1,18 @@
-import { WalletAuth } from "@paycore/core"
+import { BundleSigner, WalletAuth } from "@paycore/core"
 import { Effect } from "effect"
-import { type GroupHandlers, signedRetryInput } from "./shared.ts"
+import { environmentOf, type GroupHandlers, signedRetryInput } from "./shared.ts"
 
 /** The `walletAuth` group: a self-custody wallet's credentials, sessions, delegated keys and export. */
 export const walletAuthHandlers = Effect.fnUntraced(function* () {
   const walletAuth = yield* WalletAuth
   const handlers: GroupHandlers<"walletAuth"> = {
     listCredentials: ({ query }) => walletAuth.listCredentials(query.accountId),
-    createCredential: ({ payload, headers, rawBody }) =>
-      walletAuth.createCredential(payload, signedRetryInput(headers, rawBody)),
-    challengeCredential: ({ params, payload }) => walletAuth.challengeCredential(params.credentialId, payload),
+    createCredential: ({ payload, headers, rawBody, principal }) =>
+      walletAuth.createCredential(payload, signedRetryInput(headers, rawBody), environmentOf(principal)),
+    challengeCredential: ({ params, payload, principal }) =>
+      walletAuth.challengeCredential(params.credentialId, payload, environmentOf(principal)),
+    // The reference where the request runs (makeApp passes its own on).
+    bundleSigningKey: () => Effect.map(Effect.service(BundleSigner), (signer) => ({ publicKey: signer.publicKey })),
     verifyCredential: ({ params, payload, headers, rawBody }) =>
       walletAuth.verifyCredential(params.credentialId, payload, signedRetryInput(headers, rawBody)),
     revokeCredential: ({ params, headers, rawBody }) =>
@@ -24,8 +27,8 @@ export const walletAuthHandlers = Effect.fnUntraced(function* () {
     listDelegatedKeys: ({ query }) => walletAuth.listDelegatedKeys(query),
     getDelegatedKey: ({ params }) => walletAuth.getDelegatedKey(params.id),
     revokeDelegatedKey: ({ params }) => walletAuth.revokeDelegatedKey(params.id),
-    exportWallet: ({ params, payload, headers, rawBody }) =>
-      walletAuth.exportWallet(params.accountId, payload, signedRetryInput(headers, rawBody)),
+    exportWallet: ({ params, payload, headers, rawBody, principal }) =>
+      walletAuth.exportWallet(params.accountId, payload, signedRetryInput(headers, rawBody), environmentOf(principal)),
     updateInternalAccount: ({ params, payload, headers, rawBody }) =>
       walletAuth.updateInternalAccount(params.accountId, payload, signedRetryInput(headers, rawBody))
   }
