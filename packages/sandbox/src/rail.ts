@@ -374,9 +374,7 @@ export const SandboxRail = (options: SandboxRailOptions = {}): Layer.Layer<Rail>
           const known = recent.get(payout.transactionId, now)
           if (known !== undefined) return Effect.succeed(known)
           const outcome =
-            payout.transfer === undefined
-              ? magicOutcome(payout.destination, payout.rail)
-              : transferOutcome(payout)
+            payout.transfer === undefined ? magicOutcome(payout.destination, payout.rail) : transferOutcome(payout)
           if (typeof outcome !== "string") {
             return Effect.fail<RailError>({
               _tag: "RailError",
