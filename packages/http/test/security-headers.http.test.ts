@@ -30,31 +30,31 @@ const SECRET_FIELDS = new Set([
   "deviceCode"
 ])
 
-/** The names of every property an AST can hold (through unions, arrays, encodings, suspensions). */
-const propertyNames = (ast: SchemaAST.AST, seen = new Set<SchemaAST.AST>()): Set<string> => {
+/** The names of every property an AST can hold (through unions, arrays and suspensions). */
+const propertyNames = (ast: SchemaAST.AST): Set<string> => {
   const names = new Set<string>()
-  const walk = (node: SchemaAST.AST): void => {
-    if (seen.has(node)) return
-    seen.add(node)
+  const seen = new Set<SchemaAST.AST>()
+  const children = (node: SchemaAST.AST): ReadonlyArray<SchemaAST.AST> => {
     switch (node._tag) {
       case "Objects":
-        for (const p of node.propertySignatures) {
-          if (typeof p.name === "string") names.add(p.name)
-          walk(p.type)
-        }
-        return
+        for (const p of node.propertySignatures) if (typeof p.name === "string") names.add(p.name)
+        return node.propertySignatures.map((p) => p.type)
       case "Union":
-        return node.types.forEach(walk)
+        return node.types
       case "Arrays":
-        node.elements.forEach(walk)
-        return node.rest.forEach(walk)
+        return [...node.elements, ...node.rest]
       case "Suspend":
-        return walk(node.thunk())
+        return [node.thunk()]
       default:
-        return
+        return []
     }
   }
-  walk(ast)
+  const queue = [ast]
+  for (let node = queue.pop(); node !== undefined; node = queue.pop()) {
+    if (seen.has(node)) continue
+    seen.add(node)
+    queue.push(...children(node))
+  }
   return names
 }
 
