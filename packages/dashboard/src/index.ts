@@ -24,7 +24,7 @@ const cacheControl = "no-cache"
  * The page's `Content-Security-Policy` (issue 32 item 7): it keeps an API secret in sessionStorage and has
  * irreversible buttons, so no script, style or request but its own origin's, no inline script, and no framing.
  */
-export const DASHBOARD_CONTENT_SECURITY_POLICY = [
+const DASHBOARD_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "img-src 'self' data:",
   "object-src 'none'",
