@@ -66,8 +66,9 @@ const isVerbose = (args: ReadonlyArray<string>) => args.includes("--verbose")
 /** Tells the failure in one line (with its cause under `--verbose`) and sets exit code 1; interruptions pass. */
 export const reportFailure =
   (args: ReadonlyArray<string>) =>
-  <E>(cause: Cause.Cause<E>): Effect.Effect<void, E> => {
-    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+  <E>(cause: Cause.Cause<E>): Effect.Effect<void> => {
+    // Ctrl-C on serve or listen: an interruption, which carries no failure of E.
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
     return Effect.sync(() => {
       process.exitCode = 1
       const error = Cause.squash(cause)

@@ -14,7 +14,7 @@ import { Data, Effect } from "effect"
 export const LOCK_FILE = "paycore.lock"
 
 /** What the lock file holds: who has the folder, since when. */
-interface LockRecord {
+export interface DataDirHolder {
   readonly pid: number
   readonly startedAt: string
 }
@@ -23,7 +23,7 @@ interface LockRecord {
 export class DataDirInUse extends Data.TaggedError("DataDirInUse")<{
   readonly dataDir: string
   /** The holder, when its lock could be read (a lock being written this instant cannot). */
-  readonly holder: LockRecord | undefined
+  readonly holder: DataDirHolder | undefined
 }> {
   override get message() {
     const lockFile = join(this.dataDir, LOCK_FILE)
@@ -39,9 +39,9 @@ export class DataDirInUse extends Data.TaggedError("DataDirInUse")<{
   }
 }
 
-const readLock = (file: string): LockRecord | undefined => {
+const readLock = (file: string): DataDirHolder | undefined => {
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<DataDirHolder>
     return Number.isInteger(parsed.pid) && typeof parsed.startedAt === "string"
       ? { pid: parsed.pid as number, startedAt: parsed.startedAt }
       : undefined
@@ -83,7 +83,7 @@ const errnoOf = (error: unknown) => (error as NodeJS.ErrnoException).code
 const take = (dataDir: string): (() => void) | DataDirInUse => {
   const file = join(dataDir, LOCK_FILE)
   if (held.has(dataDir)) return new DataDirInUse({ dataDir, holder: readLock(file) })
-  const mine: LockRecord = { pid: process.pid, startedAt: new Date().toISOString() }
+  const mine: DataDirHolder = { pid: process.pid, startedAt: new Date().toISOString() }
   const text = JSON.stringify(mine)
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
