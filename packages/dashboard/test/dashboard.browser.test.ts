@@ -68,6 +68,8 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
   let browser: Browser
   let page: Page
   const outside: Array<string> = []
+  /** What Chromium refused under the page's Content-Security-Policy (issue 32 item 7). */
+  const refusedByPolicy: Array<string> = []
   /** What the path made, for the later steps. */
   const made: { customerId?: string; accountId?: string } = {}
 
@@ -129,6 +131,9 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
     page.on("request", (request) => {
       const url = new URL(request.url())
       if (url.protocol.startsWith("http") && url.hostname !== "127.0.0.1") outside.push(request.url())
+    })
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text())
     })
   }, 120_000)
 
@@ -355,6 +360,13 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
     }, production)
     expect(forced).toBe(403)
   }, 120_000)
+
+  it("runs under its Content-Security-Policy: nothing refused (issue 32 item 7)", async () => {
+    const response = await page.goto(`${sandbox.origin}/dashboard/`)
+    expect(response?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'")
+    await page.getByRole("navigation", { name: "Screens" }).waitFor()
+    expect(refusedByPolicy).toEqual([])
+  })
 
   it("fetches nothing from outside the sandbox", () => {
     expect(outside).toEqual([])

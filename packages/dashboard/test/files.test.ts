@@ -71,6 +71,26 @@ describe("the built dashboard (issue 18 item 1)", () => {
     expect((await fetch(`${url}/dashboard/nothing-here.js`)).status).toBe(404)
   })
 
+  it("issue 32 item 7: the page and its files send a Content-Security-Policy of its own origin (no framing, no inline script), nosniff and a Referrer-Policy", async () => {
+    const { url, server } = await serve(dashboardFiles())
+    servers.push(server)
+    for (const path of ["/dashboard/", "/dashboard/app.js", "/dashboard/app.css"]) {
+      const answer = await fetch(`${url}${path}`)
+      expect(answer.status, path).toBe(200)
+      const policy = answer.headers.get("content-security-policy") ?? ""
+      expect(policy.split(";").map((d) => d.trim())).toEqual(
+        expect.arrayContaining(["default-src 'self'", "frame-ancestors 'none'"])
+      )
+      // Neither scripts nor styles are widened: both fall back to default-src 'self'.
+      expect(policy).not.toMatch(/script-src|style-src|unsafe/)
+      expect(answer.headers.get("x-content-type-options"), path).toBe("nosniff")
+      expect(answer.headers.get("referrer-policy"), path).toBe("no-referrer")
+    }
+    // The page itself has no inline script or style to allow.
+    const html = readFileSync(join(dist, "index.html"), "utf8")
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=/)
+  })
+
   it("answers a 503 page saying to run npm install where dist/ is missing", async () => {
     const empty = mkdtempSync(join(tmpdir(), "paycore-dashboard-"))
     try {
