@@ -2,6 +2,7 @@
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import { type Credentials, clearCredentials, makeClient, run, saveCredentials, savedCredentials } from "./client.ts"
+import { type Live, type LiveState, startLive } from "./live.ts"
 import { AgentsScreen } from "./screens/agents.tsx"
 import { CardScreen, CardsScreen } from "./screens/cards.tsx"
 import { CustomerScreen, CustomersScreen } from "./screens/customers.tsx"
@@ -62,6 +63,23 @@ const Screen = ({ path }: { readonly path: ReadonlyArray<string> }) => {
   }
 }
 
+const liveText: Record<LiveState, string> = {
+  connecting: "connecting…",
+  live: "live",
+  polling: "polling (the event stream is down)"
+}
+
+/** Whether the screens follow the event stream or poll. */
+const LiveBadge = ({ live }: { readonly live: Live }) => {
+  const [state, setState] = useState(live.state)
+  useEffect(() => live.onState(setState), [live])
+  return (
+    <span class={`live ${state}`} role="status" title="How the screens follow what is in flight">
+      {liveText[state]}
+    </span>
+  )
+}
+
 interface Signed {
   readonly session: Session
   readonly tokenName: string
@@ -73,7 +91,7 @@ const signIn = async (credentials: Credentials): Promise<Signed> => {
   const client = makeClient(credentials)
   const me = await run(client.platform.getCurrentToken())
   return {
-    session: { client, credentials, readOnly: me.environment === "PRODUCTION" },
+    session: { client, credentials, live: startLive(credentials), readOnly: me.environment === "PRODUCTION" },
     tokenName: me.name,
     environment: me.environment
   }
@@ -103,6 +121,7 @@ const App = () => {
     )
   }
   const signOut = () => {
+    signed.session.live.close()
     clearCredentials()
     setSigned(undefined)
   }
@@ -123,7 +142,7 @@ const App = () => {
           </ul>
         </nav>
         <p class="who">
-          {signed.tokenName} <Badge status={signed.environment} />
+          <LiveBadge live={signed.session.live} /> {signed.tokenName} <Badge status={signed.environment} />
           {signed.session.readOnly ? " read-only" : ""}{" "}
           <button type="button" onClick={signOut}>
             Sign out

@@ -236,7 +236,7 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
     const attempts = test.locator("ol.attempts li")
     expect(await attempts.count()).toBe(2)
     expect(await attempts.last().textContent()).toContain("200")
-    await test.getByText("Response body").first().click()
+    await test.getByText("Response", { exact: true }).first().click()
     await page.screenshot({ path: screenshotPath("dashboard-webhooks") })
   }, 120_000)
 
@@ -286,6 +286,7 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
     await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain("30.00 USD")
     await page.screenshot({ path: screenshotPath("dashboard-agent-approval") })
     await row.getByRole("button", { name: "Approve" }).click()
+    await row.getByRole("button", { name: "Approve and pay" }).click()
     await page.getByText("No action waits for an approval.").waitFor()
     const action = await api("GET", "/agents/approvals")
     expect(action.json.data).toEqual([])
@@ -324,7 +325,7 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0)
     await signIn(production)
     await page.getByText("read-only").waitFor()
-    const reads = new Set(["Sign out", "Refresh", "Search", "Filter", "Copy JSON", "Older postings"])
+    const reads = new Set(["Sign out", "Refresh", "Search", "Filter", "Copy JSON", "Previous page", "Next page"])
     const cards = await api("GET", "/cards")
     for (const route of [
       "customers",
