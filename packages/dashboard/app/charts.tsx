@@ -67,7 +67,7 @@ export const BalanceChart = ({
     height: 220,
     legend: { show: false },
     scales: { x: { time: true } },
-    axes: [axis(), { ...axis(), size: 70, values: (_, ticks) => ticks.map((t) => `${t} ${currency}`) }],
+    axes: [axis(), { ...axis(), size: 60 }],
     series: [
       {},
       {
@@ -79,7 +79,9 @@ export const BalanceChart = ({
       }
     ]
   }
-  return <Plot options={options} data={data} label={`The balance over time, ${sorted.length} postings`} />
+  return (
+    <Plot options={options} data={data} label={`The balance in ${currency} over time, ${sorted.length} postings`} />
+  )
 }
 
 /** A colour per status, the badges' tones where they have one. */
@@ -96,6 +98,8 @@ const statusColours: Record<string, string> = {
   PARTIALLY_SETTLED: "#c297ff",
   CREATED: "#6e7781"
 }
+
+const DAY = 86_400
 
 export interface DayCount {
   readonly day: string
@@ -120,8 +124,20 @@ export const StatusByDayChart = ({
   const order = statuses.map((_, i) => i).reverse()
   const options: Omit<uPlot.Options, "width"> = {
     height: 200,
-    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max))] } },
-    axes: [axis(), { ...axis(), values: (_, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : "")) }],
+    scales: {
+      // Half a day either side, so one day is one bar and not a range of years.
+      x: { time: true, range: (_u, min, max) => [min - DAY / 2, max + DAY / 2] },
+      y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max))] }
+    },
+    axes: [
+      {
+        ...axis(),
+        space: 60,
+        incrs: [DAY],
+        values: (_, ticks) => ticks.map((t) => new Date(t * 1000).toISOString().slice(0, 10))
+      },
+      { ...axis(), values: (_, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : "")) }
+    ],
     legend: { live: false },
     series: [
       {},

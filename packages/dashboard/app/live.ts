@@ -5,14 +5,9 @@
  */
 import { API_VERSION } from "@paycore/http/api"
 import type { Credentials } from "./client.ts"
+import { type LiveEvent, parseEvents } from "./sse.ts"
 
-/** One event as the webhook URL receives it: `data` is the resource after the change. */
-export interface LiveEvent {
-  readonly id: string
-  readonly type: string
-  /** The event's JSON text: a screen asks whether it names what it shows. */
-  readonly text: string
-}
+export type { LiveEvent } from "./sse.ts"
 
 /** An event, or `undefined` for a polling tick (the stream is down). */
 export type LiveListener = (event: LiveEvent | undefined) => void
@@ -29,29 +24,6 @@ export interface Live {
 /** How often screens poll while the stream is down, and how long before the stream is tried again. */
 export const POLL_MILLIS = 2_000
 const RETRY_MILLIS = 3_000
-
-/** The events in `buffer` (complete ones only) and what is left of it. */
-export const parseEvents = (buffer: string): { events: Array<LiveEvent>; rest: string } => {
-  const blocks = buffer.replace(/\r\n?/g, "\n").split("\n\n")
-  const rest = blocks.pop() ?? ""
-  const events: Array<LiveEvent> = []
-  for (const block of blocks) {
-    let id = ""
-    let type = "message"
-    const data: Array<string> = []
-    for (const line of block.split("\n")) {
-      if (line.startsWith(":")) continue
-      const colon = line.indexOf(":")
-      const field = colon === -1 ? line : line.slice(0, colon)
-      const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "")
-      if (field === "id") id = value
-      else if (field === "event") type = value
-      else if (field === "data") data.push(value)
-    }
-    if (data.length > 0) events.push({ id, type, text: data.join("\n") })
-  }
-  return { events, rest }
-}
 
 export const startLive = (credentials: Credentials): Live => {
   const listeners = new Set<LiveListener>()

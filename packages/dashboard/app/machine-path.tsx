@@ -87,11 +87,17 @@ export const MachinePath = ({
   const positions = [...at.values()]
   const width = Math.max(...positions.map((p) => p.x)) + BOX.width + BOX.margin + 30
   const height = Math.max(...positions.map((p) => p.y)) + BOX.height + BOX.margin
-  const edges = machine.states.flatMap((from) =>
-    Object.entries(machine.transitions[from] ?? {}).flatMap(([event, move]) =>
-      move === undefined ? [] : [{ from, to: move.to, event, taken: moved.has(`${from}>${move.to}`) }]
-    )
-  )
+  // One line per pair of states (FAIL and CANCEL both lead PROCESSING to REFUND_PENDING), its events in its title.
+  const edges = new Map<string, { from: string; to: string; events: Array<string>; taken: boolean }>()
+  for (const from of machine.states) {
+    for (const [event, move] of Object.entries(machine.transitions[from] ?? {})) {
+      if (move === undefined) continue
+      const key = `${from}>${move.to}`
+      const edge = edges.get(key) ?? { from, to: move.to, events: [], taken: moved.has(key) }
+      edge.events.push(event)
+      edges.set(key, edge)
+    }
+  }
   return (
     <figure class="machine">
       <div class="machine-scroll">
@@ -103,22 +109,31 @@ export const MachinePath = ({
           aria-label={`The ${machine.name} machine; this transaction went ${[...new Set(entries.map((e) => e.state))].join(" → ")}`}
         >
           <defs>
-            <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">
+            <marker
+              id="arrow"
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              markerUnits="userSpaceOnUse"
+              markerWidth="10"
+              markerHeight="10"
+              orient="auto"
+            >
               <path d="M0 0 L10 5 L0 10 z" class="arrow-head" />
             </marker>
           </defs>
           {/* Moves not taken first, the path over them. */}
-          {[...edges]
+          {[...edges.values()]
             .sort((a, b) => Number(a.taken) - Number(b.taken))
             .map((edge) => (
               <path
-                key={`${edge.from}-${edge.event}`}
+                key={`${edge.from}>${edge.to}`}
                 d={edgePath(at.get(edge.from)!, at.get(edge.to)!)}
                 class={edge.taken ? "edge taken" : "edge"}
                 marker-end={edge.taken ? "url(#arrow)" : undefined}
               >
                 <title>
-                  {edge.from} → {edge.to}: {edge.event}
+                  {edge.from} → {edge.to}: {edge.events.join(", ")}
                 </title>
               </path>
             ))}

@@ -1,4 +1,6 @@
 /** The sandbox dashboard: sign in with a token, then one screen per hash route (#/customers, #/payments/…). */
+
+import { API_VERSION } from "@paycore/http/api"
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import { type Credentials, clearCredentials, makeClient, run, saveCredentials, savedCredentials } from "./client.ts"
@@ -72,9 +74,14 @@ const liveText: Record<LiveState, string> = {
 /** Whether the screens follow the event stream or poll. */
 const LiveBadge = ({ live }: { readonly live: Live }) => {
   const [state, setState] = useState(live.state)
-  useEffect(() => live.onState(setState), [live])
+  useEffect(() => {
+    const unsubscribe = live.onState(setState)
+    // It may have changed between the first render and this effect.
+    setState(live.state())
+    return unsubscribe
+  }, [live])
   return (
-    <span class={`live ${state}`} role="status" title="How the screens follow what is in flight">
+    <span class="live" data-state={state} role="status" title="How the screens follow what is in flight">
       {liveText[state]}
     </span>
   )
@@ -139,6 +146,9 @@ const App = () => {
                 </a>
               </li>
             ))}
+            <li>
+              <a href={`/${API_VERSION}/docs`}>API reference</a>
+            </li>
           </ul>
         </nav>
         <p class="who">

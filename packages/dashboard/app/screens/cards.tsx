@@ -270,36 +270,38 @@ export const CardScreen = ({ id }: { readonly id: string }) => {
               list.length === 0 ? (
                 <p>None yet.</p>
               ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Card transaction</th>
-                      <th scope="col">Merchant</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Authorized</th>
-                      <th scope="col">Settled</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((t: any) => (
-                      <tr key={t.id}>
-                        <th scope="row">
-                          <Link to={`payments/${t.id}`}>{t.id}</Link>
-                        </th>
-                        <td>{t.merchant.descriptor}</td>
-                        <td>
-                          <Badge status={t.status} />
-                        </td>
-                        <td class="num">
-                          <Amount value={t.authorizedAmount} />
-                        </td>
-                        <td class="num">
-                          <Amount value={t.settledAmount} />
-                        </td>
+                <div class="table-scroll">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Card transaction</th>
+                        <th scope="col">Merchant</th>
+                        <th scope="col">Status</th>
+                        <th scope="col">Authorized</th>
+                        <th scope="col">Settled</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {list.map((t: any) => (
+                        <tr key={t.id}>
+                          <th scope="row">
+                            <Link to={`payments/${t.id}`}>{t.id}</Link>
+                          </th>
+                          <td>{t.merchant.descriptor}</td>
+                          <td>
+                            <Badge status={t.status} />
+                          </td>
+                          <td class="num">
+                            <Amount value={t.authorizedAmount} />
+                          </td>
+                          <td class="num">
+                            <Amount value={t.settledAmount} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )
             }
           </Show>

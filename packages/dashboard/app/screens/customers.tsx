@@ -242,40 +242,42 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
           <h2>Internal accounts</h2>
           <Show loaded={accounts}>
             {(page) => (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Account</th>
-                    <th scope="col">Type</th>
-                    <th scope="col" class="num">
-                      Available
-                    </th>
-                    <th scope="col" class="num">
-                      Total (with held)
-                    </th>
-                    <th scope="col">Sandbox</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((account) => (
-                    <tr key={account.id}>
-                      <th scope="row">
-                        <Link to={`ledger/${account.id}`}>{account.id}</Link>
+              <div class="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Account</th>
+                      <th scope="col">Type</th>
+                      <th scope="col" class="num">
+                        Available
                       </th>
-                      <td>{account.type}</td>
-                      <td class="num">
-                        <Amount value={account.balance} />
-                      </td>
-                      <td class="num">
-                        <Amount value={account.totalBalance} />
-                      </td>
-                      <td>
-                        <Link to={`sandbox?account=${account.id}&customer=${c.id}`}>Fund, pay or review KYC</Link>
-                      </td>
+                      <th scope="col" class="num">
+                        Total (with held)
+                      </th>
+                      <th scope="col">Sandbox</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {page.data.map((account) => (
+                      <tr key={account.id}>
+                        <th scope="row">
+                          <Link to={`ledger/${account.id}`}>{account.id}</Link>
+                        </th>
+                        <td>{account.type}</td>
+                        <td class="num">
+                          <Amount value={account.balance} />
+                        </td>
+                        <td class="num">
+                          <Amount value={account.totalBalance} />
+                        </td>
+                        <td>
+                          <Link to={`sandbox?account=${account.id}&customer=${c.id}`}>Fund, pay or review KYC</Link>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </Show>
           <h2>External accounts</h2>
@@ -284,26 +286,28 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
               page.data.length === 0 ? (
                 <p>None.</p>
               ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Account</th>
-                      <th scope="col">Currency</th>
-                      <th scope="col">Status</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.data.map((account: any) => (
-                      <tr key={account.id}>
-                        <th scope="row">{account.id}</th>
-                        <td>{account.currency}</td>
-                        <td>
-                          <Badge status={account.status} />
-                        </td>
+                <div class="table-scroll">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Account</th>
+                        <th scope="col">Currency</th>
+                        <th scope="col">Status</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {page.data.map((account: any) => (
+                        <tr key={account.id}>
+                          <th scope="row">{account.id}</th>
+                          <td>{account.currency}</td>
+                          <td>
+                            <Badge status={account.status} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )
             }
           </Show>

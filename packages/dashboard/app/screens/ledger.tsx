@@ -38,7 +38,7 @@ const BalanceOverTime = ({ accountId, version }: { readonly accountId: string; r
         const scale = 10 ** first.runningBalance.currency.decimals
         return (
           <section aria-labelledby="balance-chart" class="chart-box">
-            <h2 id="balance-chart">Balance over time</h2>
+            <h2 id="balance-chart">Balance over time ({first.runningBalance.currency.code})</h2>
             <BalanceChart
               points={rows.map((p) => ({ at: p.at, balance: p.runningBalance.amount / scale }))}
               currency={first.runningBalance.currency.code}

@@ -118,30 +118,32 @@ const ByDay = ({ query, version }: { readonly query: Record<string, string>; rea
             <StatusByDayChart days={days} statuses={shown} />
             <details>
               <summary>The numbers{complete ? "" : " (the first 10 000 transactions)"}</summary>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    {shown.map((s) => (
-                      <th key={s} scope="col" class="num">
-                        {s}
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {days.map((d) => (
-                    <tr key={d.day}>
-                      <th scope="row">{d.day}</th>
+              <div class="table-scroll">
+                <table class="by-day">
+                  <thead>
+                    <tr>
+                      <th scope="col">Day</th>
                       {shown.map((s) => (
-                        <td key={s} class="num">
-                          {d.counts[s] ?? 0}
-                        </td>
+                        <th key={s} scope="col" class="num">
+                          {s}
+                        </th>
                       ))}
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {days.map((d) => (
+                      <tr key={d.day}>
+                        <th scope="row">{d.day}</th>
+                        {shown.map((s) => (
+                          <td key={s} class="num">
+                            {d.counts[s] ?? 0}
+                          </td>
+                        ))}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             </details>
           </section>
         )
@@ -315,34 +317,36 @@ const Timeline = ({ transaction }: { readonly transaction: any }) => {
         {({ data }) => (
           <>
             <MachinePath machine={machineOf(transaction.type)} entries={data} statusOf={publicStatus} />
-            <table class="timeline">
-              <caption>Each move, with the webhook it sent</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">State (machine)</th>
-                  <th scope="col">Webhook</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.map((entry) => (
-                  <tr key={`${entry.at}-${entry.state}`}>
-                    <th scope="row">
-                      <When at={entry.at} />
-                    </th>
-                    <td>
-                      <Badge status={publicStatus(entry.state) ?? entry.state} />
-                    </td>
-                    <td>
-                      {entry.from === undefined ? "" : `${entry.from} → `}
-                      {entry.state}
-                    </td>
-                    <td class="event">{entry.event ?? "—"}</td>
+            <div class="table-scroll">
+              <table class="timeline">
+                <caption>Each move, with the webhook it sent</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">State (machine)</th>
+                    <th scope="col">Webhook</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {data.map((entry) => (
+                    <tr key={`${entry.at}-${entry.state}`}>
+                      <th scope="row">
+                        <When at={entry.at} />
+                      </th>
+                      <td>
+                        <Badge status={publicStatus(entry.state) ?? entry.state} />
+                      </td>
+                      <td>
+                        {entry.from === undefined ? "" : `${entry.from} → `}
+                        {entry.state}
+                      </td>
+                      <td class="event">{entry.event ?? "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </>
         )}
       </Show>
@@ -509,10 +513,21 @@ export const PaymentScreen = ({ id }: { readonly id: string }) => {
                 <dd>{t.failureReason ?? "—"}</dd>
                 <dt>Rail</dt>
                 <dd>{t.paymentRail ?? "—"}</dd>
-                <dt>{t.settledAt === undefined ? "Expected settlement" : "Settled"}</dt>
-                <dd>
-                  <When at={t.settledAt ?? t.expectedSettlementAt} />
-                </dd>
+                {t.settledAt !== undefined ? (
+                  <>
+                    <dt>Settled</dt>
+                    <dd>
+                      <When at={t.settledAt} />
+                    </dd>
+                  </>
+                ) : inFlight(t) && t.expectedSettlementAt !== undefined ? (
+                  <>
+                    <dt>Expected settlement</dt>
+                    <dd>
+                      <When at={t.expectedSettlementAt} />
+                    </dd>
+                  </>
+                ) : null}
               </>
             )}
             <dt>Customer</dt>
