@@ -175,13 +175,12 @@ export const PaymentsScreen = () => {
     }
     return scanned.current.rows
   }
-  const [version, setVersion] = useState(0)
   const transactions = usePaged(
     async (cursor) => {
       const page =
         filters.payee === ""
           ? await listPage(client, filters.query, cursor, PAGE)
-          : pageOf(await payeeRows(`${JSON.stringify(filters)}#${version}`), cursor, PAGE)
+          : pageOf(await payeeRows(JSON.stringify(filters)), cursor, PAGE)
       return {
         ...page,
         names: await payeeNames(
@@ -190,13 +189,13 @@ export const PaymentsScreen = () => {
         )
       }
     },
-    [filters, version]
+    [filters]
   )
   useFollow(
     () => {
+      // The payee search reads everything again, from the page shown.
+      scanned.current = undefined
       transactions.reload()
-      // The payee scan and the chart read everything again.
-      if (filters.payee !== "") setVersion((n) => n + 1)
     },
     transactionEvents,
     transactions.data?.data.some(inFlight) ?? false
