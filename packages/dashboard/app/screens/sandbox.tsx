@@ -3,7 +3,7 @@
  * and ask for a KYC review (decided by the name's suffix).
  */
 import { run } from "../client.ts"
-import { ActionForm, Choice, Field, useSession } from "../ui.tsx"
+import { ActionForm, Choice, Field, money, useSession } from "../ui.tsx"
 
 /** The sandbox rail's payout outcomes by the last three digits of the account number (packages/sandbox/README.md). */
 const outcomes = [
@@ -35,6 +35,9 @@ export const SandboxScreen = () => {
             })
           )
         }
+        report={(account) =>
+          `Done: ${account.id} now has ${money(account.balance)} available (${money(account.totalBalance)} in total)`
+        }
       >
         <Field label="Internal account id" name="accountId" value={fromHash.get("account") ?? undefined} required />
         <Field label="Amount (minor units)" name="amount" type="number" value="100000" required />
@@ -65,7 +68,11 @@ export const SandboxScreen = () => {
             client.payments.createQuote({
               payload: {
                 source: { sourceType: "ACCOUNT", accountId: account.id },
-                destination: { destinationType: "ACCOUNT", accountId: payee.id },
+                destination: {
+                  destinationType: "ACCOUNT",
+                  accountId: payee.id,
+                  ...(values.rail ? { paymentRail: values.rail } : {})
+                },
                 lockedCurrencySide: "SENDING",
                 lockedCurrencyAmount: Number(values.amount),
                 immediatelyExecute: true
@@ -85,6 +92,16 @@ export const SandboxScreen = () => {
         />
         <Field label="Amount (minor units)" name="amount" type="number" value="2500" required />
         <Choice label="Outcome (the payee's account number suffix)" name="outcome" options={outcomes} />
+        <Choice
+          label="Rail"
+          name="rail"
+          options={[
+            ["", "the sandbox's choice"],
+            ["ACH", "ACH (days, sped up)"],
+            ["RTP", "RTP (instant)"],
+            ["WIRE", "WIRE (same day, sped up)"]
+          ]}
+        />
       </ActionForm>
       <ActionForm
         title="Ask for a KYC decision"
