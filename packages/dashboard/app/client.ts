@@ -3,7 +3,7 @@
  * that type the server decode its answers), with the signed-in token's Basic credentials. The credentials live in
  * sessionStorage only: gone with the tab, never in a cookie.
  */
-import { API_VERSION, Api } from "@paycore/http/api"
+import { API_VERSION, Api, SIGNED_IN_CREDENTIALS_KEY } from "@paycore/http/api"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
@@ -13,7 +13,7 @@ export interface Credentials {
   readonly clientSecret: string
 }
 
-const STORAGE_KEY = "paycore.dashboard.credentials"
+const STORAGE_KEY = SIGNED_IN_CREDENTIALS_KEY
 
 export const savedCredentials = (): Credentials | undefined => {
   const saved = sessionStorage.getItem(STORAGE_KEY)

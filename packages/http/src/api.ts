@@ -31,6 +31,8 @@ export * from "./api/webhooks.ts"
 /** The interface version: the last segment of the base URL. */
 export const API_VERSION = "2025-10-13"
 
+export { SIGNED_IN_CREDENTIALS_KEY } from "./signed-in.ts"
+
 /**
  * The whole REST surface; served under `/2025-10-13` (the listener's prefix). Typed by its groups, so the
  * declaration names them rather than spelling out every endpoint again.

@@ -23,10 +23,12 @@ import type { EndpointInfo, ListenerOptions } from "./listener-types.ts"
 import {
   openApiDocument,
   REFERENCE_PAGE_CONTENT_SECURITY_POLICY,
+  referenceCredentialsScript,
   referencePageHtml,
   referenceRendererScript
 } from "./openapi.ts"
 import { compileResponder, type Responder } from "./responder.ts"
+import { SIGNED_IN_CREDENTIALS_KEY } from "./signed-in.ts"
 
 // -----------------------------------------------------------------------------
 // Compilation (once per endpoint)
@@ -216,9 +218,19 @@ export const compileListener = <Id extends string, Groups extends HttpApiGroup.C
       _tag: "Static",
       contentType: "text/html; charset=utf-8",
       body: Buffer.from(
-        referencePageHtml("openapi.json", rendererUrl === undefined ? undefined : "docs/renderer.js", spec.info.title)
+        referencePageHtml(
+          "openapi.json",
+          rendererUrl === undefined ? undefined : "docs/renderer.js",
+          spec.info.title,
+          "docs/credentials.js"
+        )
       ),
       headers: { "content-security-policy": REFERENCE_PAGE_CONTENT_SECURITY_POLICY }
+    })
+    addRoute("GET", `${prefix}/docs/credentials.js`, {
+      _tag: "Static",
+      contentType: "text/javascript; charset=utf-8",
+      body: Buffer.from(referenceCredentialsScript(SIGNED_IN_CREDENTIALS_KEY))
     })
     if (renderer !== undefined && rendererUrl !== undefined) {
       addRoute("GET", rendererUrl, {

@@ -78,6 +78,26 @@ const rendererConfiguration = {
 }
 
 /**
+ * Run before the renderer: the credentials of the token signed in to the dashboard in this tab (same origin,
+ * sessionStorage), if any, pre-fill try-it's Basic credentials; nothing when there are none. A file, not an inline
+ * script, so the page's policy allows no inline script.
+ */
+export const referenceCredentialsScript = (storageKey: string): string => `(() => {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(${JSON.stringify(storageKey)}) || "null")
+    const element = document.getElementById("api-reference")
+    if (!saved || !element || typeof saved.clientId !== "string" || typeof saved.clientSecret !== "string") return
+    const configuration = JSON.parse(element.dataset.configuration || "{}")
+    configuration.authentication = {
+      ...configuration.authentication,
+      securitySchemes: { basicAuth: { username: saved.clientId, password: saved.clientSecret } }
+    }
+    element.dataset.configuration = JSON.stringify(configuration)
+  } catch {}
+})()
+`
+
+/**
  * The reference page's `Content-Security-Policy` (issue 32 item 7): scripts, requests and everything else only from
  * the page's own origin (the renderer, the document, try-it calls to the sandbox), never framed. The renderer injects
  * its style sheets at run time, hence inline styles; no inline script runs (its configuration is a data attribute).
@@ -95,9 +115,15 @@ export const REFERENCE_PAGE_CONTENT_SECURITY_POLICY = [
 
 /**
  * The API reference page for the OpenAPI document at `specUrl`, rendered by the script at `scriptUrl`
- * (`referenceRendererScript`); without the renderer, a page that links the document and says how to get it.
+ * (`referenceRendererScript`) after the one at `credentialsUrl` (`referenceCredentialsScript`); without the renderer,
+ * a page that links the document and says how to get it.
  */
-export const referencePageHtml = (specUrl: string, scriptUrl: string | undefined, title = "API reference"): string =>
+export const referencePageHtml = (
+  specUrl: string,
+  scriptUrl: string | undefined,
+  title = "API reference",
+  credentialsUrl?: string
+): string =>
   `<!doctype html>
 <html lang="en">
 <head>
@@ -112,7 +138,7 @@ ${
     ? `<main><h1>${escapeHtml(title)}</h1><p>The OpenAPI document: <a href="${escapeHtml(specUrl)}">openapi.json</a>.</p>
 <p>Install the optional renderer (<code>npm install @scalar/api-reference</code>) to browse it here.</p></main>`
     : `<script id="api-reference" data-url="${escapeHtml(specUrl)}" data-configuration="${escapeHtml(JSON.stringify(rendererConfiguration))}"></script>
-<script src="${escapeHtml(scriptUrl)}"></script>`
+${credentialsUrl === undefined ? "" : `<script src="${escapeHtml(credentialsUrl)}"></script>\n`}<script src="${escapeHtml(scriptUrl)}"></script>`
 }
 </body>
 </html>

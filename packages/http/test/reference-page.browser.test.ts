@@ -1,6 +1,7 @@
 import { launchChromium, missingBrowser, screenshotPath } from "@paycore/testkit/browser"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SIGNED_IN_CREDENTIALS_KEY } from "../src/api.ts"
 import { useTestServer } from "./harness.ts"
 
 if (missingBrowser !== undefined) console.warn(missingBrowser)
@@ -52,6 +53,32 @@ describe.skipIf(missingBrowser !== undefined)("GET /docs in Chromium (C-01)", ()
     await expect.poll(() => page.getByText("supportedCurrencies").count(), { timeout: 10_000 }).toBeGreaterThan(0)
     await page.screenshot({ path: screenshotPath("api-reference-try-it") })
   }, 60_000)
+
+  it("issue 32: signed in to the dashboard in this tab, try-it sends with that token without typing it", async () => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    try {
+      await tab.goto(`${server.baseUrl}/docs`)
+      // What the dashboard stores when someone signs in (same origin, this tab's sessionStorage).
+      await tab.evaluate(([key, credentials]) => sessionStorage.setItem(key, credentials), [
+        SIGNED_IN_CREDENTIALS_KEY,
+        JSON.stringify(server.admin)
+      ] as const)
+      await tab.reload()
+      const section = tab.locator('[id$="tag/platform/GET/config"]')
+      await section.waitFor({ timeout: 60_000 })
+      await section.scrollIntoViewIfNeeded()
+      await section.getByRole("button", { name: /Test Request/ }).click()
+      const answered = tab.waitForResponse((r) => new URL(r.url()).pathname.endsWith("/config"), { timeout: 10_000 })
+      await tab.getByRole("button", { name: /^Send Request/ }).click()
+      const response = await answered
+      expect(response.request().headers().authorization).toBe(
+        `Basic ${Buffer.from(`${server.admin.clientId}:${server.admin.clientSecret}`).toString("base64")}`
+      )
+      expect(response.status()).toBe(200)
+    } finally {
+      await tab.close()
+    }
+  }, 90_000)
 
   it("fetches nothing from outside the sandbox", () => {
     expect(outside).toEqual([])
