@@ -2,24 +2,34 @@
  * Sandbox actions: fund an account, make a payment whose outcome the sandbox rail's account-number suffix decides,
  * and ask for a KYC review (decided by the name's suffix).
  */
+
+import { useEffect, useState } from "preact/hooks"
 import { run } from "../client.ts"
 import { ActionForm, Choice, Field, useSession } from "../ui.tsx"
 
-/** The sandbox rail's payout outcomes by the last three digits of the account number (packages/sandbox/README.md). */
-const outcomes = [
-  ["000", "000: succeeds"],
-  ["002", "002: fails (QUOTE_EXECUTION_FAILED), refunded"],
-  ["003", "003: long payment, settles after 6 minutes"],
-  ["004", "004: fails (ACCOUNT_CANNOT_RECEIVE), refunded"],
-  ["005", "005: settles, then returned"],
-  ["006", "006: fails (ACCOUNT_INVALID), refunded"],
-  ["007", "007: fails and its refund fails"],
-  ["008", "008: fails (LIMIT_EXCEEDED), refunded"],
-  ["009", "009: fails (COMPLIANCE_REJECTED), refunded"]
-] as const
+/** The sandbox rail's payout suffixes: the last three digits of the payee's account number (packages/sandbox/README.md). */
+const SUFFIXES = ["000", "002", "003", "004", "005", "006", "007", "008", "009"] as const
+
+/**
+ * What each suffix does and when, as the sandbox server computes it from its timing table and its speed-up
+ * (`/dashboard/sandbox.json`); the bare suffixes until it answers, or where no sandbox serves it.
+ */
+const useOutcomes = (): ReadonlyArray<readonly [string, string]> => {
+  const [outcomes, setOutcomes] = useState<ReadonlyArray<readonly [string, string]>>(SUFFIXES.map((s) => [s, s]))
+  useEffect(() => {
+    fetch("/dashboard/sandbox.json")
+      .then((response) => (response.ok ? response.json() : undefined))
+      .then((body: { outcomes?: ReadonlyArray<{ suffix: string; label: string }> } | undefined) => {
+        if (body?.outcomes !== undefined) setOutcomes(body.outcomes.map(({ suffix, label }) => [suffix, label]))
+      })
+      .catch(() => undefined)
+  }, [])
+  return outcomes
+}
 
 export const SandboxScreen = () => {
   const { client } = useSession()
+  const outcomes = useOutcomes()
   const fromHash = new URLSearchParams(location.hash.split("?")[1] ?? "")
   return (
     <>
