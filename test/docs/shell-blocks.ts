@@ -6,8 +6,9 @@
  *   ```sh no-run: <reason>         shown, not run; the reason says why (it starts a server, installs packages…)
  *   ```sh after=README.md          run after that document's blocks, in the same shell (it goes on from there)
  *
- * In a run block a comment `# → 409 …` announces that the next answer that is not 2xx has that status: the
- * non-2xx answers of a block, in order, must be exactly the ones it announces. In a `console` block the lines
+ * In a run block a comment `# → 409 …` announces that the next answer that is not 2xx has that status, and
+ * `# → 201 or 409 …` an answer that may be either (a second run meets what the first made): the non-2xx answers of a
+ * block, in order, must be exactly the ones it announces (`answersMatch`). In a `console` block the lines
  * starting `$ ` are the commands; the others are what they print.
  */
 import { readdirSync, readFileSync } from "node:fs"
@@ -27,8 +28,8 @@ export interface ShellBlock {
   readonly noRun: string | undefined
   /** `after=<file>`: the document whose blocks run first, in the same shell. */
   readonly after: string | undefined
-  /** The statuses its `# → NNN` comments announce, in order, 2xx left out. */
-  readonly announced: ReadonlyArray<number>
+  /** The statuses its `# → NNN` (or `# → NNN or MMM`) comments announce, in order; those of 2xx only left out. */
+  readonly announced: ReadonlyArray<ReadonlyArray<number>>
 }
 
 const FENCE = /^```(sh|bash|shell|console)(?:[ \t]+(.*))?$/
@@ -50,8 +51,32 @@ export const fencedBlocks = (
   return blocks
 }
 
-const announcedStatuses = (script: string): ReadonlyArray<number> =>
-  [...script.matchAll(/#[^\n]*?→\s*([1-5]\d\d)\b/g)].map((m) => Number(m[1])).filter((s) => s < 200 || s > 299)
+const isSuccess = (status: number) => status >= 200 && status <= 299
+
+/** `# → 409`, `# → 201 or 409`: each announcement's statuses, those of 2xx only left out. */
+const announcedStatuses = (script: string): ReadonlyArray<ReadonlyArray<number>> =>
+  [...script.matchAll(/#[^\n]*?→\s*([1-5]\d\d(?:\s+or\s+[1-5]\d\d)*)\b/g)]
+    .map((m) => m[1]!.split(/\s+or\s+/).map(Number))
+    .filter((statuses) => !statuses.every(isSuccess))
+
+/**
+ * Whether a block's non-2xx answers, in order, are the ones it announces: each announcement is met by the next
+ * answer; one that allows a 2xx (`# → 201 or 409`) may also be met by a 2xx, which is not in the list.
+ */
+export const answersMatch = (
+  answers: ReadonlyArray<number>,
+  announced: ReadonlyArray<ReadonlyArray<number>>
+): boolean => {
+  const match = (a: number, n: number): boolean => {
+    if (n === announced.length) return a === answers.length
+    const options = announced[n]!
+    return (
+      (a < answers.length && options.includes(answers[a]!) && match(a + 1, n + 1)) ||
+      (options.some(isSuccess) && match(a, n + 1))
+    )
+  }
+  return match(0, 0)
+}
 
 export const shellBlocks = (file: string): ReadonlyArray<ShellBlock> =>
   fencedBlocks(readFileSync(join(ROOT, file), "utf8")).flatMap(({ info, body, line }) => {
