@@ -12,6 +12,8 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { PAYEE_TYPES } from "@paycore/core"
+import { fastestRail, outcomeLabels } from "@paycore/sandbox"
 import { launchChromium, missingBrowser, screenshotPath } from "@paycore/testkit/browser"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -182,6 +184,11 @@ describe.skipIf(missingBrowser !== undefined)("the sandbox dashboard in Chromium
     await open(`sandbox?account=${made.accountId}&customer=${made.customerId}`)
     const pay = page.locator("form", { hasText: "Make a payment with a chosen outcome" })
     await pay.getByLabel("Amount").fill("2500")
+    // Issue 32 item 2: each suffix's label is the server's, from the timing table at its speed-up (1e6 here), on the
+    // rail a US payee gets when none is named (RTP, not ACH's 2 days).
+    const expected = outcomeLabels(fastestRail(PAYEE_TYPES.USD_ACCOUNT.rails), 1_000_000).map(({ label }) => label)
+    expect(expected[1]).toBe("002: fails (QUOTE_EXECUTION_FAILED) after 1 ms (5 s ÷ 1000000) on RTP, refunded")
+    await expect.poll(() => pay.getByLabel("Outcome").locator("option").allTextContents()).toEqual(expected)
     await pay.getByLabel("Outcome").selectOption("002")
     await pay.getByRole("button", { name: "Pay" }).click()
     await page.getByRole("heading", { name: /Outgoing payment/ }).waitFor()

@@ -106,7 +106,7 @@ export interface RunningSandbox {
    * `<data folder>/sandbox.env` (none without a data folder): the base URL and the token as shell variables, written
    * at each start.
    */
-  readonly envFile: string | undefined
+  readonly envFile?: string | undefined
 }
 
 /**

@@ -78,6 +78,7 @@ export class Rail extends Context.Service<
   }
 >()("paycore/ports/Rail") {}
 
+/** How a payout's rail is chosen when its quote names none (the `RailSelection` port). */
 export interface RailSelectionService {
   /**
    * The rail of a payout to an external account whose quote names none ("a default rail for the destination is
