@@ -214,7 +214,9 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   // PORT=0 picks a free port: report the one the server got.
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const envFile =
-    store.dataDir === undefined ? undefined : writeSandboxEnv(store.dataDir, `${origin}/${API_VERSION}`, clientId, secret)
+    store.dataDir === undefined
+      ? undefined
+      : writeSandboxEnv(store.dataDir, `${origin}/${API_VERSION}`, clientId, secret)
   return {
     baseUrl: `${origin}/${API_VERSION}`,
     dashboardUrl: `${origin}${DASHBOARD_PATH}`,
