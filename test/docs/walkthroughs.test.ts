@@ -1,5 +1,5 @@
 /**
- * The walk-throughs run as written (issue 32 item 3): every shell block of README.md and docs/*.md (shell-blocks.ts
+ * The walk-throughs run as written (issue 32 item 3): every shell block of README.md and docs/*.md (doc-blocks.ts
  * says which blocks and how they are marked), run in a reader's folder against a fresh `npm start` per document
  * (PGlite in `./.paycore-data`, a free port): the document's blocks in order in one shell (`sh -eu`: a failing
  * command stops it), then all of them again in a new shell on the same data, as a reader who follows the page a
@@ -15,7 +15,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlin
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { answersMatch, documents, ROOT, type ShellBlock, shellBlocks } from "./shell-blocks.ts"
+import { answersMatch, documents, ROOT, type ShellBlock, shellBlocks } from "./doc-blocks.ts"
 
 const which = (tool: string): string | undefined => {
   try {

@@ -1,5 +1,9 @@
 /**
- * The shell blocks of the docs (issue 32 item 3): every fenced block of README.md and docs/*.md whose language is
+ * The code blocks of README.md and docs/*.md, read one way for every test that checks them (`fencedBlocks`):
+ *
+ *   ```ts examples/embedded/src/main.ts    quoted from that file, found there verbatim (quoted-code.test.ts)
+ *
+ * and their shell blocks (issue 32 item 3): every fenced block of README.md and docs/*.md whose language is
  * `sh`, `bash`, `shell` or `console`, with the words after the language on the fence line:
  *
  *   ```sh                          run by test/docs/walkthroughs.test.ts, in the document's order
@@ -34,7 +38,7 @@ export interface ShellBlock {
 
 const FENCE = /^```(sh|bash|shell|console)(?:[ \t]+(.*))?$/
 
-/** Every fenced block of a markdown text with its language and fence words: `[language, words, body, line]`. */
+/** Every fenced block of a markdown text: the words on its fence (`ts examples/…`), its text, its fence's line. */
 export const fencedBlocks = (
   markdown: string
 ): ReadonlyArray<{ readonly info: string; readonly body: string; readonly line: number }> => {
