@@ -11,7 +11,17 @@
  * Needs `curl` and `jq` (the walk-throughs use both; .ci/run installs jq): without them it is skipped, saying so.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -68,6 +78,8 @@ exit $code
 interface Sandbox {
   readonly process: ChildProcess
   readonly exited: Promise<unknown>
+  /** What its banner printed. */
+  readonly banner: string
 }
 
 /** `npm start`'s program with its data in `dataDir`, at a free port; up once it printed its banner. */
@@ -85,7 +97,7 @@ const startSandbox = (dataDir: string): Promise<Sandbox> =>
       if (output.includes("END PUBLIC KEY")) {
         child.stdout?.off("data", onData)
         child.stdout?.resume()
-        resolve({ process: child, exited })
+        resolve({ process: child, exited, banner: output })
       }
     }
     child.stdout?.on("data", onData)
@@ -233,6 +245,30 @@ describe.skipIf(missing.length > 0)("the walk-throughs, run as written against n
   }, 180_000)
   afterAll(() => {
     if (work !== "") rmSync(work, { recursive: true, force: true })
+  })
+
+  it("npm start writes sandbox.env at each start: the URL and token its banner printed, owner-only", async () => {
+    const reader = mkdtempSync(join(work, "restart-"))
+    cpSync(template, join(reader, ".paycore-data"), { recursive: true })
+    const env = join(reader, ".paycore-data", "sandbox.env")
+    const read = () =>
+      execFileSync("sh", ["-c", ". ./.paycore-data/sandbox.env && echo $PAYCORE_API $PAYCORE_CLIENT_ID"], {
+        cwd: reader,
+        encoding: "utf8"
+      }).trim()
+    const seen: Array<string> = []
+    for (const _ of [1, 2]) {
+      const sandbox = await startSandbox(join(reader, ".paycore-data"))
+      // What the banner printed, as the file says it.
+      const printed = (name: string) => new RegExp(`${name}\\s+(\\S+)`).exec(sandbox.banner)?.[1]
+      expect(read()).toBe(`${printed("base URL")} ${printed("token id")}`)
+      expect(statSync(env).mode & 0o777).toBe(0o600)
+      seen.push(read())
+      sandbox.process.kill("SIGTERM")
+      await sandbox.exited
+    }
+    // The token is kept in the data folder: the same at the second start.
+    expect(seen[1]!.split(" ")[1]).toBe(seen[0]!.split(" ")[1])
   })
 
   // The documents run side by side (each its own sandbox): most of a walk-through's time is waiting on its server.
