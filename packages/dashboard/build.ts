@@ -5,7 +5,8 @@
  * root `npm run build` (the `prepare` script, at install); `npm start` never builds (a missing page is answered by a
  * 503 page, src/index.ts).
  */
-import { copyFileSync, mkdirSync } from "node:fs"
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { join } from "node:path"
 import { build } from "esbuild"
 
@@ -28,4 +29,7 @@ await build({
   legalComments: "none",
   logLevel: "warning"
 })
-for (const file of ["index.html", "app.css"]) copyFileSync(join(app, file), join(dist, file))
+copyFileSync(join(app, "index.html"), join(dist, "index.html"))
+// One style sheet: the charts' own (uPlot's layout of its canvas, legend and cursor), then the dashboard's.
+const uPlotCss = createRequire(import.meta.url).resolve("uplot/dist/uPlot.min.css")
+writeFileSync(join(dist, "app.css"), `${readFileSync(uPlotCss, "utf8")}\n${readFileSync(join(app, "app.css"), "utf8")}`)

@@ -20,7 +20,6 @@ const NOT_TESTED: Readonly<Record<string, string>> = {
   "C-29":
     "500 SERVICE_SWITCH_ERROR names a failure of the vendor's internal service switch, which this engine does not " +
     "have: an unexpected failure is 500 INTERNAL_ERROR (C-30, tested).",
-  "SB-08": "Beneficiary name verification by suffix: not built yet (issue 31, item 3).",
   "SB-12":
     "Optional legacy shortcuts, deliberately not accepted: the sandbox verifies real stamps and assertions, which " +
     "the wallet client kit (@paycore/testkit/wallet-client) makes for real."

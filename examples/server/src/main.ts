@@ -9,5 +9,13 @@ NodeRuntime.runMain(
       Effect.tap((sandbox) => Effect.sync(() => process.stdout.write(banner(sandbox)))),
       Effect.andThen(Effect.never)
     )
+  ).pipe(
+    // A second `npm start` on the same data folder: one line naming the first, exit code 1, nothing written.
+    Effect.catchTag("DataDirInUse", (error) =>
+      Effect.sync(() => {
+        process.stderr.write(`${error.message}\n`)
+        process.exitCode = 1
+      })
+    )
   )
 )

@@ -27,6 +27,10 @@ export const paycore = Command.make("paycore").pipe(
     json: Flag.Boolean("json").pipe(
       Flag.withDescription("One JSON document per result, no colour"),
       Flag.withDefault(false)
+    ),
+    verbose: Flag.Boolean("verbose").pipe(
+      Flag.withDescription("On a failure, print its cause and stack below the one-line error"),
+      Flag.withDefault(false)
     )
   }),
   Command.withDescription("The paycore developer CLI: run the sandbox, make tokens, trigger and forward webhooks")

@@ -68,6 +68,9 @@ describe("paycore serve, tokens (issue 18 item 4)", { timeout: 240_000 }, () => 
     expect(refused.code).toBe(1)
     expect(refused.stdout).toBe("")
     expect(refused.stderr.trim()).toMatch(/^error 401 UNAUTHORIZED: /)
+    // Issue 32 item 4: one line that says which credentials the server refused.
+    expect(refused.stderr.trimEnd().split("\n")).toHaveLength(1)
+    expect(refused.stderr).toContain("this server does not know the credentials of --client-id and --client-secret")
     expect(refused.stderr).not.toContain("not-the-secret")
     const bad = await runCli(["tokens", "create", "--name", "x", "--permissions", "ADMIN"], apiEnv(sandbox.baseUrl))
     expect(bad.code).toBe(1)

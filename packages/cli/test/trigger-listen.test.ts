@@ -65,6 +65,13 @@ describe("paycore trigger, forwarded by paycore listen (issue 18 item 4)", { tim
       expect(run.code, run.stderr).toBe(0)
       const [result] = jsonLines(run.stdout)
       expect(result).toMatchObject({ event, expect: types })
+      // Issue 32 item 4: when they come. A payout's at its rail's settlement, as the server computed it (its
+      // speed-up in force); the others within the next worker pass.
+      if (event.startsWith("payment.") && event !== "payment.returned") {
+        expect(result.expectedAt).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/))
+      } else {
+        expect(result.expectedAt).toBeNull()
+      }
       const ids = Object.values(result.ids as Record<string, string>)
       expect(ids.length).toBeGreaterThan(0)
       for (const type of types) {

@@ -1,7 +1,10 @@
 /** The sandbox dashboard: sign in with a token, then one screen per hash route (#/customers, #/payments/…). */
+
+import { API_VERSION } from "@paycore/http/api"
 import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import { type Credentials, clearCredentials, makeClient, run, saveCredentials, savedCredentials } from "./client.ts"
+import { type Live, type LiveState, startLive } from "./live.ts"
 import { AgentsScreen } from "./screens/agents.tsx"
 import { CardScreen, CardsScreen } from "./screens/cards.tsx"
 import { CustomerScreen, CustomersScreen } from "./screens/customers.tsx"
@@ -62,6 +65,28 @@ const Screen = ({ path }: { readonly path: ReadonlyArray<string> }) => {
   }
 }
 
+const liveText: Record<LiveState, string> = {
+  connecting: "connecting…",
+  live: "live",
+  polling: "polling (the event stream is down)"
+}
+
+/** Whether the screens follow the event stream or poll. */
+const LiveBadge = ({ live }: { readonly live: Live }) => {
+  const [state, setState] = useState(live.state)
+  useEffect(() => {
+    const unsubscribe = live.onState(setState)
+    // It may have changed between the first render and this effect.
+    setState(live.state())
+    return unsubscribe
+  }, [live])
+  return (
+    <span class="live" data-state={state} role="status" title="How the screens follow what is in flight">
+      {liveText[state]}
+    </span>
+  )
+}
+
 interface Signed {
   readonly session: Session
   readonly tokenName: string
@@ -73,7 +98,7 @@ const signIn = async (credentials: Credentials): Promise<Signed> => {
   const client = makeClient(credentials)
   const me = await run(client.platform.getCurrentToken())
   return {
-    session: { client, credentials, readOnly: me.environment === "PRODUCTION" },
+    session: { client, credentials, live: startLive(credentials), readOnly: me.environment === "PRODUCTION" },
     tokenName: me.name,
     environment: me.environment
   }
@@ -103,6 +128,7 @@ const App = () => {
     )
   }
   const signOut = () => {
+    signed.session.live.close()
     clearCredentials()
     setSigned(undefined)
   }
@@ -120,10 +146,13 @@ const App = () => {
                 </a>
               </li>
             ))}
+            <li>
+              <a href={`/${API_VERSION}/docs`}>API reference</a>
+            </li>
           </ul>
         </nav>
         <p class="who">
-          {signed.tokenName} <Badge status={signed.environment} />
+          <LiveBadge live={signed.session.live} /> {signed.tokenName} <Badge status={signed.environment} />
           {signed.session.readOnly ? " read-only" : ""}{" "}
           <button type="button" onClick={signOut}>
             Sign out

@@ -20,6 +20,20 @@ const contentTypes = {
 // The browser asks again each time (the bundle changes with every install) and gets a 304 while it is the same.
 const cacheControl = "no-cache"
 
+/**
+ * The page's `Content-Security-Policy` (issue 32 item 7): it keeps an API secret in sessionStorage and has
+ * irreversible buttons, so no script, style or request but its own origin's, no inline script, and no framing.
+ */
+const DASHBOARD_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join("; ")
+const headers = { "content-security-policy": DASHBOARD_CONTENT_SECURITY_POLICY }
+
 const missingPage = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Dashboard not built</title><link rel="icon" href="data:,"></head>
@@ -39,7 +53,13 @@ const missingPage = `<!doctype html>
 export const dashboardFiles = (distDir = join(import.meta.dirname, "..", "dist")): ReadonlyArray<StaticFile> => {
   const names = Object.keys(contentTypes) as Array<keyof typeof contentTypes>
   if (!names.every((name) => existsSync(join(distDir, name)))) {
-    const page = { contentType: contentTypes["index.html"], body: Buffer.from(missingPage), status: 503, cacheControl }
+    const page = {
+      contentType: contentTypes["index.html"],
+      body: Buffer.from(missingPage),
+      status: 503,
+      cacheControl,
+      headers
+    }
     return [
       { path: "/dashboard", ...page },
       { path: "/dashboard/*", ...page }
@@ -48,7 +68,8 @@ export const dashboardFiles = (distDir = join(import.meta.dirname, "..", "dist")
   const file = (name: keyof typeof contentTypes) => ({
     contentType: contentTypes[name],
     body: readFileSync(join(distDir, name)),
-    cacheControl
+    cacheControl,
+    headers
   })
   // The router answers `/dashboard` and `/dashboard/` with one route.
   return [

@@ -41,7 +41,8 @@ describe("the built dashboard (issue 18 item 1)", () => {
   it("names no other origin: the page loads only its own files, the style sheet no font or import", () => {
     const html = readFileSync(join(dist, "index.html"), "utf8")
     const loaded = [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((m) => m[1])
-    expect(loaded).toEqual(["data:,", "/dashboard/app.css", "/dashboard/app.js"])
+    // No `data:` icon either: a `default-src 'self'` policy refuses it.
+    expect(loaded).toEqual(["/dashboard/app.css", "/dashboard/app.js"])
     const css = readFileSync(join(dist, "app.css"), "utf8")
     expect(css).not.toMatch(/url\(|@import|@font-face/)
     const js = readFileSync(join(dist, "app.js"), "utf8")
@@ -69,6 +70,26 @@ describe("the built dashboard (issue 18 item 1)", () => {
     expect(await again.text()).toBe("")
     expect((await fetch(`${url}/dashboard/app.css`)).headers.get("content-type")).toBe("text/css; charset=utf-8")
     expect((await fetch(`${url}/dashboard/nothing-here.js`)).status).toBe(404)
+  })
+
+  it("issue 32 item 7: the page and its files send a Content-Security-Policy of its own origin (no framing, no inline script), nosniff and a Referrer-Policy", async () => {
+    const { url, server } = await serve(dashboardFiles())
+    servers.push(server)
+    for (const path of ["/dashboard/", "/dashboard/app.js", "/dashboard/app.css"]) {
+      const answer = await fetch(`${url}${path}`)
+      expect(answer.status, path).toBe(200)
+      const policy = answer.headers.get("content-security-policy") ?? ""
+      expect(policy.split(";").map((d) => d.trim())).toEqual(
+        expect.arrayContaining(["default-src 'self'", "frame-ancestors 'none'"])
+      )
+      // Neither scripts nor styles are widened: both fall back to default-src 'self'.
+      expect(policy).not.toMatch(/script-src|style-src|unsafe/)
+      expect(answer.headers.get("x-content-type-options"), path).toBe("nosniff")
+      expect(answer.headers.get("referrer-policy"), path).toBe("no-referrer")
+    }
+    // The page itself has no inline script or style to allow.
+    const html = readFileSync(join(dist, "index.html"), "utf8")
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=/)
   })
 
   it("answers a 503 page saying to run npm install where dist/ is missing", async () => {

@@ -154,7 +154,7 @@ export const makeApp = (options: AppOptions = {}) =>
 
     // Mutating requests carrying `Idempotency-Key` run once per key: the response is stored in the same
     // store transaction as the command's writes and replayed for the same request. Endpoints annotated SecretAnswer
-    // are the exceptions: their answers are bearer secrets.
+    // are the exceptions: their answers are bearer secrets, kept nowhere (the listener sends them `no-store`).
     const intercept = (
       request: {
         readonly info: EndpointInfo
@@ -167,11 +167,9 @@ export const makeApp = (options: AppOptions = {}) =>
       effect: Effect.Effect<unknown, unknown>,
       render: (value: unknown) => { readonly status: number; readonly body: unknown }
     ) => {
-      if (Context.get(request.info.annotations, SecretAnswer)) {
-        return Effect.map(effect, (value) => ({ ...render(value), headers: { "cache-control": "no-store" } }))
-      }
       const key = request.headers["idempotency-key"]
       if (request.method === "GET" || typeof key !== "string") return undefined
+      if (Context.get(request.info.annotations, SecretAnswer)) return undefined
       if (isSecondLeg(request.headers)) return undefined
       const fingerprint = Idempotency.fingerprint(request.method, request.url, request.rawBody)
       // Keys are the caller's own: two agents (or an agent and the platform) sending one key never share an answer.

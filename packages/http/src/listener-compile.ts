@@ -18,9 +18,14 @@ import {
 import { FindMyWay } from "effect/http"
 import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { SchemaJITCompiler } from "effect/schema"
-import { PublicEndpoint } from "./annotations.ts"
+import { CarriesSecret, PublicEndpoint, SecretAnswer } from "./annotations.ts"
 import type { EndpointInfo, ListenerOptions } from "./listener-types.ts"
-import { openApiDocument, referencePageHtml, referenceRendererScript } from "./openapi.ts"
+import {
+  openApiDocument,
+  REFERENCE_PAGE_CONTENT_SECURITY_POLICY,
+  referencePageHtml,
+  referenceRendererScript
+} from "./openapi.ts"
 import { compileResponder, type Responder } from "./responder.ts"
 
 // -----------------------------------------------------------------------------
@@ -51,7 +56,12 @@ export interface CompiledEndpoint {
   readonly emptyBody: null | undefined
   readonly handler: (request: UntypedRequest) => Effect.Effect<unknown, unknown, unknown>
   readonly responder: (value: unknown) => Responder
+  /** Headers of every success answer: `Cache-Control: no-store` when it carries a secret; none otherwise. */
+  readonly successHeaders: Readonly<Record<string, string>> | undefined
 }
+
+/** What an answer that carries a secret is sent with: no browser or proxy keeps it (`CarriesSecret`, `SecretAnswer`). */
+export const NO_STORE = { "cache-control": "no-store" } as const
 
 export interface StaticRoute {
   readonly _tag: "Static"
@@ -60,7 +70,15 @@ export interface StaticRoute {
   readonly cacheControl?: string | undefined
   readonly status?: number | undefined
   readonly etag?: string | undefined
+  /** Headers of its own (a page's `Content-Security-Policy`), beside `STATIC_HEADERS`. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
+
+/**
+ * Sent with every static answer (the reference page, the OpenAPI document, the dashboard's files): no content-type
+ * sniffing, and no `Referer` leaving a page whose URL may say what the reader is looking at.
+ */
+export const STATIC_HEADERS = { "x-content-type-options": "nosniff", "referrer-policy": "no-referrer" } as const
 
 export type Route = CompiledEndpoint | StaticRoute
 
@@ -171,7 +189,11 @@ export const compileListener = <Id extends string, Groups extends HttpApiGroup.C
         decodePayload: compilePayload(info),
         emptyBody: acceptsNull(info) ? null : undefined,
         handler,
-        responder: compileResponder(info, successes)
+        responder: compileResponder(info, successes),
+        successHeaders:
+          Context.get(mergedAnnotations, CarriesSecret) || Context.get(mergedAnnotations, SecretAnswer)
+            ? NO_STORE
+            : undefined
       })
     }
   })
@@ -195,7 +217,8 @@ export const compileListener = <Id extends string, Groups extends HttpApiGroup.C
       contentType: "text/html; charset=utf-8",
       body: Buffer.from(
         referencePageHtml("openapi.json", rendererUrl === undefined ? undefined : "docs/renderer.js", spec.info.title)
-      )
+      ),
+      headers: { "content-security-policy": REFERENCE_PAGE_CONTENT_SECURITY_POLICY }
     })
     if (renderer !== undefined && rendererUrl !== undefined) {
       addRoute("GET", rendererUrl, {
@@ -214,6 +237,7 @@ export const compileListener = <Id extends string, Groups extends HttpApiGroup.C
       body: file.body,
       cacheControl: file.cacheControl,
       status: file.status,
+      headers: file.headers,
       etag: `"${createHash("sha256").update(file.body).digest("base64url").slice(0, 27)}"`
     })
   }

@@ -61,7 +61,7 @@ const onExit = <Principal, R>(
   try {
     if (Exit.isSuccess(exit)) {
       if (HttpServerResponse.isHttpServerResponse(exit.value)) sendRaw(l, res, exit.value, route.info)
-      else respond(res, route.responder(exit.value), exit.value)
+      else respond(res, route.responder(exit.value), exit.value, route.successHeaders)
       return
     }
     const failure = Cause.findError(exit.cause)
@@ -86,7 +86,9 @@ const onInterceptedExit = <Principal, R>(
     onExit(l, res, route, exit)
     return
   }
-  const { status, body, headers } = exit.value
+  const { status, body } = exit.value
+  const headers =
+    route.successHeaders === undefined ? exit.value.headers : { ...exit.value.headers, ...route.successHeaders }
   if (body === undefined) {
     res.writeHead(status, { ...headers, ...(status === 204 ? undefined : { "content-length": 0 }) })
     res.end()
@@ -95,12 +97,17 @@ const onInterceptedExit = <Principal, R>(
   }
 }
 
-const respond = (res: ServerResponse, { status, serialize }: Responder, value: unknown): void => {
+const respond = (
+  res: ServerResponse,
+  { status, serialize }: Responder,
+  value: unknown,
+  headers: Readonly<Record<string, string>> | undefined
+): void => {
   if (serialize === undefined) {
-    res.writeHead(status, status === 204 ? undefined : { "content-length": 0 })
+    res.writeHead(status, status === 204 ? headers : { ...headers, "content-length": 0 })
     res.end()
   } else {
-    sendJson(res, status, serialize(value))
+    sendJson(res, status, serialize(value), headers)
   }
 }
 

@@ -149,6 +149,11 @@ export interface StaticFile {
   /** Default 200 (a 503 page says what is missing). */
   readonly status?: number | undefined
   readonly cacheControl?: string | undefined
+  /**
+   * Headers of its own, e.g. a page's `Content-Security-Policy`. Every static answer also carries
+   * `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`.
+   */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
 /** A response as data: `body` is a JSON value (`undefined` for none). */

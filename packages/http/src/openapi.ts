@@ -78,6 +78,22 @@ const rendererConfiguration = {
 }
 
 /**
+ * The reference page's `Content-Security-Policy` (issue 32 item 7): scripts, requests and everything else only from
+ * the page's own origin (the renderer, the document, try-it calls to the sandbox), never framed. The renderer injects
+ * its style sheets at run time, hence inline styles; no inline script runs (its configuration is a data attribute).
+ */
+export const REFERENCE_PAGE_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'"
+].join("; ")
+
+/**
  * The API reference page for the OpenAPI document at `specUrl`, rendered by the script at `scriptUrl`
  * (`referenceRendererScript`); without the renderer, a page that links the document and says how to get it.
  */

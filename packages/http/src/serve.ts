@@ -19,6 +19,7 @@ import {
   type Listener,
   MULTIPART_TYPE,
   type Route,
+  STATIC_HEADERS,
   STREAMED,
   type StaticRoute
 } from "./listener-compile.ts"
@@ -107,6 +108,8 @@ const noRoute = <Principal, R>(l: Listener<Principal, R>, res: ServerResponse, m
 /** A static file (the docs, `files`): 304 when the client has it (its ETag), else the file. */
 const sendStatic = (req: IncomingMessage, res: ServerResponse, route: StaticRoute): void => {
   const headers = {
+    ...STATIC_HEADERS,
+    ...route.headers,
     ...(route.cacheControl === undefined ? {} : { "cache-control": route.cacheControl }),
     ...(route.etag === undefined ? {} : { etag: route.etag })
   }

@@ -242,6 +242,9 @@ describe("POST /customers/external-accounts (AC-12 .. AC-19)", () => {
       ownershipType: "FIRST_PARTY",
       defaultUmaDepositAccount: false,
       paymentRails: ["ACH", "WIRE", "RTP", "FEDNOW"],
+      // SB-08: the sandbox's name check matches any suffix outside 102 … 107 (a business by its legal name).
+      beneficiaryVerificationStatus: "MATCHED",
+      beneficiaryVerifiedData: { fullName: "Hopper Compilers Inc" },
       // Echoed as sent, with the rails it is paid on (where the upstream's responses carry them).
       accountInfo: { ...accountInfo, paymentRails: ["ACH", "WIRE", "RTP", "FEDNOW"] },
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),

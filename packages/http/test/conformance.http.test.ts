@@ -545,7 +545,7 @@ const exercises: Record<string, (server: TestServer, fixture: Fixture) => Promis
   },
   "agent-beneficiary-trusted": async (server, { customer }) => {
     // Trusted as the customer's SCA confirm would leave it (sca-trust tests walk that flow).
-    const accountId = await addUsPayee(server, customer.id, { accountNumber: `8${Date.now() % 100_000_000}` })
+    const accountId = await addUsPayee(server, customer.id, { accountNumber: `8${Date.now() % 100_000_000}000` })
     const now = new Date().toISOString()
     await Effect.runPromise(
       Effect.orDie(

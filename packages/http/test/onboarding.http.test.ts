@@ -864,7 +864,7 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
       for (const o of [small, big, foreign]) expect((await owner(o.id)).kycStatus).toBe("UNVERIFIED")
     })
 
-    it("WH-10, K-12 a complete packet → APPROVED with its owners; CUSTOMER.KYB_APPROVED", async () => {
+    it("WH-10, K-12, CU-06 a complete packet → APPROVED with its owners; CUSTOMER.KYB_APPROVED carries them", async () => {
       await skipPaperwork(true)
       const c = await create(business("REG-131"))
       const a = await addOwner(c.id)
@@ -881,6 +881,9 @@ const onboardingSuite = (stores: () => StoresUnderTest) => {
       const emitted = await eventsWithData(c.id)
       expect(emitted.map((e: { type: string }) => e.type)).toEqual(["VERIFICATION.APPROVED", "CUSTOMER.KYB_APPROVED"])
       expect(emitted[1].data).toMatchObject({ id: c.id, customerType: "BUSINESS", kybStatus: "APPROVED" })
+      // CU-06: the business as GET /customers/{id} answers it, its owners as decided.
+      expect(emitted[1].data.beneficialOwners).toEqual([await owner(a.id), await owner(b.id)])
+      expect(after.beneficialOwners).toEqual([await owner(a.id), await owner(b.id)])
     })
 
     it("K-12 registration number 002 → REJECTED; CUSTOMER.KYB_REJECTED", async () => {

@@ -36,6 +36,13 @@ const balanceOf = async (customerId: string, accountId: string): Promise<number>
 }
 
 const usPayee = (customerId: string, accountNumber = "123456789") => addUsPayee(server, customerId, { accountNumber })
+/** `POST /transfer-in` of `amount` from the external account `source` into the customer's USD account. */
+const pullInto = (customer: Onboarded, source: string, amount: number) =>
+  server.call("POST", "/transfer-in", {
+    source: { accountId: source },
+    destination: { accountId: customer.accounts.USD! },
+    amount
+  })
 
 const mxPayee = (customerId: string) => addMxPayee(server, customerId)
 
@@ -950,11 +957,7 @@ describe("Deprecated transfers", () => {
 
   it("Q-49: POST /transfer-in → 201 an INCOMING transaction that completes and credits the account", async () => {
     const before = await balanceOf(customer.id, customer.accounts.USD!)
-    const pulled = await server.call("POST", "/transfer-in", {
-      source: { accountId: payee },
-      destination: { accountId: customer.accounts.USD! },
-      amount: 2_000
-    })
+    const pulled = await pullInto(customer, payee, 2_000)
     expect(pulled.status).toBe(201)
     expect(pulled.json).toMatchObject({
       type: "INCOMING",
@@ -976,11 +979,7 @@ describe("Deprecated transfers", () => {
   it("Q-49 SB-07: a transfer-in whose pull fails (…004) → FAILED COLLECTION_FAILED, nothing credited", async () => {
     const failing = await usPayee(customer.id, "5550001004")
     const before = await balanceOf(customer.id, customer.accounts.USD!)
-    const pulled = await server.call("POST", "/transfer-in", {
-      source: { accountId: failing },
-      destination: { accountId: customer.accounts.USD! },
-      amount: 3_000
-    })
+    const pulled = await pullInto(customer, failing, 3_000)
     expect(pulled.status).toBe(201)
     await server.processDue()
     const tx = await getTx(pulled.json.id)
@@ -996,11 +995,7 @@ describe("Deprecated transfers", () => {
   ])("SB-07: a transfer-in from an account ending %s (%s) fails at once, nothing credited", async (suffix) => {
     const failing = await usPayee(customer.id, `5550001${suffix}`)
     const before = await balanceOf(customer.id, customer.accounts.USD!)
-    const pulled = await server.call("POST", "/transfer-in", {
-      source: { accountId: failing },
-      destination: { accountId: customer.accounts.USD! },
-      amount: 3_000
-    })
+    const pulled = await pullInto(customer, failing, 3_000)
     expect(pulled.status).toBe(201)
     expect(pulled.json).toMatchObject({ status: "FAILED", failureReason: "COLLECTION_FAILED" })
     expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before)
@@ -1009,11 +1004,7 @@ describe("Deprecated transfers", () => {
   it("SB-07: a transfer-in from an account ending 005 stays pending, then fails, nothing credited", async () => {
     const slow = await usPayee(customer.id, "5550001005")
     const before = await balanceOf(customer.id, customer.accounts.USD!)
-    const pulled = await server.call("POST", "/transfer-in", {
-      source: { accountId: slow },
-      destination: { accountId: customer.accounts.USD! },
-      amount: 3_000
-    })
+    const pulled = await pullInto(customer, slow, 3_000)
     expect(pulled.json.status).toBe("PENDING")
     await server.processDue()
     expect(await getTx(pulled.json.id)).toMatchObject({ status: "FAILED", failureReason: "COLLECTION_FAILED" })

@@ -12,12 +12,17 @@ describe.skipIf(missingBrowser !== undefined)("GET /docs in Chromium (C-01)", ()
   let browser: Browser
   let page: Page
   const outside: Array<string> = []
+  /** What Chromium refused under the page's Content-Security-Policy (issue 32 item 7). */
+  const refusedByPolicy: Array<string> = []
 
   beforeAll(async () => {
     browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     page.on("request", (request) => {
       if (new URL(request.url()).hostname !== "127.0.0.1") outside.push(request.url())
+    })
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text())
     })
     await page.goto(`${server.baseUrl}/docs`)
   }, 60_000)
@@ -50,5 +55,9 @@ describe.skipIf(missingBrowser !== undefined)("GET /docs in Chromium (C-01)", ()
 
   it("fetches nothing from outside the sandbox", () => {
     expect(outside).toEqual([])
+  })
+
+  it("runs under its Content-Security-Policy: nothing refused (issue 32 item 7)", () => {
+    expect(refusedByPolicy).toEqual([])
   })
 })

@@ -1,5 +1,6 @@
 import type { Directory, FxRates, KycProvider, Notifier, Rail } from "@paycore/core"
 import { Layer } from "effect"
+import { SandboxBeneficiaryVerification } from "./beneficiary-verification.ts"
 import { SandboxCardIssuer, type SandboxCardIssuerOptions } from "./card-issuer.ts"
 import { SandboxCardNetwork } from "./card-network.ts"
 import { SandboxDirectory } from "./directory.ts"
@@ -12,6 +13,7 @@ import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
 import { SandboxScreening } from "./screening.ts"
 import { SandboxStablecoinProvider } from "./stablecoin-provider.ts"
 
+export * from "./beneficiary-verification.ts"
 export * from "./card-issuer.ts"
 export * from "./card-network.ts"
 export * from "./directory.ts"
@@ -35,7 +37,8 @@ export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
  * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, the `CardIssuer`, the card
  * network simulator (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations) and `NetworkFees`
  * (a reference: the crypto withdrawal fee estimate), the `StablecoinProvider` (a reference: stablecoin issuance),
- * `Screening` (a reference: compliance holds of payouts to a destination ending `010`) and `RailSelection` (a
+ * `Screening` (a reference: compliance holds of payouts to a destination ending `010`), `BeneficiaryVerification`
+ * (a reference: the beneficiary name check of new external accounts, `102` … `107`) and `RailSelection` (a
  * reference: a payment that names no rail goes over the payee's fastest, `fastestRail`).
  */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
@@ -50,5 +53,6 @@ export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates 
     SandboxCardIssuer(options.cardIssuer),
     SandboxNetworkFees,
     SandboxStablecoinProvider({ speedUp: options.speedUp }),
-    SandboxScreening
+    SandboxScreening,
+    SandboxBeneficiaryVerification
   )

@@ -1,4 +1,5 @@
 /** The sandbox service as functions: `npm start`, `npm run migrate` and the CLI's `serve` and `migrate` call them. */
+export { type DataDirHolder, DataDirInUse } from "./data-dir-lock.ts"
 export * from "./migrations.ts"
 export * from "./serve.ts"
 export type { StoreFlags } from "./store.ts"

@@ -1,7 +1,7 @@
 /**
  * `serve`: the runnable sandbox service: core + a store (see `store.ts`) + the sandbox ports (rail, FX, directory,
  * KYC, the card issuer: `POST /cards` issues cards, activated by the worker within a second; docs/cards.md) + HTTP
- * binding, and `GET /health` (200 while it is up).
+ * binding, and `GET /health` (200 while it is up); `/` redirects to the dashboard and `/docs` to the API reference.
  *
  *   PORT=8080                                  listen on 127.0.0.1:$PORT
  *   DATABASE_URL / PAYCORE_DATA_DIR / PAYCORE_STORE   where the data lives (store.ts)
@@ -55,6 +55,13 @@ import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { chooseStore, keptInDataDir, type StoreFlags } from "./store.ts"
 
 const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
+
+/** Where a person typing the server's address lands (issue 32 item 6): `/` the dashboard, `/docs` the reference. */
+const FRONT_DOORS: ReadonlyMap<string, string> = new Map([
+  ["/", DASHBOARD_PATH],
+  ["/docs", `/${API_VERSION}/docs`],
+  ["/docs/", `/${API_VERSION}/docs`]
+])
 
 /**
  * `/dashboard/sandbox.json`: the labels of the payout suffixes on the dashboard's "Pay" screen, computed from the
@@ -196,6 +203,11 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   const server = createApiServer((req, res) => {
     if (req.method === "GET" && req.url === "/health") {
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}')
+      return
+    }
+    const door = req.method === "GET" || req.method === "HEAD" ? FRONT_DOORS.get(req.url ?? "") : undefined
+    if (door !== undefined) {
+      res.writeHead(302, { location: door, "content-length": 0 }).end()
       return
     }
     listener(req, res)

@@ -5,7 +5,8 @@
  *                               rail's reference after the WAL flush too (docs/operations.md)
  *   PAYCORE_STORE=memory        the in-memory store (nothing survives a stop)
  *   otherwise                   embedded PGlite in PAYCORE_DATA_DIR (default ./.paycore-data), fsync off:
- *                               the development and sandbox default, not for production
+ *                               the development and sandbox default, not for production; one process per
+ *                               folder (data-dir-lock.ts)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -15,6 +16,7 @@ import * as MemoryStore from "@paycore/store-memory"
 import * as PostgresStore from "@paycore/store-postgres"
 import { Config, Effect, type Layer, Option, Redacted } from "effect"
 import type { Kysely } from "kysely"
+import { lockDataDir } from "./data-dir-lock.ts"
 
 export interface StoreChoice {
   readonly layer: Layer.Layer<Store, StoreError>
@@ -68,6 +70,8 @@ export const chooseStore = Effect.fnUntraced(function* (flags: StoreFlags) {
     flags.dataDir ?? (yield* Config.String("PAYCORE_DATA_DIR").pipe(Config.withDefault(".paycore-data")))
   )
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  // Before anything is read or written there: a second process on the folder stops here (DataDirInUse).
+  yield* lockDataDir(dataDir)
   const config = { dataDir: join(dataDir, "pglite") }
   return {
     layer: PostgresStore.layerPglite(config),

@@ -27,6 +27,7 @@ import { receiverLookups } from "./migrations/0024_receiver_lookups.ts"
 import { currencyConfigs } from "./migrations/0025_currency_configs.ts"
 import { webhookRetryRounds } from "./migrations/0026_webhook_retry_rounds.ts"
 import { transferDirection } from "./migrations/0027_transfer_direction.ts"
+import { beneficiaryVerification } from "./migrations/0028_beneficiary_verification.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -67,7 +68,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0024_receiver_lookups": receiverLookups,
   "0025_currency_configs": currencyConfigs,
   "0026_webhook_retry_rounds": webhookRetryRounds,
-  "0027_transfer_direction": transferDirection
+  "0027_transfer_direction": transferDirection,
+  "0028_beneficiary_verification": beneficiaryVerification
 }
 
 export const MIGRATION_TABLE = "paycore_migrations"

@@ -149,7 +149,9 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store under concurrency",
           concurrency: 2
         }
       )
-      assert.strictEqual(attempts, 3)
+      // The one PostgreSQL aborted ran again (3 attempts); when the two rode one group commit, the abort ended the
+      // group and both ran again (4). Either way neither caller saw the deadlock.
+      assert.include([3, 4], attempts)
     })
   )
 })

@@ -50,7 +50,8 @@ describe("migrations", () => {
         "0024_receiver_lookups",
         "0025_currency_configs",
         "0026_webhook_retry_rounds",
-        "0027_transfer_direction"
+        "0027_transfer_direction",
+        "0028_beneficiary_verification"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

@@ -50,7 +50,10 @@ export const externalAccounts = table<ExternalAccount, ExternalAccountFilter>()(
     updatedAt: instant("updated_at"),
     platformAccountId: optional(text("platform_account_id")),
     // A platform-owned account has no customer.
-    customerId: optional(text("customer_id"))
+    customerId: optional(text("customer_id")),
+    // Absent on accounts created before the beneficiary check (migration 0028).
+    beneficiaryVerificationStatus: optional(text("beneficiary_verification_status")),
+    beneficiaryVerifiedData: optional(json("beneficiary_verified_data"))
   },
   primaryKey: ["id"],
   // Deleted (inactive) accounts stay in the store and leave every list.

@@ -37,7 +37,7 @@ export const beneficialOwners = table<BeneficialOwner, BeneficialOwnerFilter>()(
     updatedAt: instant("updated_at")
   },
   primaryKey: ["id"],
-  filters: { customerId: eq("customerId") }
+  filters: { customerId: eq("customerId"), customerIds: oneOf("customerId") }
 })
 
 export const verifications = table<Verification, VerificationFilter>()({

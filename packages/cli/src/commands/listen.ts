@@ -5,6 +5,7 @@
  * resumes where it stopped (`Last-Event-ID`).
  */
 import { randomBytes } from "node:crypto"
+import { connect } from "node:net"
 import { Duration, Effect, Option, Redacted, Ref, Schedule, Stream } from "effect"
 import { Command, Flag } from "effect/cli"
 import { Sse } from "effect/encoding"
@@ -30,6 +31,56 @@ const subjectOf = (body: string): string => {
 /** 401, 403, 404: connecting again would be answered the same; stop and say why. */
 const isFinal = (error: unknown) => error instanceof ApiError && error.status < 500
 
+/** `--forward-to` as a URL the receiver can be reached at, or the user's mistake said. */
+const receiverUrl = (forwardTo: string) =>
+  Effect.try({
+    try: () => {
+      const url = new URL(forwardTo)
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(url.protocol)
+      return url
+    },
+    catch: () =>
+      new CliFailure({ message: `--forward-to: an http:// or https:// URL, e.g. http://localhost:3000/webhooks` })
+  })
+
+/**
+ * Fails when nothing listens at the receiver's address: the user starts listen before their receiver more often than
+ * not by mistake. Only a TCP connection: the receiver gets no request that is not an event.
+ */
+const receiverListening = (url: URL) =>
+  Effect.callback<void, CliFailure>((resume) => {
+    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80))
+    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ""), port, timeout: 5000 })
+    const done = (effect: Effect.Effect<void, CliFailure>) => {
+      socket.destroy()
+      resume(effect)
+    }
+    socket.once("connect", () => done(Effect.void))
+    socket.once("timeout", () => done(Effect.void))
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      done(
+        Effect.fail(
+          new CliFailure({
+            message:
+              `nothing listens at ${url.href} (${error.code ?? error.message}): start your webhook receiver first, ` +
+              `or fix --forward-to`
+          })
+        )
+      )
+    )
+    return Effect.sync(() => socket.destroy())
+  })
+
+/** What the user can do about a receiver's answer or failure; nothing when it took the event. */
+const receiverHint = (status: number | string): string =>
+  typeof status === "string"
+    ? ` (your receiver is unreachable: ${status}; is it still running?)`
+    : status === 400 || status === 401 || status === 403
+      ? " (your receiver refused it: does it verify with the signing secret above?)"
+      : status >= 300
+        ? " (your receiver did not take it)"
+        : ""
+
 export const listen = Command.make(
   "listen",
   {
@@ -47,6 +98,8 @@ export const listen = Command.make(
   },
   Effect.fnUntraced(function* ({ forwardTo, events, secret }) {
     const root = yield* paycore
+    const target = yield* receiverUrl(forwardTo)
+    yield* receiverListening(target)
     const api = yield* authenticatedHttpClient
     // The receiver is not the API: it gets no credentials.
     const receiver = yield* HttpClient.HttpClient
@@ -57,6 +110,8 @@ export const listen = Command.make(
     })
     const only = Option.map(events, (list) => new Set(list.split(",").map((type) => type.trim())))
     const lastEventId = yield* Ref.make(Option.none<string>())
+    // Until the stream answered once, a failure to reach it is the user's to fix (no server there), not a drop.
+    const connected = yield* Ref.make(false)
     const streamUrl = `${versionedBase(root.api)}/webhooks/stream`
 
     // The user verifies the forwarded events with a secret made now: printed once, at start (one given is not).
@@ -87,7 +142,9 @@ export const listen = Command.make(
       )
       const subject = subjectOf(event.data)
       yield* emit({ id, type: event.event, subject, status }, () => [
-        `→ ${typeof status === "number" && status < 300 ? green(String(status)) : red(String(status))} ${event.event} ${subject}`.trimEnd()
+        typeof status === "number" && status < 300
+          ? `→ ${green(String(status))} ${event.event} ${subject}`.trimEnd()
+          : `→ ${red(typeof status === "number" ? String(status) : "failed")} ${event.event} ${subject}${receiverHint(status)}`
       ])
     })
 
@@ -98,6 +155,7 @@ export const listen = Command.make(
         Option.isSome(after) ? HttpClientRequest.setHeader("last-event-id", after.value) : (r) => r
       )
       const response = yield* api.execute(request)
+      yield* Ref.set(connected, true)
       yield* emit({ connected: streamUrl, after: Option.getOrNull(after) }, () => [
         dim(Option.isSome(after) ? `Connected again, after ${after.value}. Ctrl-C to stop.` : "Ready. Ctrl-C to stop.")
       ])
@@ -111,7 +169,7 @@ export const listen = Command.make(
     // The server closed the stream or the connection dropped: connect again, from the last event seen.
     return yield* connectOnce.pipe(
       Effect.catchIf(
-        (error) => !isFinal(error),
+        (error) => !isFinal(error) && Ref.getUnsafe(connected),
         (error) =>
           Effect.sync(() =>
             process.stderr.write(

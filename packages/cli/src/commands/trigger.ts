@@ -97,14 +97,26 @@ const payOut = Effect.fnUntraced(function* (client: Client, accountNumber: strin
     }
   })
   const executed = yield* client.payments.executeQuote({ params: { quoteId: quote.id }, headers: {}, payload: null })
-  return {
+  // The rail said when it settles (the sandbox's timing table divided by the server's speed-up): the events come then.
+  const payment = yield* client.payments.getTransaction({ params: { transactionId: executed.transactionId } })
+  const ids = {
     customerId,
     accountId,
     externalAccountId: payee.id,
     quoteId: quote.id,
     transactionId: executed.transactionId
   }
+  return { ids, expectedAt: "expectedSettlementAt" in payment ? payment.expectedSettlementAt : undefined }
 })
+
+/** "48 s", "6 min", "2 h", "3 days": how long until `at`, as a person reads it. */
+const untilThen = (at: string): string => {
+  const seconds = Math.max(0, Math.round((Date.parse(at) - Date.now()) / 1000))
+  if (seconds < 90) return `${seconds} s`
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`
+  if (seconds < 36 * 3600) return `${Math.round(seconds / 3600)} h`
+  return `${Math.round(seconds / 86_400)} days`
+}
 
 /** A funded account's deposit, taken back by the sending bank. */
 const returnedDeposit = Effect.fnUntraced(function* (client: Client) {
@@ -166,17 +178,20 @@ const cardAuthorization = Effect.fnUntraced(function* (client: Client) {
   }
 })
 
-/** What each trigger does and the webhook types it makes the server send, in order. */
+/**
+ * What each trigger does, the webhook types it makes the server send (in order), and when they come: a payout's at
+ * its rail's settlement (`expectedAt`), the others within the server's next worker and webhook passes (a second).
+ */
 const run = (client: Client, event: Trigger) => {
   switch (event) {
     case "payment.completed":
       return payOut(client, SETTLING_ACCOUNT).pipe(
-        Effect.map((ids) => ({ ids, expect: ["OUTGOING_PAYMENT.COMPLETED"] }))
+        Effect.map((paid) => ({ ...paid, expect: ["OUTGOING_PAYMENT.COMPLETED"] }))
       )
     case "payment.failed":
       return payOut(client, FAILING_ACCOUNT).pipe(
-        Effect.map((ids) => ({
-          ids,
+        Effect.map((paid) => ({
+          ...paid,
           expect: ["OUTGOING_PAYMENT.FAILED", "OUTGOING_PAYMENT.REFUND_PENDING", "OUTGOING_PAYMENT.REFUND_COMPLETED"]
         }))
       )
@@ -184,18 +199,21 @@ const run = (client: Client, event: Trigger) => {
       return returnedDeposit(client).pipe(
         Effect.map((ids) => ({
           ids,
+          expectedAt: undefined,
           expect: ["INCOMING_PAYMENT.REFUND_PENDING", "INCOMING_PAYMENT.REFUND_COMPLETED"]
         }))
       )
     case "card.authorization":
-      return cardAuthorization(client).pipe(Effect.map((ids) => ({ ids, expect: ["CARD_TRANSACTION.AUTHORIZED"] })))
+      return cardAuthorization(client).pipe(
+        Effect.map((ids) => ({ ids, expectedAt: undefined, expect: ["CARD_TRANSACTION.AUTHORIZED"] }))
+      )
     case "kyc.approved":
       return reviewedCustomer(client, APPROVED_NAME).pipe(
-        Effect.map((ids) => ({ ids, expect: ["CUSTOMER.KYC_APPROVED"] }))
+        Effect.map((ids) => ({ ids, expectedAt: undefined, expect: ["CUSTOMER.KYC_APPROVED"] }))
       )
     case "kyc.rejected":
       return reviewedCustomer(client, REJECTED_NAME).pipe(
-        Effect.map((ids) => ({ ids, expect: ["CUSTOMER.KYC_REJECTED"] }))
+        Effect.map((ids) => ({ ids, expectedAt: undefined, expect: ["CUSTOMER.KYC_REJECTED"] }))
       )
   }
 }
@@ -208,9 +226,16 @@ export const trigger = Command.make(
   Effect.fnUntraced(function* ({ event }) {
     const client = yield* apiClient
     const result = yield* run(client, event)
-    yield* emit({ event, ...result }, (r) => [
+    const ids: Readonly<Record<string, string>> = result.ids
+    const expectedAt = result.expectedAt ?? null
+    yield* emit({ event, ids, expect: result.expect, expectedAt }, (r) => [
       ...Object.entries(r.ids).map(([name, id]) => `${name.padEnd(24)}${id}`),
-      `${bold("expect webhook".padEnd(24))}${r.expect.join(", ")}`
+      `${bold("expect webhook".padEnd(24))}${r.expect.join(", ")}`,
+      `${bold("when".padEnd(24))}${
+        r.expectedAt === null
+          ? "within a few seconds (the server's next worker and webhook passes)"
+          : `in about ${untilThen(r.expectedAt)}, when the payout settles on its rail (${r.expectedAt})`
+      }`
     ])
   })
 ).pipe(

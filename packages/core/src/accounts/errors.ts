@@ -19,6 +19,11 @@ export const externalAccountNotFound = (id: string): NotFound =>
 export const accountOwnerNotFound = (customerId: string): NotFound =>
   new NotFound({ code: "USER_NOT_FOUND", message: `Customer ${customerId} was not found` })
 
+/**
+ * 400 `INVALID_BANK_ACCOUNT` (SB-08 `105`): the beneficiary check found no such account at its bank; nothing stored.
+ */
+export const invalidBankAccount = (message: string): Refused => new Refused({ code: "INVALID_BANK_ACCOUNT", message })
+
 /** 409 `CONFLICT`: the customer already has this external account (same currency and account number / address). */
 export const duplicateExternalAccount = (existingId: string): Conflict =>
   new Conflict({

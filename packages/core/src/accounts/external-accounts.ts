@@ -18,6 +18,7 @@ import {
   beneficiaryTrusted,
   duplicateExternalAccount,
   externalAccountNotFound,
+  invalidBankAccount,
   platformAccountIdTaken
 } from "./errors.ts"
 import { externalAccountMachine } from "./machine.ts"
@@ -29,11 +30,12 @@ import {
   type ExternalAccount,
   heldBy,
   type ListExternalAccountsQuery,
-  type ListPlatformExternalAccountsQuery
+  type ListPlatformExternalAccountsQuery,
+  type PaymentRail
 } from "./model.ts"
 import { initialExternalStatus, initialPlatformExternalStatus } from "./ownership-rules.ts"
 import type { AccountsPorts } from "./ports.ts"
-import { accountIdentity, crossFieldErrors, railsOf, variantCurrencies } from "./variants.ts"
+import { accountIdentity, beneficiaryName, crossFieldErrors, railsOf, variantCurrencies } from "./variants.ts"
 import { unknownVasp, vaspNameOf } from "./vasps.ts"
 
 /** The counter of the platform's external accounts ever created: its row is the lock of their creation. */
@@ -88,9 +90,38 @@ const checkNewAccount = Effect.fnUntraced(function* (
 })
 
 /**
+ * The beneficiary name check of a new account (AC-12, SB-08), asked of the port before anything is written: the
+ * fields stored with the account, or 400 `INVALID_BANK_ACCOUNT` when the rail knows no such account. An account that
+ * names no beneficiary (a wallet without one, Lightning) has no name to check: `UNSUPPORTED`, the port not asked.
+ */
+const verifyBeneficiary = Effect.fnUntraced(function* (
+  ports: AccountsPorts,
+  currency: string,
+  info: AccountInfo,
+  paymentRails: ReadonlyArray<PaymentRail>
+) {
+  const name = beneficiaryName(info)
+  const verdict =
+    name === undefined
+      ? undefined
+      : yield* ports.beneficiaryVerification.verify({
+          currency,
+          accountInfo: info,
+          paymentRails,
+          beneficiaryName: name
+        })
+  if (verdict?._tag === "InvalidAccount") return yield* invalidBankAccount(verdict.message)
+  const fields: Pick<ExternalAccount, "beneficiaryVerificationStatus" | "beneficiaryVerifiedData"> = {
+    beneficiaryVerificationStatus: verdict?.status ?? "UNSUPPORTED",
+    ...(verdict?.verifiedData === undefined ? {} : { beneficiaryVerifiedData: verdict.verifiedData })
+  }
+  return fields
+})
+
+/**
  * Stores a new external account of a customer (`customer`) or of the platform (undefined), after the body's
- * checks: 409 when its owner already has it (same currency and number or address), or, for the platform, when
- * `platformAccountId` is taken. `status` is its first status; `isDefault` takes over the customer's default.
+ * checks and its beneficiary check: 409 when its owner already has it (same currency and number or address), or, for
+ * the platform, when `platformAccountId` is taken. `status` is its first status; `isDefault` takes over the customer's default.
  */
 const insertExternal = Effect.fnUntraced(function* (
   ports: AccountsPorts,
@@ -102,6 +133,8 @@ const insertExternal = Effect.fnUntraced(function* (
   const { store, ids } = ports
   const info = req.accountInfo
   yield* checkNewAccount(ports.directory, req.currency, info)
+  const paymentRails = railsOf(info)
+  const verification = yield* verifyBeneficiary(ports, req.currency, info, paymentRails)
   const identity = accountIdentity(info)
   return yield* store.transaction(
     Effect.gen(function* () {
@@ -140,7 +173,8 @@ const insertExternal = Effect.fnUntraced(function* (
         ...(req.platformAccountId === undefined ? {} : { platformAccountId: req.platformAccountId }),
         ownershipType: req.ownershipType ?? "FIRST_PARTY",
         defaultUmaDepositAccount: isDefault,
-        paymentRails: railsOf(info),
+        paymentRails,
+        ...verification,
         accountInfo: info,
         createdAt: now,
         updatedAt: now

@@ -277,6 +277,25 @@ export const ExternalAccountStatus = Schema.Literals([
   "INACTIVE"
 ])
 
+/**
+ * The check of a new external account's beneficiary name against the holder its rail knows (AC-12, SB-08; the
+ * upstream's `BeneficiaryVerificationStatus`): `UNSUPPORTED` when the rail (or this deployment) has no such check or
+ * the account names no beneficiary; `CHECKED_BY_RECEIVING_FI` when the receiving bank checks it at payment (ACH).
+ */
+export const BeneficiaryVerificationStatus = Schema.Literals([
+  "MATCHED",
+  "PARTIAL_MATCH",
+  "NOT_MATCHED",
+  "UNSUPPORTED",
+  "CHECKED_BY_RECEIVING_FI",
+  "PENDING"
+])
+export type BeneficiaryVerificationStatus = typeof BeneficiaryVerificationStatus.Type
+
+/** What the rail knows of the holder (upstream `BeneficiaryVerifiedData`): the name it has on file. */
+export const BeneficiaryVerifiedData = Schema.Struct({ fullName: Schema.optionalKey(Schema.String) })
+export type BeneficiaryVerifiedData = typeof BeneficiaryVerifiedData.Type
+
 export const ExternalAccount = Schema.Struct({
   id: ExternalAccountId,
   /** Absent: the platform's own account (`/platform/external-accounts`; upstream "null if on behalf of the platform"). */
@@ -288,6 +307,10 @@ export const ExternalAccount = Schema.Struct({
   defaultUmaDepositAccount: Schema.Boolean,
   /** The rails this account can be paid on; the first is the default. */
   paymentRails: Schema.Array(PaymentRail),
+  /** Set once, when the account is created (absent on accounts created before the check existed). */
+  beneficiaryVerificationStatus: Schema.optionalKey(BeneficiaryVerificationStatus),
+  /** The holder's name as the rail has it, when the check returned one (`MATCHED`, `PARTIAL_MATCH`). */
+  beneficiaryVerifiedData: Schema.optionalKey(BeneficiaryVerifiedData),
   accountInfo: ExternalAccountInfo,
   createdAt: DateTimeString,
   updatedAt: DateTimeString

@@ -1,8 +1,9 @@
 import { Context, Effect, Layer } from "effect"
+import { BeneficiaryVerification } from "../ports/beneficiary-verification.ts"
 import { Directory } from "../ports/directory.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
-import type { Conflict, InvalidInput, NotFound, StoreError } from "../shared/errors.ts"
+import type { Conflict, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
 import {
   createExternalAccount,
@@ -47,10 +48,14 @@ export class Accounts extends Context.Service<
     ) => Effect.Effect<Page<InternalAccount>, InvalidInput | StoreError>
     /** One internal account with its balances; 404 `NOT_FOUND`. */
     readonly getInternal: (id: string) => Effect.Effect<InternalAccount, NotFound | StoreError>
-    /** `POST /customers/external-accounts` (201). */
+    /**
+     * `POST /customers/external-accounts` (201), with its beneficiary name checked by the `BeneficiaryVerification`
+     * port (AC-12, SB-08): `beneficiaryVerificationStatus` stored with it; 400 `INVALID_BANK_ACCOUNT` (nothing stored)
+     * when the check finds no such account.
+     */
     readonly createExternal: (
       req: CreateExternalAccountRequest
-    ) => Effect.Effect<ExternalAccount, InvalidInput | NotFound | Conflict | StoreError>
+    ) => Effect.Effect<ExternalAccount, InvalidInput | NotFound | Refused | Conflict | StoreError>
     /** `GET /customers/external-accounts`: filters customerId, currency; paged; deleted accounts hidden. */
     readonly listExternal: (
       query: ListExternalAccountsQuery
@@ -69,10 +74,13 @@ export class Accounts extends Context.Service<
     readonly listPlatformInternal: (
       query: ListPlatformInternalAccountsQuery
     ) => Effect.Effect<{ readonly data: ReadonlyArray<InternalAccount> }, StoreError>
-    /** `POST /platform/external-accounts` (201): 409 `CONFLICT` when `platformAccountId` is taken. */
+    /**
+     * `POST /platform/external-accounts` (201): 409 `CONFLICT` when `platformAccountId` is taken; the beneficiary
+     * name checked as `createExternal`'s.
+     */
     readonly createPlatformExternal: (
       req: CreatePlatformExternalAccountRequest
-    ) => Effect.Effect<ExternalAccount, InvalidInput | Conflict | StoreError>
+    ) => Effect.Effect<ExternalAccount, InvalidInput | Refused | Conflict | StoreError>
     /** `GET /platform/external-accounts`: filter currency; paged; deleted accounts hidden. */
     readonly listPlatformExternal: (
       query: ListPlatformExternalAccountsQuery
@@ -96,7 +104,12 @@ export class Accounts extends Context.Service<
   static readonly layer = Layer.effect(
     Accounts,
     Effect.gen(function* () {
-      const ports: AccountsPorts = { store: yield* Store, ids: yield* Ids, directory: yield* Directory }
+      const ports: AccountsPorts = {
+        store: yield* Store,
+        ids: yield* Ids,
+        directory: yield* Directory,
+        beneficiaryVerification: yield* BeneficiaryVerification
+      }
       return Accounts.of({
         listInternal: Effect.fn("Accounts.listInternal")(function* (query: ListInternalAccountsQuery) {
           return yield* listInternalAccounts(ports, query)

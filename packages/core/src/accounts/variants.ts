@@ -67,3 +67,11 @@ export const accountIdentity = (info: AccountInfo): string => {
   const fields = fieldsOf(info)
   return [name, ...describePayeeType(name).identity.map((field) => comparable(field, fields[field]))].join(":")
 }
+
+/** The name an account gives its beneficiary (a person's `fullName`, a business's `legalName`), if it names one. */
+export const beneficiaryName = (info: AccountInfo): string | undefined => {
+  const beneficiary = fieldsOf(info).beneficiary as
+    | { readonly fullName?: string; readonly legalName?: string }
+    | undefined
+  return beneficiary?.fullName ?? beneficiary?.legalName
+}

@@ -17,6 +17,7 @@ import type { BulkCreateCustomerRequest, CreateCustomerRequest, Customer } from 
 import type { CustomersPorts } from "./ports.ts"
 import { currencyErrors, dedupe, defaultPlatformCustomerId, holderName, uniqueConflict } from "./rules.ts"
 import { termsError } from "./terms.ts"
+import { customerView } from "./views.ts"
 
 /** What a new customer of `req` checks before anything is written: its currencies, or why it is refused. */
 const admit = (
@@ -101,7 +102,8 @@ export const createCustomer = Effect.fnUntraced(function* (
   const platform = yield* ports.config.get()
   const currencies = admit(req, platform, (yield* Effect.service(EngineConfig)).endUserTerms)
   if (Result.isFailure(currencies)) return yield* currencies.failure
-  return yield* write(ports, req, currencies.success, platform)
+  // A new business has no beneficial owners yet (they are added to it): no read.
+  return customerView(yield* write(ports, req, currencies.success, platform), [])
 })
 
 /**

@@ -4,6 +4,7 @@ import { nowIso } from "../shared/time.ts"
 import { customerDeleted, customerNotFound } from "./errors.ts"
 import type { Customer } from "./model.ts"
 import type { CustomersPorts } from "./ports.ts"
+import { viewOf } from "./reads.ts"
 
 /** The customer marked `isDeleted` (200 with it); 404 `USER_NOT_FOUND`, and 410 `CUSTOMER_DELETED` again. */
 export const deleteCustomer = Effect.fnUntraced(function* (ports: CustomersPorts, id: string) {
@@ -16,7 +17,7 @@ export const deleteCustomer = Effect.fnUntraced(function* (ports: CustomersPorts
       const now = yield* nowIso
       const deleted: Customer = { ...current, isDeleted: true, updatedAt: now }
       yield* Effect.orDie(store.customers.update(deleted))
-      return deleted
+      return yield* viewOf(store, deleted)
     })
   )
 })

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { CurrencyCode } from "../shared/currency.ts"
-import { CustomerId } from "../shared/ids.ts"
+import { BeneficialOwnerId, CustomerId } from "../shared/ids.ts"
 import { PageQueryFields } from "../shared/paging.ts"
 import {
   Address,
@@ -255,6 +255,82 @@ export type BusinessCustomer = typeof BusinessCustomer.Type
 
 export const Customer = Schema.Union([IndividualCustomer, BusinessCustomer])
 export type Customer = typeof Customer.Type
+
+// ---- beneficial owners ----
+
+export const BeneficialOwnerRole = Schema.Literals([
+  "UBO",
+  "DIRECTOR",
+  "COMPANY_OFFICER",
+  "CONTROL_PERSON",
+  "TRUSTEE",
+  "GENERAL_PARTNER"
+])
+export type BeneficialOwnerRole = typeof BeneficialOwnerRole.Type
+
+/** Whole percent, 0 to 100 inclusive. */
+export const OwnershipPercentage = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))
+
+const personalInfoFields = {
+  firstName: boundedString(255),
+  middleName: Schema.optionalKey(boundedString(255)),
+  lastName: boundedString(255),
+  birthDate: DateString,
+  nationality: CountryCode,
+  email: Schema.optionalKey(Email),
+  phoneNumber: Schema.optionalKey(PhoneNumber),
+  address: Address,
+  /** The identification vocabulary shared with individual customers: `idType`, `identifier`, `countryOfIssuance`. */
+  idType: IdentificationType,
+  identifier: boundedString(64),
+  countryOfIssuance: Schema.optionalKey(CountryCode)
+}
+
+export const BeneficialOwnerPersonalInfo = Schema.Struct(personalInfoFields)
+export type BeneficialOwnerPersonalInfo = typeof BeneficialOwnerPersonalInfo.Type
+
+/** On update every personal field is optional; `address` is replaced whole. */
+export const BeneficialOwnerPersonalInfoUpdate = Schema.Struct({
+  ...personalInfoFields,
+  firstName: Schema.optionalKey(personalInfoFields.firstName),
+  lastName: Schema.optionalKey(personalInfoFields.lastName),
+  birthDate: Schema.optionalKey(personalInfoFields.birthDate),
+  nationality: Schema.optionalKey(personalInfoFields.nationality),
+  address: Schema.optionalKey(personalInfoFields.address),
+  idType: Schema.optionalKey(personalInfoFields.idType),
+  identifier: Schema.optionalKey(personalInfoFields.identifier)
+})
+export type BeneficialOwnerPersonalInfoUpdate = typeof BeneficialOwnerPersonalInfoUpdate.Type
+
+/** A person who owns or controls a business customer; verified on its own (`kycStatus`) with the business. */
+export const BeneficialOwner = Schema.Struct({
+  id: BeneficialOwnerId,
+  customerId: CustomerId,
+  roles: Schema.Array(BeneficialOwnerRole),
+  ownershipPercentage: OwnershipPercentage,
+  personalInfo: BeneficialOwnerPersonalInfo,
+  /** Moved only by the KYC provider's decisions (the `BeneficialOwnerKyc` machine). */
+  kycStatus: KycStatus,
+  createdAt: DateTimeString,
+  updatedAt: DateTimeString
+})
+export type BeneficialOwner = typeof BeneficialOwner.Type
+
+// ---- customers as answered (CU-06) ----
+
+/**
+ * A business customer as the customer routes answer it (the upstream's `BusinessCustomer`): the stored customer with
+ * its beneficial owners, as `GET /beneficial-owners` answers them, oldest first.
+ */
+export const BusinessCustomerView = Schema.Struct({
+  ...BusinessCustomer.fields,
+  beneficialOwners: Schema.Array(BeneficialOwner)
+})
+export type BusinessCustomerView = typeof BusinessCustomerView.Type
+
+/** What `POST`, `GET`, `PATCH` and `DELETE` of `/customers` answer (upstream `CustomerOneOf`). */
+export const CustomerView = Schema.Union([IndividualCustomer, BusinessCustomerView])
+export type CustomerView = typeof CustomerView.Type
 
 const createCommon = {
   platformCustomerId: Schema.optionalKey(boundedString(255)),

@@ -11,6 +11,7 @@ import type {
   BulkCreateCustomerRequest,
   CreateCustomerRequest,
   Customer,
+  CustomerView,
   ListCustomersQuery,
   UpdateCustomerRequest
 } from "./model.ts"
@@ -32,7 +33,7 @@ export class Customers extends Context.Service<
      */
     readonly create: (
       req: CreateCustomerRequest | BulkCreateCustomerRequest
-    ) => Effect.Effect<Customer, InvalidInput | Refused | Conflict | StoreError>
+    ) => Effect.Effect<CustomerView, InvalidInput | Refused | Conflict | StoreError>
     /**
      * `create` of each request (the rows of a bulk import), answering each one's exit in order: the platform
      * config read once, and the customers that pass its checks written together, in one transaction (a few
@@ -42,10 +43,14 @@ export class Customers extends Context.Service<
     readonly createMany: (
       reqs: ReadonlyArray<CreateCustomerRequest | BulkCreateCustomerRequest>
     ) => Effect.Effect<Array<Exit.Exit<Customer, InvalidInput | Refused | Conflict | StoreError>>, StoreError>
-    /** `GET /customers`: every filter of `ListCustomersQuery`; deleted customers only with `isIncludingDeleted=true`. */
-    readonly list: (query: ListCustomersQuery) => Effect.Effect<Page<Customer>, InvalidInput | StoreError>
+    /**
+     * `GET /customers`: every filter of `ListCustomersQuery`; deleted customers only with `isIncludingDeleted=true`.
+     * Like every answer of a customer here (`create`, `get`, `update`, `delete`), a business carries its
+     * `beneficialOwners` (CU-06): a page's owners are read together, one store list per 100 owners.
+     */
+    readonly list: (query: ListCustomersQuery) => Effect.Effect<Page<CustomerView>, InvalidInput | StoreError>
     /** `GET /customers/{customerId}`: 404 `USER_NOT_FOUND`; a deleted customer is still readable (`isDeleted: true`). */
-    readonly get: (id: string) => Effect.Effect<Customer, NotFound | StoreError>
+    readonly get: (id: string) => Effect.Effect<CustomerView, NotFound | StoreError>
     /**
      * `PATCH /customers/{customerId}` (200): PATCH semantics; 410 `CUSTOMER_DELETED` once deleted. Changing an
      * email or phone number that embedded-wallet OTP credentials are tied to is a signed retry (CU-14 … CU-18):
@@ -55,9 +60,9 @@ export class Customers extends Context.Service<
       id: string,
       req: UpdateCustomerRequest,
       input?: SignedRetryInput
-    ) => Effect.Effect<Customer | SignedRetryChallenge, InvalidInput | NotFound | Refused | Conflict | StoreError>
+    ) => Effect.Effect<CustomerView | SignedRetryChallenge, InvalidInput | NotFound | Refused | Conflict | StoreError>
     /** `DELETE /customers/{customerId}` (200 with the customer): soft delete; again → 410 `CUSTOMER_DELETED`. */
-    readonly delete: (id: string) => Effect.Effect<Customer, NotFound | Refused | StoreError>
+    readonly delete: (id: string) => Effect.Effect<CustomerView, NotFound | Refused | StoreError>
     /** Whether the customer's end-user terms consent is on file (quotes refuse with END_USER_TERMS_NOT_ACCEPTED). */
     readonly hasAcceptedTerms: (id: string) => Effect.Effect<boolean, NotFound | StoreError>
   }

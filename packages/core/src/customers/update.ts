@@ -25,6 +25,7 @@ import {
 import { customerDeleted, customerNotFound, platformCustomerIdTaken, tiedCredentialsChanged } from "./errors.ts"
 import type { Customer, UpdateCustomerRequest } from "./model.ts"
 import type { CustomersPorts } from "./ports.ts"
+import { viewOf } from "./reads.ts"
 import { currencyErrors, dedupe, holderName, uniqueConflict } from "./rules.ts"
 import { termsError } from "./terms.ts"
 
@@ -155,7 +156,7 @@ export const updateCustomer = Effect.fnUntraced(function* (
   const change = contactChange(current, req)
   const tied = change === undefined ? [] : yield* withPorts(ports, tiedCredentials(current, change))
   if (change === undefined || tied.length === 0) {
-    return yield* store.transaction(writeUpdate(ports, id, req, platform, terms, false))
+    return yield* viewOf(store, yield* store.transaction(writeUpdate(ports, id, req, platform, terms, false)))
   }
   yield* withPorts(ports, refuseTakenContact(change, tied))
   const result = yield* withPorts(
@@ -184,5 +185,5 @@ export const updateCustomer = Effect.fnUntraced(function* (
   )
   // Nothing here waits on a port: a customer update is never PROCESSING.
   if ("status" in result) return yield* Effect.die(new Error("a customer update cannot be pending"))
-  return result
+  return "payloadToSign" in result ? result : yield* viewOf(store, result)
 })

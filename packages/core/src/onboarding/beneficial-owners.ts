@@ -1,16 +1,12 @@
 import { Effect } from "effect"
 import { customerDeleted } from "../customers/errors.ts"
+import type { BeneficialOwner } from "../customers/model.ts"
 import { liveCustomer } from "../customers/rules.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { pageRequest } from "../shared/paging.ts"
 import { nowIso } from "../shared/time.ts"
 import { beneficialOwnerNotFound, notABusiness } from "./errors.ts"
-import type {
-  BeneficialOwner,
-  CreateBeneficialOwnerRequest,
-  ListBeneficialOwnersQuery,
-  UpdateBeneficialOwnerRequest
-} from "./model.ts"
+import type { CreateBeneficialOwnerRequest, ListBeneficialOwnersQuery, UpdateBeneficialOwnerRequest } from "./model.ts"
 import type { OnboardingPorts } from "./ports.ts"
 
 // A business customer's beneficial owners (`Onboarding.createBeneficialOwner`, ...): part of its KYB packet.

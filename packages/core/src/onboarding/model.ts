@@ -1,77 +1,18 @@
 import { Schema } from "effect"
-import { KycStatus } from "../customers/model.ts"
-import { BeneficialOwnerId, CustomerId, DocumentId, JobId, uuidPattern, VerificationId } from "../shared/ids.ts"
-import { PageQueryFields } from "../shared/paging.ts"
 import {
-  Address,
-  boundedString,
-  CountryCode,
-  DateString,
-  DateTimeString,
-  Email,
-  IdentificationType,
-  PhoneNumber
-} from "../shared/schemas.ts"
+  BeneficialOwnerPersonalInfo,
+  BeneficialOwnerPersonalInfoUpdate,
+  BeneficialOwnerRole,
+  OwnershipPercentage
+} from "../customers/model.ts"
+import { CustomerId, DocumentId, JobId, uuidPattern, VerificationId } from "../shared/ids.ts"
+import { PageQueryFields } from "../shared/paging.ts"
+import { boundedString, CountryCode, DateTimeString } from "../shared/schemas.ts"
 
 // ---- beneficial owners ----
 
-export const BeneficialOwnerRole = Schema.Literals([
-  "UBO",
-  "DIRECTOR",
-  "COMPANY_OFFICER",
-  "CONTROL_PERSON",
-  "TRUSTEE",
-  "GENERAL_PARTNER"
-])
-export type BeneficialOwnerRole = typeof BeneficialOwnerRole.Type
-
-/** Whole percent, 0 to 100 inclusive. */
-export const OwnershipPercentage = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))
-
-const personalInfoFields = {
-  firstName: boundedString(255),
-  middleName: Schema.optionalKey(boundedString(255)),
-  lastName: boundedString(255),
-  birthDate: DateString,
-  nationality: CountryCode,
-  email: Schema.optionalKey(Email),
-  phoneNumber: Schema.optionalKey(PhoneNumber),
-  address: Address,
-  /** The identification vocabulary shared with individual customers: `idType`, `identifier`, `countryOfIssuance`. */
-  idType: IdentificationType,
-  identifier: boundedString(64),
-  countryOfIssuance: Schema.optionalKey(CountryCode)
-}
-
-export const BeneficialOwnerPersonalInfo = Schema.Struct(personalInfoFields)
-export type BeneficialOwnerPersonalInfo = typeof BeneficialOwnerPersonalInfo.Type
-
-/** On update every personal field is optional; `address` is replaced whole. */
-export const BeneficialOwnerPersonalInfoUpdate = Schema.Struct({
-  ...personalInfoFields,
-  firstName: Schema.optionalKey(personalInfoFields.firstName),
-  lastName: Schema.optionalKey(personalInfoFields.lastName),
-  birthDate: Schema.optionalKey(personalInfoFields.birthDate),
-  nationality: Schema.optionalKey(personalInfoFields.nationality),
-  address: Schema.optionalKey(personalInfoFields.address),
-  idType: Schema.optionalKey(personalInfoFields.idType),
-  identifier: Schema.optionalKey(personalInfoFields.identifier)
-})
-export type BeneficialOwnerPersonalInfoUpdate = typeof BeneficialOwnerPersonalInfoUpdate.Type
-
-/** A person who owns or controls a business customer; verified on its own (`kycStatus`) with the business. */
-export const BeneficialOwner = Schema.Struct({
-  id: BeneficialOwnerId,
-  customerId: CustomerId,
-  roles: Schema.Array(BeneficialOwnerRole),
-  ownershipPercentage: OwnershipPercentage,
-  personalInfo: BeneficialOwnerPersonalInfo,
-  /** Moved only by the KYC provider's decisions (the `BeneficialOwnerKyc` machine). */
-  kycStatus: KycStatus,
-  createdAt: DateTimeString,
-  updatedAt: DateTimeString
-})
-export type BeneficialOwner = typeof BeneficialOwner.Type
+// The owner itself (`BeneficialOwner` and its parts) is said in customers/model.ts: a business customer's responses
+// carry its owners (CU-06), and customers sit below onboarding.
 
 /** At least one role. */
 const Roles = Schema.Array(BeneficialOwnerRole).check(Schema.isMinLength(1))

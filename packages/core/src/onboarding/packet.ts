@@ -1,12 +1,6 @@
-import type { BusinessCustomer, IndividualCustomer } from "../customers/model.ts"
+import type { BeneficialOwner, BeneficialOwnerRole, BusinessCustomer, IndividualCustomer } from "../customers/model.ts"
 import type { DocumentOnFile, VerificationPacket } from "../ports/kyc.ts"
-import type {
-  BeneficialOwner,
-  BeneficialOwnerRole,
-  DocumentType,
-  VerificationError,
-  VerificationErrorType
-} from "./model.ts"
+import type { DocumentType, VerificationError, VerificationErrorType } from "./model.ts"
 
 // What a complete KYC / KYB submission holds (pure; providers build their review on it).
 

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import type { Customer } from "../customers/model.ts"
+import type { BeneficialOwner, Customer } from "../customers/model.ts"
 import { Customers } from "../customers/service.ts"
 import { PlatformConfigService } from "../platform/service.ts"
 import { DocumentStore } from "../ports/document-store.ts"
@@ -34,7 +34,6 @@ import {
   uploadDocument
 } from "./documents.ts"
 import type {
-  BeneficialOwner,
   BulkImportAccepted,
   BulkImportJob,
   ContactChannel,

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
-import type { Customer } from "../customers/model.ts"
+import type { BeneficialOwner, Customer } from "../customers/model.ts"
 import { liveCustomer } from "../customers/rules.ts"
+import { customerView } from "../customers/views.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { scanAll } from "../platform/paging.ts"
 import type { KycProviderError } from "../ports/kyc.ts"
@@ -17,7 +18,6 @@ import {
 } from "./errors.ts"
 import { beneficialOwnerKycMachine, customerKybMachine, customerKycMachine, decideKyc } from "./machine.ts"
 import type {
-  BeneficialOwner,
   CreateVerificationRequest,
   KycLink,
   KycLinkRequest,
@@ -146,10 +146,12 @@ export const submitVerification = Effect.fnUntraced(function* (ports: Onboarding
       yield* Effect.orDie(store.verifications.insert(verification))
       yield* emitSteps(store, ids, [`VERIFICATION.${verification.verificationStatus}`], customerId, verification, now)
 
+      const ownersAfter: Array<BeneficialOwner> = []
       for (const owner of lockedOwners) {
         const move = decideKyc(beneficialOwnerKycMachine, owner.kycStatus, decisionOf.get(owner.id))
-        if (move === undefined) continue
-        yield* Effect.orDie(store.beneficialOwners.update({ ...owner, kycStatus: move.to, updatedAt: now }))
+        const after = move === undefined ? owner : { ...owner, kycStatus: move.to, updatedAt: now }
+        if (move !== undefined) yield* Effect.orDie(store.beneficialOwners.update(after))
+        ownersAfter.push(after)
       }
 
       const machine = current.customerType === "INDIVIDUAL" ? customerKycMachine : customerKybMachine
@@ -160,7 +162,8 @@ export const submitVerification = Effect.fnUntraced(function* (ports: Onboarding
             ? { ...current, kycStatus: move.to, updatedAt: now }
             : { ...current, kybStatus: move.to, kycStatus: move.to, updatedAt: now }
         yield* Effect.orDie(store.customers.update(next))
-        yield* emitSteps(store, ids, move.emits, customerId, next, now)
+        // The customer as the customer routes answer it: a business with its owners (CU-06).
+        yield* emitSteps(store, ids, move.emits, customerId, customerView(next, ownersAfter), now)
       }
       return verification
     })

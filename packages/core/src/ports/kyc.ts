@@ -1,13 +1,7 @@
 import { Context, type Effect, type Stream } from "effect"
-import type { Customer } from "../customers/model.ts"
+import type { BeneficialOwner, Customer } from "../customers/model.ts"
 import type { KycDecision } from "../onboarding/machine.ts"
-import type {
-  BeneficialOwner,
-  DocumentType,
-  KycProviderName,
-  VerificationError,
-  VerificationStatus
-} from "../onboarding/model.ts"
+import type { DocumentType, KycProviderName, VerificationError, VerificationStatus } from "../onboarding/model.ts"
 import type { StoreError } from "../shared/errors.ts"
 
 /** A document held for a customer or beneficial owner, as the packet review sees it. */

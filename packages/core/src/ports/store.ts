@@ -25,16 +25,10 @@ import type {
   CardTransactionFilter,
   CardTransactionRecord
 } from "../cards/model.ts"
-import type { Customer } from "../customers/model.ts"
+import type { BeneficialOwner, Customer } from "../customers/model.ts"
 import type { InvitationFilter, InvitationRecord } from "../invitations/model.ts"
 import type { AccountTransfers, LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
-import type {
-  BeneficialOwner,
-  BulkImportJobRecord,
-  ContactChallenge,
-  DocumentRecord,
-  Verification
-} from "../onboarding/model.ts"
+import type { BulkImportJobRecord, ContactChallenge, DocumentRecord, Verification } from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
 import type { LookupFilter, LookupRecord, QuoteRecord, QuoteStatus } from "../quotes/model.ts"
 import type {
@@ -170,6 +164,8 @@ export interface OutboxFilter {
 
 export interface BeneficialOwnerFilter {
   readonly customerId?: string | undefined
+  /** The owners of any of these customers (a page of customers answered with their owners, CU-06). */
+  readonly customerIds?: ReadonlyArray<string> | undefined
 }
 
 export interface VerificationFilter {

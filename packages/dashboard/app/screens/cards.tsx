@@ -1,62 +1,80 @@
-/** Cards: the list, issuing one, and a card's page: freeze, unfreeze, close and the sandbox network simulations. */
+/**
+ * Cards: the list (paged), issuing one, and a card's page: freeze, unfreeze, close (confirmed: it cannot be undone)
+ * and the sandbox network simulations; the page follows the card's events.
+ */
 import { useState } from "preact/hooks"
 import { run } from "../client.ts"
 import {
   Action,
   ActionForm,
+  Amount,
   Badge,
   Choice,
   Field,
   Link,
-  money,
+  mentions,
+  Pager,
   RawJson,
   Show,
+  useFollow,
   useLoad,
+  usePaged,
   useSession,
-  when
+  When
 } from "../ui.tsx"
 
 export const CardsScreen = () => {
   const { client } = useSession()
-  const cards = useLoad(() => run(client.cards.listCards({ query: { limit: 100 } as any })), [])
+  const cards = usePaged(
+    (cursor) =>
+      run(client.cards.listCards({ query: { limit: 50, ...(cursor === undefined ? {} : { cursor }) } as any })),
+    []
+  )
   return (
     <>
       <h1>Cards</h1>
       <Show loaded={cards}>
         {(page) => (
-          <table>
-            <caption>
-              {page.totalCount} card{page.totalCount === 1 ? "" : "s"}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Card</th>
-                <th scope="col">State</th>
-                <th scope="col">Cardholder</th>
-                <th scope="col">Platform card id</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.map((card) => (
-                <tr key={card.id}>
-                  <th scope="row">
-                    <Link to={`cards/${card.id}`}>
-                      {card.brand ?? "card"} ···· {card.last4 ?? "----"}
-                    </Link>
-                  </th>
-                  <td>
-                    <Badge status={card.state} />
-                  </td>
-                  <td>
-                    <Link to={`customers/${card.cardholderId}`}>{card.cardholderId}</Link>
-                  </td>
-                  <td>{card.platformCardId}</td>
-                  <td>{when(card.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <>
+            <div class="table-scroll">
+              <table>
+                <caption>
+                  {page.totalCount} card{page.totalCount === 1 ? "" : "s"}
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Card</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Cardholder</th>
+                    <th scope="col">Platform card id</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((card) => (
+                    <tr key={card.id}>
+                      <th scope="row">
+                        <Link to={`cards/${card.id}`}>
+                          {card.brand ?? "card"} ···· {card.last4 ?? "----"}
+                        </Link>
+                      </th>
+                      <td>
+                        <Badge status={card.state} />
+                      </td>
+                      <td>
+                        <Link to={`customers/${card.cardholderId}`}>{card.cardholderId}</Link>
+                      </td>
+                      <td>{card.platformCardId}</td>
+                      <td>
+                        <When at={card.createdAt} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager paged={cards} label="cards" />
+          </>
         )}
       </Show>
       <ActionForm
@@ -163,6 +181,13 @@ export const CardScreen = ({ id }: { readonly id: string }) => {
     card.reload()
     transactions.reload()
   }
+  // The card's state changes and its transactions' events name the card.
+  useFollow(
+    reload,
+    mentions(id),
+    card.data?.state === "PROCESSING" ||
+      (transactions.data?.some((t: any) => t.status === "AUTHORIZED" || t.status === "PARTIALLY_SETTLED") ?? false)
+  )
   return (
     <Show loaded={card}>
       {(c) => (
@@ -173,7 +198,7 @@ export const CardScreen = ({ id }: { readonly id: string }) => {
           <h1>
             {c.brand ?? "Card"} ···· {c.last4 ?? "----"} <Badge status={c.state} />
           </h1>
-          <button type="button" onClick={reload}>
+          <button type="button" class="secondary" onClick={reload}>
             Refresh
           </button>
           <dl class="facts">
@@ -195,7 +220,17 @@ export const CardScreen = ({ id }: { readonly id: string }) => {
           <p class="actions">
             {c.state === "ACTIVE" ? <Action label="Freeze" action={setState("FROZEN")} done={reload} /> : null}
             {c.state === "FROZEN" ? <Action label="Unfreeze" action={setState("ACTIVE")} done={reload} /> : null}
-            {c.state !== "CLOSED" ? <Action label="Close" action={setState("CLOSED")} done={reload} /> : null}
+            {c.state !== "CLOSED" ? (
+              <Action
+                label="Close"
+                action={setState("CLOSED")}
+                done={reload}
+                confirm={{
+                  question: "Close this card for good? A closed card cannot be used or reopened.",
+                  yes: "Close the card"
+                }}
+              />
+            ) : null}
           </p>
           <ActionForm
             title="Simulate a network event"
@@ -235,32 +270,38 @@ export const CardScreen = ({ id }: { readonly id: string }) => {
               list.length === 0 ? (
                 <p>None yet.</p>
               ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Card transaction</th>
-                      <th scope="col">Merchant</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Authorized</th>
-                      <th scope="col">Settled</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((t: any) => (
-                      <tr key={t.id}>
-                        <th scope="row">
-                          <Link to={`payments/${t.id}`}>{t.id}</Link>
-                        </th>
-                        <td>{t.merchant.descriptor}</td>
-                        <td>
-                          <Badge status={t.status} />
-                        </td>
-                        <td>{money(t.authorizedAmount)}</td>
-                        <td>{money(t.settledAmount)}</td>
+                <div class="table-scroll">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Card transaction</th>
+                        <th scope="col">Merchant</th>
+                        <th scope="col">Status</th>
+                        <th scope="col">Authorized</th>
+                        <th scope="col">Settled</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {list.map((t: any) => (
+                        <tr key={t.id}>
+                          <th scope="row">
+                            <Link to={`payments/${t.id}`}>{t.id}</Link>
+                          </th>
+                          <td>{t.merchant.descriptor}</td>
+                          <td>
+                            <Badge status={t.status} />
+                          </td>
+                          <td class="num">
+                            <Amount value={t.authorizedAmount} />
+                          </td>
+                          <td class="num">
+                            <Amount value={t.settledAmount} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )
             }
           </Show>

@@ -1,7 +1,28 @@
-/** Customers: search by the list filters, create one, and a customer's page (KYC, documents, owners, accounts). */
-import { useState } from "preact/hooks"
-import { run } from "../client.ts"
-import { ActionForm, Badge, Choice, Field, Link, money, RawJson, Show, useLoad, useSession, when } from "../ui.tsx"
+/**
+ * Customers: paged, searched by name, email and platform id (and the API's own filters), create one; and a
+ * customer's page (KYC, documents, owners, accounts), which follows the event stream.
+ */
+import { useRef, useState } from "preact/hooks"
+import { type Client, run } from "../client.ts"
+import { pageOf } from "../names.ts"
+import {
+  ActionForm,
+  Amount,
+  Badge,
+  Choice,
+  Field,
+  Link,
+  mentions,
+  Pager,
+  RawJson,
+  Show,
+  scanPages,
+  useFollow,
+  useLoad,
+  usePaged,
+  useSession,
+  When
+} from "../ui.tsx"
 
 type Filters = Record<string, string>
 
@@ -23,21 +44,51 @@ const samplePacket = {
 const nonEmpty = (values: Filters): Filters =>
   Object.fromEntries(Object.entries(values).filter(([, value]) => value.trim() !== ""))
 
+const PAGE = 50
+
+const listPage = (client: Client, filters: Filters, cursor: string | undefined, limit: number) =>
+  run(client.customers.list({ query: { ...filters, limit, ...(cursor === undefined ? {} : { cursor }) } as any }))
+
+/** Whether a customer's name, email or platform id holds `text` (any case). */
+const matches = (customer: any, text: string): boolean =>
+  [nameOf(customer), customer.email, customer.platformCustomerId].some(
+    (field) => typeof field === "string" && field.toLowerCase().includes(text)
+  )
+
 export const CustomersScreen = () => {
   const { client } = useSession()
-  const [filters, setFilters] = useState<Filters>({})
-  const customers = useLoad(() => run(client.customers.list({ query: { ...filters, limit: 50 } as any })), [filters])
+  const [filters, setFilters] = useState<{ api: Filters; text: string }>({ api: {}, text: "" })
+  // The API filters by exact platform id but not by name or email: a search reads every page the other filters
+  // select, once, and matches here.
+  const scanned = useRef<{ key: string; rows: Promise<ReadonlyArray<any>> } | undefined>(undefined)
+  const customers = usePaged(
+    async (cursor) => {
+      if (filters.text === "") return listPage(client, filters.api, cursor, PAGE)
+      const key = JSON.stringify(filters)
+      if (scanned.current?.key !== key) {
+        const text = filters.text.toLowerCase()
+        const rows = scanPages((next) => listPage(client, filters.api, next, 100)).then(({ rows }) =>
+          rows.filter((customer) => matches(customer, text))
+        )
+        scanned.current = { key, rows }
+      }
+      return pageOf(await scanned.current.rows, cursor, PAGE)
+    },
+    [filters]
+  )
   const search = (event: SubmitEvent) => {
     event.preventDefault()
     const values: Filters = {}
     for (const [key, value] of new FormData(event.currentTarget as HTMLFormElement)) values[key] = String(value)
-    setFilters(nonEmpty(values))
+    const { search: text = "", ...api } = nonEmpty(values)
+    scanned.current = undefined
+    setFilters({ api, text: text.trim() })
   }
   return (
     <>
       <h1>Customers</h1>
       <form class="filters" aria-label="Search customers" onSubmit={search}>
-        <Field label="Platform customer id" name="platformCustomerId" />
+        <Field label="Name, email or platform id" name="search" />
         <Field label="UMA address" name="umaAddress" />
         <Choice
           label="Type"
@@ -51,39 +102,52 @@ export const CustomersScreen = () => {
         <Field label="Currency" name="currency" />
         <button type="submit">Search</button>
       </form>
+      {filters.text === "" ? null : (
+        <p class="hint">
+          The API filters customers by exact platform id only: a search reads every customer page by page and matches
+          the name, email and platform id here, in any case.
+        </p>
+      )}
       <Show loaded={customers}>
         {(page) => (
-          <table>
-            <caption>
-              {page.totalCount} customer{page.totalCount === 1 ? "" : "s"}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">KYC</th>
-                <th scope="col">UMA address</th>
-                <th scope="col">Platform id</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.map((customer) => (
-                <tr key={customer.id}>
-                  <th scope="row">
-                    <Link to={`customers/${customer.id}`}>{nameOf(customer)}</Link>
-                  </th>
-                  <td>{customer.customerType}</td>
-                  <td>
-                    <Badge status={customer.kycStatus} />
-                  </td>
-                  <td>{customer.umaAddress}</td>
-                  <td>{customer.platformCustomerId}</td>
-                  <td>{when(customer.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <>
+            <div class="table-scroll">
+              <table>
+                <caption>
+                  {page.totalCount} customer{page.totalCount === 1 ? "" : "s"}
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">KYC</th>
+                    <th scope="col">Email</th>
+                    <th scope="col">Platform id</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((customer: any) => (
+                    <tr key={customer.id}>
+                      <th scope="row">
+                        <Link to={`customers/${customer.id}`}>{nameOf(customer)}</Link>
+                      </th>
+                      <td>{customer.customerType}</td>
+                      <td>
+                        <Badge status={customer.kycStatus} />
+                      </td>
+                      <td>{customer.email ?? "—"}</td>
+                      <td>{customer.platformCustomerId}</td>
+                      <td>
+                        <When at={customer.createdAt} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager paged={customers} label="customers" />
+          </>
         )}
       </Show>
       <ActionForm
@@ -143,6 +207,13 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
   const reload = () => {
     for (const loaded of [customer, accounts, external, documents, verifications]) loaded.reload()
   }
+  // KYC decisions, reviews and balances arrive as events naming the customer or its accounts.
+  useFollow(
+    reload,
+    mentions(id, ...(accounts.data?.data.map((account) => account.id) ?? [])),
+    customer.data?.kycStatus === "PENDING" ||
+      (verifications.data?.data.some((v: any) => /PENDING|IN_PROGRESS/.test(v.verificationStatus)) ?? false)
+  )
   return (
     <Show loaded={customer}>
       {(c) => (
@@ -151,7 +222,7 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
             <Link to="customers">Customers</Link> / {c.id}
           </p>
           <h1>{nameOf(c)}</h1>
-          <button type="button" onClick={reload}>
+          <button type="button" class="secondary" onClick={reload}>
             Refresh
           </button>
           <dl class="facts">
@@ -171,32 +242,42 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
           <h2>Internal accounts</h2>
           <Show loaded={accounts}>
             {(page) => (
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Account</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Available</th>
-                    <th scope="col">Total (with held)</th>
-                    <th scope="col">Sandbox</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((account) => (
-                    <tr key={account.id}>
-                      <th scope="row">
-                        <Link to={`ledger/${account.id}`}>{account.id}</Link>
+              <div class="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Account</th>
+                      <th scope="col">Type</th>
+                      <th scope="col" class="num">
+                        Available
                       </th>
-                      <td>{account.type}</td>
-                      <td>{money(account.balance)}</td>
-                      <td>{money(account.totalBalance)}</td>
-                      <td>
-                        <Link to={`sandbox?account=${account.id}&customer=${c.id}`}>Fund, pay or review KYC</Link>
-                      </td>
+                      <th scope="col" class="num">
+                        Total (with held)
+                      </th>
+                      <th scope="col">Sandbox</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {page.data.map((account) => (
+                      <tr key={account.id}>
+                        <th scope="row">
+                          <Link to={`ledger/${account.id}`}>{account.id}</Link>
+                        </th>
+                        <td>{account.type}</td>
+                        <td class="num">
+                          <Amount value={account.balance} />
+                        </td>
+                        <td class="num">
+                          <Amount value={account.totalBalance} />
+                        </td>
+                        <td>
+                          <Link to={`sandbox?account=${account.id}&customer=${c.id}`}>Fund, pay or review KYC</Link>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
           </Show>
           <h2>External accounts</h2>
@@ -205,26 +286,28 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
               page.data.length === 0 ? (
                 <p>None.</p>
               ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Account</th>
-                      <th scope="col">Currency</th>
-                      <th scope="col">Status</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.data.map((account: any) => (
-                      <tr key={account.id}>
-                        <th scope="row">{account.id}</th>
-                        <td>{account.currency}</td>
-                        <td>
-                          <Badge status={account.status} />
-                        </td>
+                <div class="table-scroll">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Account</th>
+                        <th scope="col">Currency</th>
+                        <th scope="col">Status</th>
                       </tr>
-                    ))}
-                  </tbody>
-                </table>
+                    </thead>
+                    <tbody>
+                      {page.data.map((account: any) => (
+                        <tr key={account.id}>
+                          <th scope="row">{account.id}</th>
+                          <td>{account.currency}</td>
+                          <td>
+                            <Badge status={account.status} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )
             }
           </Show>
@@ -237,7 +320,7 @@ export const CustomerScreen = ({ id }: { readonly id: string }) => {
                 <ul>
                   {page.data.map((verification: any) => (
                     <li key={verification.id}>
-                      {when(verification.createdAt)} <Badge status={verification.verificationStatus} />
+                      <When at={verification.createdAt} /> <Badge status={verification.verificationStatus} />
                     </li>
                   ))}
                 </ul>

@@ -14,36 +14,38 @@ export const RequestLogScreen = () => {
       </button>
       <Show loaded={log}>
         {({ data }) => (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Request</th>
-                <th scope="col">Status</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Idempotency key</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.map((entry, index) => (
-                <tr key={`${entry.at}-${index}`}>
-                  <th scope="row">{when(entry.at)}</th>
-                  <td>
-                    <code>
-                      {entry.method} {entry.path}
-                    </code>
-                  </td>
-                  <td>
-                    <Badge status={String(entry.status)} />
-                  </td>
-                  <td>{entry.durationMs} ms</td>
-                  <td>{entry.idempotencyKey ?? "—"}</td>
-                  <td>{entry.error === undefined ? "—" : `${entry.error.code} ${entry.error.message}`}</td>
+          <div class="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Request</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Idempotency key</th>
+                  <th scope="col">Error</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.map((entry, index) => (
+                  <tr key={`${entry.at}-${index}`}>
+                    <th scope="row">{when(entry.at)}</th>
+                    <td>
+                      <code>
+                        {entry.method} {entry.path}
+                      </code>
+                    </td>
+                    <td>
+                      <Badge status={String(entry.status)} />
+                    </td>
+                    <td>{entry.durationMs} ms</td>
+                    <td>{entry.idempotencyKey ?? "—"}</td>
+                    <td>{entry.error === undefined ? "—" : `${entry.error.code} ${entry.error.message}`}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </Show>
     </>

@@ -5,7 +5,7 @@
 
 import { useEffect, useState } from "preact/hooks"
 import { run } from "../client.ts"
-import { ActionForm, Choice, Field, useSession } from "../ui.tsx"
+import { ActionForm, Choice, Field, money, useSession } from "../ui.tsx"
 
 /** The sandbox rail's payout suffixes: the last three digits of the payee's account number (packages/sandbox/README.md). */
 const SUFFIXES = ["000", "002", "003", "004", "005", "006", "007", "008", "009"] as const
@@ -45,6 +45,9 @@ export const SandboxScreen = () => {
             })
           )
         }
+        report={(account) =>
+          `Done: ${account.id} now has ${money(account.balance)} available (${money(account.totalBalance)} in total)`
+        }
       >
         <Field label="Internal account id" name="accountId" value={fromHash.get("account") ?? undefined} required />
         <Field label="Amount (minor units)" name="amount" type="number" value="100000" required />
@@ -75,7 +78,11 @@ export const SandboxScreen = () => {
             client.payments.createQuote({
               payload: {
                 source: { sourceType: "ACCOUNT", accountId: account.id },
-                destination: { destinationType: "ACCOUNT", accountId: payee.id },
+                destination: {
+                  destinationType: "ACCOUNT",
+                  accountId: payee.id,
+                  ...(values.rail ? { paymentRail: values.rail } : {})
+                },
                 lockedCurrencySide: "SENDING",
                 lockedCurrencyAmount: Number(values.amount),
                 immediatelyExecute: true
@@ -95,6 +102,16 @@ export const SandboxScreen = () => {
         />
         <Field label="Amount (minor units)" name="amount" type="number" value="2500" required />
         <Choice label="Outcome (the payee's account number suffix)" name="outcome" options={outcomes} />
+        <Choice
+          label="Rail"
+          name="rail"
+          options={[
+            ["", "the sandbox's choice"],
+            ["ACH", "ACH (days, sped up)"],
+            ["RTP", "RTP (instant)"],
+            ["WIRE", "WIRE (same day, sped up)"]
+          ]}
+        />
       </ActionForm>
       <ActionForm
         title="Ask for a KYC decision"

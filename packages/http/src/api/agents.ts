@@ -33,7 +33,7 @@ import {
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { PublicEndpoint, SecretAnswer } from "../annotations.ts"
+import { CarriesSecret, PublicEndpoint, SecretAnswer } from "../annotations.ts"
 import { created, TypedCodeParam } from "./shared.ts"
 
 /** AG-01 … AG-23: what the platform does with its agents (Basic). Redeem is public: the agent has no credential yet. */
@@ -42,7 +42,7 @@ export const AgentsGroup = HttpApiGroup.make("agents")
     HttpApiEndpoint.post("createAgent", "/agents", {
       payload: AgentCreateRequest,
       success: AgentCreateResponse.pipe(created)
-    })
+    }).annotate(CarriesSecret, true)
   )
   .add(HttpApiEndpoint.get("listAgents", "/agents", { query: ListAgentsQuery, success: PageOf(Agent) }))
   .add(
@@ -90,7 +90,7 @@ export const AgentsGroup = HttpApiGroup.make("agents")
     HttpApiEndpoint.post("createDeviceCode", "/agents/:agentId/device-codes", {
       params: { agentId: AgentId },
       success: AgentDeviceCode.pipe(created)
-    })
+    }).annotate(CarriesSecret, true)
   )
   .add(
     HttpApiEndpoint.post("approveAction", "/agents/:agentId/actions/:actionId/approve", {

@@ -2,8 +2,8 @@ import {
   BulkImportAccepted,
   BulkImportJob,
   CreateCustomerRequest,
-  Customer,
   CustomerId,
+  CustomerView,
   EndUserTerms,
   JobId,
   ListCustomersQuery,
@@ -21,9 +21,12 @@ export const CustomersCsvForm = Schema.Struct({ file: FilePart }).pipe(HttpApiSc
 
 export const CustomersGroup = HttpApiGroup.make("customers")
   .add(
-    HttpApiEndpoint.post("create", "/customers", { payload: CreateCustomerRequest, success: Customer.pipe(created) })
+    HttpApiEndpoint.post("create", "/customers", {
+      payload: CreateCustomerRequest,
+      success: CustomerView.pipe(created)
+    })
   )
-  .add(HttpApiEndpoint.get("list", "/customers", { query: ListCustomersQuery, success: PageOf(Customer) }))
+  .add(HttpApiEndpoint.get("list", "/customers", { query: ListCustomersQuery, success: PageOf(CustomerView) }))
   .add(HttpApiEndpoint.get("endUserTerms", "/customers/end-user-terms", { success: EndUserTerms }))
   .add(
     HttpApiEndpoint.post("bulkImportCsv", "/customers/bulk/csv", {
@@ -37,7 +40,9 @@ export const CustomersGroup = HttpApiGroup.make("customers")
       success: BulkImportJob
     })
   )
-  .add(HttpApiEndpoint.get("get", "/customers/:customerId", { params: { customerId: CustomerId }, success: Customer }))
+  .add(
+    HttpApiEndpoint.get("get", "/customers/:customerId", { params: { customerId: CustomerId }, success: CustomerView })
+  )
   .add(
     HttpApiEndpoint.patch("update", "/customers/:customerId", {
       params: { customerId: CustomerId },
@@ -45,13 +50,13 @@ export const CustomersGroup = HttpApiGroup.make("customers")
       // CU-14 … CU-18: a change of the email (phone) tied embedded-wallet OTP credentials send codes to is a
       // signed retry: 202 first, then the same body with Service-Wallet-Signature and Request-Id. Never PROCESSING.
       headers: SignedRetryHeaders,
-      success: [Customer, SignedRetryChallenge.pipe(accepted)]
+      success: [CustomerView, SignedRetryChallenge.pipe(accepted)]
     })
   )
   .add(
     HttpApiEndpoint.delete("delete", "/customers/:customerId", {
       params: { customerId: CustomerId },
-      success: Customer
+      success: CustomerView
     })
   )
   .annotateMerge(OpenApi.annotations({ title: "Customers", description: "Individuals and businesses" }))

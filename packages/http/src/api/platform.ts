@@ -18,6 +18,7 @@ import {
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { CarriesSecret } from "../annotations.ts"
 import { created, Data } from "./shared.ts"
 
 /** Entries of the request log a call asks for (at most the 200 kept per token). */
@@ -52,7 +53,7 @@ export const PlatformGroup = HttpApiGroup.make("platform")
     HttpApiEndpoint.post("createToken", "/tokens", {
       payload: CreateTokenRequest,
       success: ApiTokenWithSecret.pipe(created)
-    })
+    }).annotate(CarriesSecret, true)
   )
   .add(HttpApiEndpoint.get("listTokens", "/tokens", { query: ListTokensQuery, success: PageOf(ApiToken) }))
   .add(HttpApiEndpoint.get("getCurrentToken", "/tokens/me", { success: ApiToken }))

@@ -19,6 +19,7 @@ import {
   TwoFactorResetStatus
 } from "@paycore/core"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { CarriesSecret } from "../annotations.ts"
 import { created } from "./shared.ts"
 
 export const ScaGroup = HttpApiGroup.make("sca")
@@ -28,7 +29,7 @@ export const ScaGroup = HttpApiGroup.make("sca")
       query: ScaCustomerQuery,
       payload: ScaFactorEnrollRequest,
       success: ScaFactorEnrollStart
-    })
+    }).annotate(CarriesSecret, true)
   )
   .add(
     HttpApiEndpoint.post("confirmFactorEnrollment", "/sca/factors/confirm", {

@@ -24,6 +24,7 @@ import {
 } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { CarriesSecret } from "../annotations.ts"
 import { accepted, created, Data } from "./shared.ts"
 
 /** A signed retry's first leg (202) and its still-settling answer (W-35, W-39), next to an action's own success. */
@@ -64,7 +65,7 @@ export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
       headers: SignedRetryHeaders,
       // A signed retry's 200 is a session or PROCESSING (W-40): the body's `status` tells them apart.
       success: [Schema.Union([AuthSession, WalletOperationProcessing]), SignedRetryChallenge.pipe(accepted)]
-    })
+    }).annotate(CarriesSecret, true)
   )
   .add(
     HttpApiEndpoint.delete("revokeCredential", "/auth/credentials/:credentialId", {
@@ -73,14 +74,19 @@ export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
       success: [HttpApiSchema.NoContent, ...signedRetry]
     })
   )
-  .add(HttpApiEndpoint.get("listSessions", "/auth/sessions", { query: AccountQuery, success: Data(AuthSession) }))
+  .add(
+    HttpApiEndpoint.get("listSessions", "/auth/sessions", { query: AccountQuery, success: Data(AuthSession) }).annotate(
+      CarriesSecret,
+      true
+    )
+  )
   .add(
     HttpApiEndpoint.post("refreshSession", "/auth/sessions/:sessionId/refresh", {
       params: { sessionId: SessionId },
       payload: RefreshSessionRequest,
       headers: SignedRetryHeaders,
       success: [AuthSession.pipe(created), ...signedRetry]
-    })
+    }).annotate(CarriesSecret, true)
   )
   .add(
     HttpApiEndpoint.delete("revokeSession", "/auth/sessions/:sessionId", {
@@ -126,7 +132,7 @@ export const WalletAuthGroup = HttpApiGroup.make("walletAuth")
         Schema.Union([InternalAccountExportResponse, WalletOperationProcessing]),
         SignedRetryChallenge.pipe(accepted)
       ]
-    })
+    }).annotate(CarriesSecret, true)
   )
   .add(
     HttpApiEndpoint.patch("updateInternalAccount", "/internal-accounts/:accountId", {

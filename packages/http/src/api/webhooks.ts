@@ -1,6 +1,7 @@
 import { MAX_SECRET_OVERLAP_SECONDS, PageOf, PageQueryFields, WebhookId, WebhookSecretInfo } from "@paycore/core"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { CarriesSecret } from "../annotations.ts"
 import { created } from "./shared.ts"
 
 export const WebhookDelivery = Schema.Struct({
@@ -92,7 +93,7 @@ export const WebhooksGroup = HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("rotateSigningSecret", "/webhooks/signing-secrets/rotate", {
       payload: RotateSigningSecretRequest,
       success: NewSigningSecret.pipe(created)
-    })
+    }).annotate(CarriesSecret, true)
   )
   .annotateMerge(
     OpenApi.annotations({

@@ -26,7 +26,7 @@ import {
 } from "./records.ts"
 
 export const beneficialOwnerTests = (it: It) => {
-  it.effect("list filters: customerId", () =>
+  it.effect("list filters: customerId, customerIds (CU-06: a page of customers' owners in one list)", () =>
     Effect.gen(function* () {
       const store = yield* Store
       const list: ListFn<BeneficialOwner, BeneficialOwnerFilter> = store.beneficialOwners.list
@@ -40,6 +40,9 @@ export const beneficialOwnerTests = (it: It) => {
       yield* expectList(list, { customerId: s.customerId }, [o1, o2])
       yield* expectList(list, { customerId: other.customerId }, [p1])
       yield* expectList(list, { customerId: makeScope().customerId }, [])
+      yield* expectList(list, { customerIds: [s.customerId, other.customerId] }, [o1, o2, p1])
+      yield* expectList(list, { customerIds: [other.customerId, makeScope().customerId] }, [p1])
+      yield* expectList(list, { customerIds: [] }, [])
       yield* expectFiltered(list, {}, () => true, { included: [o1, o2, p1], excluded: [] })
     })
   )

@@ -253,6 +253,8 @@ export const externalFull = (s: Scope, id?: string): ExternalAccount => {
     ownershipType: "THIRD_PARTY",
     defaultUmaDepositAccount: true,
     paymentRails: ["ACH", "WIRE"],
+    beneficiaryVerificationStatus: "PARTIAL_MATCH",
+    beneficiaryVerifiedData: { fullName: "G. Hopper ✓" },
     accountInfo: {
       accountType: "US_ACCOUNT",
       accountNumber: "000123456789",
