@@ -47,6 +47,28 @@ export interface OutcomeLabel {
   readonly label: string
 }
 
+/** A rail and its delay at `speedUp`: `ACH: settles after 48 s (2 d ÷ 3600)`. */
+export const railLabel = (rail: PaymentRail, speedUp: number): string =>
+  `${rail}: settles ${scaledDuration(SETTLEMENT_SECONDS[rail], speedUp)}`
+
+/** What the dashboard's "Pay" screen shows for a payee with these rails at `speedUp` (`/dashboard/sandbox.json`). */
+export interface PaymentTiming {
+  readonly speedUp: number
+  /** The rail the sandbox takes when none is named (`fastestRail`). */
+  readonly defaultRail: PaymentRail
+  /** Each of the payee's rails with its delay (`railLabel`). */
+  readonly rails: ReadonlyArray<{ readonly rail: PaymentRail; readonly label: string }>
+  /** The payout suffixes on each of those rails (`outcomeLabels`). */
+  readonly outcomes: Readonly<Partial<Record<PaymentRail, ReadonlyArray<OutcomeLabel>>>>
+}
+
+export const paymentTiming = (rails: ReadonlyArray<PaymentRail>, speedUp: number): PaymentTiming => ({
+  speedUp,
+  defaultRail: fastestRail(rails),
+  rails: rails.map((rail) => ({ rail, label: railLabel(rail, speedUp) })),
+  outcomes: Object.fromEntries(rails.map((rail) => [rail, outcomeLabels(rail, speedUp)]))
+})
+
 /** The payout suffixes of a payment on `rail` at `speedUp`, each with what happens and when. */
 export const outcomeLabels = (rail: PaymentRail, speedUp: number): ReadonlyArray<OutcomeLabel> => {
   const railTime = `${scaledDuration(SETTLEMENT_SECONDS[rail], speedUp)} on ${rail}`

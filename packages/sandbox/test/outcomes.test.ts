@@ -10,6 +10,7 @@ import {
   fastestRail,
   LONG_PAYMENT_SECONDS,
   outcomeLabels,
+  paymentTiming,
   RETURN_DELAY_SECONDS,
   SETTLEMENT_SECONDS,
   scaledDuration,
@@ -67,5 +68,20 @@ describe("the labels of the payout suffixes (SB-06, L-17)", () => {
         }
       })
     )
+  })
+})
+
+describe("what the dashboard's Pay screen shows (/dashboard/sandbox.json)", () => {
+  it("a US payee's rails, each with its delay, the sandbox's own choice, and the suffixes on each rail", () => {
+    const timing = paymentTiming(PAYEE_TYPES.USD_ACCOUNT.rails, 3600)
+    expect(timing.defaultRail).toBe("RTP")
+    expect(timing.rails).toEqual([
+      { rail: "ACH", label: "ACH: settles after 48 s (2 d ÷ 3600)" },
+      { rail: "WIRE", label: "WIRE: settles after 24 s (1 d ÷ 3600)" },
+      { rail: "RTP", label: "RTP: settles after 1 ms (5 s ÷ 3600)" },
+      { rail: "FEDNOW", label: "FEDNOW: settles after 1 ms (5 s ÷ 3600)" }
+    ])
+    expect(timing.outcomes.ACH).toEqual(outcomeLabels("ACH", 3600))
+    expect(timing.outcomes.RTP).toEqual(outcomeLabels("RTP", 3600))
   })
 })

@@ -64,12 +64,11 @@ const FRONT_DOORS: ReadonlyMap<string, string> = new Map([
 ])
 
 /**
- * `/dashboard/sandbox.json`: the labels of the payout suffixes on the dashboard's "Pay" screen, computed from the
- * timing table and this server's speed-up (its payee is a US account, paid over the rail the sandbox selects).
+ * `/dashboard/sandbox.json`: the labels of the rails and the payout suffixes on the dashboard's "Pay" screen, computed
+ * from the timing table and this server's speed-up (its payee is a US account).
  */
 const sandboxTimingFile = (speedUp: number) => {
-  const rail = Sandbox.fastestRail(PAYEE_TYPES.USD_ACCOUNT.rails)
-  const body = { speedUp, rail, outcomes: Sandbox.outcomeLabels(rail, speedUp) }
+  const body = Sandbox.paymentTiming(PAYEE_TYPES.USD_ACCOUNT.rails, speedUp)
   return { path: "/dashboard/sandbox.json", contentType: "application/json", body: Buffer.from(JSON.stringify(body)) }
 }
 
