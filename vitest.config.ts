@@ -22,7 +22,8 @@ export default defineConfig({
       "packages/*/test/**/*.test.ts",
       "examples/*/test/**/*.test.ts",
       "test/install/*.test.ts",
-      "test/spec/*.test.ts"
+      "test/spec/*.test.ts",
+      "test/docs/*.test.ts"
     ],
     globalSetup: ["packages/http/test/conformance-setup.ts", "packages/store-postgres/test/pglite-template-setup.ts"],
     reporters: ["default", "./vitest.closing-line.ts"],

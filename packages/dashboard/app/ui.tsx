@@ -437,16 +437,23 @@ export const Choice = ({
   label,
   name,
   options,
-  value
+  value,
+  onChange
 }: {
   readonly label: string
   readonly name: string
   readonly options: ReadonlyArray<readonly [value: string, text: string]>
   readonly value?: string | undefined
+  /** Told each choice (for a form whose other fields follow this one). */
+  readonly onChange?: ((value: string) => void) | undefined
 }) => (
   <label>
     <span>{label}</span>
-    <select name={name} value={value}>
+    <select
+      name={name}
+      value={value}
+      onChange={onChange && ((event) => onChange((event.currentTarget as HTMLSelectElement).value))}
+    >
       {options.map(([option, text]) => (
         <option key={option} value={option}>
           {text}

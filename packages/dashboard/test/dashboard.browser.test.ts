@@ -16,6 +16,8 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { PAYEE_TYPES, type PaymentRail } from "@paycore/core"
+import { paymentTiming, scaledDuration } from "@paycore/sandbox"
 import { launchChromium, missingBrowser, screenshotPath } from "@paycore/testkit/browser"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -30,6 +32,9 @@ interface Sandbox {
   readonly process: ChildProcess
 }
 
+/** The sandbox's speed-up in this test. */
+const SPEEDUP = 40_000
+
 /** `npm start`'s program on a fresh PGlite folder at a free port; up once it printed its banner. */
 const startSandbox = (dataDir: string): Promise<Sandbox> =>
   new Promise((resolve, reject) => {
@@ -41,7 +46,7 @@ const startSandbox = (dataDir: string): Promise<Sandbox> =>
         PAYCORE_DATA_DIR: dataDir,
         PAYCORE_SANDBOX_CREDENTIALS: `${SANDBOX.clientId}:${SANDBOX.clientSecret}`,
         // An ACH payout (two days) takes about 4 s: long enough to be seen in flight, short for a test.
-        PAYCORE_SANDBOX_SPEEDUP: "40000"
+        PAYCORE_SANDBOX_SPEEDUP: String(SPEEDUP)
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -215,8 +220,22 @@ describe.skipIf(missingBrowser !== undefined)(
       await open(`sandbox?account=${made.accountId}&customer=${made.customerId}`)
       const pay = page.locator("form", { hasText: "Make a payment with a chosen outcome" })
       await pay.getByLabel("Amount").fill("2500")
-      await pay.getByLabel("Outcome").selectOption(outcome)
+      // Issue 32 item 2: the rails and suffixes read as the server's timing table at its speed-up (SPEEDUP here) has
+      // them, for the rail chosen: the sandbox's own (the fastest, RTP) until another is.
+      const timing = paymentTiming(PAYEE_TYPES.USD_ACCOUNT.rails, SPEEDUP)
+      const labels = (rail: PaymentRail) => timing.outcomes[rail]!.map(({ label }) => label)
+      const shown = () => pay.getByLabel("Outcome").locator("option").allTextContents()
+      await expect.poll(shown).toEqual(labels("RTP"))
+      expect(await pay.getByLabel("Rail").locator("option").allTextContents()).toEqual([
+        "the sandbox's choice: its fastest, RTP",
+        ...timing.rails.map(({ label }) => label)
+      ])
       await pay.getByLabel("Rail").selectOption("ACH")
+      await expect.poll(shown).toEqual(labels("ACH"))
+      expect(labels("ACH")[1]).toBe(
+        `002: fails (QUOTE_EXECUTION_FAILED) ${scaledDuration(172_800, SPEEDUP)} on ACH, refunded`
+      )
+      await pay.getByLabel("Outcome").selectOption(outcome)
       await pay.getByRole("button", { name: "Pay" }).click()
       await page.getByRole("heading", { name: /Outgoing payment/ }).waitFor()
     }

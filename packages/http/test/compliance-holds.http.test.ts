@@ -121,7 +121,10 @@ onEveryStore("compliance holds", "compliance_holds_http", (stores) => {
       const quote = await server.call(
         "POST",
         "/quotes",
-        quoteBody(payer.accounts.USD!, held, 300, { immediatelyExecute: true })
+        quoteBody(payer.accounts.USD!, held, 300, {
+          immediatelyExecute: true,
+          destination: { destinationType: "ACCOUNT", accountId: held, paymentRail: "ACH" }
+        })
       )
       expect(quote.status).toBe(201)
       const cancel = await server.call("POST", `/transactions/${quote.json.transactionId}/cancel`)

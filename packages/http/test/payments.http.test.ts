@@ -88,7 +88,8 @@ describe("POST /quotes: pricing and fields", () => {
       feesIncluded: 0,
       platformFeesIncluded: 0,
       paymentInstructions: [],
-      destination: { destinationType: "ACCOUNT", accountId: usPayeeId, paymentRail: "ACH" }
+      // Q-04: no rail named; the sandbox selects the payee's fastest (issue 32 item 2).
+      destination: { destinationType: "ACCOUNT", accountId: usPayeeId, paymentRail: "RTP" }
     })
     expect(quote.json.id).toMatch(/^Quote:[0-9a-f-]{36}$/)
     expect(quote.json.transactionId).toMatch(/^Transaction:[0-9a-f-]{36}$/)
@@ -764,7 +765,9 @@ describe("Settlement and failures (sandbox suffixes)", () => {
     const { quote, tx } = await pay("123456789", 2_000)
     expect(tx.status).toBe("COMPLETED")
     expect(Date.parse(tx.settledAt)).not.toBeNaN()
-    expect(tx.paymentRail).toBe("ACH")
+    // Q-04: no rail named; the sandbox selects the payee's fastest (RTP of ACH, WIRE, RTP, FEDNOW: issue 32 item 2).
+    expect(tx.paymentRail).toBe("RTP")
+    expect(tx.railSelectionMode).toBe("AUTO")
     expect(tx.failureReason).toBeUndefined()
     expect((await server.call("GET", `/quotes/${quote.id}`)).json.status).toBe("COMPLETED")
     expect(await balanceOf(customer.id, customer.accounts.USD!)).toBe(before - 2_000)

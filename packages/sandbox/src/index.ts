@@ -8,6 +8,7 @@ import { SandboxFxRates } from "./fx.ts"
 import { type SandboxKycOptions, SandboxKycProvider } from "./kyc.ts"
 import { SandboxNetworkFees } from "./network-fees.ts"
 import { SandboxNotifier } from "./notifier.ts"
+import { SandboxRailSelection } from "./outcomes.ts"
 import { SandboxRail, type SandboxRailOptions } from "./rail.ts"
 import { SandboxScreening } from "./screening.ts"
 import { SandboxStablecoinProvider } from "./stablecoin-provider.ts"
@@ -21,6 +22,7 @@ export * from "./fx.ts"
 export * from "./kyc.ts"
 export * from "./network-fees.ts"
 export * from "./notifier.ts"
+export * from "./outcomes.ts"
 export * from "./payees.ts"
 export * from "./rail.ts"
 export * from "./screening.ts"
@@ -34,13 +36,15 @@ export interface SandboxOptions extends SandboxRailOptions, SandboxKycOptions {
 /**
  * Every sandbox port: `Rail`, `FxRates`, `Directory`, `Notifier`, `KycProvider`, the `CardIssuer`, the card
  * network simulator (`CardNetworkSimulator`, a reference: the `/sandbox/cards/*` simulations) and `NetworkFees`
- * (a reference: the crypto withdrawal fee estimate), the `StablecoinProvider` (a reference: stablecoin issuance) and
- * `Screening` (a reference: compliance holds of payouts to a destination ending `010`) and `BeneficiaryVerification`
- * (a reference: the beneficiary name check of new external accounts, `102` … `107`).
+ * (a reference: the crypto withdrawal fee estimate), the `StablecoinProvider` (a reference: stablecoin issuance),
+ * `Screening` (a reference: compliance holds of payouts to a destination ending `010`), `BeneficiaryVerification`
+ * (a reference: the beneficiary name check of new external accounts, `102` … `107`) and `RailSelection` (a
+ * reference: a payment that names no rail goes over the payee's fastest, `fastestRail`).
  */
 export const layer = (options: SandboxOptions = {}): Layer.Layer<Rail | FxRates | Directory | Notifier | KycProvider> =>
   Layer.mergeAll(
     SandboxRail(options),
+    SandboxRailSelection,
     SandboxFxRates,
     SandboxDirectory,
     SandboxNotifier,

@@ -78,7 +78,7 @@ export const TRANSFER_TIMEOUT_SECONDS = 30
  */
 export type MagicOutcome = "000" | "002" | "003" | "004" | "005" | "006" | "007" | "008" | "009" | "T05"
 
-interface FailedOutcome {
+export interface FailedOutcome {
   readonly reason: FailureReason
   readonly refundSucceeds: boolean
 }
@@ -94,6 +94,9 @@ const failures: Partial<Record<MagicOutcome, FailedOutcome>> = {
   // The bank never answered: delivery failed (an incoming pull reports COLLECTION_FAILED).
   T05: { reason: "ACCOUNT_CANNOT_RECEIVE", refundSucceeds: true }
 }
+
+/** How a payout with this outcome fails (`undefined`: it does not). */
+export const payoutFailure = (outcome: MagicOutcome): FailedOutcome | undefined => failures[outcome]
 
 /**
  * A deprecated transfer's outcome by the same suffix, from the transfer table (SB-07), not the payout one: `002`

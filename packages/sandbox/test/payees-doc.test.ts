@@ -105,7 +105,7 @@ const payeeTypesTable = (): string => {
     return `| ${nameCell} | ${currencies} | ${fieldsCell(type)} | ${optionalCell(type) || "—"} | ${railsCell(type.rails)} | ${identifierCell(type)} |`
   })
   return [
-    "| `accountType` | currency | required | optional | rails, default first (sandbox settlement) | sandbox identifier |",
+    "| `accountType` | currency | required | optional | rails, the core's default first (sandbox settlement) | sandbox identifier |",
     "| --- | --- | --- | --- | --- | --- |",
     ...rows,
     ""

@@ -21,7 +21,9 @@
  *                                              follow from it: set it on a server, and never change it
  */
 import { hkdfSync, randomBytes } from "node:crypto"
+import { chmodSync, writeFileSync } from "node:fs"
 import type { AddressInfo } from "node:net"
+import { join } from "node:path"
 import {
   BundleSigner,
   bundleSignerFromKey,
@@ -31,6 +33,7 @@ import {
   KeyVault,
   keyVaultFromKey,
   OidcKeys,
+  PAYEE_TYPES,
   sandboxIncomingApproval,
   Tokens,
   WalletVault,
@@ -59,6 +62,15 @@ const FRONT_DOORS: ReadonlyMap<string, string> = new Map([
   ["/docs", `/${API_VERSION}/docs`],
   ["/docs/", `/${API_VERSION}/docs`]
 ])
+
+/**
+ * `/dashboard/sandbox.json`: the labels of the rails and the payout suffixes on the dashboard's "Pay" screen, computed
+ * from the timing table and this server's speed-up (its payee is a US account).
+ */
+const sandboxTimingFile = (speedUp: number) => {
+  const body = Sandbox.paymentTiming(PAYEE_TYPES.USD_ACCOUNT.rails, speedUp)
+  return { path: "/dashboard/sandbox.json", contentType: "application/json", body: Buffer.from(JSON.stringify(body)) }
+}
 
 /**
  * The wallet vaults under one key-encryption key (64 hex): a key of its own for each (HKDF-SHA256), so the AES-GCM
@@ -96,6 +108,11 @@ export interface RunningSandbox {
   /** The webhook endpoint's first Standard Webhooks secret; undefined when one was made at an earlier start. */
   readonly webhookSecret: string | undefined
   readonly webhookPublicKeyPem: string
+  /**
+   * `<data folder>/sandbox.env` (none without a data folder): the base URL and the token as shell variables, written
+   * at each start.
+   */
+  readonly envFile?: string | undefined
 }
 
 /**
@@ -144,7 +161,7 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   const { listener, context } = yield* makeApp({
     webhookLeaseSeconds,
     // The dashboard's files are read once, here: built at install (a 503 page says so when they are missing).
-    files: dashboardFiles(),
+    files: [...dashboardFiles(), sandboxTimingFile(speedUp)],
     ...(options.worker === false ? { workerIntervalMillis: 0, webhookIntervalMillis: 0 } : {})
   }).pipe(
     Effect.provide(portsContext),
@@ -207,6 +224,10 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   )
   // PORT=0 picks a free port: report the one the server got.
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const envFile =
+    store.dataDir === undefined
+      ? undefined
+      : writeSandboxEnv(store.dataDir, `${origin}/${API_VERSION}`, clientId, secret)
   return {
     baseUrl: `${origin}/${API_VERSION}`,
     dashboardUrl: `${origin}${DASHBOARD_PATH}`,
@@ -214,9 +235,33 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
     clientId,
     clientSecret: secret,
     webhookSecret: firstSecret?.secret,
-    webhookPublicKeyPem: signer.publicKeyPem
+    webhookPublicKeyPem: signer.publicKeyPem,
+    envFile
   } satisfies RunningSandbox
 })
+
+/**
+ * `<data folder>/sandbox.env`, written at each start (owner-only, as the credentials kept there): what a shell needs to
+ * call this sandbox, in the variables the CLI reads. A walk-through starts with `. ./.paycore-data/sandbox.env`, in
+ * whatever order the reader started things, and whichever port or token this start has.
+ */
+const SANDBOX_ENV_FILE = "sandbox.env"
+
+const writeSandboxEnv = (dataDir: string, baseUrl: string, clientId: string, secret: Redacted.Redacted<string>) => {
+  const quoted = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
+  const lines = [
+    "# Written by the paycore sandbox at each start: its base URL and token, for curl and the CLI (. this file).",
+    `export PAYCORE_API=${quoted(baseUrl)}`,
+    `export PAYCORE_CLIENT_ID=${quoted(clientId)}`,
+    `export PAYCORE_CLIENT_SECRET=${quoted(Redacted.value(secret))}`,
+    ""
+  ]
+  const file = join(dataDir, SANDBOX_ENV_FILE)
+  writeFileSync(file, lines.join("\n"), { mode: 0o600 })
+  // An existing file keeps its mode: make sure it is the owner's only.
+  chmodSync(file, 0o600)
+  return file
+}
 
 /** The console's welcome: the operator asked for these credentials; they are printed once, never logged. */
 export const banner = (sandbox: RunningSandbox): string =>
@@ -228,6 +273,9 @@ export const banner = (sandbox: RunningSandbox): string =>
     `  token id        ${sandbox.clientId}`,
     `  token secret    ${Redacted.value(sandbox.clientSecret)}`,
     `  try             curl -u '${sandbox.clientId}:${Redacted.value(sandbox.clientSecret)}' ${sandbox.baseUrl}/config`,
+    ...(sandbox.envFile === undefined
+      ? []
+      : [`  in a shell      . ${sandbox.envFile}  (sets PAYCORE_API, PAYCORE_CLIENT_ID, PAYCORE_CLIENT_SECRET)`]),
     sandbox.webhookSecret === undefined
       ? "  webhook secret  set earlier (a new one: POST /webhooks/signing-secrets/rotate)"
       : `  webhook secret  ${sandbox.webhookSecret}  (Standard Webhooks v1; shown once)`,

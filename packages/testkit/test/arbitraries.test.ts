@@ -4,8 +4,6 @@
  * payload Schema, and 100 near-valid ones are refused with an error at the path they name. The same over HTTP is
  * packages/http/test/arbitraries.http.test.ts.
  */
-import { readFileSync } from "node:fs"
-import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Schema } from "effect"
 import * as fc from "fast-check"
@@ -88,13 +86,5 @@ describe("request-body arbitraries (@paycore/testkit/arbitraries)", () => {
       "unknownValue",
       "wrongType"
     ])
-  })
-
-  it("docs/testing.md quotes its property test from a test file that runs, word for word", () => {
-    const root = join(import.meta.dirname, "../../..")
-    const doc = readFileSync(join(root, "docs/testing.md"), "utf8")
-    const quotes = [...doc.matchAll(/<!-- quoted: (\S+) -->\n```ts\n([\s\S]*?)```/g)]
-    expect(quotes.length).toBeGreaterThan(0)
-    for (const [, file, code] of quotes) expect(readFileSync(join(root, file!), "utf8")).toContain(code)
   })
 })

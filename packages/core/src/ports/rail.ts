@@ -77,3 +77,21 @@ export class Rail extends Context.Service<
     readonly settlementSeconds: (rail: PaymentRail) => number
   }
 >()("paycore/ports/Rail") {}
+
+/** How a payout's rail is chosen when its quote names none (the `RailSelection` port). */
+export interface RailSelectionService {
+  /**
+   * The rail of a payout to an external account whose quote names none ("a default rail for the destination is
+   * selected"), among the rails the account can be paid on (never empty, in its payee type's order).
+   */
+  readonly choose: (rails: ReadonlyArray<PaymentRail>) => PaymentRail
+}
+
+/**
+ * Which rail a payout takes when the quote does not say. The default is the account's first rail (its payee type's
+ * order: `ACH` for a US account); the sandbox provides `SandboxRailSelection` (@paycore/sandbox), the fastest rail of
+ * its timing table, so a sandbox payment settles over an instant rail wherever the payee has one.
+ */
+export const RailSelection = Context.Reference<RailSelectionService>("paycore/ports/RailSelection", {
+  defaultValue: () => ({ choose: (rails) => rails[0]! })
+})

@@ -13,7 +13,6 @@ import type { Customer } from "../customers/model.ts"
 import { isNotReady } from "../customers/rules.ts"
 import { amountRange, isEnabledFor } from "../platform/currencies.ts"
 import type { PlatformConfig } from "../platform/model.ts"
-import type { Directory } from "../ports/directory.ts"
 import type { Store } from "../ports/store.ts"
 import { isScaSubject } from "../sca/regions.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
@@ -188,11 +187,10 @@ interface ResolvedDestination {
 
 /**
  * The destination of a quote: another internal account (the INTERNAL rail; never the source itself), an external
- * account on one of its rails (the first unless one is asked for), or an UMA address in a currency it receives.
+ * account on one of its rails (the one asked for, else the `RailSelection` port's choice), or an UMA address in a currency it receives.
  */
 function* resolveDestination(
-  store: Store["Service"],
-  directory: Directory["Service"],
+  { store, directory, railSelection }: QuoteCreationPorts,
   destination: CreateQuoteRequest["destination"],
   sourceAccount: InternalAccountRecord | undefined
 ): Steps<ResolvedDestination, QuoteError> {
@@ -215,7 +213,7 @@ function* resolveDestination(
     const platformPayee = platformPayeeRefusal(target, sourceAccount)
     if (platformPayee !== undefined) return yield* Effect.fail(platformPayee)
     const rails = target.paymentRails.length > 0 ? target.paymentRails : [defaultRail(target.currency)]
-    const wanted = destination.paymentRail ?? rails[0]!
+    const wanted = destination.paymentRail ?? railSelection.choose(rails)
     if (!rails.includes(wanted)) {
       return yield* Effect.fail(
         InvalidInput.one(
@@ -417,7 +415,7 @@ export const createQuote = Effect.fnUntraced(
     if (unlinkable !== undefined) return yield* Effect.fail(unlinkable)
     const config = yield* store.config.get()
     const source = yield* resolveSource(store, request, config)
-    const destination = yield* resolveDestination(store, ports.directory, request.destination, source.sourceAccount)
+    const destination = yield* resolveDestination(ports, request.destination, source.sourceAccount)
     yield* checkLookupSteps(store, request, isoOf(env.nowMs))
     const { sendingCode } = source
     const { receivingCode } = destination

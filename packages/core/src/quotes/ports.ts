@@ -12,6 +12,7 @@ import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory } from "../ports/directory.ts"
 import type { Ids } from "../ports/ids.ts"
 import type { NetworkFeesService } from "../ports/network-fees.ts"
+import type { RailSelectionService } from "../ports/rail.ts"
 import type { Store, UniqueViolation } from "../ports/store.ts"
 import type { ScaFactor } from "../sca/model.ts"
 import type { CommandEnv, EngineSettings } from "../shared/engine-config.ts"
@@ -32,6 +33,8 @@ export interface QuoteCreationPorts {
   readonly rates: Rates
   readonly payments: QuotePayments["Service"]
   readonly networkFees: NetworkFeesService
+  /** The rail of a payout whose quote names none. */
+  readonly railSelection: RailSelectionService
 }
 
 /** The ports receiver lookups work with, resolved once by the `Quotes` layer. */

@@ -4,6 +4,7 @@ import { Directory } from "../ports/directory.ts"
 import { FxRates } from "../ports/fx.ts"
 import { Ids } from "../ports/ids.ts"
 import { NetworkFees } from "../ports/network-fees.ts"
+import { RailSelection } from "../ports/rail.ts"
 import { Store } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
 import { command } from "../shared/tracing.ts"
@@ -92,7 +93,8 @@ export class Quotes extends Context.Service<
       const payments = yield* QuotePayments
       const rates = rateCache(yield* FxRates)
       const networkFees = yield* NetworkFees
-      const creation = { store, ids, directory, rates, payments, networkFees }
+      const railSelection = yield* RailSelection
+      const creation = { store, ids, directory, rates, payments, networkFees, railSelection }
       const lookups = { store, ids, directory, rates }
 
       return Quotes.of({

@@ -2,24 +2,49 @@
  * Sandbox actions: fund an account, make a payment whose outcome the sandbox rail's account-number suffix decides,
  * and ask for a KYC review (decided by the name's suffix).
  */
+
+import { useEffect, useState } from "preact/hooks"
 import { run } from "../client.ts"
 import { ActionForm, Choice, Field, money, useSession } from "../ui.tsx"
 
-/** The sandbox rail's payout outcomes by the last three digits of the account number (packages/sandbox/README.md). */
-const outcomes = [
-  ["000", "000: succeeds"],
-  ["002", "002: fails (QUOTE_EXECUTION_FAILED), refunded"],
-  ["003", "003: long payment, settles after 6 minutes"],
-  ["004", "004: fails (ACCOUNT_CANNOT_RECEIVE), refunded"],
-  ["005", "005: settles, then returned"],
-  ["006", "006: fails (ACCOUNT_INVALID), refunded"],
-  ["007", "007: fails and its refund fails"],
-  ["008", "008: fails (LIMIT_EXCEEDED), refunded"],
-  ["009", "009: fails (COMPLIANCE_REJECTED), refunded"]
-] as const
+/** The sandbox rail's payout suffixes: the last three digits of the payee's account number (packages/sandbox/README.md). */
+const SUFFIXES = ["000", "002", "003", "004", "005", "006", "007", "008", "009"] as const
+const RAILS = ["ACH", "WIRE", "RTP", "FEDNOW"] as const
+
+/** `/dashboard/sandbox.json` (@paycore/sandbox's `paymentTiming`): the server's rails and suffixes in words. */
+interface PaymentTiming {
+  readonly defaultRail: string
+  readonly rails: ReadonlyArray<{ readonly rail: string; readonly label: string }>
+  readonly outcomes: Readonly<Record<string, ReadonlyArray<{ readonly suffix: string; readonly label: string }>>>
+}
+
+/**
+ * The rails and the suffixes with their delays, as the sandbox server computes them from its timing table and its
+ * speed-up; the bare names until it answers, or where no sandbox serves the file.
+ */
+const useTiming = (): PaymentTiming | undefined => {
+  const [timing, setTiming] = useState<PaymentTiming | undefined>(undefined)
+  useEffect(() => {
+    fetch("/dashboard/sandbox.json")
+      .then((response) => (response.ok ? (response.json() as Promise<PaymentTiming>) : undefined))
+      .then(setTiming)
+      .catch(() => undefined)
+  }, [])
+  return timing
+}
 
 export const SandboxScreen = () => {
   const { client } = useSession()
+  const timing = useTiming()
+  // The suffixes are labelled for the rail chosen (the sandbox's own choice when none is).
+  const [rail, setRail] = useState("")
+  const outcomes: ReadonlyArray<readonly [string, string]> =
+    timing?.outcomes[rail || timing.defaultRail]?.map(({ suffix, label }) => [suffix, label]) ??
+    SUFFIXES.map((suffix) => [suffix, suffix])
+  const rails: ReadonlyArray<readonly [string, string]> = [
+    ["", timing === undefined ? "the sandbox's choice" : `the sandbox's choice: its fastest, ${timing.defaultRail}`],
+    ...(timing?.rails.map(({ rail, label }) => [rail, label] as const) ?? RAILS.map((rail) => [rail, rail] as const))
+  ]
   const fromHash = new URLSearchParams(location.hash.split("?")[1] ?? "")
   return (
     <>
@@ -92,16 +117,7 @@ export const SandboxScreen = () => {
         />
         <Field label="Amount (minor units)" name="amount" type="number" value="2500" required />
         <Choice label="Outcome (the payee's account number suffix)" name="outcome" options={outcomes} />
-        <Choice
-          label="Rail"
-          name="rail"
-          options={[
-            ["", "the sandbox's choice"],
-            ["ACH", "ACH (days, sped up)"],
-            ["RTP", "RTP (instant)"],
-            ["WIRE", "WIRE (same day, sped up)"]
-          ]}
-        />
+        <Choice label="Rail" name="rail" options={rails} value={rail} onChange={setRail} />
       </ActionForm>
       <ActionForm
         title="Ask for a KYC decision"
