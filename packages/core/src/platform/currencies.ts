@@ -47,8 +47,8 @@ export const currencyConfigOf = (
     : config.supportedCurrencies.find((c) => c.currencyCode === code)
 
 /**
- * The range a payment's amount in `code` must fall in (smallest unit), and whether `type` is enabled: a currency the
- * platform does not list has no range of its own (the payee's currency of a payout, say).
+ * The range a payment's amount in `code` must fall in (smallest unit): a currency the platform does not list has no
+ * range of its own (the payee's currency of a payout, say).
  */
 export const amountRange = (
   config: PlatformConfig | undefined,
