@@ -40,7 +40,7 @@ export const exchangeRates = Effect.fnUntraced(function* (
         : query.destinationCurrency
   const limit = config?.transactionLimits.find((l) => l.currency === source)
   // L-19: the platform's range for the sending currency bounds what may be sent.
-  const range = amountRange(config ?? undefined, source)
+  const range = amountRange(config, source)
   const out: Array<ExchangeRate> = []
   for (const destination of [...new Set(wanted)]) {
     const found = yield* Effect.result(rateFor(rates, source, destination))

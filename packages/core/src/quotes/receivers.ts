@@ -4,6 +4,7 @@
  */
 import { BigDecimal, Effect, Result } from "effect"
 import { amountRange, supportedCodes } from "../platform/currencies.ts"
+import type { PlatformConfig } from "../platform/model.ts"
 import type { Directory, UmaReceiverStep } from "../ports/directory.ts"
 import type { Store } from "../ports/store.ts"
 import { currency } from "../shared/currency.ts"
@@ -24,6 +25,7 @@ import { type Rates, rateFor } from "./rates.ts"
 /** The sender's currency for receiver lookups: the customer's first currency, else the platform's, else USD. */
 const senderCurrency = Effect.fnUntraced(function* (
   store: Store["Service"],
+  config: PlatformConfig | undefined,
   query: ReceiverLookupQuery | undefined,
   fallbackCustomer?: string
 ) {
@@ -34,7 +36,7 @@ const senderCurrency = Effect.fnUntraced(function* (
       if (query?.customerId !== undefined) return yield* Effect.fail(customerNotFound(customerId))
     } else if (customer.currencies[0] !== undefined) return customer.currencies[0]
   }
-  return supportedCodes(yield* store.config.get())[0] ?? "USD"
+  return supportedCodes(config)[0] ?? "USD"
 })
 
 /**
@@ -78,8 +80,9 @@ export const lookupExternalAccount = Effect.fnUntraced(function* (
 ) {
   const account = yield* ports.store.externalAccounts.get(accountId)
   if (account === undefined || account.status === "INACTIVE") return yield* Effect.fail(accountNotFound(accountId))
-  const from = yield* senderCurrency(ports.store, query, account.customerId)
-  const range = amountRange(yield* ports.store.config.get(), account.currency) ?? { min: 1, max: MAX_AMOUNT }
+  const config = yield* ports.store.config.get()
+  const from = yield* senderCurrency(ports.store, config, query, account.customerId)
+  const range = amountRange(config, account.currency) ?? { min: 1, max: MAX_AMOUNT }
   const supportedCurrencies = [yield* preference(ports.rates, from, account.currency, range.min, range.max)]
   const lookup = yield* recordLookup(ports, "ACCOUNT", account.id, [], query?.customerId)
   return {
@@ -100,8 +103,8 @@ export const lookupUma = Effect.fnUntraced(function* (
   query?: ReceiverLookupQuery
 ) {
   const receiver = yield* umaReceiverAt(ports.directory, address, "lookup")
-  const from = yield* senderCurrency(ports.store, query)
   const config = yield* ports.store.config.get()
+  const from = yield* senderCurrency(ports.store, config, query)
   const supportedCurrencies: Array<CurrencyPreference> = []
   for (const code of receiver.currencies) {
     // What both the receiver and the platform allow in the currency (L-19).
