@@ -40,6 +40,7 @@ export interface PgConfig extends StoreOptions {
 
 /** How the store talks to a pool of your own (see `PgConfig.preparedStatements`; default true here). */
 export interface PoolOptions {
+  /** Named prepared statements (default true): `false` behind a pooler in transaction mode. Not checked at start. */
   readonly preparedStatements?: boolean | undefined
 }
 
