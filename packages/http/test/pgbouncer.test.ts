@@ -1,4 +1,6 @@
 import { detectTransactionPooling, layerPg, makePgKysely } from "@paycore/store-postgres"
+import { storeConformance } from "@paycore/testkit/store-conformance"
+import { Layer } from "effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { storeError } from "../../store-postgres/src/driver-errors.ts"
@@ -54,6 +56,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "" && hasPgbouncer)(
 
     beforeAll(async () => {
       await admin((client) => client.query(`CREATE DATABASE ${database}`))
+      await admin((client) => client.query(`CREATE DATABASE ${database}_conformance`))
       const target = new URL(serverUrl!)
       bouncer = await startPgbouncer({
         target: { host: target.hostname, port: Number(target.port || 5432) },
@@ -68,6 +71,7 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "" && hasPgbouncer)(
       await Promise.all([a?.end().catch(() => undefined), b?.end().catch(() => undefined)])
       await bouncer?.stop()
       await admin((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))
+      await admin((client) => client.query(`DROP DATABASE IF EXISTS ${database}_conformance WITH (FORCE)`))
     })
 
     it("advisory locks: a session-level lock stays on a server connection the client no longer has; the store takes transaction-level ones", async () => {
@@ -207,5 +211,15 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "" && hasPgbouncer)(
         await Promise.all(servers.map((server) => server.close()))
       }
     })
+
+    // The Store port's whole conformance suite (317 tests) through the pooler, on a database of its own, layerPg
+    // finding the pooler: about 25 s more, so behind a flag (PAYCORE_POOLER_CONFORMANCE=1).
+    if (process.env.PAYCORE_POOLER_CONFORMANCE === "1") {
+      storeConformance(
+        "through pgbouncer in transaction pooling",
+        Layer.suspend(() => layerPg({ connectionString: bouncer.url(`${database}_conformance`), max: 4 })),
+        { timeout: "60 seconds" }
+      )
+    }
   }
 )
