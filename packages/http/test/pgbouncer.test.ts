@@ -149,6 +149,20 @@ describe.runIf(serverUrl !== undefined && serverUrl !== "" && hasPgbouncer)(
       } finally {
         await Promise.all([pooled.end(), direct.end()])
       }
+      // A pooler with one server connection: A waits for the one B holds (a session of its own never waits).
+      const target = new URL(serverUrl!)
+      const tiny = await startPgbouncer({
+        target: { host: target.hostname, port: Number(target.port || 5432) },
+        poolMode: "transaction",
+        poolSize: 1
+      })
+      const single = new pg.Pool({ connectionString: tiny.url(database) })
+      try {
+        expect(await detectTransactionPooling(single)).toBe(true)
+      } finally {
+        await single.end()
+        await tiny.stop()
+      }
       // `schema` needs the `options` startup parameter, which pgbouncer 1.18 refuses: the start says what to do.
       const withSchema = new pg.Pool({ connectionString: url, options: "-c search_path=public" } as pg.PoolConfig)
       try {

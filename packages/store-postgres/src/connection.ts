@@ -82,6 +82,12 @@ export const makePgKysely = (config: PgConfig): Kysely<Database> => {
 const backendOf = async (client: pg.Client): Promise<number> =>
   (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid
 
+/** How long a session's own backend may take to answer `pg_backend_pid()` in the probe below. */
+const PROBE_WAIT_MS = 3_000
+
+const waited = (ms: number): Promise<undefined> =>
+  new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref())
+
 /** What a pooler says when it refuses the `options` startup parameter (pgbouncer before 1.20). */
 const REFUSED_OPTIONS = /unsupported startup parameter: options/
 
@@ -90,8 +96,9 @@ const REFUSED_OPTIONS = /unsupported startup parameter: options/
  * server connection from one transaction to the next (pgbouncer `pool_mode = transaction`, and others alike):
  * session A reads its backend, session B takes a backend in an open transaction (a pooler reuses the one A just
  * gave back), A reads its backend again. On a direct connection (or a pooler in session mode) A's backend never
- * changes; a pooler per transaction hands A another one as soon as B holds the first. Three tries; two connections
- * with the pool's settings, closed after.
+ * changes; a pooler per transaction hands A another one as soon as B holds the first, or makes A wait for one
+ * (a pool of one server connection: A waiting 3 s counts as pooled). Three tries; two connections with the pool's
+ * settings, closed after.
  */
 export const detectTransactionPooling = async (pool: Pool): Promise<boolean> => {
   const a = new pg.Client(pool.options as pg.ClientConfig)
@@ -104,9 +111,12 @@ export const detectTransactionPooling = async (pool: Pool): Promise<boolean> => 
       const first = await backendOf(a)
       await b.query("BEGIN")
       await backendOf(b)
-      const second = await backendOf(a)
+      const again = backendOf(a)
+      // A pooler with no other server connection free makes A wait for B's: a session of its own never waits.
+      const second = await Promise.race([again, waited(PROBE_WAIT_MS)])
       await b.query("ROLLBACK")
-      if (first !== second) return true
+      await again
+      if (second === undefined || first !== second) return true
     }
     return false
   } catch (error) {
