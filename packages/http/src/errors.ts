@@ -39,8 +39,30 @@ const isDomainError = (e: unknown): e is DomainError =>
     (e as { _tag: string })._tag
   )
 
-/** `undefined` for anything that is not a domain error: the caller answers 500 and logs it. */
+/**
+ * A store failure that a retry may not meet: the database unreachable or switching over (a failover), or a conflict
+ * that kept coming back. Nothing of the request was applied, or (a COMMIT whose answer was lost) it was applied
+ * whole: the same request with the same `Idempotency-Key` answers as the first did when it was, and runs when not.
+ */
+const isRetryableStoreError = (e: unknown): boolean =>
+  typeof e === "object" &&
+  e !== null &&
+  (e as { _tag?: unknown })._tag === "StoreError" &&
+  (e as { retryable?: unknown }).retryable === true
+
+const unavailable: ErrorResponse = {
+  status: 503,
+  code: "SERVICE_UNAVAILABLE",
+  message: "The database is unavailable for a moment; retry with the same Idempotency-Key",
+  headers: { "retry-after": "1" }
+}
+
+/**
+ * `undefined` for anything that is not a domain error (nor a retryable StoreError, 503): the caller answers 500 and
+ * logs it.
+ */
 export const toErrorResponse = (e: unknown): ErrorResponse | undefined => {
+  if (isRetryableStoreError(e)) return unavailable
   if (!isDomainError(e)) return undefined
   switch (e._tag) {
     case "InvalidInput":

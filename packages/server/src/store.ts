@@ -2,7 +2,8 @@
  * Which store `npm start` runs on (a flag of `paycore serve` / `paycore migrate` wins over its variable):
  *
  *   DATABASE_URL=postgres://…   a PostgreSQL server (production); PAYCORE_FLUSH_RAIL_REFERENCES=true records a
- *                               rail's reference after the WAL flush too (docs/operations.md)
+ *                               rail's reference after the WAL flush too; PAYCORE_PG_PREPARED_STATEMENTS=false
+ *                               behind a pooler in transaction mode (found at start when unset; docs/operations.md)
  *   PAYCORE_STORE=memory        the in-memory store (nothing survives a stop)
  *   otherwise                   embedded PGlite in PAYCORE_DATA_DIR (default ./.paycore-data), fsync off:
  *                               the development and sandbox default, not for production; one process per
@@ -47,8 +48,11 @@ export const chooseStore = Effect.fnUntraced(function* (flags: StoreFlags) {
   if (Option.isSome(databaseUrl)) {
     const config = { connectionString: Redacted.value(databaseUrl.value) }
     const flushRailReferences = yield* Config.Boolean("PAYCORE_FLUSH_RAIL_REFERENCES").pipe(Config.withDefault(false))
+    // Unset: found at start (a pooler in transaction mode turns them off; docs/operations.md).
+    const prepared = yield* Config.option(Config.Boolean("PAYCORE_PG_PREPARED_STATEMENTS"))
+    const preparedStatements = Option.getOrUndefined(prepared)
     return {
-      layer: PostgresStore.layerPg({ ...config, flushRailReferences }),
+      layer: PostgresStore.layerPg({ ...config, flushRailReferences, preparedStatements }),
       documents: PostgresStore.documentStoreLayerPg(config),
       open: () => PostgresStore.makePgKysely(config),
       description: `PostgreSQL server (${flags.databaseUrl === undefined ? "DATABASE_URL" : "--database-url"})`,

@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite"
 import { Kysely, PGliteDialect, PostgresDialect } from "kysely"
-import { type CustomTypesConfig, Pool, types as pgTypes } from "pg"
+import pg, { type CustomTypesConfig, Pool, types as pgTypes } from "pg"
 import type { Database } from "./schema.ts"
 import { registerPool } from "./sql.ts"
 import type { StoreOptions } from "./transaction.ts"
@@ -23,8 +23,25 @@ export interface PgConfig extends StoreOptions {
   readonly connectionString: string
   /** Pool size (default 10). */
   readonly max?: number | undefined
-  /** A schema to work in (it must exist): the first of the connections' `search_path`. */
+  /**
+   * A schema to work in (it must exist): the first of the connections' `search_path`, set by the `options` startup
+   * parameter (which pgbouncer refuses: behind it, set the role's search_path instead, docs/operations.md).
+   */
   readonly schema?: string | undefined
+  /**
+   * Named prepared statements, parsed once per server connection (the default, unless a pooler that moves a
+   * session between server connections is found at start: see `detectTransactionPooling`). `false` behind such a
+   * pooler (pgbouncer `pool_mode = transaction` before 1.21, or without `max_prepared_statements`): every
+   * statement is parsed where it runs, and rail references are recorded flushed (as `flushRailReferences`).
+   * `true` skips the check at start.
+   */
+  readonly preparedStatements?: boolean | undefined
+}
+
+/** How the store talks to a pool of your own (see `PgConfig.preparedStatements`; default true here). */
+export interface PoolOptions {
+  /** Named prepared statements (default true): `false` behind a pooler in transaction mode. Not checked at start. */
+  readonly preparedStatements?: boolean | undefined
 }
 
 /**
@@ -35,13 +52,13 @@ export interface PgConfig extends StoreOptions {
  * connection beside the pool with the pool's settings (see `SqlClient.queryUnflushed`); the Kysely's `destroy()`
  * closes it and ends the pool.
  */
-export const makePgKyselyFromPool = (pool: Pool): Kysely<Database> => {
+export const makePgKyselyFromPool = (pool: Pool, options: PoolOptions = {}): Kysely<Database> => {
   const int8Parser = pool.options.types?.getTypeParser(INT8_OID, "text") as ((value: string) => unknown) | undefined
   if (int8Parser?.("1") !== 1) {
     throw new Error("store-postgres: the pool must parse int8 as a number: new Pool({ ..., types: pgTypeParsers })")
   }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  registerPool(db, pool)
+  registerPool(db, pool, options.preparedStatements ?? true)
   return db
 }
 
@@ -59,7 +76,61 @@ export const makePgKysely = (config: PgConfig): Kysely<Database> => {
     pipeline: true,
     ...(config.schema === undefined ? {} : { options: `-c search_path=${config.schema}` })
   })
-  return makePgKyselyFromPool(pool)
+  return makePgKyselyFromPool(pool, config)
+}
+
+const backendOf = async (client: pg.Client): Promise<number> =>
+  (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid
+
+/** How long a session's own backend may take to answer `pg_backend_pid()` in the probe below. */
+const PROBE_WAIT_MS = 3_000
+
+const waited = (ms: number): Promise<undefined> =>
+  new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref())
+
+/** What a pooler says when it refuses the `options` startup parameter (pgbouncer before 1.20). */
+const REFUSED_OPTIONS = /unsupported startup parameter: options/
+
+/**
+ * Whether the connections of `pool` reach PostgreSQL through a pooler that gives one client session a different
+ * server connection from one transaction to the next (pgbouncer `pool_mode = transaction`, and others alike):
+ * session A reads its backend, session B takes a backend in an open transaction (a pooler reuses the one A just
+ * gave back), A reads its backend again. On a direct connection (or a pooler in session mode) A's backend never
+ * changes; a pooler per transaction hands A another one as soon as B holds the first, or makes A wait for one
+ * (a pool of one server connection: A waiting 3 s counts as pooled). Three tries; two connections with the pool's
+ * settings, closed after.
+ */
+export const detectTransactionPooling = async (pool: Pool): Promise<boolean> => {
+  const a = new pg.Client(pool.options as pg.ClientConfig)
+  const b = new pg.Client(pool.options as pg.ClientConfig)
+  a.on("error", () => undefined)
+  b.on("error", () => undefined)
+  try {
+    await Promise.all([a.connect(), b.connect()])
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const first = await backendOf(a)
+      await b.query("BEGIN")
+      await backendOf(b)
+      const again = backendOf(a)
+      // A pooler with no other server connection free makes A wait for B's: a session of its own never waits.
+      const second = await Promise.race([again, waited(PROBE_WAIT_MS)])
+      await b.query("ROLLBACK")
+      await again
+      if (second === undefined || first !== second) return true
+    }
+    return false
+  } catch (error) {
+    if (REFUSED_OPTIONS.test(String((error as { message?: unknown }).message))) {
+      throw new Error(
+        "store-postgres: the server (a connection pooler) refused the `options` startup parameter, which `schema` " +
+          "uses to set the search_path: leave `schema` unset and set the search_path on the role " +
+          "(ALTER ROLE … SET search_path = …) or in the pooler (docs/operations.md, Behind a connection pooler)"
+      )
+    }
+    throw error
+  } finally {
+    await Promise.all([a.end().catch(() => undefined), b.end().catch(() => undefined)])
+  }
 }
 
 export interface PgliteConfig {

@@ -37,6 +37,41 @@ export const isBrokenConnection = (error: unknown): boolean => {
   return code === undefined || code.startsWith("E") || code.startsWith("08") || code.startsWith("57P0")
 }
 
+/** SQLSTATEs of a server that cannot take the statement now, though another (or the same, soon) will. */
+const UNAVAILABLE_CODES = new Set([
+  "57P01", // admin_shutdown: the server is stopping (a failover's old primary)
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now: starting up, or a standby being promoted
+  "53300", // too_many_connections
+  "25006" // read_only_sql_transaction: a write reached a standby (a pooler or DNS not yet repointed)
+])
+
+/** What node-postgres throws, without a code, when the socket under a client closed or never opened. */
+const DROPPED_CONNECTION =
+  /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i
+
+/**
+ * The database cannot be reached or cannot take writes now (connection refused or dropped, the server shutting
+ * down or starting, a standby): the request may succeed later, on this server once it is back or on the promoted
+ * standby. A statement whose connection dropped under it may have been applied: a COMMIT whose answer was lost
+ * is ambiguous (see docs/operations.md, "Failover"): the caller retries the whole request with its idempotency key,
+ * which answers as the first attempt did when it committed, and runs it when it did not.
+ */
+export const isUnavailable = (error: unknown): boolean => {
+  const code = field(error, "code")
+  if (code === undefined) return DROPPED_CONNECTION.test(field(error, "message") ?? "")
+  return code.startsWith("08") || UNAVAILABLE_CODES.has(code) || /^E[A-Z]+$/.test(code)
+}
+
+const INVALID_SQL_STATEMENT_NAME = "26000"
+
+/** A named prepared statement the server connection does not have: a pooler switched connections under the store. */
+const poolerHint = (code: string | undefined): string =>
+  code === INVALID_SQL_STATEMENT_NAME
+    ? " (a connection pooler in transaction mode? Named prepared statements need one server connection per session:" +
+      " set the store's preparedStatements: false, PAYCORE_PG_PREPARED_STATEMENTS=false; docs/operations.md)"
+    : ""
+
 /**
  * A conflict with a concurrent transaction that running the whole transaction again resolves: a
  * serialization failure, a deadlock, or a second writer of the same ledger transfer id (the ledger numbers
@@ -46,13 +81,16 @@ export const isConflict = (error: unknown): boolean =>
   isRerunnable(error) ||
   (field(error, "code") === UNIQUE_VIOLATION && field(error, "constraint") === "ledger_transfers_pkey")
 
-/** The Store's error for a driver error (retryable when it is a conflict). */
+/**
+ * The Store's error for a driver error: retryable when it is a conflict, or when the database is unavailable (the
+ * HTTP API answers those 503 `SERVICE_UNAVAILABLE`: retry with the same idempotency key).
+ */
 export const storeError = (error: unknown): StoreError => {
   const code = field(error, "code")
   const message = field(error, "message") ?? String(error)
   return new StoreError({
-    message: `PostgreSQL store: ${code === undefined ? "" : `[${code}] `}${message}`,
-    retryable: isConflict(error)
+    message: `PostgreSQL store: ${code === undefined ? "" : `[${code}] `}${message}${poolerHint(code)}`,
+    retryable: isConflict(error) || isUnavailable(error)
   })
 }
 

@@ -1,9 +1,11 @@
 export {
+  detectTransactionPooling,
   makePgKysely,
   makePgKyselyFromPool,
   makePgliteKysely,
   type PgConfig,
   type PgliteConfig,
+  type PoolOptions,
   pgTypeParsers
 } from "./connection.ts"
 export * from "./document-store.ts"

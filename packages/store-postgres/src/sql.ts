@@ -55,15 +55,43 @@ export type Row = Record<string, any>
 // node-postgres
 // ---------------------------------------------------------------------------------------------
 
-/** The pool behind a Kysely made by `makePgKysely`, and the session of its unflushed statements. */
-const pools = new WeakMap<Kysely<any>, { readonly pool: Pool; readonly unflushed: UnflushedSession }>()
+/** The pool behind a Kysely made by `makePgKysely`, the session of its unflushed statements, and how it talks. */
+interface Registered {
+  readonly pool: Pool
+  readonly unflushed: UnflushedSession
+  /**
+   * Named prepared statements (and the unflushed session beside the pool). Off behind a pooler that moves a session
+   * between server connections (pgbouncer `pool_mode = transaction`): every statement is parsed where it runs, and
+   * unflushed writes go through the pool as any other (flushed) write. See `PgConfig.preparedStatements`.
+   */
+  prepared: boolean
+}
 
-/** Registers `pool` as `db`'s; ending the pool (Kysely's `destroy`) also closes the unflushed session. */
-export const registerPool = (db: Kysely<any>, pool: Pool): void => {
+const pools = new WeakMap<Kysely<any>, Registered>()
+
+const ignoreError = (): void => undefined
+
+/**
+ * Registers `pool` as `db`'s; ending the pool (Kysely's `destroy`) also closes the unflushed session. A connection
+ * that breaks (a server restart, a failover) fails the statements on it, never the process: pg emits `error` on
+ * the pool for an idle connection and on a checked-out client between statements, which throw when nobody listens.
+ */
+export const registerPool = (db: Kysely<any>, pool: Pool, prepared = true): void => {
   const unflushed = new UnflushedSession(pool)
   const end = pool.end.bind(pool)
   pool.end = (() => unflushed.close().then(() => end())) as Pool["end"]
-  pools.set(db, { pool, unflushed })
+  pool.on("error", ignoreError)
+  pool.on("connect", (client) => client.on("error", ignoreError))
+  pools.set(db, { pool, unflushed, prepared })
+}
+
+/** The pool of a Kysely made by `makePgKysely` (or `makePgKyselyFromPool`). */
+export const poolOf = (db: Kysely<any>): Pool | undefined => pools.get(db)?.pool
+
+/** Turns named prepared statements off for `db`'s pool (before a store is made on it). */
+export const stopPreparing = (db: Kysely<any>): void => {
+  const registered = pools.get(db)
+  if (registered !== undefined) registered.prepared = false
 }
 
 /**
@@ -233,7 +261,9 @@ const answerOf = (commandComplete: string, rows: Array<Row>): Answer => {
   return resultOf(match?.[1] ?? "", Number(match?.[3] ?? match?.[2] ?? 0), rows)
 }
 
-const BEGIN = queryConfig("BEGIN ISOLATION LEVEL READ COMMITTED", [], true)
+const BEGIN_TEXT = "BEGIN ISOLATION LEVEL READ COMMITTED"
+const BEGIN = queryConfig(BEGIN_TEXT, [], true)
+const BEGIN_UNNAMED = queryConfig(BEGIN_TEXT, [], false)
 
 /** A statement after the one that failed: PostgreSQL skipped it (the transaction is aborted). */
 const notRun = (): Error => new Error("not run: an earlier statement of its batch failed")
@@ -261,7 +291,7 @@ const prepareValue = (pg as unknown as { utils: { prepareValue: (value: unknown)
 class Batch extends PgQuery {
   private readonly statements: ReadonlyArray<Queued>
   private readonly onDone: (error: unknown) => void
-  private readonly begin: boolean
+  private readonly begin: QueryConfig | undefined
   /** The statement being answered (-1: BEGIN). */
   private index: number
   private shape: RowShape | undefined
@@ -273,10 +303,10 @@ class Batch extends PgQuery {
   private done = false
 
   /** `begin`: BEGIN goes first (statement -1); its failure (a broken connection) is every statement's. */
-  constructor(begin: boolean, statements: ReadonlyArray<Queued>, onDone: (error: unknown) => void) {
+  constructor(begin: QueryConfig | undefined, statements: ReadonlyArray<Queued>, onDone: (error: unknown) => void) {
     super({ text: "" })
     this.begin = begin
-    this.index = begin ? -1 : 0
+    this.index = begin === undefined ? 0 : -1
     this.statements = statements
     this.onDone = onDone
   }
@@ -300,12 +330,12 @@ class Batch extends PgQuery {
   /** The texts sent, BEGIN included (for diagnostics: bench/postgres.ts counts statements by them). */
   get texts(): ReadonlyArray<string> {
     const texts = this.statements.map((s) => s.config.text)
-    return this.begin ? [BEGIN.text, ...texts] : texts
+    return this.begin === undefined ? texts : [this.begin.text, ...texts]
   }
 
   private write(wire: Wire): void {
-    for (let i = this.begin ? -1 : 0; i < this.statements.length; i++) {
-      const { name, text, values } = i < 0 ? BEGIN : this.statements[i]!.config
+    for (let i = this.begin === undefined ? 0 : -1; i < this.statements.length; i++) {
+      const { name, text, values } = i < 0 ? this.begin! : this.statements[i]!.config
       const statement = name ?? ""
       if (name === undefined) wire.parse({ text, name: "", types: [] })
       else if (wire.parsedStatements[name] === undefined) {
@@ -321,7 +351,7 @@ class Batch extends PgQuery {
   }
 
   private statementName(): string | undefined {
-    return this.index < 0 ? BEGIN.name : this.statements[this.index]?.config.name
+    return this.index < 0 ? this.begin?.name : this.statements[this.index]?.config.name
   }
 
   handleRowDescription(message: { fields: Array<FieldDescription> }): void {
@@ -374,7 +404,7 @@ class Batch extends PgQuery {
  * started at once) share one write to the socket and one answer, and writes `send` holds travel with the next
  * statement or the COMMIT. Each write costs both processes a system call and a wake-up.
  */
-const pgTransaction = (client: PoolClient): SqlTransaction => {
+const pgTransaction = (client: PoolClient, prepared: boolean): SqlTransaction => {
   let begun = false
   let broken = false
   let queue: Array<Queued> = []
@@ -382,7 +412,7 @@ const pgTransaction = (client: PoolClient): SqlTransaction => {
   const submit = (): void => {
     scheduled = false
     if (queue.length === 0) return
-    const batch = new Batch(!begun, queue, (error) => {
+    const batch = new Batch(begun ? undefined : prepared ? BEGIN : BEGIN_UNNAMED, queue, (error) => {
       if (batch.suspect || isStalePlan(error)) broken = true
     })
     begun = true
@@ -398,11 +428,11 @@ const pgTransaction = (client: PoolClient): SqlTransaction => {
       }
     })
   return {
-    query: (text, params, prepare) => enqueue(queryConfig(text, params, prepare), true),
-    send: (text, params, prepare) => enqueue(queryConfig(text, params, prepare), false),
+    query: (text, params, prepare) => enqueue(queryConfig(text, params, prepare && prepared), true),
+    send: (text, params, prepare) => enqueue(queryConfig(text, params, prepare && prepared), false),
     commit: async () => {
       if (begun || queue.length > 0) {
-        const answer = await enqueue(COMMIT, true)
+        const answer = await enqueue(prepared ? COMMIT : COMMIT_UNNAMED, true)
         // COMMIT of a transaction that a failed statement aborted answers ROLLBACK, without an error.
         if (answer.command !== "COMMIT") throw new Error("the transaction was rolled back instead of committed")
       }
@@ -423,17 +453,28 @@ const pgTransaction = (client: PoolClient): SqlTransaction => {
 }
 
 const COMMIT = queryConfig("COMMIT", [], true)
+const COMMIT_UNNAMED = queryConfig("COMMIT", [], false)
 
-/** pg-pool closes the connection of an autocommitted statement that failed (a stale plan included). */
-const pgClient = (pool: Pool, unflushed: UnflushedSession): SqlClient => ({
-  queryUnflushed: (text, params) => unflushed.query(text, params),
-  query: (text, params, prepare) =>
+/**
+ * pg-pool closes the connection of an autocommitted statement that failed (a stale plan included). Without
+ * prepared statements (a pooler in transaction mode) an unflushed write is an ordinary one: the unflushed session
+ * sets `synchronous_commit` for the session, which a pooler refuses (pgbouncer: the `options` startup parameter)
+ * or would leave on a server connection other clients then use.
+ */
+const pgClient = ({ pool, unflushed, prepared }: Registered): SqlClient => {
+  const query: SqlClient["query"] = (text, params, prepare) =>
     pool
-      .query(queryConfig(text, params, prepare))
-      .then((result: PgQueryResult<Row>) => resultOf(result.command, result.rowCount ?? 0, result.rows)),
-  begin: () => pool.connect().then(pgTransaction),
-  pipelines: true
-})
+      .query(queryConfig(text, params, prepare && prepared))
+      .then((result: PgQueryResult<Row>) => resultOf(result.command, result.rowCount ?? 0, result.rows))
+  return {
+    queryUnflushed: prepared
+      ? (text, params) => unflushed.query(text, params)
+      : (text, params) => query(text, params, false),
+    query,
+    begin: () => pool.connect().then((client) => pgTransaction(client, prepared)),
+    pipelines: true
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Kysely (PGlite, or any Kysely the caller made)
@@ -466,5 +507,5 @@ const kyselyClient = (db: Kysely<any>): SqlClient => {
 /** The client of `db`: its pool directly when `makePgKysely` made it, else Kysely. */
 export const sqlClientOf = (db: Kysely<any>): SqlClient => {
   const registered = pools.get(db)
-  return registered === undefined ? kyselyClient(db) : pgClient(registered.pool, registered.unflushed)
+  return registered === undefined ? kyselyClient(db) : pgClient(registered)
 }

@@ -4,7 +4,13 @@ import type { Kysely } from "kysely"
 import { accountRepositories } from "./accounts.ts"
 import { agentRepositories } from "./agents.ts"
 import { cardRepositories } from "./cards.ts"
-import { makePgKysely, makePgliteKysely, type PgConfig, type PgliteConfig } from "./connection.ts"
+import {
+  detectTransactionPooling,
+  makePgKysely,
+  makePgliteKysely,
+  type PgConfig,
+  type PgliteConfig
+} from "./connection.ts"
 import { customerRepositories } from "./customers.ts"
 import { idempotencyRepositories } from "./idempotency.ts"
 import { invitationRepositories } from "./invitations.ts"
@@ -14,7 +20,7 @@ import { platformRepositories } from "./platform.ts"
 import { quoteRepositories } from "./quotes.ts"
 import { scaRepositories } from "./sca.ts"
 import { type Database, migrate } from "./schema.ts"
-import { sqlClientOf } from "./sql.ts"
+import { poolOf, sqlClientOf, stopPreparing } from "./sql.ts"
 import { stablecoinRepositories } from "./stablecoins.ts"
 import { makeExecutor } from "./statements.ts"
 import { timelineRepositories } from "./timelines.ts"
@@ -78,26 +84,52 @@ export const migrateDatabase = (db: Kysely<any>): Effect.Effect<ReadonlyArray<st
     catch: (error) => new StoreError({ message: `PostgreSQL store: ${String(error)}`, retryable: false })
   })
 
-/** The Store over a database opened by `open`: migrated at start, closed when the layer's scope closes. */
-export const layerFrom = (open: () => Kysely<Database>, options: StoreOptions = {}): Layer.Layer<Store, StoreError> =>
+const startError = (error: unknown) =>
+  new StoreError({
+    message: `PostgreSQL store: ${error instanceof Error ? error.message : String(error)}`,
+    retryable: false
+  })
+
+/** The Store over `open`'s database, after `check` (before the migrations). */
+const layerChecked = (
+  open: () => Kysely<Database>,
+  options: StoreOptions,
+  check: (db: Kysely<Database>) => Effect.Effect<void, StoreError>
+): Layer.Layer<Store, StoreError> =>
   Layer.effect(
     Store,
     Effect.gen(function* () {
-      const db = yield* Effect.acquireRelease(
-        Effect.try({
-          try: open,
-          catch: (error) => new StoreError({ message: `PostgreSQL store: ${String(error)}`, retryable: false })
-        }),
-        (db) => Effect.promise(() => db.destroy().catch(ignore))
+      const db = yield* Effect.acquireRelease(Effect.try({ try: open, catch: startError }), (db) =>
+        Effect.promise(() => db.destroy().catch(ignore))
       )
+      yield* check(db)
       yield* migrateDatabase(db)
       return yield* makePostgresStore(db, options)
     })
   )
 
-/** The Store on a PostgreSQL server (node-postgres pool). */
+/** The Store over a database opened by `open`: migrated at start, closed when the layer's scope closes. */
+export const layerFrom = (open: () => Kysely<Database>, options: StoreOptions = {}): Layer.Layer<Store, StoreError> =>
+  layerChecked(open, options, () => Effect.void)
+
+/**
+ * Unless `preparedStatements` is set: named prepared statements off when a pooler in transaction mode is found
+ * (see `detectTransactionPooling`).
+ */
+const choosePreparing = (config: PgConfig) => (db: Kysely<Database>) => {
+  const pool = poolOf(db)
+  if (config.preparedStatements !== undefined || pool === undefined) return Effect.void
+  return Effect.tryPromise({ try: () => detectTransactionPooling(pool), catch: startError }).pipe(
+    Effect.flatMap((pooled) => (pooled ? Effect.sync(() => stopPreparing(db)) : Effect.void))
+  )
+}
+
+/**
+ * The Store on a PostgreSQL server (node-postgres pool). At start, unless `preparedStatements` is set, it checks
+ * whether a pooler in transaction mode is in between, and then does without named prepared statements.
+ */
 export const layerPg = (config: PgConfig): Layer.Layer<Store, StoreError> =>
-  layerFrom(() => makePgKysely(config), config)
+  layerChecked(() => makePgKysely(config), config, choosePreparing(config))
 
 /** The Store on an embedded PGlite: in memory, or kept in `dataDir`. */
 export const layerPglite = (config: PgliteConfig = {}): Layer.Layer<Store, StoreError> =>

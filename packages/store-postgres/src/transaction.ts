@@ -1,6 +1,6 @@
 import { StoreError, type UniqueViolation } from "@paycore/core"
 import { Cause, Context, Effect, Exit } from "effect"
-import { isConflict, storeError } from "./driver-errors.ts"
+import { isConflict, isUnavailable, storeError } from "./driver-errors.ts"
 import type { SqlClient, SqlTransaction } from "./sql.ts"
 
 /*
@@ -65,6 +65,8 @@ export interface Group {
   /** Settles when the group committed (true) or rolled back (false). */
   readonly outcome: Promise<boolean>
   readonly settle: (committed: boolean) => void
+  /** The COMMIT's answer was lost with the connection: it may have committed, so no member runs again. */
+  lost: StoreError | undefined
 }
 
 /** Group commit (see `Group`): on a pipelining connection (a pg pool) only. */
@@ -229,7 +231,8 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
       poisoned: false,
       tx: undefined,
       outcome,
-      settle
+      settle,
+      lost: undefined
     }
   }
 
@@ -266,7 +269,10 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
     const ended = commit
       ? tx.conn.commit().then(
           () => true,
-          () => false
+          (error: unknown) => {
+            if (isUnavailable(error)) group.lost = storeError(error)
+            return false
+          }
         )
       : Promise.resolve(false)
     // Its statements are all sent: the next group may begin while this one's COMMIT is flushed.
@@ -312,7 +318,7 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
     member: Member,
     group: Group,
     exit: Exit.Exit<A, E>
-  ): Effect.Effect<Exit.Exit<A, E> | undefined> => {
+  ): Effect.Effect<Exit.Exit<A, E | StoreError> | undefined> => {
     if (open === group) open = undefined
     const interrupted = Exit.isFailure(exit) && Cause.hasInterrupts(exit.cause)
     if (Exit.isFailure(exit) && (member.wrote || interrupted)) group.poisoned = true
@@ -320,7 +326,11 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
     if (group.running === 0) void endGroup(group)
     // Interrupted: it ends so, and is not run again.
     if (interrupted) return Effect.succeed(exit)
-    return Effect.promise(() => group.outcome.then((committed) => (committed ? exit : undefined)))
+    return Effect.promise(() =>
+      group.outcome.then((committed) =>
+        committed ? exit : group.lost === undefined ? undefined : Exit.fail(group.lost)
+      )
+    )
   }
 
   /** The effect as a member of a group; `undefined` when the group rolled back (the effect must run again alone). */
