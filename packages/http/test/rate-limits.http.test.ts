@@ -139,7 +139,8 @@ describe("per-credential request rate limit (C-43)", () => {
     const { call, token, advance, store } = await startLimited({ rateLimit: { perSecond: 1, burst: 1 } })
     const ada = await token()
     const count = async () =>
-      (await Effect.runPromise(store.customers.list({}, { limit: 100, sortOrder: "asc" }))).data.length
+      (await Effect.runPromise(store.customers.list({ includeDeleted: true }, { limit: 100, sortOrder: "asc" }))).data
+        .length
     expect((await call("POST", "/customers", ada, "a", customer("First"))).status).toBe(201)
     const key = { "idempotency-key": "rate-limited-create" }
     expectRateLimited(await call("POST", "/customers", ada, "a", customer("Second"), key), 1)
