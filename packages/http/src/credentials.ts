@@ -36,6 +36,7 @@ export class AuthenticationRefused extends Error {
  * `Retry-After` from the rate limits (C-43). Returned by `authenticate`, on public endpoints too.
  */
 export class RequestRefused extends Error {
+  /** The answer sent: its status, the error body and its headers (`retry-after`). */
   readonly response: ErrorResponse
   constructor(response: ErrorResponse) {
     super(response.message)

@@ -10,7 +10,9 @@ import type { MissBudgetKey } from "./handlers/shared.ts"
 
 /** A token bucket: `burst` requests at once, refilled at `perSecond`. */
 export interface RateLimit {
+  /** Tokens added back per second (a fraction is fine: 0.5 is one every two seconds). */
   readonly perSecond: number
+  /** The bucket's size: requests at once after a quiet spell. */
   readonly burst: number
 }
 
@@ -20,7 +22,9 @@ export interface RateLimit {
  * credential is checked.
  */
 export interface AuthFailureLimit {
+  /** Failed credentials allowed at once, and per window. */
   readonly failures: number
+  /** The window they are counted over, in seconds. */
   readonly windowSeconds: number
 }
 
