@@ -1,15 +1,13 @@
-/** `npm start`: the sandbox service until it is stopped (the environment it reads: @paycore/server's serve.ts). */
+/**
+ * `npm start`: the sandbox service until it is stopped (the environment it reads: @paycore/server's serve.ts). SIGTERM
+ * or SIGINT stops it gracefully within PAYCORE_SHUTDOWN_SECONDS, exit code 0 (docs/operations.md, "Stopping").
+ */
 import { NodeRuntime } from "@effect/platform-node"
-import { banner, serve } from "@paycore/server"
+import { banner, exitCodeOnStop, serveUntilStopped } from "@paycore/server"
 import { Effect } from "effect"
 
 NodeRuntime.runMain(
-  Effect.scoped(
-    serve().pipe(
-      Effect.tap((sandbox) => Effect.sync(() => process.stdout.write(banner(sandbox)))),
-      Effect.andThen(Effect.never)
-    )
-  ).pipe(
+  serveUntilStopped({}, (sandbox) => Effect.sync(() => process.stdout.write(banner(sandbox)))).pipe(
     // A second `npm start` on the same data folder: one line naming the first, exit code 1, nothing written.
     Effect.catchTag("DataDirInUse", (error) =>
       Effect.sync(() => {
@@ -17,5 +15,6 @@ NodeRuntime.runMain(
         process.exitCode = 1
       })
     )
-  )
+  ),
+  { teardown: exitCodeOnStop }
 )

@@ -20,15 +20,16 @@ import {
   WebhookDispatcher,
   WebhookReplies
 } from "@paycore/core"
-import { Cause, Context, Effect, Layer, Schedule } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Fiber, Layer, Schedule } from "effect"
 import { PreparedCommand, SecretAnswer } from "./annotations.ts"
 import { API_VERSION, Api } from "./api.ts"
 import { authorize } from "./auth.ts"
-import { AuthenticationRefused, parseBasicAuth, parseBearerAuth } from "./credentials.ts"
+import { makeAuthentication } from "./authenticate.ts"
 import { toErrorResponse } from "./errors.ts"
 import { defaultMissBudgetKey, type MissBudgetKey, makeHandlers } from "./handlers.ts"
 import type { AnsweredRequest, EndpointInfo, RequestListener, StaticFile } from "./listener-types.ts"
 import { type PreparedCall, PreparedRequest } from "./prepared.ts"
+import { type AuthFailureLimit, makeRequestLimits, type RateLimit } from "./rate-limits.ts"
 import { makeRequestLog } from "./request-log.ts"
 import { makeRequestListener } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
@@ -65,9 +66,19 @@ export interface AppOptions {
    * else the peer's address. Behind a proxy, key the public redeem on the client address the proxy forwards.
    */
   readonly missBudgetKey?: MissBudgetKey | undefined
+  /**
+   * Requests per credential (C-43): a token bucket per API token or agent (keyed as the miss budgets key their
+   * callers), `burst` at once and `perSecond` after; past it 429 `RATE_LIMITED` with `Retry-After`. Default: none.
+   * Buckets are this process's: N instances allow N times the rate.
+   */
+  readonly rateLimit?: RateLimit | undefined
+  /**
+   * The throttle on failed authentication (C-43): `failures` per `windowSeconds` per caller address (as
+   * `missBudgetKey` names an anonymous caller) and per client id; past it 429 `RATE_LIMITED` with `Retry-After`
+   * before the credential is checked. Default: none.
+   */
+  readonly authFailureLimit?: AuthFailureLimit | undefined
 }
-
-const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic with the token's client id and secret")
 
 /**
  * A signed retry's second leg (it carries `Service-Wallet-Signature` or `Request-Id`) is not made idempotent by an
@@ -78,11 +89,6 @@ const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic w
  */
 const isSecondLeg = (headers: Record<string, unknown>): boolean =>
   headers["service-wallet-signature"] !== undefined || headers["request-id"] !== undefined
-
-const bearerRefused = new AuthenticationRefused(
-  "Missing or invalid credentials: /agents/me takes the agent's Bearer access token (gat_…)",
-  'Bearer realm="paycore"'
-)
 
 /** A stored answer sent again for the same `Idempotency-Key` says so in a header. */
 const markReplayed = <R extends { readonly status: number; readonly body: unknown }>(response: R, replayed: boolean) =>
@@ -96,48 +102,32 @@ const markReplayed = <R extends { readonly status: number; readonly body: unknow
 export const makeApp = (options: AppOptions = {}) =>
   Effect.gen(function* () {
     const store = yield* Store
+    const clock = yield* Clock.Clock
     const context = yield* Layer.build(EngineLayer)
-    const tokens = Context.get(context, Tokens)
-    const agents = Context.get(context, Agents)
     const requestLog = makeRequestLog()
     const writes = makeWriteSignal()
     const missBudgetKey = options.missBudgetKey ?? defaultMissBudgetKey
-    const handlers = yield* Effect.provide(makeHandlers({ requestLog, writes, missBudgetKey }), context)
-    const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
-
-    // Auth is a plain function over a cache of verified `Authorization` headers: a hit costs one Map lookup;
-    // a miss asks the Tokens service. Deleting a token through this server evicts it at once. `/agents/me/*` takes
-    // only an agent's Bearer token and every other route only Basic (A-07); an agent's token is read from the store
-    // on every request, never cached, so a deleted agent is refused by its very next call in every process (AG-11).
-    const ttl = options.credentialTtlMillis ?? 30_000
-    const verified = new Map<string, { readonly principal: Principal; readonly until: number }>()
-    const authenticate = (
-      authorization: string | undefined,
-      endpoint: EndpointInfo
-    ): Principal | Error | Promise<Principal | Error> => {
-      if (endpoint.group === "agentMe") {
-        const token = parseBearerAuth(authorization)
-        if (token === undefined) return bearerRefused
-        return run(agents.authenticate(token)).then((agent) => agent ?? bearerRefused)
-      }
-      if (authorization === undefined) return unauthorized
-      const hit = verified.get(authorization)
-      if (hit !== undefined && hit.until > Date.now()) return hit.principal
-      const basic = parseBasicAuth(authorization)
-      if (basic === undefined) return unauthorized
-      return run(tokens.authenticate(basic.username, basic.password)).then((principal) => {
-        if (principal === undefined) {
-          verified.delete(authorization)
-          return unauthorized
-        }
-        if (verified.size > 10_000) verified.clear()
-        verified.set(authorization, { principal, until: Date.now() + ttl })
-        return principal
+    // Completed by `drain` or when the scope closes: the event streams end.
+    const stopping = yield* Deferred.make<void>()
+    yield* Effect.addFinalizer(() => Deferred.succeed(stopping, undefined))
+    const handlers = yield* Effect.provide(
+      makeHandlers({ requestLog, writes, missBudgetKey, closing: Deferred.await(stopping) }),
+      context
+    )
+    // Auth (authenticate.ts): a cache of verified `Authorization` headers, and the rate limits (C-43).
+    const { authenticate, evict } = makeAuthentication({
+      tokens: Context.get(context, Tokens),
+      agents: Context.get(context, Agents),
+      ttlMillis: options.credentialTtlMillis ?? 30_000,
+      limits: makeRequestLimits({
+        rateLimit: options.rateLimit,
+        authFailureLimit: options.authFailureLimit,
+        callerKey: missBudgetKey,
+        now: () => clock.currentTimeMillisUnsafe()
       })
-    }
+    })
     const evictToken = (tokenId: string) => {
-      for (const [header, entry] of verified)
-        if (entry.principal.kind === "PLATFORM" && entry.principal.tokenId === tokenId) verified.delete(header)
+      evict(tokenId)
       requestLog.forget(tokenId)
     }
 
@@ -221,6 +211,7 @@ export const makeApp = (options: AppOptions = {}) =>
       files: options.files
     })
 
+    const background: Array<Fiber.Fiber<unknown, unknown>> = []
     const worker = options.workerIntervalMillis ?? 1000
     if (worker > 0) {
       const transactions = Context.get(context, Transactions)
@@ -228,13 +219,15 @@ export const makeApp = (options: AppOptions = {}) =>
       const cardsWorker = Context.get(context, CardsWorker)
       const invitations = Context.get(context, Invitations)
       const stablecoinsWorker = Context.get(context, StablecoinsWorker)
-      yield* Effect.andThen(transactions.processDue(), bulkImports.sweep()).pipe(
+      const pass = Effect.andThen(transactions.processDue(), bulkImports.sweep()).pipe(
         Effect.andThen(cardsWorker.processDue()),
         Effect.andThen(invitations.processDue()),
         Effect.andThen(stablecoinsWorker.processDue()),
-        Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause))),
-        Effect.repeat(Schedule.spaced(worker)),
-        Effect.forkScoped
+        Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause)))
+      )
+      // A pass is never cut: stopping the worker (drain, or the scope closing) waits for the pass under way.
+      background.push(
+        yield* Effect.uninterruptible(pass).pipe(Effect.repeat(Schedule.spaced(worker)), Effect.forkScoped)
       )
     }
     const dispatch = options.webhookIntervalMillis ?? 1000
@@ -245,10 +238,21 @@ export const makeApp = (options: AppOptions = {}) =>
           : yield* makeWebhookDispatcher({ leaseSeconds: options.webhookLeaseSeconds }).pipe(
               Effect.provideService(WebhookReplies, Context.get(context, WebhookReplies))
             )
-      yield* Effect.forkScoped(dispatcher.run(dispatch))
+      // Stopping it lets the attempts in flight finish (each is uninterruptible) and starts no other.
+      background.push(yield* Effect.forkScoped(dispatcher.run(dispatch)))
     }
 
-    return { listener, context }
+    /**
+     * Stops the app gracefully (issue 33 item 6), for a server that is shutting down: the event streams end, the
+     * worker finishes the pass under way and the dispatcher the webhook attempts in flight; neither starts another.
+     * The listener still answers meanwhile. Closing the app's scope does the same.
+     */
+    const drain: Effect.Effect<void> = Effect.andThen(
+      Deferred.succeed(stopping, undefined),
+      Fiber.interruptAll(background)
+    )
+
+    return { listener, context, drain }
   })
 
 export type App = Effect.Success<ReturnType<typeof makeApp>>

@@ -1,5 +1,6 @@
 // The `Authorization` header's two schemes (Basic for the platform's tokens, Bearer for agents) and the 401 that
 // names its challenge: what `authenticate` in app.ts reads and returns, apart from the listener itself.
+import type { ErrorResponse } from "./listener-types.ts"
 
 /** Decodes a `Basic` authorization header; `undefined` when it is absent or malformed. */
 export const parseBasicAuth = (
@@ -27,5 +28,18 @@ export class AuthenticationRefused extends Error {
   constructor(message: string, challenge: string) {
     super(message)
     this.challenge = challenge
+  }
+}
+
+/**
+ * A request refused before its credential is checked, answered with `response` as it is: 429 `RATE_LIMITED` with
+ * `Retry-After` from the rate limits (C-43). Returned by `authenticate`, on public endpoints too.
+ */
+export class RequestRefused extends Error {
+  /** The answer sent: its status, the error body and its headers (`retry-after`). */
+  readonly response: ErrorResponse
+  constructor(response: ErrorResponse) {
+    super(response.message)
+    this.response = response
   }
 }

@@ -98,12 +98,17 @@ export interface ListenerOptions<Id extends string, Groups extends HttpApiGroup.
   /** Path prefix of every route, the docs included (`/2025-10-13`). */
   readonly prefix?: string | undefined
   /**
-   * Checks the `Authorization` header before anything is decoded; an `Error` return means 401. Called for every
-   * non-public endpoint, and for public ones only when a header is sent. Without it every endpoint is public.
+   * Checks the `Authorization` header before anything is decoded; an `Error` return means 401, a `RequestRefused`
+   * its own answer (429 `RATE_LIMITED`). Called for every non-public endpoint, and for public ones only when a header
+   * is sent (`request`: its peer address and headers, unread). Without it every endpoint is public.
    * Give its parameters types (or define it apart) so `Principal` is inferred from what it returns.
    */
   readonly authenticate?:
-    | ((authorization: string | undefined, endpoint: EndpointInfo) => Principal | Error | Promise<Principal | Error>)
+    | ((
+        authorization: string | undefined,
+        endpoint: EndpointInfo,
+        request: IncomingMessage
+      ) => Principal | Error | Promise<Principal | Error>)
     | undefined
   /**
    * Wraps a handler run, e.g. to make it idempotent: return `undefined` to run the handler as is, or an Effect

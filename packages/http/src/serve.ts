@@ -9,7 +9,7 @@ import type { Duplex } from "node:stream"
 import { Cause } from "effect"
 import type { FindMyWay } from "effect/http"
 import type { HttpApiGroup } from "effect/http-api"
-import { AuthenticationRefused } from "./credentials.ts"
+import { AuthenticationRefused, RequestRefused } from "./credentials.ts"
 import { defect, sendError, UNAUTHORIZED_HEADERS, unsupportedMediaType, watchAnswer } from "./listener-answers.ts"
 import {
   allowedMethods,
@@ -32,7 +32,8 @@ import { mediaTypeOf } from "./multipart.ts"
  *
  * - Routes: each endpoint's method and path under `prefix`; unknown path → 404 `NOT_FOUND`, known path with another
  *   method → 405 `METHOD_NOT_ALLOWED` (with `Allow`), `OPTIONS` → 204 with `Allow`, `HEAD` runs the `GET` endpoint.
- * - Auth: `authenticate` runs before the body is read; failure → 401 `UNAUTHORIZED` + `www-authenticate`.
+ * - Auth: `authenticate` runs before the body is read; failure → 401 `UNAUTHORIZED` + `www-authenticate`; a
+ *   `RequestRefused` → its own answer (429 `RATE_LIMITED` of the rate limits).
  * - Input: path params, query (repeated keys are arrays), declared headers and the JSON body are decoded with the
  *   endpoint's schemas; all failures are reported together as 400 `INVALID_INPUT` with `details.errors`, fields named
  *   `path.<param>`, `query.<key>`, `headers.<name>` and, for the body, its own field path (`address.postalCode`) or
@@ -138,13 +139,17 @@ const authorize = <Principal, R>(
   if (authenticate === undefined || (info.public && authorization === undefined)) return NO_PRINCIPAL
   const settle = (result: unknown): { principal: unknown } | undefined => {
     if (!(result instanceof Error)) return { principal: result }
+    if (result instanceof RequestRefused) {
+      sendError(res, result.response)
+      return undefined
+    }
     if (info.public) return NO_PRINCIPAL
     const headers =
       result instanceof AuthenticationRefused ? { "www-authenticate": result.challenge } : UNAUTHORIZED_HEADERS
     sendError(res, { status: 401, code: "UNAUTHORIZED", message: result.message, headers })
     return undefined
   }
-  const result = authenticate(authorization, info)
+  const result = authenticate(authorization, info, req)
   return result instanceof Promise ? result.then(settle) : settle(result)
 }
 

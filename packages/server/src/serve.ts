@@ -1,7 +1,8 @@
 /**
  * `serve`: the runnable sandbox service: core + a store (see `store.ts`) + the sandbox ports (rail, FX, directory,
  * KYC, the card issuer: `POST /cards` issues cards, activated by the worker within a second; docs/cards.md) + HTTP
- * binding, and `GET /health` (200 while it is up); `/` redirects to the dashboard and `/docs` to the API reference.
+ * binding, `GET /healthz` (alias `/health`: the process is up) and `GET /readyz` (ready for traffic); `/` redirects to
+ * the dashboard and `/docs` to the API reference. SIGTERM or SIGINT stops it gracefully (lifecycle.ts, run.ts).
  *
  *   PORT=8080                                  listen on 127.0.0.1:$PORT
  *   DATABASE_URL / PAYCORE_DATA_DIR / PAYCORE_STORE   where the data lives (store.ts)
@@ -19,6 +20,10 @@
  *                                              lasts as the in-memory data does). Wallet mnemonics and the key
  *                                              production bundles are signed with (GET /auth/bundle-signing-key)
  *                                              follow from it: set it on a server, and never change it
+ *   PAYCORE_SHUTDOWN_SECONDS=25                a stop (SIGTERM, SIGINT) drains within this long, then exits anyway
+ *   PAYCORE_RATE_LIMIT=1000:2000               requests per second and burst per credential (C-43), or `off`
+ *   PAYCORE_AUTH_FAILURE_LIMIT=20:60           failed authentications per window (s) per address and per client id
+ *                                              before 429 (C-43), or `off`
  */
 import { hkdfSync, randomBytes } from "node:crypto"
 import { chmodSync, writeFileSync } from "node:fs"
@@ -34,6 +39,7 @@ import {
   keyVaultFromKey,
   OidcKeys,
   PAYEE_TYPES,
+  Store,
   sandboxIncomingApproval,
   Tokens,
   WalletVault,
@@ -52,6 +58,7 @@ import {
 } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { makeLifecycle, rateLimitsConfig, shutdownSecondsConfig } from "./lifecycle.ts"
 import { chooseStore, keptInDataDir, type StoreFlags } from "./store.ts"
 
 const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
@@ -93,6 +100,8 @@ export interface ServeOptions extends StoreFlags {
   readonly port?: number | undefined
   /** `false`: no settlement worker and no webhook dispatcher in this process (another process runs them). */
   readonly worker?: boolean | undefined
+  /** How long a stop may take (the scope closing: draining, then the store); else `PAYCORE_SHUTDOWN_SECONDS`, 25. */
+  readonly shutdownSeconds?: number | undefined
 }
 
 /** What a started sandbox tells its operator: printed once by `banner`. */
@@ -158,7 +167,9 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   const portsContext = yield* Layer.build(ports)
   const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
   const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
-  const { listener, context } = yield* makeApp({
+  const shutdownSeconds = options.shutdownSeconds ?? (yield* shutdownSecondsConfig)
+  const { listener, context, drain } = yield* makeApp({
+    ...(yield* rateLimitsConfig),
     webhookLeaseSeconds,
     // The dashboard's files are read once, here: built at install (a 503 page says so when they are missing).
     files: [...dashboardFiles(), sandboxTimingFile(speedUp)],
@@ -198,12 +209,10 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   // The webhook endpoint's first Standard Webhooks secret, made (and shown) once: a kept data folder has one.
   const firstSecret = yield* Context.get(context, WebhookSecrets).ensure()
 
-  // `GET /health`, outside the API and without credentials: a load balancer's or a supervisor's "is it up".
+  // `/healthz` and `/readyz`, outside the API and without credentials; the requests in flight, for a graceful stop.
+  const lifecycle = makeLifecycle(Context.get(portsContext, Store))
   const server = createApiServer((req, res) => {
-    if (req.method === "GET" && req.url === "/health") {
-      res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}')
-      return
-    }
+    if (lifecycle.answer(req, res)) return
     const door = req.method === "GET" || req.method === "HEAD" ? FRONT_DOORS.get(req.url ?? "") : undefined
     if (door !== undefined) {
       res.writeHead(302, { location: door, "content-length": 0 }).end()
@@ -216,11 +225,8 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
       server.once("error", (error) => resume(Effect.fail(error)))
       server.listen(port, "127.0.0.1", () => resume(Effect.void))
     }),
-    () =>
-      Effect.callback<void>((resume) => {
-        server.close(() => resume(Effect.void))
-        server.closeAllConnections()
-      })
+    // The drain's budget leaves the rest of the deadline to close the store (run.ts bounds the whole stop).
+    () => lifecycle.stop(server, drain, shutdownSeconds * 1000 - Math.min(2_000, shutdownSeconds * 200))
   )
   // PORT=0 picks a free port: report the one the server got.
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

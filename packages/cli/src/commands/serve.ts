@@ -29,25 +29,28 @@ export const serve = Command.make(
     )
   },
   Effect.fnUntraced(function* ({ port, dataDir, databaseUrl, worker }) {
-    const { banner, serve: startSandbox } = yield* loadServer
-    const sandbox = yield* startSandbox({
-      port: Option.getOrUndefined(port),
-      dataDir: Option.getOrUndefined(dataDir),
-      databaseUrl: Option.getOrUndefined(databaseUrl),
-      worker
-    })
-    // The user asked for the sandbox's credentials on their console: printed once, as `npm start` prints them.
-    yield* emit(
+    const { banner, serveUntilStopped } = yield* loadServer
+    // Until stopped: SIGTERM or SIGINT drains it gracefully within PAYCORE_SHUTDOWN_SECONDS (as `npm start`).
+    return yield* serveUntilStopped(
       {
-        baseUrl: sandbox.baseUrl,
-        store: sandbox.store,
-        clientId: sandbox.clientId,
-        clientSecret: Redacted.value(sandbox.clientSecret),
-        webhookSecret: sandbox.webhookSecret ?? null,
-        webhookPublicKeyPem: sandbox.webhookPublicKeyPem
+        port: Option.getOrUndefined(port),
+        dataDir: Option.getOrUndefined(dataDir),
+        databaseUrl: Option.getOrUndefined(databaseUrl),
+        worker
       },
-      () => [banner(sandbox).trimEnd()]
+      // The user asked for the sandbox's credentials on their console: printed once, as `npm start` prints them.
+      (sandbox) =>
+        emit(
+          {
+            baseUrl: sandbox.baseUrl,
+            store: sandbox.store,
+            clientId: sandbox.clientId,
+            clientSecret: Redacted.value(sandbox.clientSecret),
+            webhookSecret: sandbox.webhookSecret ?? null,
+            webhookPublicKeyPem: sandbox.webhookPublicKeyPem
+          },
+          () => [banner(sandbox).trimEnd()]
+        )
     )
-    return yield* Effect.never
-  }, Effect.scoped)
-).pipe(Command.withDescription("Run the sandbox service (what npm start does) until Ctrl-C"))
+  })
+).pipe(Command.withDescription("Run the sandbox service (what npm start does) until Ctrl-C or SIGTERM"))

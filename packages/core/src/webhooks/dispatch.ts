@@ -249,7 +249,9 @@ const deliverSubject = Effect.fnUntraced(function* (
       tally.blocked++
       continue
     }
-    const saved = yield* attempt(ports, row, url, settings, secrets)
+    // An attempt under way is finished and recorded even when the dispatcher is stopped (a server shutting down):
+    // the stop takes effect before the next one.
+    const saved = yield* Effect.uninterruptible(attempt(ports, row, url, settings, secrets))
     if (saved.status === "DELIVERED") tally.delivered++
     else if (saved.status === "DEAD") tally.dead++
     else tally.retrying++

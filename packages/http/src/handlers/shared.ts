@@ -1,6 +1,7 @@
 /** What several groups' handlers share: the typing of a group's handlers, the HTTP layer's observations, a signed retry. */
 import type { IncomingHttpHeaders } from "node:http"
 import type { Principal, SignedRetryInput } from "@paycore/core"
+import type { Effect } from "effect"
 import type { HttpApi } from "effect/http-api"
 import type { Api } from "../api.ts"
 import type { Handlers } from "../listener-types.ts"
@@ -21,6 +22,8 @@ export interface HttpObservations {
   readonly writes: WriteSignal
   /** Whose miss budget a request of an invitation code or a device code spends (`AppOptions.missBudgetKey`). */
   readonly missBudgetKey: MissBudgetKey
+  /** Completes when the app stops (its `drain`, or its scope closing): the event streams end then. */
+  readonly closing: Effect.Effect<void>
 }
 
 /** What a miss budget's key function is given of a request. */

@@ -6,7 +6,7 @@ import {
   WebhookSecrets,
   WebhookSigner
 } from "@paycore/core"
-import { Deferred, Effect, Scope } from "effect"
+import { Effect } from "effect"
 import { eventStreamResponse, STREAM_POLL_MILLIS } from "../webhook-stream.ts"
 import type { GroupHandlers, HttpObservations } from "./shared.ts"
 
@@ -28,10 +28,6 @@ export const webhooksHandlers = Effect.fnUntraced(function* (observations: HttpO
   const webhooks = yield* WebhookDispatcher
   const signer = yield* WebhookSigner
   const signingSecrets = yield* WebhookSecrets
-  // Closing the app ends the event streams, so their connections end and the server can close.
-  const scope = yield* Scope.Scope
-  const closing = yield* Deferred.make<void>()
-  yield* Scope.addFinalizer(scope, Deferred.succeed(closing, undefined))
   const handlers: GroupHandlers<"webhooks"> = {
     publicKey: () => Effect.succeed({ publicKey: signer.publicKeyPem }),
     listDeliveries: ({ query }) => {
@@ -54,7 +50,8 @@ export const webhooksHandlers = Effect.fnUntraced(function* (observations: HttpO
           wake: observations.writes.wake(),
           pollMillis: STREAM_POLL_MILLIS
         }),
-        (events) => eventStreamResponse(events, Deferred.await(closing))
+        // Stopping the app ends the event streams, so their connections end and the server can close.
+        (events) => eventStreamResponse(events, observations.closing)
       ),
     listSigningSecrets: () => Effect.map(signingSecrets.list(), (data) => ({ data })),
     rotateSigningSecret: ({ payload }) => signingSecrets.rotate(payload.overlapSeconds)
