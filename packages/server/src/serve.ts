@@ -8,7 +8,8 @@
  *   PAYCORE_SANDBOX_CREDENTIALS=<id>:<secret>  create that sandbox token at start (else one is generated and,
  *                                              with a data folder, kept there for the next start)
  *   PAYCORE_SANDBOX_SPEEDUP=3600               rail settlement runs this many times faster than the spec's table
- *   PAYCORE_WEBHOOK_LEASE_SECONDS=60           after a crash, events being delivered are sent again after this long
+ *   PAYCORE_WEBHOOK_LEASE_SECONDS=10           after a crash, events being delivered are sent again after this long
+ *                                              (a live dispatcher renews its lease every third of it)
  *   PAYCORE_WEBHOOK_PRIVATE_KEY=<64 hex>       the webhook signing key (else one is generated and, with a data
  *                                              folder, kept there)
  *   PAYCORE_OIDC_ISSUERS="<iss>=<jwks url> …"  check embedded-wallet OAuth tokens' signatures against these issuers'
@@ -156,7 +157,7 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
     walletVaults(walletKek)
   )
   const portsContext = yield* Layer.build(ports)
-  const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
+  const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(10))
   const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
   const { listener, context } = yield* makeApp({
     webhookLeaseSeconds,

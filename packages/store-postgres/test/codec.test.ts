@@ -181,7 +181,14 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.bulkImportJobs, [job]],
   [tables.ledgerTransfers, [transfer]],
   [tables.ledgerBalances, [balance]],
-  [tables.outbox, [outboxRecord(1), withoutKey(withoutKey(outboxRecord(2), "leaseUntil"), "roundStartedAt")]],
+  [
+    tables.outbox,
+    [
+      outboxRecord(1),
+      withoutKey(withoutKey(outboxRecord(2), "leaseUntil"), "roundStartedAt"),
+      outboxRecord(3, { leaseOwner: "Webhook:0190a000-0000-7000-8000-000000000033" })
+    ]
+  ],
   [tables.outboxSubjects, [subject]],
   [tables.webhookSecrets, [secret(), secret({ expiresAt: at })]],
   [tables.walletCredentials, [walletRecords.credentialFull(walletScope), walletRecords.credentialMinimal(walletScope)]],
