@@ -108,6 +108,12 @@ export const webhookRepositories = (
         }
         return kept
       }),
+    beginAttempt: (owner, id, attempt) =>
+      Effect.flatMap(outboxRows.get(id), (row) => {
+        if (row === undefined || row.status !== "PENDING" || row.leaseOwner !== owner) return Effect.succeed(false)
+        const plain = plainEvent(row)
+        return Effect.as(Effect.orDie(outboxRows.update({ ...plain, attempts: [...plain.attempts, attempt] })), true)
+      }),
     releaseLeases: (owner, ids, dueAt) =>
       Effect.forEach(
         ids,

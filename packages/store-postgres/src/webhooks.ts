@@ -54,6 +54,9 @@ const claimSql =
 const renewSql =
   `UPDATE outbox SET lease_until = $3 WHERE id = ANY($2::text[]) AND lease_owner = $1 AND status = 'PENDING' ` +
   `RETURNING id`
+const beginAttemptSql =
+  `UPDATE outbox SET attempts = attempts || $3::jsonb WHERE id = $1 AND lease_owner = $2 AND status = 'PENDING' ` +
+  `RETURNING 1 AS begun`
 const releaseSql =
   `UPDATE outbox SET lease_until = NULL, lease_owner = NULL, next_attempt_at = $3 ` +
   `WHERE id = ANY($2::text[]) AND lease_owner = $1 AND status = 'PENDING'`
@@ -134,6 +137,8 @@ export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | 
       if (ids.length === 0) return Effect.succeed([])
       return Effect.map(x.query(renewSql, [owner, ids, leaseUntil]), (rows) => rows.map((r) => String(r.id)))
     },
+    beginAttempt: (owner, id, attempt) =>
+      Effect.map(x.query(beginAttemptSql, [id, owner, JSON.stringify([attempt])]), (rows) => rows.length > 0),
     releaseLeases: (owner, ids, dueAt) => (ids.length === 0 ? Effect.void : x.run(releaseSql, [owner, ids, dueAt])),
     save: (record) => x.run(saveOutboxSql, codec.params(record)),
     get: outboxRows.get,

@@ -67,7 +67,7 @@ import type {
   WalletSessionFilter,
   WalletSessionRecord
 } from "../wallet-auth/model.ts"
-import type { OutboxRecord, WebhookSecretRecord } from "../webhooks/model.ts"
+import type { DeliveryAttempt, OutboxRecord, WebhookSecretRecord } from "../webhooks/model.ts"
 
 /** A second row with the same value of a unique key (`index` names the key). */
 export interface UniqueViolation {
@@ -259,6 +259,11 @@ export interface OutboxStore {
     ids: ReadonlyArray<string>,
     leaseUntil: string
   ) => Effect.Effect<ReadonlyArray<string>, StoreError>
+  /**
+   * Lists an attempt about to be made on the row (appends it to `attempts`) if the row is still PENDING and leased to
+   * `owner`, and says whether it was.
+   */
+  readonly beginAttempt: (owner: string, id: string, attempt: DeliveryAttempt) => Effect.Effect<boolean, StoreError>
   /** Gives back those of `ids` still PENDING and leased to `owner`, without an attempt: due again at `dueAt`. */
   readonly releaseLeases: (owner: string, ids: ReadonlyArray<string>, dueAt: string) => Effect.Effect<void, StoreError>
   readonly save: (record: OutboxRecord) => Effect.Effect<void, StoreError>

@@ -125,6 +125,12 @@ interface Tally {
 
 const maxIso = (a: string, b: string): string => (a > b ? a : b)
 
+/**
+ * What an attempt says until its answer is recorded: it stays so when the dispatcher stopped (killed, or taken
+ * over) while the request was out, whether or not the receiver got it.
+ */
+export const ATTEMPT_CUT_SHORT = "no answer recorded: the dispatcher stopped during the attempt"
+
 /** How much of a receiver's answer an attempt keeps: enough to read an error, never a whole page on every row. */
 export const RESPONSE_BODY_MAX_BYTES = 2048
 
@@ -210,10 +216,17 @@ const attempt = Effect.fnUntraced(function* (
 ) {
   const { store, transport, signer } = ports
   const startedMs = yield* Clock.currentTimeMillis
+  const at = new Date(startedMs).toISOString()
+  // Listed before the request leaves, so an attempt whose dispatcher is killed before the answer is still listed;
+  // and not sent at all when the row was taken over meanwhile.
+  const begun: DeliveryAttempt = { at, url, error: ATTEMPT_CUT_SHORT, durationMs: 0 }
+  if (!(yield* store.transaction(store.outbox.beginAttempt(lease.owner, row.id, begun)))) {
+    lease.held.delete(row.id)
+    return undefined
+  }
   const headers = signedHeaders(signer, secrets, row.id, Math.floor(startedMs / 1000), row.body)
   const result = yield* Effect.result(transport.post(url, headers, row.body))
   const endedMs = yield* Clock.currentTimeMillis
-  const at = new Date(startedMs).toISOString()
   const durationMs = Math.max(0, Math.round(endedMs - startedMs))
   const record: DeliveryAttempt =
     result._tag === "Success"
@@ -232,7 +245,12 @@ const attempt = Effect.fnUntraced(function* (
       Effect.gen(function* () {
         // Re-read, locked: after a lease expiry another dispatcher may be recording attempts too, and each is kept.
         const current = (yield* store.outbox.getForUpdate(row.id)) ?? row
-        const attempts = [...current.attempts, record]
+        const attempts = [...current.attempts]
+        const listed = attempts.findIndex(
+          (a) => a.at === at && a.url === url && a.error === ATTEMPT_CUT_SHORT && a.durationMs === 0
+        )
+        if (listed < 0) attempts.push(record)
+        else attempts[listed] = record
         const base = { ...current, attempts, leaseUntil: undefined, leaseOwner: undefined }
         let next: OutboxRecord
         if (current.status === "DELIVERED" || (result._tag === "Success" && isDelivered(result.success.status))) {
@@ -299,6 +317,12 @@ const deliverSubject = Effect.fnUntraced(function* (
       continue
     }
     const saved = yield* attempt(ports, lease, row, url, settings, secrets)
+    if (saved === undefined) {
+      // Taken over before its attempt (this pass stalled past its lease): the rest of the subject waits behind it.
+      blockedUntil = now
+      tally.blocked++
+      continue
+    }
     if (saved.status === "DELIVERED") tally.delivered++
     else if (saved.status === "DEAD") tally.dead++
     else tally.retrying++

@@ -252,9 +252,21 @@ export const outboxTests = (it: It) => {
       assert.deepStrictEqual(yield* store.outbox.get(resolved.id), resolved)
       assert.deepStrictEqual(yield* store.transaction(store.outbox.renewLeases("pass-a", [], s.at(40))), [])
 
+      // An attempt is listed before it is made, on a row the owner still holds only.
+      const begun = { at: s.at(35), url: "https://platform.example.com/hooks", error: "in flight", durationMs: 0 }
+      assert.isTrue(yield* store.transaction(store.outbox.beginAttempt("pass-a", mine.id, begun)))
+      assert.isFalse(yield* store.transaction(store.outbox.beginAttempt("pass-a", theirs.id, begun)))
+      assert.isFalse(yield* store.transaction(store.outbox.beginAttempt("pass-a", resolved.id, begun)))
+      assert.deepStrictEqual((yield* store.outbox.get(mine.id))!.attempts, [begun])
+      assert.deepStrictEqual((yield* store.outbox.get(theirs.id))!.attempts, [])
+
       yield* store.transaction(store.outbox.releaseLeases("pass-a", ids, s.at(50)))
       const { leaseUntil: _until, leaseOwner: _owner, ...released } = mine
-      assert.deepStrictEqual(yield* store.outbox.get(mine.id), { ...released, nextAttemptAt: s.at(50) })
+      assert.deepStrictEqual(yield* store.outbox.get(mine.id), {
+        ...released,
+        attempts: [begun],
+        nextAttemptAt: s.at(50)
+      })
       assert.deepStrictEqual(yield* store.outbox.get(theirs.id), theirs)
       assert.deepStrictEqual(yield* store.outbox.get(resolved.id), resolved)
       // Given back: no longer the owner's to renew.
