@@ -3,6 +3,12 @@ import { NodeRuntime } from "@effect/platform-node"
 import { banner, serve } from "@paycore/server"
 import { Effect } from "effect"
 
+const refuse = (message: string) =>
+  Effect.sync(() => {
+    process.stderr.write(`${message}\n`)
+    process.exitCode = 1
+  })
+
 NodeRuntime.runMain(
   Effect.scoped(
     serve().pipe(
@@ -10,12 +16,11 @@ NodeRuntime.runMain(
       Effect.andThen(Effect.never)
     )
   ).pipe(
-    // A second `npm start` on the same data folder: one line naming the first, exit code 1, nothing written.
-    Effect.catchTag("DataDirInUse", (error) =>
-      Effect.sync(() => {
-        process.stderr.write(`${error.message}\n`)
-        process.exitCode = 1
-      })
-    )
+    // A second `npm start` on the same data folder (one line naming the first), or an instance on a PostgreSQL
+    // server without the keys the others share (one line naming the variables): exit code 1, nothing written.
+    Effect.catchTags({
+      DataDirInUse: (error) => refuse(error.message),
+      SharedKeysRefused: (error) => refuse(error.message)
+    })
   )
 )

@@ -2,4 +2,5 @@
 export { type DataDirHolder, DataDirInUse } from "./data-dir-lock.ts"
 export * from "./migrations.ts"
 export * from "./serve.ts"
+export { SharedKeysRefused } from "./shared-keys.ts"
 export type { StoreFlags } from "./store.ts"

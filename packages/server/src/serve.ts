@@ -11,7 +11,7 @@
  *   PAYCORE_WEBHOOK_LEASE_SECONDS=10           after a crash, events being delivered are sent again after this long
  *                                              (a live dispatcher renews its lease every third of it)
  *   PAYCORE_WEBHOOK_PRIVATE_KEY=<64 hex>       the webhook signing key (else one is generated and, with a data
- *                                              folder, kept there)
+ *                                              folder, kept there; on a PostgreSQL server, see PAYCORE_MASTER_KEY)
  *   PAYCORE_OIDC_ISSUERS="<iss>=<jwks url> …"  check embedded-wallet OAuth tokens' signatures against these issuers'
  *                                              keys (else the sandbox rule: identity, freshness and nonce only)
  *   PAYCORE_WALLET_KEK=<64 hex>                the embedded wallets' key-encryption key: the KeyVault's, the
@@ -20,6 +20,10 @@
  *                                              lasts as the in-memory data does). Wallet mnemonics and the key
  *                                              production bundles are signed with (GET /auth/bundle-signing-key)
  *                                              follow from it: set it on a server, and never change it
+ *   PAYCORE_MASTER_KEY=<64 hex>                on a PostgreSQL server, where either key above is not set: the first
+ *                                              instance generates it and keeps it in the database sealed under this
+ *                                              key, and every instance uses it (shared-keys.ts); without it such an
+ *                                              instance refuses to start (SharedKeysRefused)
  */
 import { hkdfSync, randomBytes } from "node:crypto"
 import { chmodSync, writeFileSync } from "node:fs"
@@ -53,6 +57,7 @@ import {
 } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { instanceKeys } from "./shared-keys.ts"
 import { chooseStore, keptInDataDir, type StoreFlags } from "./store.ts"
 
 const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
@@ -127,13 +132,12 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   const configured = yield* Config.option(Config.Redacted("PAYCORE_SANDBOX_CREDENTIALS"))
   const configuredKey = yield* Config.option(Config.Redacted("PAYCORE_WEBHOOK_PRIVATE_KEY"))
   const configuredKek = yield* Config.option(Config.Redacted("PAYCORE_WALLET_KEK"))
+  const masterKey = yield* Config.option(Config.Redacted("PAYCORE_MASTER_KEY"))
   const store = yield* chooseStore(options)
-  const webhookKey = Option.isSome(configuredKey)
-    ? Redacted.value(configuredKey.value)
-    : keptInDataDir(store.dataDir, "webhook-private-key", () => randomBytes(32).toString("hex"))
-  const walletKek = Option.isSome(configuredKek)
-    ? Redacted.value(configuredKek.value)
-    : keptInDataDir(store.dataDir, "wallet-kek", () => randomBytes(32).toString("hex"))
+  const keys = yield* instanceKeys(
+    { shared: store.shared ? store.open : undefined, dataDir: store.dataDir },
+    { webhookPrivateKey: configuredKey, walletKek: configuredKek, masterKey }
+  )
   const given = Option.isSome(configured)
     ? Option.some(Redacted.value(configured.value))
     : store.dataDir === undefined
@@ -152,9 +156,9 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
     Ids.layer,
     Sandbox.layer({ speedUp }),
     fetchWebhookTransportLayer(),
-    WebhookSigner.layerFromHex(webhookKey),
+    WebhookSigner.layerFromHex(keys.webhookPrivateKey),
     // The wallet's references: makeApp passes those of its context on to the handlers.
-    walletVaults(walletKek)
+    walletVaults(keys.walletKek)
   )
   const portsContext = yield* Layer.build(ports)
   const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(10))
