@@ -190,6 +190,7 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     ]
   ],
   [tables.outboxSubjects, [subject]],
+  [tables.instanceKeys, [{ name: "wallet-kek", sealed: "v1.AAAA", createdAt: "2026-11-21T13:36:44.123Z" }]],
   [tables.webhookSecrets, [secret(), secret({ expiresAt: at })]],
   [tables.walletCredentials, [walletRecords.credentialFull(walletScope), walletRecords.credentialMinimal(walletScope)]],
   [tables.walletSessions, [walletRecords.sessionFull(walletScope), walletRecords.sessionMinimal(walletScope)]],
