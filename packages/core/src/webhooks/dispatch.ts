@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Fiber, Random, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Fiber, Random, Schedule } from "effect"
 import type { OutboxFilter } from "../ports/store.ts"
 import type { TransportResponse } from "../ports/webhook-transport.ts"
 import { EngineConfig, type EngineSettings } from "../shared/engine-config.ts"
@@ -188,7 +188,11 @@ const heartbeat = (ports: DispatcherPorts, lease: Lease): Effect.Effect<never> =
     // A row not renewed was taken over (this pass stalled past its lease) or resolved: hands off it.
     for (const id of lease.held) if (!kept.has(id)) lease.held.delete(id)
   }).pipe(
-    Effect.catchCause((cause) => Effect.logWarning("webhook lease renewal failed", cause)),
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.logWarning("webhook lease renewal failed", cause)
+    ),
     Effect.delay(Duration.millis(heartbeatMillis(ports.leaseSeconds))),
     Effect.forever
   )
