@@ -189,9 +189,7 @@ const heartbeat = (ports: DispatcherPorts, lease: Lease): Effect.Effect<never> =
     for (const id of lease.held) if (!kept.has(id)) lease.held.delete(id)
   }).pipe(
     Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.logWarning("webhook lease renewal failed", cause)
+      Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("webhook lease renewal failed", cause)
     ),
     Effect.delay(Duration.millis(heartbeatMillis(ports.leaseSeconds))),
     Effect.forever
