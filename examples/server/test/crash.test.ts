@@ -53,7 +53,8 @@ const serverTarget = async (databaseUrl: string): Promise<Target> => {
   url.pathname = `/${name}`
   return {
     name: "PostgreSQL server",
-    env: { DATABASE_URL: url.toString() },
+    // A PostgreSQL server is shared: without the keys given, they are kept sealed in it under the master key.
+    env: { DATABASE_URL: url.toString(), PAYCORE_MASTER_KEY: "5a".repeat(32) },
     layer: () => PostgresStore.layerPg({ connectionString: url.toString() }),
     cleanup: async () => {
       const client = new pg.Client({ connectionString: databaseUrl })

@@ -49,8 +49,9 @@ export interface AppOptions {
   readonly workerIntervalMillis?: number | undefined
   readonly webhookIntervalMillis?: number | undefined
   /**
-   * How long the background dispatcher holds a claimed event before another dispatcher (or this one after a
-   * restart) may deliver it; default 300 s. Keep it above the webhook transport's timeout.
+   * How long the background dispatcher holds a claimed event without renewing it (default 10 s): it renews the lease
+   * every third of it while it works on the event, so a slow receiver keeps it, and another dispatcher (or this one
+   * after a restart) delivers the events of a stopped one within this long.
    */
   readonly webhookLeaseSeconds?: number | undefined
   /** How long a verified credential is trusted before the store is asked again (other processes may delete it). */

@@ -9,9 +9,10 @@
  *   PAYCORE_SANDBOX_CREDENTIALS=<id>:<secret>  create that sandbox token at start (else one is generated and,
  *                                              with a data folder, kept there for the next start)
  *   PAYCORE_SANDBOX_SPEEDUP=3600               rail settlement runs this many times faster than the spec's table
- *   PAYCORE_WEBHOOK_LEASE_SECONDS=60           after a crash, events being delivered are sent again after this long
+ *   PAYCORE_WEBHOOK_LEASE_SECONDS=10           after a crash, events being delivered are sent again after this long
+ *                                              (a live dispatcher renews its lease every third of it)
  *   PAYCORE_WEBHOOK_PRIVATE_KEY=<64 hex>       the webhook signing key (else one is generated and, with a data
- *                                              folder, kept there)
+ *                                              folder, kept there; on a PostgreSQL server, see PAYCORE_MASTER_KEY)
  *   PAYCORE_OIDC_ISSUERS="<iss>=<jwks url> …"  check embedded-wallet OAuth tokens' signatures against these issuers'
  *                                              keys (else the sandbox rule: identity, freshness and nonce only)
  *   PAYCORE_WALLET_KEK=<64 hex>                the embedded wallets' key-encryption key: the KeyVault's, the
@@ -24,6 +25,10 @@
  *   PAYCORE_RATE_LIMIT=1000:2000               requests per second and burst per credential (C-43), or `off`
  *   PAYCORE_AUTH_FAILURE_LIMIT=20:60           failed authentications per window (s) per address and per client id
  *                                              before 429 (C-43), or `off`
+ *   PAYCORE_MASTER_KEY=<64 hex>                on a PostgreSQL server, where either key above is not set: the first
+ *                                              instance generates it and keeps it in the database sealed under this
+ *                                              key, and every instance uses it (shared-keys.ts); without it such an
+ *                                              instance refuses to start (SharedKeysRefused)
  */
 import { hkdfSync, randomBytes } from "node:crypto"
 import { chmodSync, writeFileSync } from "node:fs"
@@ -59,6 +64,7 @@ import {
 import * as Sandbox from "@paycore/sandbox"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { makeLifecycle, rateLimitsConfig, shutdownSecondsConfig } from "./lifecycle.ts"
+import { instanceKeys } from "./shared-keys.ts"
 import { chooseStore, keptInDataDir, type StoreFlags } from "./store.ts"
 
 const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
@@ -135,13 +141,12 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   const configured = yield* Config.option(Config.Redacted("PAYCORE_SANDBOX_CREDENTIALS"))
   const configuredKey = yield* Config.option(Config.Redacted("PAYCORE_WEBHOOK_PRIVATE_KEY"))
   const configuredKek = yield* Config.option(Config.Redacted("PAYCORE_WALLET_KEK"))
+  const masterKey = yield* Config.option(Config.Redacted("PAYCORE_MASTER_KEY"))
   const store = yield* chooseStore(options)
-  const webhookKey = Option.isSome(configuredKey)
-    ? Redacted.value(configuredKey.value)
-    : keptInDataDir(store.dataDir, "webhook-private-key", () => randomBytes(32).toString("hex"))
-  const walletKek = Option.isSome(configuredKek)
-    ? Redacted.value(configuredKek.value)
-    : keptInDataDir(store.dataDir, "wallet-kek", () => randomBytes(32).toString("hex"))
+  const keys = yield* instanceKeys(
+    { shared: store.shared ? store.open : undefined, dataDir: store.dataDir },
+    { webhookPrivateKey: configuredKey, walletKek: configuredKek, masterKey }
+  )
   const given = Option.isSome(configured)
     ? Option.some(Redacted.value(configured.value))
     : store.dataDir === undefined
@@ -160,12 +165,12 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
     Ids.layer,
     Sandbox.layer({ speedUp }),
     fetchWebhookTransportLayer(),
-    WebhookSigner.layerFromHex(webhookKey),
+    WebhookSigner.layerFromHex(keys.webhookPrivateKey),
     // The wallet's references: makeApp passes those of its context on to the handlers.
-    walletVaults(walletKek)
+    walletVaults(keys.walletKek)
   )
   const portsContext = yield* Layer.build(ports)
-  const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
+  const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(10))
   const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
   const shutdownSeconds = options.shutdownSeconds ?? (yield* shutdownSecondsConfig)
   const { listener, context, drain } = yield* makeApp({

@@ -29,6 +29,8 @@ export interface StoreChoice {
   readonly description: string
   /** A folder for the sandbox's own files (its generated credentials and webhook key), when there is one. */
   readonly dataDir: string | undefined
+  /** A PostgreSQL server, which other instances may share (they must share its keys too: shared-keys.ts). */
+  readonly shared: boolean
 }
 
 export interface StoreFlags {
@@ -56,7 +58,8 @@ export const chooseStore = Effect.fnUntraced(function* (flags: StoreFlags) {
       documents: PostgresStore.documentStoreLayerPg(config),
       open: () => PostgresStore.makePgKysely(config),
       description: `PostgreSQL server (${flags.databaseUrl === undefined ? "DATABASE_URL" : "--database-url"})`,
-      dataDir: undefined
+      dataDir: undefined,
+      shared: true
     } satisfies StoreChoice
   }
   const kind =
@@ -67,7 +70,8 @@ export const chooseStore = Effect.fnUntraced(function* (flags: StoreFlags) {
       documents: MemoryStore.documentStoreLayer,
       open: undefined,
       description: "in-memory store: data is lost when it stops",
-      dataDir: undefined
+      dataDir: undefined,
+      shared: false
     } satisfies StoreChoice
   }
   const dataDir = resolve(
@@ -83,7 +87,8 @@ export const chooseStore = Effect.fnUntraced(function* (flags: StoreFlags) {
     documents: folderDocumentStoreLayer({ root: join(dataDir, "documents") }),
     open: () => PostgresStore.makePgliteKysely(config),
     description: `embedded PGlite in ${dataDir} (fsync off: for development, not production)`,
-    dataDir
+    dataDir,
+    shared: false
   } satisfies StoreChoice
 })
 

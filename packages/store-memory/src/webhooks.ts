@@ -82,7 +82,7 @@ export const webhookRepositories = (
           if (outboxRows.insertNow(row) !== undefined) throw new Error(`memory store: outbox row ${row.id} exists`)
         }
       }),
-    claimDue: (now, limit, leaseUntil) =>
+    claimDue: (now, limit, leaseUntil, owner) =>
       Effect.gen(function* () {
         const due: Array<OutboxRecord> = []
         // The due index instead of every row ever written: only PENDING rows whose time has come, oldest first.
@@ -90,14 +90,44 @@ export const webhookRepositories = (
           if (due.length >= limit) break
           if (r.status !== "PENDING" || r.nextAttemptAt > now) continue
           if (r.leaseUntil !== undefined && r.leaseUntil > now) continue
-          const leased = { ...plainEvent(r), leaseUntil }
+          const { leaseOwner: _previous, ...row } = plainEvent(r)
+          const leased = owner === undefined ? { ...row, leaseUntil } : { ...row, leaseUntil, leaseOwner: owner }
           yield* Effect.orDie(outboxRows.update(leased))
           due.push(leased)
         }
         return due
       }),
+    renewLeases: (owner, ids, leaseUntil) =>
+      Effect.gen(function* () {
+        const kept: Array<string> = []
+        for (const id of ids) {
+          const row = yield* outboxRows.get(id)
+          if (row === undefined || row.status !== "PENDING" || row.leaseOwner !== owner) continue
+          yield* Effect.orDie(outboxRows.update({ ...plainEvent(row), leaseUntil }))
+          kept.push(id)
+        }
+        return kept
+      }),
+    beginAttempt: (owner, id, attempt) =>
+      Effect.flatMap(outboxRows.get(id), (row) => {
+        if (row === undefined || row.status !== "PENDING" || row.leaseOwner !== owner) return Effect.succeed(false)
+        const plain = plainEvent(row)
+        return Effect.as(Effect.orDie(outboxRows.update({ ...plain, attempts: [...plain.attempts, attempt] })), true)
+      }),
+    releaseLeases: (owner, ids, dueAt) =>
+      Effect.forEach(
+        ids,
+        (id) =>
+          Effect.flatMap(outboxRows.get(id), (row) => {
+            if (row === undefined || row.status !== "PENDING" || row.leaseOwner !== owner) return Effect.void
+            const { leaseUntil: _until, leaseOwner: _owner, ...rest } = plainEvent(row)
+            return Effect.orDie(outboxRows.update({ ...rest, nextAttemptAt: dueAt }))
+          }),
+        { discard: true }
+      ),
     save: (record) => Effect.orDie(outboxRows.update(record)),
     get: (id) => Effect.map(outboxRows.get(id), (row) => (row === undefined ? undefined : plainEvent(row))),
+    getForUpdate: (id) => Effect.map(outboxRows.get(id), (row) => (row === undefined ? undefined : plainEvent(row))),
     list: (filter, page) => Effect.map(outboxRows.list(filter, page), (p) => ({ ...p, data: p.data.map(plainEvent) })),
     nextSequence: (subject) => Effect.sync(() => nextSequence(subject))
   }

@@ -82,9 +82,20 @@ const query = (db: Kysely<any>, what: string, sql: string, params: ReadonlyArray
 /** `bytes` as a node Buffer over the same memory (node-postgres sends Buffers as bytea; PGlite takes both). */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
-/** Creates the document tables when missing. */
+/**
+ * Creates the document tables when missing. Instances starting together on one database take turns (an advisory
+ * lock for the transaction): two `CREATE TABLE IF NOT EXISTS` of one table at once can both go ahead, and the
+ * second fails on the catalog's unique index.
+ */
 export const setupDocumentTables = (db: Kysely<any>): Effect.Effect<void, StoreError> =>
-  Effect.forEach(DOCUMENT_TABLES_DDL, (ddl) => query(db, "creating the document tables", ddl), { discard: true })
+  Effect.tryPromise({
+    try: () =>
+      db.transaction().execute(async (trx) => {
+        await trx.executeQuery(CompiledQuery.raw(`SELECT pg_advisory_xact_lock(${LOCK_CLASS}, 0)`))
+        for (const ddl of DOCUMENT_TABLES_DDL) await trx.executeQuery(CompiledQuery.raw(ddl))
+      }),
+    catch: (cause) => storeError("creating the document tables", cause)
+  })
 
 const hex = (n: number, digits: number): string => n.toString(16).padStart(digits, "0")
 

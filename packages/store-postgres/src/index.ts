@@ -9,6 +9,7 @@ export {
   pgTypeParsers
 } from "./connection.ts"
 export * from "./document-store.ts"
+export { keepInstanceKeys } from "./instance-keys.ts"
 export type * from "./schema.ts"
 export { MIGRATION_TABLE, migrate, migrations } from "./schema.ts"
 export { layerFrom, layerPg, layerPglite, makePostgresStore, migrateDatabase } from "./store.ts"

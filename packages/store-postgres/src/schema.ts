@@ -28,6 +28,7 @@ import { currencyConfigs } from "./migrations/0025_currency_configs.ts"
 import { webhookRetryRounds } from "./migrations/0026_webhook_retry_rounds.ts"
 import { transferDirection } from "./migrations/0027_transfer_direction.ts"
 import { beneficiaryVerification } from "./migrations/0028_beneficiary_verification.ts"
+import { sharedInstances } from "./migrations/0029_shared_instances.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -69,7 +70,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0025_currency_configs": currencyConfigs,
   "0026_webhook_retry_rounds": webhookRetryRounds,
   "0027_transfer_direction": transferDirection,
-  "0028_beneficiary_verification": beneficiaryVerification
+  "0028_beneficiary_verification": beneficiaryVerification,
+  "0029_shared_instances": sharedInstances
 }
 
 export const MIGRATION_TABLE = "paycore_migrations"

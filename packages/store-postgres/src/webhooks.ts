@@ -46,9 +46,20 @@ const appendEventSql =
   `INSERT INTO outbox (${outboxColumns}) SELECT $1, $2, $3, n.last_sequence, $4, $5, $6, $7::jsonb, $8, $9, $10 FROM n`
 // Oldest first (by id) among the rows due by now and not leased; rows another dispatcher is claiming are skipped.
 const claimSql =
-  `UPDATE outbox AS o SET lease_until = $3 FROM (SELECT id FROM outbox WHERE status = 'PENDING' ` +
+  `UPDATE outbox AS o SET lease_until = $3, lease_owner = $4 FROM (SELECT id FROM outbox WHERE status = 'PENDING' ` +
   `AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) ORDER BY id LIMIT $2 ` +
   `FOR UPDATE SKIP LOCKED) AS c WHERE o.id = c.id RETURNING o.*`
+// The heartbeat and the give-back touch only the rows the pass still holds: one another dispatcher claimed after
+// the lease ended (or one resolved) has another owner (or none).
+const renewSql =
+  `UPDATE outbox SET lease_until = $3 WHERE id = ANY($2::text[]) AND lease_owner = $1 AND status = 'PENDING' ` +
+  `RETURNING id`
+const beginAttemptSql =
+  `UPDATE outbox SET attempts = attempts || $3::jsonb WHERE id = $1 AND lease_owner = $2 AND status = 'PENDING' ` +
+  `RETURNING 1 AS begun`
+const releaseSql =
+  `UPDATE outbox SET lease_until = NULL, lease_owner = NULL, next_attempt_at = $3 ` +
+  `WHERE id = ANY($2::text[]) AND lease_owner = $1 AND status = 'PENDING'`
 const nextSequenceSql =
   `INSERT INTO outbox_subjects AS s (subject, last_sequence) VALUES ($1, 1) ON CONFLICT (subject) ` +
   `DO UPDATE SET last_sequence = s.last_sequence + 1 RETURNING last_sequence`
@@ -116,14 +127,22 @@ export const webhookRepositories = (x: Executor): Pick<Repositories, "outbox" | 
       }
       return x.run(appendEventsSql, eventColumns(events, back))
     },
-    claimDue: (now, limit, leaseUntil) => {
+    claimDue: (now, limit, leaseUntil, owner) => {
       if (limit <= 0) return Effect.succeed([])
-      return Effect.map(x.query(claimSql, [now, limit, leaseUntil]), (rows) =>
+      return Effect.map(x.query(claimSql, [now, limit, leaseUntil, owner ?? null]), (rows) =>
         rows.map(codec.decode).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       )
     },
+    renewLeases: (owner, ids, leaseUntil) => {
+      if (ids.length === 0) return Effect.succeed([])
+      return Effect.map(x.query(renewSql, [owner, ids, leaseUntil]), (rows) => rows.map((r) => String(r.id)))
+    },
+    beginAttempt: (owner, id, attempt) =>
+      Effect.map(x.query(beginAttemptSql, [id, owner, JSON.stringify([attempt])]), (rows) => rows.length > 0),
+    releaseLeases: (owner, ids, dueAt) => (ids.length === 0 ? Effect.void : x.run(releaseSql, [owner, ids, dueAt])),
     save: (record) => x.run(saveOutboxSql, codec.params(record)),
     get: outboxRows.get,
+    getForUpdate: outboxRows.getForUpdate,
     list: outboxRows.list,
     nextSequence: (subject) => Effect.map(x.query(nextSequenceSql, [subject]), (rows) => Number(rows[0]!.last_sequence))
   }

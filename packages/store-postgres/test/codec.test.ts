@@ -181,8 +181,16 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
   [tables.bulkImportJobs, [job]],
   [tables.ledgerTransfers, [transfer]],
   [tables.ledgerBalances, [balance]],
-  [tables.outbox, [outboxRecord(1), withoutKey(withoutKey(outboxRecord(2), "leaseUntil"), "roundStartedAt")]],
+  [
+    tables.outbox,
+    [
+      outboxRecord(1),
+      withoutKey(withoutKey(outboxRecord(2), "leaseUntil"), "roundStartedAt"),
+      outboxRecord(3, { leaseOwner: "Webhook:0190a000-0000-7000-8000-000000000033" })
+    ]
+  ],
   [tables.outboxSubjects, [subject]],
+  [tables.instanceKeys, [{ name: "wallet-kek", sealed: "v1.AAAA", createdAt: "2026-11-21T13:36:44.123Z" }]],
   [tables.webhookSecrets, [secret(), secret({ expiresAt: at })]],
   [tables.walletCredentials, [walletRecords.credentialFull(walletScope), walletRecords.credentialMinimal(walletScope)]],
   [tables.walletSessions, [walletRecords.sessionFull(walletScope), walletRecords.sessionMinimal(walletScope)]],

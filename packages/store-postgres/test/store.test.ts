@@ -51,7 +51,8 @@ describe("migrations", () => {
         "0025_currency_configs",
         "0026_webhook_retry_rounds",
         "0027_transfer_direction",
-        "0028_beneficiary_verification"
+        "0028_beneficiary_verification",
+        "0029_shared_instances"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

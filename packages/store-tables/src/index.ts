@@ -11,7 +11,7 @@ import { counters, idempotency } from "./idempotency.ts"
 import { invitations } from "./invitations.ts"
 import { ledgerBalances, ledgerTransfers } from "./ledger.ts"
 import { beneficialOwners, bulkImportJobs, contactChallenges, documents, verifications } from "./onboarding.ts"
-import { platformConfig, tokens } from "./platform.ts"
+import { instanceKeys, platformConfig, tokens } from "./platform.ts"
 import { lookups, quotes } from "./quotes.ts"
 import { scaChallenges, scaFactorResets, scaFactors, scaSecurity, scaSessions, trustedBeneficiaries } from "./sca.ts"
 import { stablecoinOperations, stablecoinProviderAccounts, stablecoins } from "./stablecoins.ts"
@@ -23,6 +23,7 @@ import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
 export * from "./describe.ts"
 export type { Counter } from "./idempotency.ts"
 export { type BalanceMove, movesOfTransfer } from "./ledger.ts"
+export type { InstanceKey } from "./platform.ts"
 export type { OutboxSubject } from "./webhooks.ts"
 export {
   agentActions,
@@ -41,6 +42,7 @@ export {
   documents,
   externalAccounts,
   idempotency,
+  instanceKeys,
   internalAccounts,
   invitations,
   ledgerBalances,
@@ -117,5 +119,6 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   stablecoins,
   stablecoinOperations,
   idempotency,
-  counters
+  counters,
+  instanceKeys
 ]

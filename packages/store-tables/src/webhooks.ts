@@ -14,6 +14,8 @@ export const outbox = table<OutboxRecord, OutboxFilter>()({
     attempts: json("attempts"),
     nextAttemptAt: instant("next_attempt_at"),
     leaseUntil: optional(instant("lease_until")),
+    // Absent on rows leased before heartbeats (migration 0029): those are held by no one in particular.
+    leaseOwner: optional(text("lease_owner")),
     roundStartedAt: optional(instant("round_started_at"))
   },
   primaryKey: ["id"],

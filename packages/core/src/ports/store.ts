@@ -67,7 +67,7 @@ import type {
   WalletSessionFilter,
   WalletSessionRecord
 } from "../wallet-auth/model.ts"
-import type { OutboxRecord, WebhookSecretRecord } from "../webhooks/model.ts"
+import type { DeliveryAttempt, OutboxRecord, WebhookSecretRecord } from "../webhooks/model.ts"
 
 /** A second row with the same value of a unique key (`index` names the key). */
 export interface UniqueViolation {
@@ -240,14 +240,36 @@ export interface OutboxStore {
    * subject, in order: `nextSequence` and `append` in one call (one round trip on PostgreSQL).
    */
   readonly appendEvents: (events: ReadonlyArray<NewOutboxRecord>) => Effect.Effect<void, StoreError>
-  /** Pending rows due by `now` and not leased, oldest first; leases them until `leaseUntil` (SKIP LOCKED on PostgreSQL). */
+  /**
+   * Pending rows due by `now` and not leased (or whose lease ended), oldest first; leases them to `owner` until
+   * `leaseUntil` (SKIP LOCKED on PostgreSQL). Without `owner` the rows are leased to no one in particular.
+   */
   readonly claimDue: (
     now: string,
     limit: number,
-    leaseUntil: string
+    leaseUntil: string,
+    owner?: string | undefined
   ) => Effect.Effect<ReadonlyArray<OutboxRecord>, StoreError>
+  /**
+   * The heartbeat: moves the lease of those of `ids` still PENDING and leased to `owner` to `leaseUntil`, and returns
+   * their ids (a row another dispatcher claimed after the lease ended, or that was resolved, is not renewed).
+   */
+  readonly renewLeases: (
+    owner: string,
+    ids: ReadonlyArray<string>,
+    leaseUntil: string
+  ) => Effect.Effect<ReadonlyArray<string>, StoreError>
+  /**
+   * Lists an attempt about to be made on the row (appends it to `attempts`) if the row is still PENDING and leased to
+   * `owner`, and says whether it was.
+   */
+  readonly beginAttempt: (owner: string, id: string, attempt: DeliveryAttempt) => Effect.Effect<boolean, StoreError>
+  /** Gives back those of `ids` still PENDING and leased to `owner`, without an attempt: due again at `dueAt`. */
+  readonly releaseLeases: (owner: string, ids: ReadonlyArray<string>, dueAt: string) => Effect.Effect<void, StoreError>
   readonly save: (record: OutboxRecord) => Effect.Effect<void, StoreError>
   readonly get: (id: string) => Effect.Effect<OutboxRecord | undefined, StoreError>
+  /** Like `get`, and on PostgreSQL locks the row until the transaction ends (recording an attempt). */
+  readonly getForUpdate: (id: string) => Effect.Effect<OutboxRecord | undefined, StoreError>
   readonly list: (filter: OutboxFilter, page: PageRequest) => Effect.Effect<Page<OutboxRecord>, StoreError>
   /** The next sequence number of events about `subject`. */
   readonly nextSequence: (subject: string) => Effect.Effect<number, StoreError>

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Random, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Fiber, Random, Schedule } from "effect"
 import type { OutboxFilter } from "../ports/store.ts"
 import type { TransportResponse } from "../ports/webhook-transport.ts"
 import { EngineConfig, type EngineSettings } from "../shared/engine-config.ts"
@@ -77,10 +77,17 @@ export const isRetried = (type: string): boolean => type !== "TEST" && type !== 
 /** 2xx is delivered; 409 means the receiver already has it (a duplicate): stop retrying too. */
 export const isDelivered = (status: number): boolean => (status >= 200 && status < 300) || status === 409
 
+/** How long a dispatcher's claim holds a row without a renewal (`DispatcherOptions.leaseSeconds`). */
+export const DEFAULT_LEASE_SECONDS = 10
+
 export interface DispatcherOptions {
   /** Rows claimed per pass (default 50). */
   readonly batchSize?: number
-  /** How long a claimed row is held before another dispatcher may take it (default 300 s). */
+  /**
+   * How long a claimed row is held before another dispatcher may take it (default 10 s): the pass renews the lease
+   * of the rows it holds every third of it (`heartbeatMillis`), so a live attempt, however slow, keeps its rows,
+   * and the rows of a dispatcher that stopped are taken over within one lease.
+   */
   readonly leaseSeconds?: number
   /** Subjects delivered in parallel in one pass; one subject is always sequential (default 8). */
   readonly concurrency?: number
@@ -118,6 +125,12 @@ interface Tally {
 
 const maxIso = (a: string, b: string): string => (a > b ? a : b)
 
+/**
+ * What an attempt says until its answer is recorded: it stays so when the dispatcher stopped (killed, or taken
+ * over) while the request was out, whether or not the receiver got it.
+ */
+export const ATTEMPT_CUT_SHORT = "no answer recorded: the dispatcher stopped during the attempt"
+
 /** How much of a receiver's answer an attempt keeps: enough to read an error, never a whole page on every row. */
 export const RESPONSE_BODY_MAX_BYTES = 2048
 
@@ -152,13 +165,52 @@ const handReply = (ports: DispatcherPorts, row: OutboxRecord, reply: WebhookRepl
     { discard: true }
   )
 
-/** Gives a claimed row back without an attempt, due again at `dueAt`. */
-const release = (ports: DispatcherPorts, row: OutboxRecord, dueAt: string) =>
-  ports.store.transaction(ports.store.outbox.save({ ...row, leaseUntil: undefined, nextAttemptAt: dueAt }))
+/**
+ * The rows a pass holds: leased to `owner` (a token of the pass), renewed by its heartbeat until each is given back
+ * or its attempt recorded.
+ */
+interface Lease {
+  readonly owner: string
+  readonly held: Set<string>
+}
+
+/** The heartbeat's period: a third of the lease, so two renewals may fail before the lease ends. */
+export const heartbeatMillis = (leaseSeconds: number): number => Math.max(1, Math.floor((leaseSeconds * 1000) / 3))
+
+/** Renews the lease of every row the pass holds, every third of the lease, until interrupted (the pass ended). */
+const heartbeat = (ports: DispatcherPorts, lease: Lease): Effect.Effect<never> =>
+  Effect.gen(function* () {
+    if (lease.held.size === 0) return
+    const until = addSeconds(yield* nowIso, ports.leaseSeconds)
+    const kept = new Set(
+      yield* ports.store.transaction(ports.store.outbox.renewLeases(lease.owner, [...lease.held], until))
+    )
+    // A row not renewed was taken over (this pass stalled past its lease) or resolved: hands off it.
+    for (const id of lease.held) if (!kept.has(id)) lease.held.delete(id)
+  }).pipe(
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.interrupt : Effect.logWarning("webhook lease renewal failed", cause)
+    ),
+    Effect.delay(Duration.millis(heartbeatMillis(ports.leaseSeconds))),
+    Effect.forever
+  )
+
+/** Gives claimed rows back without an attempt, due again at `dueAt` (those the pass still holds). */
+const release = (ports: DispatcherPorts, lease: Lease, rows: ReadonlyArray<OutboxRecord>, dueAt: string) => {
+  for (const row of rows) lease.held.delete(row.id)
+  return ports.store.transaction(
+    ports.store.outbox.releaseLeases(
+      lease.owner,
+      rows.map((row) => row.id),
+      dueAt
+    )
+  )
+}
 
 /** One attempt: sign, POST, record it and decide the row's next state. Returns the saved row. */
 const attempt = Effect.fnUntraced(function* (
   ports: DispatcherPorts,
+  lease: Lease,
   row: OutboxRecord,
   url: string,
   settings: EngineSettings,
@@ -166,10 +218,17 @@ const attempt = Effect.fnUntraced(function* (
 ) {
   const { store, transport, signer } = ports
   const startedMs = yield* Clock.currentTimeMillis
+  const at = new Date(startedMs).toISOString()
+  // Listed before the request leaves, so an attempt whose dispatcher is killed before the answer is still listed;
+  // and not sent at all when the row was taken over meanwhile.
+  const begun: DeliveryAttempt = { at, url, error: ATTEMPT_CUT_SHORT, durationMs: 0 }
+  if (!(yield* store.transaction(store.outbox.beginAttempt(lease.owner, row.id, begun)))) {
+    lease.held.delete(row.id)
+    return undefined
+  }
   const headers = signedHeaders(signer, secrets, row.id, Math.floor(startedMs / 1000), row.body)
   const result = yield* Effect.result(transport.post(url, headers, row.body))
   const endedMs = yield* Clock.currentTimeMillis
-  const at = new Date(startedMs).toISOString()
   const durationMs = Math.max(0, Math.round(endedMs - startedMs))
   const record: DeliveryAttempt =
     result._tag === "Success"
@@ -186,13 +245,21 @@ const attempt = Effect.fnUntraced(function* (
   return yield* store
     .transaction(
       Effect.gen(function* () {
-        // Re-read: after a lease expiry another dispatcher may have recorded attempts too.
-        const current = (yield* store.outbox.get(row.id)) ?? row
-        const attempts = [...current.attempts, record]
-        const base = { ...current, attempts, leaseUntil: undefined }
+        // Re-read, locked: after a lease expiry another dispatcher may be recording attempts too, and each is kept.
+        const current = (yield* store.outbox.getForUpdate(row.id)) ?? row
+        const attempts = [...current.attempts]
+        const listed = attempts.findIndex(
+          (a) => a.at === at && a.url === url && a.error === ATTEMPT_CUT_SHORT && a.durationMs === 0
+        )
+        if (listed < 0) attempts.push(record)
+        else attempts[listed] = record
+        const base = { ...current, attempts, leaseUntil: undefined, leaseOwner: undefined }
         let next: OutboxRecord
         if (current.status === "DELIVERED" || (result._tag === "Success" && isDelivered(result.success.status))) {
           next = { ...base, status: "DELIVERED" }
+        } else if (current.status === "PENDING" && current.leaseOwner !== lease.owner) {
+          // Taken over while this attempt ran: the attempt is kept, the holder decides what comes next.
+          next = { ...current, attempts }
         } else if (!isRetried(current.type)) {
           next = { ...base, status: "DEAD" }
         } else {
@@ -211,6 +278,7 @@ const attempt = Effect.fnUntraced(function* (
       })
     )
     .pipe(
+      Effect.tap(() => Effect.sync(() => lease.held.delete(row.id))),
       Effect.tap(() =>
         handReply(
           ports,
@@ -226,6 +294,7 @@ const attempt = Effect.fnUntraced(function* (
 /** Rows of one subject, in sequence order: stop at the first that stays pending. */
 const deliverSubject = Effect.fnUntraced(function* (
   ports: DispatcherPorts,
+  lease: Lease,
   rows: ReadonlyArray<OutboxRecord>,
   url: string,
   settings: EngineSettings,
@@ -245,13 +314,19 @@ const deliverSubject = Effect.fnUntraced(function* (
       if (blocker !== undefined) blockedUntil = maxIso(now, blocker.nextAttemptAt)
     }
     if (blockedUntil !== undefined) {
-      yield* release(ports, row, maxIso(blockedUntil, row.nextAttemptAt))
+      yield* release(ports, lease, [row], maxIso(blockedUntil, row.nextAttemptAt))
       tally.blocked++
       continue
     }
     // An attempt under way is finished and recorded even when the dispatcher is stopped (a server shutting down):
     // the stop takes effect before the next one.
-    const saved = yield* Effect.uninterruptible(attempt(ports, row, url, settings, secrets))
+    const saved = yield* Effect.uninterruptible(attempt(ports, lease, row, url, settings, secrets))
+    if (saved === undefined) {
+      // Taken over before its attempt (this pass stalled past its lease): the rest of the subject waits behind it.
+      blockedUntil = now
+      tally.blocked++
+      continue
+    }
     if (saved.status === "DELIVERED") tally.delivered++
     else if (saved.status === "DEAD") tally.dead++
     else tally.retrying++
@@ -264,16 +339,18 @@ const deliverSubject = Effect.fnUntraced(function* (
 
 /** One pass: claim due rows, deliver them (per subject in sequence order), record every attempt. */
 export const dispatchDueEvents = Effect.fnUntraced(function* (ports: DispatcherPorts) {
-  const { store, batchSize, leaseSeconds, concurrency, noEndpointDelaySeconds } = ports
+  const { store, ids, batchSize, leaseSeconds, concurrency, noEndpointDelaySeconds } = ports
   const settings = yield* EngineConfig
   const now = yield* nowIso
-  const claimed = yield* store.transaction(store.outbox.claimDue(now, batchSize, addSeconds(now, leaseSeconds)))
+  // A fresh id names this pass's leases: what it renews and gives back, and how it knows it was taken over.
+  const owner = yield* ids.make("Webhook")
+  const claimed = yield* store.transaction(store.outbox.claimDue(now, batchSize, addSeconds(now, leaseSeconds), owner))
   const tally: Tally = { claimed: claimed.length, delivered: 0, retrying: 0, dead: 0, deferred: 0, blocked: 0 }
   if (claimed.length === 0) return tally as DispatchSummary
+  const lease: Lease = { owner, held: new Set(claimed.map((row) => row.id)) }
   const url = (yield* store.config.get())?.webhookEndpoint
   if (url === undefined || url === "") {
-    const later = addSeconds(now, noEndpointDelaySeconds)
-    yield* Effect.forEach(claimed, (row) => release(ports, row, later), { discard: true })
+    yield* release(ports, lease, claimed, addSeconds(now, noEndpointDelaySeconds))
     tally.deferred = claimed.length
     return tally as DispatchSummary
   }
@@ -286,10 +363,12 @@ export const dispatchDueEvents = Effect.fnUntraced(function* (ports: DispatcherP
   for (const rows of bySubject.values()) rows.sort((a, b) => a.sequence - b.sequence)
   // Read once a pass: a rotation shows in the next pass, and a retiring secret signs until it expires.
   const secrets = activeSecrets(yield* store.webhookSecrets.list(), now)
-  yield* Effect.forEach(bySubject.values(), (rows) => deliverSubject(ports, rows, url, settings, now, tally, secrets), {
-    concurrency,
-    discard: true
-  })
+  const beating = yield* Effect.forkChild(heartbeat(ports, lease))
+  yield* Effect.forEach(
+    bySubject.values(),
+    (rows) => deliverSubject(ports, lease, rows, url, settings, now, tally, secrets),
+    { concurrency, discard: true }
+  ).pipe(Effect.ensuring(Fiber.interrupt(beating)))
   return tally as DispatchSummary
 })
 
@@ -314,6 +393,7 @@ export const replayEvent = Effect.fnUntraced(function* (ports: DispatcherPorts, 
         status: "PENDING",
         nextAttemptAt: yield* nowIso,
         leaseUntil: undefined,
+        leaseOwner: undefined,
         roundStartedAt: undefined
       }
       yield* store.outbox.save(next)

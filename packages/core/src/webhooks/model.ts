@@ -41,8 +41,13 @@ export interface OutboxRecord {
   readonly status: DeliveryStatus
   readonly attempts: ReadonlyArray<DeliveryAttempt>
   readonly nextAttemptAt: string
-  /** A dispatcher holds the row until then; another may claim it after (crash recovery). */
+  /**
+   * A dispatcher holds the row until then, renewing it while it works on it; another may claim it after (a stopped
+   * dispatcher gives it up within one lease).
+   */
   readonly leaseUntil?: string | undefined
+  /** Who holds the lease: a token of the dispatcher's pass that claimed it (what it renews and releases by). */
+  readonly leaseOwner?: string | undefined
   /**
    * The first attempt of the current round of deliveries: retries end `webhookRetryWindowSeconds` after it (WH-19).
    * Absent before the first failed attempt, and again after a replay (which starts a new round).

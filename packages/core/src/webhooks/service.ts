@@ -5,6 +5,7 @@ import { WebhookTransport } from "../ports/webhook-transport.ts"
 import type { Conflict, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
 import {
+  DEFAULT_LEASE_SECONDS,
   type DispatcherOptions,
   type DispatchSummary,
   dispatchDueEvents,
@@ -114,7 +115,7 @@ export class WebhookDispatcher extends Context.Service<WebhookDispatcher, Webhoo
       signer: yield* WebhookSigner,
       replies: yield* WebhookReplies,
       batchSize: options?.batchSize ?? 50,
-      leaseSeconds: options?.leaseSeconds ?? 300,
+      leaseSeconds: options?.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
       concurrency: options?.concurrency ?? 8,
       noEndpointDelaySeconds: options?.noEndpointDelaySeconds ?? 30
     }

@@ -228,6 +228,53 @@ export const outboxTests = (it: It) => {
       assert.deepStrictEqual(yield* claim(DAY, 10, DAY + 1), [])
     })
   )
+  it.effect("renewLeases and releaseLeases touch only PENDING rows leased to the owner; getForUpdate reads", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      // Due far in the future: no other test's claim takes them.
+      const s = makeScope()
+      const subject = newId("Transaction")
+      const type = `CONFORMANCE.${unique()}`
+      const row = (sequence: number, owner: string, status: OutboxRecord["status"] = "PENDING"): OutboxRecord => ({
+        ...numbered(newEvent(subject, type, { createdAt: s.next(), nextAttemptAt: s.at(10), status }), sequence),
+        leaseUntil: s.at(20),
+        leaseOwner: owner
+      })
+      const mine = row(1, "pass-a")
+      const theirs = row(2, "pass-b")
+      const resolved = row(3, "pass-a", "DELIVERED")
+      for (const r of [mine, theirs, resolved]) yield* store.transaction(store.outbox.save(r))
+      const ids = [mine.id, theirs.id, resolved.id]
+
+      assert.deepStrictEqual(yield* store.transaction(store.outbox.renewLeases("pass-a", ids, s.at(30))), [mine.id])
+      assert.deepStrictEqual(yield* store.outbox.get(mine.id), { ...mine, leaseUntil: s.at(30) })
+      assert.deepStrictEqual(yield* store.outbox.get(theirs.id), theirs)
+      assert.deepStrictEqual(yield* store.outbox.get(resolved.id), resolved)
+      assert.deepStrictEqual(yield* store.transaction(store.outbox.renewLeases("pass-a", [], s.at(40))), [])
+
+      // An attempt is listed before it is made, on a row the owner still holds only.
+      const begun = { at: s.at(35), url: "https://platform.example.com/hooks", error: "in flight", durationMs: 0 }
+      assert.isTrue(yield* store.transaction(store.outbox.beginAttempt("pass-a", mine.id, begun)))
+      assert.isFalse(yield* store.transaction(store.outbox.beginAttempt("pass-a", theirs.id, begun)))
+      assert.isFalse(yield* store.transaction(store.outbox.beginAttempt("pass-a", resolved.id, begun)))
+      assert.deepStrictEqual((yield* store.outbox.get(mine.id))!.attempts, [begun])
+      assert.deepStrictEqual((yield* store.outbox.get(theirs.id))!.attempts, [])
+
+      yield* store.transaction(store.outbox.releaseLeases("pass-a", ids, s.at(50)))
+      const { leaseUntil: _until, leaseOwner: _owner, ...released } = mine
+      assert.deepStrictEqual(yield* store.outbox.get(mine.id), {
+        ...released,
+        attempts: [begun],
+        nextAttemptAt: s.at(50)
+      })
+      assert.deepStrictEqual(yield* store.outbox.get(theirs.id), theirs)
+      assert.deepStrictEqual(yield* store.outbox.get(resolved.id), resolved)
+      // Given back: no longer the owner's to renew.
+      assert.deepStrictEqual(yield* store.transaction(store.outbox.renewLeases("pass-a", ids, s.at(60))), [])
+      assert.deepStrictEqual(yield* store.transaction(store.outbox.getForUpdate(theirs.id)), theirs)
+      assert.isUndefined(yield* store.transaction(store.outbox.getForUpdate(newId("Webhook"))))
+    })
+  )
 }
 
 export const keyValueTests = (it: It) => {
