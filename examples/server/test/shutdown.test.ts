@@ -45,7 +45,8 @@ const serverTarget = async (databaseUrl: string): Promise<Target> => {
   url.pathname = `/${name}`
   return {
     name: "PostgreSQL server",
-    env: { DATABASE_URL: url.toString() },
+    // A server deployment shares its keys through the database, sealed under the master key (docs/operations.md).
+    env: { DATABASE_URL: url.toString(), PAYCORE_MASTER_KEY: "5a".repeat(32) },
     cleanup: async () => {
       const client = new pg.Client({ connectionString: databaseUrl })
       await client.connect()
