@@ -244,6 +244,11 @@ describe.skipIf(database === undefined)("several instances on one PostgreSQL dat
     const KILLED = 1
     let down = false
     const up = () => instances.flatMap((instance, i) => (down && i === KILLED ? [] : [instance.api!]))
+    /** The instances up but `api` (`api` itself when it is the only one). */
+    const others = (api: string) => {
+      const rest = up().filter((other) => other !== api)
+      return rest.length === 0 ? [api] : rest
+    }
 
     /** Sends a command; undefined when the instance died under it. */
     const send = async (api: string, sent: Sent): Promise<Answer | undefined> => {
@@ -295,8 +300,9 @@ describe.skipIf(database === undefined)("several instances on one PostgreSQL dat
             quote: quote.json
           }
           executes.push(sent)
-          sent.answer = await send(pick(up()), sent)
-          if (next() < 0.3) await resend(pick(up()), sent)
+          const at = pick(up())
+          sent.answer = await send(at, sent)
+          if (next() < 0.3) await resend(pick(others(at)), sent)
         } else if (roll < 0.75) {
           const amount = 1_000 + Math.floor(next() * 9_000)
           const sent = {
@@ -310,7 +316,7 @@ describe.skipIf(database === undefined)("several instances on one PostgreSQL dat
           }
           funds.push(sent)
           sent.answer = await send(api, sent)
-          if (next() < 0.3) await resend(pick(up()), sent)
+          if (next() < 0.3) await resend(pick(others(api)), sent)
         } else {
           requests++
           reads++
