@@ -13,6 +13,11 @@ const keyTaken = tables.idempotency.unique[0]!.name
 const counterAdd =
   `INSERT INTO counters AS c (key, value) VALUES ($1, $2) ON CONFLICT (key) ` +
   `DO UPDATE SET value = c.value + EXCLUDED.value RETURNING value`
+/** `counterAdd`, the row locked without waiting first (`55P03` when another transaction holds it). */
+const counterAddNowait =
+  `WITH locked AS MATERIALIZED (SELECT 1 FROM counters WHERE key = $1 FOR UPDATE NOWAIT) ` +
+  `INSERT INTO counters AS c (key, value) SELECT $1, $2::bigint WHERE (SELECT count(*) FROM locked) >= 0 ` +
+  `ON CONFLICT (key) DO UPDATE SET value = c.value + EXCLUDED.value RETURNING value`
 
 /** Stored responses of idempotent requests, and running totals. */
 export const idempotencyRepositories = (x: Executor): Pick<Repositories, "idempotency" | "counters"> => ({
@@ -32,6 +37,13 @@ export const idempotencyRepositories = (x: Executor): Pick<Repositories, "idempo
       Effect.map(x.query(`SELECT value FROM counters WHERE key = $1`, [key]), (rows) =>
         rows.length === 0 ? 0 : Number(rows[0]!.value)
       ),
-    add: (key, amount) => Effect.map(x.query(counterAdd, [key, amount]), (rows) => Number(rows[0]!.value))
+    // Members of one group may add to one counter (one transaction: each sees the others' adds), so no key is noted.
+    add: (key, amount) =>
+      x.locking(
+        [],
+        (wait) =>
+          Effect.map(x.query(wait ? counterAdd : counterAddNowait, [key, amount]), (rows) => Number(rows[0]!.value)),
+        true
+      )
   }
 })

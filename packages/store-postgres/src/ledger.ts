@@ -9,22 +9,46 @@ import { arrayRows, type Executor } from "./statements.ts"
 const transferCodec = rowCodecOf(tables.ledgerTransfers)
 const balanceCodec = rowCodecOf(tables.ledgerBalances)
 
-/** Rows a system account's balance spreads over (see `shardOf`): at least the pool size, so sessions rarely share one. */
-const SYSTEM_BALANCE_SHARDS = 32
+/** Rows a system account's balance spreads over (see `shardOf`): above the sessions that write at once, so none waits. */
+const SYSTEM_BALANCE_SHARDS = 64
+/** The advisory lock class of system balance shards (`pg_try_advisory_xact_lock(class, shard)`): "pcSh". */
+const SHARD_LOCK_CLASS = 0x70635368
 
 /**
- * The balance row a write moves: shard 0 of a customer account; for a system account (the core's
- * `system:` prefix, see `isSystemAccount`) the shard of the writing session, its backend pid modulo
- * SYSTEM_BALANCE_SHARDS. Every payment in a currency moves the same system account, so one row would
- * queue all of them on its lock until they commit; a pool's sessions have distinct, mostly consecutive
- * pids, so they write distinct rows. System accounts have no balance check: reads sum their shards.
+ * The balance row a write moves: shard 0 of a customer account; for a system account (the core's `system:` prefix,
+ * see `isSystemAccount`) a shard no other open transaction writes. Every payment in a currency moves the same system
+ * account, so one row would queue all of them on its lock until they commit. A transaction claims its shard with a
+ * transaction-scoped advisory lock taken without waiting (`pg_try_advisory_xact_lock`): first the one of its session's
+ * backend pid modulo SYSTEM_BALANCE_SHARDS (a pool's sessions have distinct, mostly consecutive pids), else the first
+ * free one. Two transactions never write one shard at once (sessions of several processes included, whose pids may
+ * share a remainder), so no transaction ever waits for a system balance row, and none is part of a deadlock. All
+ * taken (more writers at once than shards): the pid's, waited for. System accounts have no balance check: reads sum
+ * their shards.
  */
-const shardOf = (account: string) =>
-  `CASE WHEN starts_with(${account}, 'system:') THEN pg_backend_pid() % ${SYSTEM_BALANCE_SHARDS} ELSE 0 END`
+const ownShard = `(pg_backend_pid() % ${SYSTEM_BALANCE_SHARDS})`
+const freeShard =
+  `(SELECT s FROM generate_series(0, ${SYSTEM_BALANCE_SHARDS - 1}) AS s ` +
+  `WHERE pg_try_advisory_xact_lock(${SHARD_LOCK_CLASS}, s) LIMIT 1)`
+const systemShard =
+  `CASE WHEN pg_try_advisory_xact_lock(${SHARD_LOCK_CLASS}, ${ownShard}) THEN ${ownShard} ` +
+  `ELSE coalesce(${freeShard}, ${ownShard}) END`
+const shardOf = (account: string) => `CASE WHEN starts_with(${account}, 'system:') THEN ${systemShard} ELSE 0 END`
+/**
+ * Locks (without waiting) the shard-0 rows of the customer accounts in `accounts` (a text[] expression) before a
+ * statement moves them: a group's transaction, which already holds rows, never waits (see `Executor.locking`). A row
+ * another transaction holds fails the statement (`55P03`).
+ */
+const lockCustomerRowsNowait = (accounts: string) =>
+  `locked AS MATERIALIZED (SELECT account FROM ledger_balances WHERE account = ANY(${accounts}) AND shard = 0 ` +
+  `AND NOT starts_with(account, 'system:') ORDER BY account FOR UPDATE NOWAIT)`
+/** In a statement's WHERE: makes it run the `locked` CTE first. */
+const afterLocked = `(SELECT count(*) FROM locked) >= 0`
 const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account, shard FOR UPDATE`
 // One account (a payment from one source): PostgreSQL re-plans the array form on every execution (its generic
 // plan looks dearer than a plan for one value), but keeps one plan for this form.
 const lockBalanceSql = `SELECT * FROM ledger_balances WHERE account = $1 ORDER BY shard FOR UPDATE`
+const lockBalancesNowaitSql = `${lockBalancesSql} NOWAIT`
+const lockBalanceNowaitSql = `${lockBalanceSql} NOWAIT`
 const createBalancesSql =
   `INSERT INTO ledger_balances (account, shard, currency, posted, pending_debits, pending_credits) ` +
   `SELECT a, 0, c, 0, 0, 0 FROM ${arrayRows(
@@ -65,10 +89,17 @@ const transferColumns = [
 const recordSql =
   `WITH recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
   `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t) ${moveBalances}`
+const recordNowaitSql =
+  `WITH ${lockCustomerRowsNowait("$9::text[]")}, ` +
+  `recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
+  `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t WHERE ${afterLocked}) ${moveBalances.replace(
+    " AS d ON CONFLICT",
+    ` AS d WHERE ${afterLocked} ON CONFLICT`
+  )}`
 // Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
 // already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
-const resolveSql =
-  `WITH resolved AS (UPDATE ledger_transfers SET state = $2 WHERE id = ANY($1::text[]) AND state = 'PENDING' ` +
+const resolveBody = (first: string, where: string) =>
+  `${first}resolved AS (UPDATE ledger_transfers SET state = $2 WHERE id = ANY($1::text[]) AND state = 'PENDING'${where} ` +
   `RETURNING debit, credit, amount, currency), ` +
   `moves AS (SELECT debit AS account, currency, -amount * $3::bigint AS posted, -amount AS pending_debits, ` +
   `0::bigint AS pending_credits FROM resolved UNION ALL ` +
@@ -78,6 +109,15 @@ const resolveSql =
   `FROM moves GROUP BY account ORDER BY account ON CONFLICT (account, shard) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
   `pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
   `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
+const resolveSql = resolveBody("WITH ", "")
+// The accounts of the transfers, their customer rows locked without waiting first.
+const resolveNowaitSql = resolveBody(
+  `WITH ${lockCustomerRowsNowait(
+    "ARRAY(SELECT debit FROM ledger_transfers WHERE id = ANY($1::text[]) UNION " +
+      "SELECT credit FROM ledger_transfers WHERE id = ANY($1::text[]))"
+  )}, `,
+  ` AND ${afterLocked}`
+)
 
 // An account's transfers newest first, before a position (`seq`): the newest of each side by its index, merged; and
 // the account's posted balance through the newest of them (its POSTED transfers up to it, credits minus debits).
@@ -134,22 +174,27 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
             }
         )
       }
-      const locked = x.locking(
+      return x.locking(
         names.map((name) => `balance:${name}`),
-        names.length === 1 ? x.query(lockBalanceSql, names) : x.query(lockBalancesSql, [names])
+        (wait) => {
+          const locked =
+            names.length === 1
+              ? x.query(wait ? lockBalanceSql : lockBalanceNowaitSql, names)
+              : x.query(wait ? lockBalancesSql : lockBalancesNowaitSql, [names])
+          return Effect.flatMap(locked, (rows) => {
+            const have = new Set<string>(rows.map((r) => r.account))
+            if (have.size === names.length) return Effect.succeed(answer(rows))
+            const missing = names.filter((n) => !have.has(n))
+            return Effect.flatMap(
+              Effect.andThen(
+                x.run(createBalancesSql, [missing, missing.map((n) => currencyOf.get(n)!)]),
+                x.query(wait ? lockBalancesSql : lockBalancesNowaitSql, [missing])
+              ),
+              (created) => Effect.succeed(answer([...rows, ...created]))
+            )
+          })
+        }
       )
-      return Effect.flatMap(locked, (rows) => {
-        const have = new Set<string>(rows.map((r) => r.account))
-        if (have.size === names.length) return Effect.succeed(answer(rows))
-        const missing = names.filter((n) => !have.has(n))
-        return Effect.flatMap(
-          Effect.andThen(
-            x.run(createBalancesSql, [missing, missing.map((n) => currencyOf.get(n)!)]),
-            x.query(lockBalancesSql, [missing])
-          ),
-          (created) => Effect.succeed(answer([...rows, ...created]))
-        )
-      })
     },
     record: (transfers) => {
       if (transfers.length === 0) return Effect.void
@@ -190,7 +235,7 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
       }
       const accounts = [...moves.keys()].sort(byAccount)
       const m = accounts.map((a) => moves.get(a)!)
-      return x.run(recordSql, [
+      const params = [
         ids,
         debits,
         credits,
@@ -204,10 +249,17 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
         m.map((x) => x.posted),
         m.map((x) => x.pendingDebits),
         m.map((x) => x.pendingCredits)
-      ])
+      ]
+      return x.locking([], (wait) => x.run(wait ? recordSql : recordNowaitSql, params), true)
     },
     resolve: (ids, outcome) =>
-      ids.length === 0 ? Effect.void : x.run(resolveSql, [ids, outcome, outcome === "POSTED" ? 1 : 0]),
+      ids.length === 0
+        ? Effect.void
+        : x.locking(
+            [],
+            (wait) => x.run(wait ? resolveSql : resolveNowaitSql, [ids, outcome, outcome === "POSTED" ? 1 : 0]),
+            true
+          ),
     transfers: (reference) =>
       Effect.map(x.query(`SELECT * FROM ledger_transfers WHERE reference = $1 ORDER BY seq`, [reference]), (rows) =>
         rows.map(transferCodec.decode)

@@ -45,11 +45,20 @@ export interface Executor {
    */
   readonly writeUnflushed: (text: string, params: ReadonlyArray<unknown>) => Effect.Effect<QueryResult<Row>, StoreError>
   /**
-   * Notes row locks a member of a group takes (before it takes them). A lock another member of its group
-   * holds would not make it wait (they share the DB transaction): the group is rolled back instead, and
-   * its members run again alone.
+   * Runs statements that lock rows another transaction may hold: `effect(wait)` takes them waiting (`wait` true) or
+   * with `NOWAIT` (false: a row another transaction holds fails the statement, `55P03`, and the transaction). A
+   * transaction alone, or a group's before it holds anything (its first write or lock), waits; a group's after that
+   * does not, so a group never waits while holding rows, and groups of several processes cannot deadlock: the
+   * group is rolled back and its members run again alone, each waiting in the one order of its own rows.
+   * `keys` are the rows' keys a member of a group takes: a lock another member of its group holds would not make it
+   * wait (they share the DB transaction): the group is rolled back instead, and its members run again alone.
+   * `writes`: the effect writes (an upsert), and outside a transaction joins a group as any write does; decided there.
    */
-  readonly locking: <A, E>(keys: ReadonlyArray<string>, effect: Effect.Effect<A, E>) => Effect.Effect<A, E | StoreError>
+  readonly locking: <A, E>(
+    keys: ReadonlyArray<string>,
+    effect: (wait: boolean) => Effect.Effect<A, E>,
+    writes?: boolean
+  ) => Effect.Effect<A, E | StoreError>
   /** The store's `transaction` (see transaction.ts). */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
 }
@@ -120,7 +129,10 @@ export const makeExecutor = (
       }
       const tx = member.tx
       if (tx.failure !== undefined) return Effect.fail(tx.failure)
-      if (!member.wrote && writes(text)) member.wrote = true
+      if (!member.wrote && writes(text)) {
+        member.wrote = true
+        tx.holds = true
+      }
       return Effect.tryPromise({
         try: () => {
           // A write sent before this statement may have failed first (this one then only found the transaction
@@ -158,6 +170,7 @@ export const makeExecutor = (
       const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
       if (answer === undefined) return Effect.asVoid(write(text, params))
       member!.wrote = true
+      tx!.holds = true
       tx!.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx!, error, storeError(error))))
       return Effect.void
     })
@@ -169,11 +182,19 @@ export const makeExecutor = (
         : write(text, params)
     )
 
-  const locking: Executor["locking"] = <A, E>(keys: ReadonlyArray<string>, effect: Effect.Effect<A, E>) =>
+  const locking: Executor["locking"] = <A, E>(
+    keys: ReadonlyArray<string>,
+    effect: (wait: boolean) => Effect.Effect<A, E>,
+    writes = false
+  ): Effect.Effect<A, E | StoreError> =>
     Effect.withFiber((fiber): Effect.Effect<A, E | StoreError> => {
       const member = fiber.getRef(CurrentTx)
+      if (member === undefined && writes && grouping.groups > 0) return transaction(locking(keys, effect))
       const group = member?.group
-      if (group === undefined) return effect
+      if (group === undefined) {
+        if (member !== undefined) member.tx.holds = true
+        return effect(true)
+      }
       for (const key of keys) {
         const holder = group.locks.get(key)
         if (holder === undefined) group.locks.set(key, member!)
@@ -182,7 +203,11 @@ export const makeExecutor = (
           return Effect.fail(regroup)
         }
       }
-      return effect
+      // Statements of a group go out in the order they are asked for and run in that order: the first one that locks
+      // or writes may wait (the group holds nothing yet), no later one.
+      const wait = !member!.tx.holds
+      member!.tx.holds = true
+      return effect(wait)
     })
 
   return { execute, write, query, queryAdHoc, run, writeUnflushed, locking, transaction }

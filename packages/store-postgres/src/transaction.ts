@@ -34,6 +34,12 @@ export interface Tx {
   conflict: boolean
   /** Writes sent without waiting for their answer (see `run`); settled, never rejected. */
   readonly inFlight: Array<Promise<void>>
+  /**
+   * It sent a write or a row lock: it may hold what another transaction waits for. A group's transaction then takes
+   * no lock it would wait for (see `Executor.locking`): a transaction that waits holds nothing, so no wait closes a
+   * cycle (docs/operations.md, "Transactions, isolation and locking").
+   */
+  holds: boolean
 }
 
 /** What a fiber in a transaction runs in: the DB transaction, and its place in a group when it has one. */
@@ -123,7 +129,7 @@ export const failTx = (tx: Tx, error: unknown, failure: StoreError | UniqueViola
 
 export const ignore = (): void => undefined
 
-const newTx = (conn: SqlTransaction): Tx => ({ conn, failure: undefined, conflict: false, inFlight: [] })
+const newTx = (conn: SqlTransaction): Tx => ({ conn, failure: undefined, conflict: false, inFlight: [], holds: false })
 
 interface Outcome<A, E> {
   readonly exit: Exit.Exit<A, E | StoreError>
