@@ -213,6 +213,7 @@ export const makeApp = (options: AppOptions = {}) =>
     })
 
     const background: Array<Fiber.Fiber<unknown, unknown>> = []
+    let dispatching: Fiber.Fiber<void> | undefined
     const worker = options.workerIntervalMillis ?? 1000
     if (worker > 0) {
       const transactions = Context.get(context, Transactions)
@@ -239,8 +240,8 @@ export const makeApp = (options: AppOptions = {}) =>
           : yield* makeWebhookDispatcher({ leaseSeconds: options.webhookLeaseSeconds }).pipe(
               Effect.provideService(WebhookReplies, Context.get(context, WebhookReplies))
             )
-      // Stopping it lets the attempts in flight finish (each is uninterruptible) and starts no other.
-      background.push(yield* Effect.forkScoped(dispatcher.run(dispatch)))
+      // `stopping` ends it gracefully: the attempts in flight finish, none starts, the rows not tried are given back.
+      dispatching = yield* Effect.forkScoped(dispatcher.run(dispatch, stopping))
     }
 
     /**
@@ -250,7 +251,7 @@ export const makeApp = (options: AppOptions = {}) =>
      */
     const drain: Effect.Effect<void> = Effect.andThen(
       Deferred.succeed(stopping, undefined),
-      Fiber.interruptAll(background)
+      Effect.andThen(Fiber.interruptAll(background), dispatching === undefined ? Effect.void : Fiber.await(dispatching))
     )
 
     return { listener, context, drain }

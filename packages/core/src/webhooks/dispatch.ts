@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Fiber, Random, Schedule } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Fiber, Random } from "effect"
 import type { OutboxFilter } from "../ports/store.ts"
 import type { TransportResponse } from "../ports/webhook-transport.ts"
 import { EngineConfig, type EngineSettings } from "../shared/engine-config.ts"
@@ -300,7 +300,8 @@ const deliverSubject = Effect.fnUntraced(function* (
   settings: EngineSettings,
   now: string,
   tally: Tally,
-  secrets: ReadonlyArray<string>
+  secrets: ReadonlyArray<string>,
+  stop: Deferred.Deferred<void> | undefined
 ) {
   let blockedUntil: string | undefined
   let resolvedSequence: number | undefined
@@ -318,9 +319,15 @@ const deliverSubject = Effect.fnUntraced(function* (
       tally.blocked++
       continue
     }
-    // An attempt under way is finished and recorded even when the dispatcher is stopped (a server shutting down):
-    // the stop takes effect before the next one.
-    const saved = yield* Effect.uninterruptible(attempt(ports, lease, row, url, settings, secrets))
+    // Asked to stop (a server shutting down): the attempts under way finish and are recorded, none starts, and the
+    // rows not tried are given back as they were, due for the next dispatcher. An interruption is a crash instead:
+    // the attempt is cut, and the lease gives its rows to another dispatcher.
+    if (stop !== undefined && (yield* Deferred.isDone(stop))) {
+      yield* release(ports, lease, [row], now)
+      tally.blocked++
+      continue
+    }
+    const saved = yield* attempt(ports, lease, row, url, settings, secrets)
     if (saved === undefined) {
       // Taken over before its attempt (this pass stalled past its lease): the rest of the subject waits behind it.
       blockedUntil = now
@@ -338,7 +345,10 @@ const deliverSubject = Effect.fnUntraced(function* (
 // ---- the dispatcher's operations ----
 
 /** One pass: claim due rows, deliver them (per subject in sequence order), record every attempt. */
-export const dispatchDueEvents = Effect.fnUntraced(function* (ports: DispatcherPorts) {
+export const dispatchDueEvents = Effect.fnUntraced(function* (
+  ports: DispatcherPorts,
+  stop?: Deferred.Deferred<void> | undefined
+) {
   const { store, ids, batchSize, leaseSeconds, concurrency, noEndpointDelaySeconds } = ports
   const settings = yield* EngineConfig
   const now = yield* nowIso
@@ -366,7 +376,7 @@ export const dispatchDueEvents = Effect.fnUntraced(function* (ports: DispatcherP
   const beating = yield* Effect.forkChild(heartbeat(ports, lease))
   yield* Effect.forEach(
     bySubject.values(),
-    (rows) => deliverSubject(ports, lease, rows, url, settings, now, tally, secrets),
+    (rows) => deliverSubject(ports, lease, rows, url, settings, now, tally, secrets, stop),
     { concurrency, discard: true }
   ).pipe(Effect.ensuring(Fiber.interrupt(beating)))
   return tally as DispatchSummary
@@ -433,16 +443,23 @@ export const sendTestEvent = Effect.fnUntraced(function* (ports: DispatcherPorts
  */
 export const runDispatcher = (
   ports: DispatcherPorts,
-  dispatchDue: () => Effect.Effect<DispatchSummary, StoreError>,
-  intervalMillis: number
-): Effect.Effect<never> => {
+  dispatchDue: (stop: Deferred.Deferred<void> | undefined) => Effect.Effect<DispatchSummary, StoreError>,
+  intervalMillis: number,
+  stop: Deferred.Deferred<void> | undefined
+): Effect.Effect<void> => {
   const drain: Effect.Effect<void> = Effect.gen(function* () {
     while (true) {
-      const summary = yield* dispatchDue()
+      const summary = yield* dispatchDue(stop)
       // A batch whose rows all wait behind earlier events of their subjects (another dispatcher is delivering
       // them) is given back as due at once: passing again at once would only claim it again, spinning.
       if (summary.claimed < ports.batchSize || summary.blocked === summary.claimed) return
     }
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("webhook dispatch pass failed", cause)))
-  return drain.pipe(Effect.repeat(Schedule.spaced(Duration.millis(intervalMillis))), Effect.andThen(Effect.never))
+  const pause = Effect.sleep(Duration.millis(intervalMillis))
+  return Effect.gen(function* () {
+    while (stop === undefined || !(yield* Deferred.isDone(stop))) {
+      yield* drain
+      yield* stop === undefined ? pause : Effect.raceFirst(pause, Deferred.await(stop))
+    }
+  })
 }

@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Option, Redacted, type Stream } from "effect"
+import { Config, Context, type Deferred, Effect, Layer, Option, Redacted, type Stream } from "effect"
 import { Ids } from "../ports/ids.ts"
 import { type OutboxFilter, Store } from "../ports/store.ts"
 import { WebhookTransport } from "../ports/webhook-transport.ts"
@@ -98,8 +98,12 @@ export interface WebhookDispatcherService {
     after: string | undefined,
     options: FollowOptions
   ) => Effect.Effect<Stream.Stream<OutboxRecord, StoreError>, StoreError>
-  /** `dispatchDue` every `intervalMillis` forever (draining full batches at once); errors are logged. */
-  readonly run: (intervalMillis: number) => Effect.Effect<never>
+  /**
+   * `dispatchDue` every `intervalMillis` (draining full batches at once); errors are logged. Forever, or until `stop`
+   * is done: then the attempts under way finish and are recorded, none starts, the rows not tried are given back, and
+   * the loop ends (a server's graceful stop). Interrupting it instead is a crash: its rows wait out their lease.
+   */
+  readonly run: (intervalMillis: number, stop?: Deferred.Deferred<void>) => Effect.Effect<void>
 }
 
 /** Delivers the outbox: requires `Store`, `WebhookTransport`, `WebhookSigner` and `Ids`; time from the Clock. */
@@ -119,9 +123,12 @@ export class WebhookDispatcher extends Context.Service<WebhookDispatcher, Webhoo
       concurrency: options?.concurrency ?? 8,
       noEndpointDelaySeconds: options?.noEndpointDelaySeconds ?? 30
     }
-    const dispatchDue = Effect.fn("WebhookDispatcher.dispatchDue")(function* () {
-      return yield* dispatchDueEvents(ports)
+    const dispatchUntil = Effect.fn("WebhookDispatcher.dispatchDue")(function* (
+      stop: Deferred.Deferred<void> | undefined
+    ) {
+      return yield* dispatchDueEvents(ports, stop)
     })
+    const dispatchDue = () => dispatchUntil(undefined)
     return WebhookDispatcher.of({
       dispatchDue,
       replay: Effect.fn("WebhookDispatcher.replay")(function* (eventId: string) {
@@ -143,7 +150,8 @@ export class WebhookDispatcher extends Context.Service<WebhookDispatcher, Webhoo
         return yield* followOutbox(ports.store, after, followOptions)
       }),
       // No span: a span around a loop that never ends would never be reported; each pass has its own.
-      run: (intervalMillis: number) => runDispatcher(ports, dispatchDue, intervalMillis)
+      run: (intervalMillis: number, stop?: Deferred.Deferred<void>) =>
+        runDispatcher(ports, dispatchUntil, intervalMillis, stop)
     })
   })
 
