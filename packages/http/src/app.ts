@@ -16,6 +16,7 @@ import {
   Store,
   Tokens,
   Transactions,
+  timedPass,
   WalletVault,
   WebhookDispatcher,
   WebhookReplies
@@ -32,6 +33,7 @@ import { type PreparedCall, PreparedRequest } from "./prepared.ts"
 import { makeRequestLog } from "./request-log.ts"
 import { makeRequestListener } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
+import { makeRequestTelemetry, telemetryReferences } from "./telemetry.ts"
 import { makeWriteSignal } from "./webhook-stream.ts"
 
 /**
@@ -65,6 +67,11 @@ export interface AppOptions {
    * else the peer's address. Behind a proxy, key the public redeem on the client address the proxy forwards.
    */
   readonly missBudgetKey?: MissBudgetKey | undefined
+  /**
+   * One log line per request (`http request`: method, route, status, durationMs, requestId, traceId) through the
+   * loggers makeApp runs with; default false. Every answer of an endpoint carries `X-Request-Id` either way.
+   */
+  readonly logRequests?: boolean | undefined
 }
 
 const unauthorized = new Error("Missing or invalid credentials: use HTTP Basic with the token's client id and secret")
@@ -196,7 +203,9 @@ export const makeApp = (options: AppOptions = {}) =>
       Context.add(OidcKeys, yield* OidcKeys),
       Context.add(KeyVault, yield* KeyVault),
       Context.add(WalletVault, yield* WalletVault),
-      Context.add(BundleSigner, yield* BundleSigner)
+      Context.add(BundleSigner, yield* BundleSigner),
+      // The tracer, loggers and metric registry makeApp runs with (a host's telemetry) reach the handlers too.
+      Context.merge(telemetryReferences(yield* Effect.context<never>()))
     )
     const listener: RequestListener = makeRequestListener({
       api: Api,
@@ -218,7 +227,8 @@ export const makeApp = (options: AppOptions = {}) =>
       mapError: (error) => toErrorResponse(error),
       onDefect: options.onDefect,
       onAnswered,
-      files: options.files
+      files: options.files,
+      telemetry: makeRequestTelemetry(references as Context.Context<never>, { logRequests: options.logRequests })
     })
 
     const worker = options.workerIntervalMillis ?? 1000
@@ -228,10 +238,14 @@ export const makeApp = (options: AppOptions = {}) =>
       const cardsWorker = Context.get(context, CardsWorker)
       const invitations = Context.get(context, Invitations)
       const stablecoinsWorker = Context.get(context, StablecoinsWorker)
-      yield* Effect.andThen(transactions.processDue(), bulkImports.sweep()).pipe(
-        Effect.andThen(cardsWorker.processDue()),
-        Effect.andThen(invitations.processDue()),
-        Effect.andThen(stablecoinsWorker.processDue()),
+      // Each worker's pass is timed (`paycore_worker_pass_seconds{worker}`, docs/operations.md "Telemetry").
+      yield* Effect.andThen(
+        timedPass("payments", transactions.processDue()),
+        timedPass("bulk_imports", bulkImports.sweep())
+      ).pipe(
+        Effect.andThen(timedPass("cards", cardsWorker.processDue())),
+        Effect.andThen(timedPass("invitations", invitations.processDue())),
+        Effect.andThen(timedPass("stablecoins", stablecoinsWorker.processDue())),
         Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause))),
         Effect.repeat(Schedule.spaced(worker)),
         Effect.forkScoped

@@ -10,4 +10,12 @@ export * from "./oidc-keys.ts"
 export { type OpenApiDocumentOptions, openApiDocument, referencePageHtml } from "./openapi.ts"
 export * from "./serve.ts"
 export * from "./stamp-verifier.ts"
+export {
+  jsonLogger,
+  makeRequestTelemetry,
+  REQUEST_ID_HEADER,
+  type RequestTelemetry,
+  type RequestTelemetryOptions,
+  telemetryReferences
+} from "./telemetry.ts"
 export * from "./webhook-transport.ts"

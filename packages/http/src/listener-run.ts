@@ -9,6 +9,7 @@ import { defect, sendError, sendJson } from "./listener-answers.ts"
 import type { CompiledEndpoint, Listener, UntypedRequest } from "./listener-compile.ts"
 import type { EndpointInfo, InterceptedResponse, RenderedResponse } from "./listener-types.ts"
 import type { Responder } from "./responder.ts"
+import { underRequestSpan } from "./telemetry.ts"
 
 /** Runs the handler of a decoded request (through `intercept` unless its body is `streamed`), and answers. */
 export const runHandler = <Principal, R>(
@@ -19,7 +20,7 @@ export const runHandler = <Principal, R>(
   request: UntypedRequest,
   streamed: boolean
 ): void => {
-  const effect = route.handler(request)
+  const effect = underRequestSpan(req, route.handler(request))
   // A streamed body has no raw text to fingerprint, so interceptors (idempotency) do not see these requests.
   const intercepted = streamed
     ? undefined

@@ -3,3 +3,10 @@ export { type DataDirHolder, DataDirInUse } from "./data-dir-lock.ts"
 export * from "./migrations.ts"
 export * from "./serve.ts"
 export type { StoreFlags } from "./store.ts"
+export {
+  PROMETHEUS_CONTENT_TYPE,
+  prometheusText,
+  type TelemetryOptions,
+  telemetryLayer,
+  telemetryLayerFromEnv
+} from "./telemetry.ts"

@@ -1,7 +1,7 @@
 /**
  * `serve`: the runnable sandbox service: core + a store (see `store.ts`) + the sandbox ports (rail, FX, directory,
  * KYC, the card issuer: `POST /cards` issues cards, activated by the worker within a second; docs/cards.md) + HTTP
- * binding, and `GET /health` (200 while it is up); `/` redirects to the dashboard and `/docs` to the API reference.
+ * binding, `GET /health` (200 while it is up) and `GET /metrics` (Prometheus text; see telemetry.ts); `/` redirects to the dashboard and `/docs` to the API reference.
  *
  *   PORT=8080                                  listen on 127.0.0.1:$PORT
  *   DATABASE_URL / PAYCORE_DATA_DIR / PAYCORE_STORE   where the data lives (store.ts)
@@ -19,6 +19,9 @@
  *                                              lasts as the in-memory data does). Wallet mnemonics and the key
  *                                              production bundles are signed with (GET /auth/bundle-signing-key)
  *                                              follow from it: set it on a server, and never change it
+ *   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME  export traces and metrics over OTLP/HTTP (telemetry.ts); none unset
+ *   PAYCORE_LOG_FORMAT=json                    JSON log lines on stdout, one per request (else human-readable)
+ *   PAYCORE_METRICS=off                        no `GET /metrics`
  */
 import { hkdfSync, randomBytes } from "node:crypto"
 import { chmodSync, writeFileSync } from "node:fs"
@@ -53,6 +56,7 @@ import {
 import * as Sandbox from "@paycore/sandbox"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { chooseStore, keptInDataDir, type StoreFlags } from "./store.ts"
+import { PROMETHEUS_CONTENT_TYPE, prometheusText, serveTelemetry } from "./telemetry.ts"
 
 const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
 
@@ -156,15 +160,19 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
     walletVaults(walletKek)
   )
   const portsContext = yield* Layer.build(ports)
+  // Traces, metrics and logs (telemetry.ts): built once, around the app (its handlers, worker and dispatcher).
+  const telemetry = yield* serveTelemetry()
   const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(60))
   const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
   const { listener, context } = yield* makeApp({
     webhookLeaseSeconds,
     // The dashboard's files are read once, here: built at install (a 503 page says so when they are missing).
     files: [...dashboardFiles(), sandboxTimingFile(speedUp)],
-    ...(options.worker === false ? { workerIntervalMillis: 0, webhookIntervalMillis: 0 } : {})
+    ...(options.worker === false ? { workerIntervalMillis: 0, webhookIntervalMillis: 0 } : {}),
+    logRequests: telemetry.logRequests
   }).pipe(
     Effect.provide(portsContext),
+    telemetry.withTelemetry,
     // WH-21 (design Q4): the sandbox asks the platform to approve each UMA payment received, as the upstream does.
     Effect.provideService(EngineConfig, { ...defaultEngineSettings, incomingApproval: sandboxIncomingApproval }),
     Option.isSome(oidcIssuers)
@@ -202,6 +210,11 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   const server = createApiServer((req, res) => {
     if (req.method === "GET" && req.url === "/health") {
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}')
+      return
+    }
+    // `GET /metrics`: the Prometheus text, without credentials (PAYCORE_METRICS=off: none; docs/operations.md).
+    if (telemetry.metrics && req.method === "GET" && req.url === "/metrics") {
+      res.writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE }).end(prometheusText(context))
       return
     }
     const door = req.method === "GET" || req.method === "HEAD" ? FRONT_DOORS.get(req.url ?? "") : undefined

@@ -58,6 +58,9 @@ export type Row = Record<string, any>
 /** The pool behind a Kysely made by `makePgKysely`, and the session of its unflushed statements. */
 const pools = new WeakMap<Kysely<any>, { readonly pool: Pool; readonly unflushed: UnflushedSession }>()
 
+/** The node-postgres pool `db` was made on (`makePgKysely`), if any. */
+export const poolOf = (db: Kysely<any>): Pool | undefined => pools.get(db)?.pool
+
 /** Registers `pool` as `db`'s; ending the pool (Kysely's `destroy`) also closes the unflushed session. */
 export const registerPool = (db: Kysely<any>, pool: Pool): void => {
   const unflushed = new UnflushedSession(pool)

@@ -1,4 +1,4 @@
-import { Store, StoreError } from "@paycore/core"
+import { observeTransactions, Store, StoreError } from "@paycore/core"
 import { Effect, Layer } from "effect"
 import type { Kysely } from "kysely"
 import { accountRepositories } from "./accounts.ts"
@@ -14,9 +14,10 @@ import { platformRepositories } from "./platform.ts"
 import { quoteRepositories } from "./quotes.ts"
 import { scaRepositories } from "./sca.ts"
 import { type Database, migrate } from "./schema.ts"
-import { sqlClientOf } from "./sql.ts"
+import { poolOf, sqlClientOf } from "./sql.ts"
 import { stablecoinRepositories } from "./stablecoins.ts"
 import { makeExecutor } from "./statements.ts"
+import { registerPoolGauges, transactionObserver } from "./telemetry.ts"
 import { timelineRepositories } from "./timelines.ts"
 import { ignore, makeCurrentTx, type StoreOptions } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
@@ -48,7 +49,8 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       groups: sql.pipelines ? Math.max(0, options.groupCommit?.groups ?? 2) : 0,
       members: Math.max(1, options.groupCommit?.members ?? 32)
     }
-    const x = makeExecutor(sql, grouping, makeCurrentTx(), options.flushRailReferences === true)
+    const currentTx = makeCurrentTx()
+    const x = makeExecutor(sql, grouping, currentTx, options.flushRailReferences === true)
     return Store.of({
       ...platformRepositories(x),
       ...customerRepositories(x),
@@ -66,7 +68,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       ...ledgerRepositories(x),
       ...webhookRepositories(x),
       ...idempotencyRepositories(x),
-      transaction: x.transaction,
+      transaction: observeTransactions(x.transaction, transactionObserver(currentTx)),
       pipelines: sql.pipelines
     })
   })
@@ -91,6 +93,8 @@ export const layerFrom = (open: () => Kysely<Database>, options: StoreOptions = 
         (db) => Effect.promise(() => db.destroy().catch(ignore))
       )
       yield* migrateDatabase(db)
+      const pool = poolOf(db)
+      if (pool !== undefined) yield* registerPoolGauges(pool)
       return yield* makePostgresStore(db, options)
     })
   )
