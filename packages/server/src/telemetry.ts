@@ -18,6 +18,7 @@ import { jsonLogger } from "@paycore/http"
 import { Config, type Context, Effect, Layer, Logger, Option } from "effect"
 import { PrometheusMetrics } from "effect/observability"
 
+/** What `telemetryLayer` exports to: span processors and metric readers of the OpenTelemetry SDK. */
 export interface TelemetryOptions {
   /** `service.name` of the resource (else `OTEL_SERVICE_NAME`, else `paycore`). */
   readonly serviceName?: string | undefined

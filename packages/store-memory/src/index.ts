@@ -51,7 +51,7 @@ export const makeMemoryStore = Effect.sync(() => {
   }
   return Store.of({
     ...repositories,
-    transaction: observeTransactions(makeTransaction(journal), { store: "memory" }),
+    transaction: observeTransactions(makeTransaction(journal), { store: "memory", reruns: false }),
     pipelines: false
   })
 })

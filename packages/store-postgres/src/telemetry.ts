@@ -15,6 +15,7 @@ const groupSizes = new WeakMap<Group, number>()
  */
 export const transactionObserver = (CurrentTx: CurrentTx) => ({
   store: "postgres",
+  reruns: true,
   attempt: (context: Context.Context<never>) => {
     const inGroup = Context.get(context, CurrentTx)?.group
     if (inGroup !== undefined) groupSizes.set(inGroup, (groupSizes.get(inGroup) ?? 0) + 1)

@@ -3,24 +3,32 @@
  * metric updates that count only what committed, and the worker pass timer. A host installs a tracer and a metrics
  * reader (`@paycore/server`'s `telemetryLayer`); without one, spans are skipped and metrics stay in effect's registry.
  */
-import { Context, Effect, Exit, Metric, Tracer } from "effect"
+import { Context, Effect, Exit, type Fiber, Metric, Tracer } from "effect"
 import type { StoreError } from "./errors.ts"
+
+/** A metric update waiting for its transaction's commit. */
+interface PendingUpdate {
+  readonly metric: Metric.Metric<any, unknown>
+  readonly input: unknown
+}
 
 /**
  * The metric updates of the store transaction a fiber runs in, applied once it commits (`undefined`: outside one).
  * A transaction that rolls back, or runs again after a conflict, counts only its committed run.
  */
-export const CommittedUpdates = Context.Reference<Array<Effect.Effect<void>> | undefined>(
-  "@paycore/core/CommittedUpdates",
-  { defaultValue: () => undefined }
-)
+export const CommittedUpdates = Context.Reference<Array<PendingUpdate> | undefined>("@paycore/core/CommittedUpdates", {
+  defaultValue: () => undefined
+})
 
-/** Updates `metric` with `input` once the caller's store transaction commits; at once outside a transaction. */
+/**
+ * Updates `metric` with `input` once the caller's store transaction commits; at once outside a transaction. One
+ * run-loop step: the update itself is a plain call (`Metric.updateUnsafe`).
+ */
 export const updateOnCommit = <In>(metric: Metric.Metric<In, unknown>, input: In): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
     const pending = fiber.getRef(CommittedUpdates)
-    if (pending === undefined) return Metric.update(metric, input)
-    pending.push(Metric.update(metric, input))
+    if (pending === undefined) metric.updateUnsafe(input, fiber.context)
+    else pending.push({ metric, input })
     return Effect.void
   })
 
@@ -31,6 +39,8 @@ export type TransactionRunner = <A, E, R>(effect: Effect.Effect<A, E, R>) => Eff
 export interface TransactionObserver {
   /** `paycore.store` on every span: `memory`, `postgres`. */
   readonly store: string
+  /** The store may run a transaction's effect more than once (after a conflict): each run counts only itself. */
+  readonly reruns: boolean
   /**
    * Called at the start of each attempt, in the attempt's context (a store reads its transaction there); returns
    * the attributes the span gets when the transaction has ended (e.g. the size of the group it committed in).
@@ -41,35 +51,46 @@ export interface TransactionObserver {
 /**
  * Wraps a store's transaction runner (both stores use it, at one point): an outermost transaction gets a span
  * `Store.transaction` (only when a tracer is installed: the hot path stays without one) with `paycore.store`,
- * `paycore.store.attempts` (runs of the effect: 1, or more after conflicts) and what the store adds, and the updates
- * of `updateOnCommit` inside it are applied once it committed. A nested call joins the outer transaction.
+ * `paycore.store.attempts` (runs of the effect: 1, or more after conflicts), `paycore.store.committed` and what the
+ * store adds, and the updates of `updateOnCommit` inside it are applied once it committed. A nested call joins the
+ * outer transaction. Untraced it costs two run-loop steps per transaction, three where the store reruns effects.
  */
 export const observeTransactions =
   (run: TransactionRunner, observer: TransactionObserver): TransactionRunner =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError, R> =>
     Effect.withFiber((fiber) => {
       if (fiber.getRef(CommittedUpdates) !== undefined) return run(effect)
-      const pending: Array<Effect.Effect<void>> = []
+      const pending: Array<PendingUpdate> = []
       const traced = fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
       let attempts = 0
       let described: (() => Record<string, unknown>) | undefined
-      const attempt = Effect.provideService(
-        Effect.withFiber((inner) => {
-          attempts++
-          // A run again (after a conflict, or alone after its group rolled back) counts only itself.
-          pending.length = 0
-          if (traced && observer.attempt !== undefined) described = observer.attempt(inner.context)
-          return effect
-        }),
-        CommittedUpdates,
-        pending
-      )
-      const committed = Effect.tap(run(attempt), () =>
-        pending.length === 0 ? Effect.void : Effect.forEach(pending, (update) => update, { discard: true })
-      )
-      if (!traced) return committed
+      // Each run of the effect (again after a conflict, or alone after its group rolled back) counts only itself.
+      const attempt = traced
+        ? Effect.withFiber((inner) => {
+            attempts++
+            pending.length = 0
+            if (observer.attempt !== undefined) described = observer.attempt(inner.context)
+            return effect
+          })
+        : observer.reruns
+          ? Effect.suspend(() => {
+              pending.length = 0
+              return effect
+            })
+          : effect
+      // The fiber is marked (and the fibers it forks) as the memory store marks it, without `provideService`'s steps.
+      const marked = (target: Fiber.Fiber<unknown, unknown>) => {
+        const before = target.context
+        target.setContext(Context.add(before, CommittedUpdates, pending))
+        return Effect.onExitPrimitive(run(attempt), (exit) => {
+          target.setContext(before)
+          if (Exit.isSuccess(exit)) for (const { metric, input } of pending) metric.updateUnsafe(input, before)
+          return undefined
+        })
+      }
+      if (!traced) return marked(fiber)
       return Effect.withSpan(
-        Effect.onExit(committed, (exit) =>
+        Effect.onExit(Effect.withFiber(marked), (exit) =>
           Effect.annotateCurrentSpan({
             "paycore.store.attempts": attempts,
             "paycore.store.committed": Exit.isSuccess(exit),
