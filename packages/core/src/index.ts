@@ -219,6 +219,7 @@ export { sparkAddressOf } from "./shared/spark-address.ts"
 export {
   CommittedUpdates,
   observeTransactions,
+  type PendingUpdate,
   secondsBoundaries,
   type TransactionObserver,
   type TransactionRunner,

@@ -7,7 +7,7 @@ import { Context, Effect, Exit, type Fiber, Metric, Tracer } from "effect"
 import type { StoreError } from "./errors.ts"
 
 /** A metric update waiting for its transaction's commit. */
-interface PendingUpdate {
+export interface PendingUpdate {
   readonly metric: Metric.Metric<any, unknown>
   readonly input: unknown
 }
