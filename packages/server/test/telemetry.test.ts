@@ -3,8 +3,13 @@
  * nothing secret in any attribute), `GET /metrics` of `serve` after a payment and a declined card authorization, and
  * the JSON log line of a request.
  */
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  PeriodicExportingMetricReader
+} from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { ConfigProvider, Effect, Exit, Redacted, Scope } from "effect"
+import { ConfigProvider, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { activeCard, cardholder, cardPlatform } from "../../http/test/cards-kit.ts"
 import {
@@ -223,6 +228,29 @@ describe("issue 33 item 5: serve's GET /metrics and JSON logs", () => {
     expect(entry!.durationMs).toBeTypeOf("number")
     expect(Date.parse(entry!.timestamp as string)).not.toBeNaN()
     for (const line of lines) expect(line).not.toContain(api.admin.clientSecret)
+  })
+
+  it("the same metrics reach an OpenTelemetry metric reader through @effect/opentelemetry's bridge", async () => {
+    const reader = new PeriodicExportingMetricReader({
+      exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+      exportIntervalMillis: 3_600_000
+    })
+    const readerScope = Effect.runSync(Scope.make())
+    try {
+      await Effect.runPromise(
+        Layer.build(telemetryLayer({ serviceName: "paycore-metrics-test", metricReaders: [reader] })).pipe(
+          Scope.provide(readerScope)
+        )
+      )
+      const { resourceMetrics } = await reader.collect()
+      expect(resourceMetrics.resource.attributes["service.name"]).toBe("paycore-metrics-test")
+      const names = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics.map((m) => m.descriptor.name))
+      expect(names).toEqual(
+        expect.arrayContaining(["paycore_payment_transitions_total", "paycore_card_authorizations_total"])
+      )
+    } finally {
+      await Effect.runPromise(Scope.close(readerScope, Exit.void))
+    }
   })
 
   it("GET /metrics takes no credentials and sits outside the versioned API", async () => {
