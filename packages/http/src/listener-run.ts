@@ -20,7 +20,7 @@ export const runHandler = <Principal, R>(
   request: UntypedRequest,
   streamed: boolean
 ): void => {
-  const effect = underRequestSpan(req, route.handler(request))
+  const effect = route.handler(request)
   // A streamed body has no raw text to fingerprint, so interceptors (idempotency) do not see these requests.
   const intercepted = streamed
     ? undefined
@@ -37,7 +37,8 @@ export const runHandler = <Principal, R>(
         (value) => renderValue(route.responder(value), value)
       )
   if (intercepted !== undefined) {
-    const fiber = l.fork(intercepted)
+    // The request's span is the parent of what runs, the interceptor's own store transaction included.
+    const fiber = l.fork(underRequestSpan(req, intercepted))
     fiber.addObserver((exit) => onInterceptedExit(l, res, route, exit))
     return
   }
@@ -46,7 +47,7 @@ export const runHandler = <Principal, R>(
     onExit(l, res, route, effect)
     return
   }
-  const fiber = l.fork(effect as Effect.Effect<unknown, unknown, R>)
+  const fiber = l.fork(underRequestSpan(req, effect as Effect.Effect<unknown, unknown, R>))
   const exit = fiber.pollUnsafe()
   if (exit !== undefined) onExit(l, res, route, exit)
   else fiber.addObserver((exit) => onExit(l, res, route, exit))

@@ -3,6 +3,7 @@
  * nothing secret in any attribute), `GET /metrics` of `serve` after a payment and a declined card authorization, and
  * the JSON log line of a request.
  */
+import { randomUUID } from "node:crypto"
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -65,7 +66,10 @@ describe("issue 33 item 5: a payment's trace", () => {
     expect(ibanPayee.status, JSON.stringify(ibanPayee.json)).toBe(201)
     exporter.reset()
 
-    const quote = await server.call("POST", "/quotes", quoteBody(payer.accounts.USD!, usPayee, 2_500))
+    // With an Idempotency-Key: the stored answer's transaction is in the request's trace too.
+    const quote = await server.call("POST", "/quotes", quoteBody(payer.accounts.USD!, usPayee, 2_500), {
+      headers: { "idempotency-key": randomUUID() }
+    })
     expect(quote.status, JSON.stringify(quote.json)).toBe(201)
     const executed = await server.call("POST", `/quotes/${quote.json.id}/execute`, undefined, {
       headers: { "x-request-id": "req-telemetry-1" }
@@ -113,9 +117,9 @@ describe("issue 33 item 5: a payment's trace", () => {
     }
     // The quote's own request is a trace of its own, with its service span.
     const created = spans.find((span) => span.name === "POST /2025-10-13/quotes")!
-    expect(spans.some((span) => span.name === "Quotes.create" && parentOf(span) === created.spanContext().spanId)).toBe(
-      true
-    )
+    const creation = spans.filter((span) => span.spanContext().traceId === created.spanContext().traceId)
+    for (const span of creation) expect(root(span), span.name).toBe(created)
+    expect(creation.map((span) => span.name)).toEqual(expect.arrayContaining(["Quotes.create", "Store.transaction"]))
 
     const secrets = [server.admin.clientSecret, ACCOUNT_NUMBER, ROUTING_NUMBER, IBAN, IBAN.slice(-10)]
     for (const span of spans) {
