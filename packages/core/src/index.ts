@@ -28,6 +28,7 @@ export type {
 export { AgentActions, AgentScope, Agents, type AgentsError, type AgentsRequirements } from "./agents/service.ts"
 export { readUsageSteps, usageKeys } from "./agents/usage.ts"
 export * from "./cards/machine.ts"
+export { cardAuthorizations } from "./cards/metrics.ts"
 export * from "./cards/model.ts"
 export {
   CardNetwork,
@@ -215,6 +216,17 @@ export {
   UmaAddress
 } from "./shared/schemas.ts"
 export { sparkAddressOf } from "./shared/spark-address.ts"
+export {
+  CommittedUpdates,
+  observeTransactions,
+  type PendingUpdate,
+  secondsBoundaries,
+  type TransactionObserver,
+  type TransactionRunner,
+  timedPass,
+  updateOnCommit,
+  workerPassSeconds
+} from "./shared/telemetry.ts"
 export { isoAfter, isoOf, nowIso, utcDay } from "./shared/time.ts"
 export type { Steps } from "./shared/tracing.ts"
 export {
@@ -250,6 +262,7 @@ export {
   outgoingPaymentMachine,
   outgoingStatus
 } from "./transactions/machine.ts"
+export { paymentTransitions } from "./transactions/metrics.ts"
 export * from "./transactions/model.ts"
 export { isOnChainNetwork, sandboxTransactionHash } from "./transactions/on-chain.ts"
 export { MAX_REFUND_ATTEMPTS } from "./transactions/refunds.ts"
@@ -265,6 +278,7 @@ export type { Signed } from "./wallet-auth/signed-retry.ts"
 export { type DispatcherOptions, type DispatchSummary, isRetried, type TestDelivery } from "./webhooks/dispatch.ts"
 export { emit } from "./webhooks/emit.ts"
 export type { FollowOptions } from "./webhooks/follow.ts"
+export { outboxLagSeconds, webhookAttemptSeconds, webhookAttempts } from "./webhooks/metrics.ts"
 export * from "./webhooks/model.ts"
 export { MAX_SECRET_OVERLAP_SECONDS, type NewWebhookSecret } from "./webhooks/secrets.ts"
 export {

@@ -16,6 +16,7 @@ import {
   Store,
   Tokens,
   Transactions,
+  timedPass,
   WalletVault,
   WebhookDispatcher,
   WebhookReplies
@@ -33,6 +34,7 @@ import { type AuthFailureLimit, makeRequestLimits, type RateLimit } from "./rate
 import { makeRequestLog } from "./request-log.ts"
 import { makeRequestListener } from "./serve.ts"
 import { nodeStampVerifier } from "./stamp-verifier.ts"
+import { makeRequestTelemetry, telemetryReferences } from "./telemetry.ts"
 import { makeWriteSignal } from "./webhook-stream.ts"
 
 /**
@@ -79,6 +81,11 @@ export interface AppOptions {
    * before the credential is checked. Default: none.
    */
   readonly authFailureLimit?: AuthFailureLimit | undefined
+  /**
+   * One log line per request (`http request`: method, route, status, durationMs, requestId, traceId) through the
+   * loggers makeApp runs with; default false. Every answer of an endpoint carries `X-Request-Id` either way.
+   */
+  readonly logRequests?: boolean | undefined
 }
 
 /**
@@ -187,7 +194,9 @@ export const makeApp = (options: AppOptions = {}) =>
       Context.add(OidcKeys, yield* OidcKeys),
       Context.add(KeyVault, yield* KeyVault),
       Context.add(WalletVault, yield* WalletVault),
-      Context.add(BundleSigner, yield* BundleSigner)
+      Context.add(BundleSigner, yield* BundleSigner),
+      // The tracer, loggers and metric registry makeApp runs with (a host's telemetry) reach the handlers too.
+      Context.merge(telemetryReferences(yield* Effect.context<never>()))
     )
     const listener: RequestListener = makeRequestListener({
       api: Api,
@@ -209,7 +218,8 @@ export const makeApp = (options: AppOptions = {}) =>
       mapError: (error) => toErrorResponse(error),
       onDefect: options.onDefect,
       onAnswered,
-      files: options.files
+      files: options.files,
+      telemetry: makeRequestTelemetry(references as Context.Context<never>, { logRequests: options.logRequests })
     })
 
     const background: Array<Fiber.Fiber<unknown, unknown>> = []
@@ -221,13 +231,17 @@ export const makeApp = (options: AppOptions = {}) =>
       const cardsWorker = Context.get(context, CardsWorker)
       const invitations = Context.get(context, Invitations)
       const stablecoinsWorker = Context.get(context, StablecoinsWorker)
-      const pass = Effect.andThen(transactions.processDue(), bulkImports.sweep()).pipe(
-        Effect.andThen(cardsWorker.processDue()),
-        Effect.andThen(invitations.processDue()),
-        Effect.andThen(stablecoinsWorker.processDue()),
+      const pass = Effect.andThen(
+        timedPass("payments", transactions.processDue()),
+        timedPass("bulk_imports", bulkImports.sweep())
+      ).pipe(
+        Effect.andThen(timedPass("cards", cardsWorker.processDue())),
+        Effect.andThen(timedPass("invitations", invitations.processDue())),
+        Effect.andThen(timedPass("stablecoins", stablecoinsWorker.processDue())),
         Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause)))
       )
-      // A pass is never cut: stopping the worker (drain, or the scope closing) waits for the pass under way.
+      // Each worker's pass is timed (`paycore_worker_pass_seconds{worker}`, docs/operations.md "Telemetry"). A pass
+      // is never cut: stopping the worker (drain, or the scope closing) waits for the pass under way.
       background.push(
         yield* Effect.uninterruptible(pass).pipe(Effect.repeat(Schedule.spaced(worker)), Effect.forkScoped)
       )

@@ -11,4 +11,12 @@ export { type OpenApiDocumentOptions, openApiDocument, referencePageHtml } from 
 export { type AuthFailureLimit, parseLimitPair, type RateLimit } from "./rate-limits.ts"
 export * from "./serve.ts"
 export * from "./stamp-verifier.ts"
+export {
+  jsonLogger,
+  makeRequestTelemetry,
+  REQUEST_ID_HEADER,
+  type RequestTelemetry,
+  type RequestTelemetryOptions,
+  telemetryReferences
+} from "./telemetry.ts"
 export * from "./webhook-transport.ts"

@@ -141,6 +141,7 @@ export interface Listener<Principal, R> {
   readonly authorize: ListenerOptions<string, never, Principal, R>["authorize"]
   readonly onDefect: (cause: Cause.Cause<unknown>, endpoint: EndpointInfo) => void
   readonly onAnswered: ListenerOptions<string, never, Principal, R>["onAnswered"]
+  readonly telemetry: ListenerOptions<string, never, Principal, R>["telemetry"]
   /** Runs a handler's effect with the listener's services. */
   readonly fork: <A, E>(effect: Effect.Effect<A, E, R>) => Fiber.Fiber<A, E>
 }
@@ -264,6 +265,7 @@ export const compileListener = <Id extends string, Groups extends HttpApiGroup.C
     authorize: options.authorize,
     onDefect: options.onDefect ?? defaultOnDefect,
     onAnswered: options.onAnswered,
+    telemetry: options.telemetry,
     fork: Effect.runForkWith(options.services)
   }
 }

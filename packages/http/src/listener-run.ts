@@ -9,6 +9,7 @@ import { defect, sendError, sendJson } from "./listener-answers.ts"
 import type { CompiledEndpoint, Listener, UntypedRequest } from "./listener-compile.ts"
 import type { EndpointInfo, InterceptedResponse, RenderedResponse } from "./listener-types.ts"
 import type { Responder } from "./responder.ts"
+import { underRequestSpan } from "./telemetry.ts"
 
 /** Runs the handler of a decoded request (through `intercept` unless its body is `streamed`), and answers. */
 export const runHandler = <Principal, R>(
@@ -36,7 +37,8 @@ export const runHandler = <Principal, R>(
         (value) => renderValue(route.responder(value), value)
       )
   if (intercepted !== undefined) {
-    const fiber = l.fork(intercepted)
+    // The request's span is the parent of what runs, the interceptor's own store transaction included.
+    const fiber = l.fork(underRequestSpan(req, intercepted))
     fiber.addObserver((exit) => onInterceptedExit(l, res, route, exit))
     return
   }
@@ -45,7 +47,7 @@ export const runHandler = <Principal, R>(
     onExit(l, res, route, effect)
     return
   }
-  const fiber = l.fork(effect as Effect.Effect<unknown, unknown, R>)
+  const fiber = l.fork(underRequestSpan(req, effect as Effect.Effect<unknown, unknown, R>))
   const exit = fiber.pollUnsafe()
   if (exit !== undefined) onExit(l, res, route, exit)
   else fiber.addObserver((exit) => onExit(l, res, route, exit))

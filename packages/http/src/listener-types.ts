@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import type { Brand, Cause, Context, Effect, Schema } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import type { RequestTelemetry } from "./telemetry.ts"
 
 /** What the listener knows about the endpoint a request was routed to. */
 export interface EndpointInfo {
@@ -134,6 +135,8 @@ export interface ListenerOptions<Id extends string, Groups extends HttpApiGroup.
    * Never told the request's body, headers or query string.
    */
   readonly onAnswered?: ((answered: AnsweredRequest<Principal>) => void) | undefined
+  /** A request id, span and log line per request routed to an endpoint (telemetry.ts); none without it. */
+  readonly telemetry?: RequestTelemetry | undefined
   /** Largest accepted request body; bigger ones get 413. Default 1 MiB. */
   readonly maxBodyBytes?: number | undefined
   /** Serve `{prefix}/openapi.json` and `{prefix}/docs` (public). Default `true`. */

@@ -72,6 +72,7 @@ export const makeRequestListener = <
       return
     }
     try {
+      l.telemetry?.begin(req, res, route.info)
       const auth = authorize(l, req, res, route.info)
       if (auth instanceof Promise) {
         auth.then(

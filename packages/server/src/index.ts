@@ -5,3 +5,10 @@ export { exitCodeOnStop, serveUntilStopped } from "./run.ts"
 export * from "./serve.ts"
 export { SharedKeysRefused } from "./shared-keys.ts"
 export type { StoreFlags } from "./store.ts"
+export {
+  PROMETHEUS_CONTENT_TYPE,
+  prometheusText,
+  type TelemetryOptions,
+  telemetryLayer,
+  telemetryLayerFromEnv
+} from "./telemetry.ts"

@@ -1,8 +1,9 @@
 /**
  * `serve`: the runnable sandbox service: core + a store (see `store.ts`) + the sandbox ports (rail, FX, directory,
  * KYC, the card issuer: `POST /cards` issues cards, activated by the worker within a second; docs/cards.md) + HTTP
- * binding, `GET /healthz` (alias `/health`: the process is up) and `GET /readyz` (ready for traffic); `/` redirects to
- * the dashboard and `/docs` to the API reference. SIGTERM or SIGINT stops it gracefully (lifecycle.ts, run.ts).
+ * binding, `GET /healthz` (alias `/health`: the process is up), `GET /readyz` (ready for traffic) and `GET /metrics`
+ * (Prometheus text; see telemetry.ts); `/` redirects to the dashboard and `/docs` to the API reference. SIGTERM or
+ * SIGINT stops it gracefully (lifecycle.ts, run.ts).
  *
  *   PORT=8080                                  listen on 127.0.0.1:$PORT
  *   DATABASE_URL / PAYCORE_DATA_DIR / PAYCORE_STORE   where the data lives (store.ts)
@@ -29,6 +30,9 @@
  *                                              instance generates it and keeps it in the database sealed under this
  *                                              key, and every instance uses it (shared-keys.ts); without it such an
  *                                              instance refuses to start (SharedKeysRefused)
+ *   OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME  export traces and metrics over OTLP/HTTP (telemetry.ts); none unset
+ *   PAYCORE_LOG_FORMAT=json                    JSON log lines on stdout, one per request (else human-readable)
+ *   PAYCORE_METRICS=off                        no `GET /metrics`
  */
 import { hkdfSync, randomBytes } from "node:crypto"
 import { chmodSync, writeFileSync } from "node:fs"
@@ -66,6 +70,7 @@ import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import { makeLifecycle, rateLimitsConfig, shutdownSecondsConfig } from "./lifecycle.ts"
 import { instanceKeys } from "./shared-keys.ts"
 import { chooseStore, keptInDataDir, type StoreFlags } from "./store.ts"
+import { PROMETHEUS_CONTENT_TYPE, prometheusText, serveTelemetry } from "./telemetry.ts"
 
 const ALL_PERMISSIONS = ["VIEW", "TRANSACT", "MANAGE"] as const
 
@@ -170,6 +175,8 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
     walletVaults(keys.walletKek)
   )
   const portsContext = yield* Layer.build(ports)
+  // Traces, metrics and logs (telemetry.ts): built once, around the app (its handlers, worker and dispatcher).
+  const telemetry = yield* serveTelemetry()
   const webhookLeaseSeconds = yield* Config.Int("PAYCORE_WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(10))
   const oidcIssuers = yield* Config.option(Config.String("PAYCORE_OIDC_ISSUERS"))
   const shutdownSeconds = options.shutdownSeconds ?? (yield* shutdownSecondsConfig)
@@ -178,9 +185,11 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
     webhookLeaseSeconds,
     // The dashboard's files are read once, here: built at install (a 503 page says so when they are missing).
     files: [...dashboardFiles(), sandboxTimingFile(speedUp)],
-    ...(options.worker === false ? { workerIntervalMillis: 0, webhookIntervalMillis: 0 } : {})
+    ...(options.worker === false ? { workerIntervalMillis: 0, webhookIntervalMillis: 0 } : {}),
+    logRequests: telemetry.logRequests
   }).pipe(
     Effect.provide(portsContext),
+    telemetry.withTelemetry,
     // WH-21 (design Q4): the sandbox asks the platform to approve each UMA payment received, as the upstream does.
     Effect.provideService(EngineConfig, { ...defaultEngineSettings, incomingApproval: sandboxIncomingApproval }),
     Option.isSome(oidcIssuers)
@@ -218,6 +227,11 @@ export const serve = Effect.fnUntraced(function* (options: ServeOptions = {}) {
   const lifecycle = makeLifecycle(Context.get(portsContext, Store))
   const server = createApiServer((req, res) => {
     if (lifecycle.answer(req, res)) return
+    // `GET /metrics`: the Prometheus text, without credentials (PAYCORE_METRICS=off: none; docs/operations.md).
+    if (telemetry.metrics && req.method === "GET" && req.url === "/metrics") {
+      res.writeHead(200, { "content-type": PROMETHEUS_CONTENT_TYPE }).end(prometheusText(context))
+      return
+    }
     const door = req.method === "GET" || req.method === "HEAD" ? FRONT_DOORS.get(req.url ?? "") : undefined
     if (door !== undefined) {
       res.writeHead(302, { location: door, "content-length": 0 }).end()

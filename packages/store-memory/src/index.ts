@@ -1,5 +1,5 @@
 import type { Repositories } from "@paycore/core"
-import { Store } from "@paycore/core"
+import { observeTransactions, Store } from "@paycore/core"
 import { Effect, Layer } from "effect"
 import { accountRepositories } from "./accounts.ts"
 import { agentRepositories } from "./agents.ts"
@@ -49,7 +49,11 @@ export const makeMemoryStore = Effect.sync(() => {
     ...webhookRepositories(collection, journal),
     ...idempotencyRepositories(journal)
   }
-  return Store.of({ ...repositories, transaction: makeTransaction(journal), pipelines: false })
+  return Store.of({
+    ...repositories,
+    transaction: observeTransactions(makeTransaction(journal), { store: "memory", reruns: false }),
+    pipelines: false
+  })
 })
 
 export const layer: Layer.Layer<Store> = Layer.effect(Store, makeMemoryStore)

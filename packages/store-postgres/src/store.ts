@@ -1,4 +1,4 @@
-import { Store, StoreError } from "@paycore/core"
+import { observeTransactions, Store, StoreError } from "@paycore/core"
 import { Effect, Layer } from "effect"
 import type { Kysely } from "kysely"
 import { accountRepositories } from "./accounts.ts"
@@ -23,6 +23,7 @@ import { type Database, migrate } from "./schema.ts"
 import { poolOf, sqlClientOf, stopPreparing } from "./sql.ts"
 import { stablecoinRepositories } from "./stablecoins.ts"
 import { makeExecutor } from "./statements.ts"
+import { registerPoolGauges, transactionObserver } from "./telemetry.ts"
 import { timelineRepositories } from "./timelines.ts"
 import { ignore, makeCurrentTx, type StoreOptions } from "./transaction.ts"
 import { transactionRepositories } from "./transactions.ts"
@@ -54,7 +55,8 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       groups: sql.pipelines ? Math.max(0, options.groupCommit?.groups ?? 2) : 0,
       members: Math.max(1, options.groupCommit?.members ?? 32)
     }
-    const x = makeExecutor(sql, grouping, makeCurrentTx(), options.flushRailReferences === true)
+    const currentTx = makeCurrentTx()
+    const x = makeExecutor(sql, grouping, currentTx, options.flushRailReferences === true)
     return Store.of({
       ...platformRepositories(x),
       ...customerRepositories(x),
@@ -72,7 +74,7 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
       ...ledgerRepositories(x),
       ...webhookRepositories(x),
       ...idempotencyRepositories(x),
-      transaction: x.transaction,
+      transaction: observeTransactions(x.transaction, transactionObserver(currentTx)),
       pipelines: sql.pipelines
     })
   })
@@ -104,6 +106,8 @@ const layerChecked = (
       )
       yield* check(db)
       yield* migrateDatabase(db)
+      const pool = poolOf(db)
+      if (pool !== undefined) yield* registerPoolGauges(pool)
       return yield* makePostgresStore(db, options)
     })
   )

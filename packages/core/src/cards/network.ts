@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { isoOf, nowIso } from "../shared/time.ts"
 import { authorizeSteps } from "./authorize.ts"
 import { reconcileSteps } from "./inbox.ts"
+import { countAuthorization } from "./metrics.ts"
 import type { AuthorizationRequest, NetworkEvent } from "./model.ts"
 import type { CardNetworkPorts } from "./ports.ts"
 import { dieOnUniqueViolation } from "./reconcile.ts"
@@ -12,7 +13,9 @@ import { dieOnUniqueViolation } from "./reconcile.ts"
 
 /** A real-time authorization decision at `nowMs`, in one store transaction (authorize.ts). */
 export const authorizeCard = (ports: CardNetworkPorts, request: AuthorizationRequest, nowMs: number) =>
-  dieOnUniqueViolation(ports.store.transaction(Effect.gen(() => authorizeSteps(ports, request, isoOf(nowMs)))))
+  dieOnUniqueViolation(ports.store.transaction(Effect.gen(() => authorizeSteps(ports, request, isoOf(nowMs))))).pipe(
+    Effect.tap((decision) => countAuthorization(request, decision))
+  )
 
 /** A later network event through the inbox (inbox.ts): applied now, or at `dueAt` when later than now. */
 export const reconcileNetworkEvent = Effect.fnUntraced(function* (

@@ -26,6 +26,7 @@ import {
   outgoingPaymentMachine,
   outgoingStatus
 } from "./machine.ts"
+import { countPaymentTransition } from "./metrics.ts"
 import { type FailureReason, incomingFailureReason, type Transaction, type TransactionRecord } from "./model.ts"
 import type { PaymentPorts } from "./ports.ts"
 
@@ -143,6 +144,7 @@ export function* insertTransactionSteps(
   yield* store.transactions.insert(record)
   yield* recordTransitionSteps(store, ids, record.id, undefined, record.state, emits, now)
   yield* emitSteps(store, ids, emits, record.id, record.transaction, now)
+  yield* countPaymentTransition(record)
 }
 
 /**
@@ -163,6 +165,7 @@ export function* moveTransactionSteps(
   yield* store.transactions.update(next)
   yield* recordTransitionSteps(store, ids, next.id, record.state, next.state, move.success.emits, now)
   yield* emitSteps(store, ids, move.success.emits, next.id, next.transaction, now)
+  yield* countPaymentTransition(next)
   return next
 }
 

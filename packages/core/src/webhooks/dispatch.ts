@@ -1,11 +1,13 @@
-import { Cause, Clock, Deferred, Duration, Effect, Fiber, Random } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Fiber, Metric, Random } from "effect"
 import type { OutboxFilter } from "../ports/store.ts"
 import type { TransportResponse } from "../ports/webhook-transport.ts"
 import { EngineConfig, type EngineSettings } from "../shared/engine-config.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { PageRequest } from "../shared/paging.ts"
+import { timedPass } from "../shared/telemetry.ts"
 import { addSeconds, nowIso } from "../shared/time.ts"
 import { webhookDeliveryError, webhookEndpointNotSet, webhookNotDead, webhookNotFound } from "./errors.ts"
+import { outboxLagSeconds, webhookAttemptSeconds, webhookAttempts } from "./metrics.ts"
 import type { DeliveryAttempt, OutboxRecord, WebhookReply } from "./model.ts"
 import type { DispatcherPorts } from "./ports.ts"
 import { activeSecrets } from "./secrets.ts"
@@ -230,6 +232,12 @@ const attempt = Effect.fnUntraced(function* (
   const result = yield* Effect.result(transport.post(url, headers, row.body))
   const endedMs = yield* Clock.currentTimeMillis
   const durationMs = Math.max(0, Math.round(endedMs - startedMs))
+  const outcome = result._tag === "Failure" ? "failed" : isDelivered(result.success.status) ? "delivered" : "rejected"
+  yield* Metric.update(Metric.withAttributes(webhookAttempts, { outcome }), 1)
+  yield* Metric.update(
+    Metric.withAttributes(webhookAttemptSeconds, { outcome }),
+    Math.max(0, endedMs - startedMs) / 1000
+  )
   const record: DeliveryAttempt =
     result._tag === "Success"
       ? {
@@ -344,6 +352,13 @@ const deliverSubject = Effect.fnUntraced(function* (
 
 // ---- the dispatcher's operations ----
 
+/** Seconds since the earliest of `rows` became due (0 for none). */
+const oldestDueSeconds = (rows: ReadonlyArray<OutboxRecord>, now: string): number => {
+  let oldest = now
+  for (const row of rows) if (row.nextAttemptAt < oldest) oldest = row.nextAttemptAt
+  return Math.max(0, (Date.parse(now) - Date.parse(oldest)) / 1000)
+}
+
 /** One pass: claim due rows, deliver them (per subject in sequence order), record every attempt. */
 export const dispatchDueEvents = Effect.fnUntraced(function* (
   ports: DispatcherPorts,
@@ -355,6 +370,7 @@ export const dispatchDueEvents = Effect.fnUntraced(function* (
   // A fresh id names this pass's leases: what it renews and gives back, and how it knows it was taken over.
   const owner = yield* ids.make("Webhook")
   const claimed = yield* store.transaction(store.outbox.claimDue(now, batchSize, addSeconds(now, leaseSeconds), owner))
+  yield* Metric.update(outboxLagSeconds, oldestDueSeconds(claimed, now))
   const tally: Tally = { claimed: claimed.length, delivered: 0, retrying: 0, dead: 0, deferred: 0, blocked: 0 }
   if (claimed.length === 0) return tally as DispatchSummary
   const lease: Lease = { owner, held: new Set(claimed.map((row) => row.id)) }
@@ -449,7 +465,7 @@ export const runDispatcher = (
 ): Effect.Effect<void> => {
   const drain: Effect.Effect<void> = Effect.gen(function* () {
     while (true) {
-      const summary = yield* dispatchDue(stop)
+      const summary = yield* timedPass("webhooks", dispatchDue(stop))
       // A batch whose rows all wait behind earlier events of their subjects (another dispatcher is delivering
       // them) is given back as due at once: passing again at once would only claim it again, spinning.
       if (summary.claimed < ports.batchSize || summary.blocked === summary.claimed) return
