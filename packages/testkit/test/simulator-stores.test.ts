@@ -8,8 +8,8 @@
  */
 import type { OutboxRecord, Store } from "@paycore/core"
 import { Effect } from "effect"
-import { afterAll, describe, expect, it } from "vitest"
-import { runSimulation, SimulationFailure } from "../src/simulator/index.ts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { NO_FAULTS, runSimulation, SimulationFailure } from "../src/simulator/index.ts"
 import {
   memoryDatabase,
   ONLY,
@@ -26,11 +26,25 @@ import {
 const REPLAY = replayCommand("simulator-stores.test.ts")
 const url = process.env.DATABASE_URL
 const count = (ci: number) =>
-  ONLY !== undefined ? 1 : SEQUENCES !== undefined ? Math.ceil(SEQUENCES / 10) : SECONDS === undefined ? ci : Number.MAX_SAFE_INTEGER
+  ONLY !== undefined
+    ? 1
+    : SEQUENCES !== undefined
+      ? Math.ceil(SEQUENCES / 10)
+      : SECONDS === undefined
+        ? ci
+        : Number.MAX_SAFE_INTEGER
 
 describe("seeded fault simulation, PostgreSQL store", () => {
   const pglite = pgliteDatabases()
-  afterAll(() => pglite.close())
+  const server = url === undefined || url === "" ? undefined : postgresDatabases(url)
+  beforeAll(async () => {
+    await pglite.open()
+    await server?.open()
+  }, 120_000)
+  afterAll(async () => {
+    await pglite.close()
+    await server?.close()
+  })
 
   it("on PGlite: the same invariants through faults and crashes", async () => {
     const report = await runSimulation({
@@ -39,7 +53,7 @@ describe("seeded fault simulation, PostgreSQL store", () => {
       seed: SEED,
       sequences: count(60),
       first: ONLY,
-      seconds: SECONDS ?? 20,
+      seconds: SECONDS ?? 12,
       steps: { min: 2, max: 12 },
       replay: REPLAY
     })
@@ -47,23 +61,24 @@ describe("seeded fault simulation, PostgreSQL store", () => {
     expect(report.sequences).toBeGreaterThan(0)
   }, 600_000)
 
-  const server = url === undefined || url === "" ? undefined : postgresDatabases(url)
-  afterAll(() => server?.close())
-
-  it.skipIf(server === undefined)("on PostgreSQL (DATABASE_URL): the same invariants through faults and crashes", async () => {
-    const report = await runSimulation({
-      ports: simPorts,
-      database: server!.database,
-      seed: SEED,
-      sequences: count(60),
-      first: ONLY,
-      seconds: SECONDS ?? 20,
-      steps: { min: 2, max: 12 },
-      replay: REPLAY
-    })
-    console.log(summary("PostgreSQL", report))
-    expect(report.sequences).toBeGreaterThan(0)
-  }, 600_000)
+  it.skipIf(server === undefined)(
+    "on PostgreSQL (DATABASE_URL): the same invariants through faults and crashes",
+    async () => {
+      const report = await runSimulation({
+        ports: simPorts,
+        database: server!.database,
+        seed: SEED,
+        sequences: count(60),
+        first: ONLY,
+        seconds: SECONDS ?? 12,
+        steps: { min: 2, max: 12 },
+        replay: REPLAY
+      })
+      console.log(summary("PostgreSQL", report))
+      expect(report.sequences).toBeGreaterThan(0)
+    },
+    600_000
+  )
 })
 
 /** Runs the memory simulation over a sabotaged store until it fails; answers the failure. */
@@ -86,6 +101,22 @@ const caught = async (wrapStore: (store: Store["Service"]) => Store["Service"]):
 }
 
 describe("the simulator catches planted faults, with a seed that replays them", () => {
+  it("a rail whose every submission answer is lost: no payout the rail took is refunded (T-07)", async () => {
+    // Before the fix of issue 33 the engine failed and refunded such a payment after MAX_SUBMIT_ATTEMPTS: seed 1,
+    // sequence 13 here broke "rail: … was taken by the rail, the engine failed it without asking".
+    const report = await runSimulation({
+      ports: simPorts,
+      database: memoryDatabase,
+      seed: 1,
+      sequences: 16,
+      steps: { min: 40, max: 60 },
+      profile: () => ({ ...NO_FAULTS, name: "lost answers", rail: { submitLostAnswer: 1 } }),
+      replay: REPLAY
+    })
+    expect(report.faults["rail.submitLostAnswer"]).toBeGreaterThan(0)
+    expect(report.stalledResumed).toBeGreaterThan(0)
+  }, 120_000)
+
   it("a store whose transactions are not atomic: a crash leaves half a command committed", async () => {
     const failure = await caught((store) => ({ ...store, transaction: (effect) => effect }))
     console.log(failure.message.split("\n").slice(0, 3).join("\n"))

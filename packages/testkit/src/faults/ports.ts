@@ -1,12 +1,12 @@
 import {
+  isoOf,
   type KycProvider,
   type KycProviderError,
   type PayoutStatus,
   type Rail,
   type RailError,
   type TransportResponse,
-  type WebhookTransport,
-  isoOf
+  type WebhookTransport
 } from "@paycore/core"
 import { Clock, Effect } from "effect"
 import type { FaultLog, FaultSwitch } from "./log.ts"

@@ -134,7 +134,9 @@ export const faultyStore = (inner: Store["Service"], options: FaultyStoreOptions
       const repository: Record<string, unknown> = {}
       for (const [method, fn] of Object.entries(value)) {
         repository[method] =
-          typeof fn === "function" ? wrapMethod(`${key}.${method}`, fn.bind(value) as (...a: Array<unknown>) => unknown) : fn
+          typeof fn === "function"
+            ? wrapMethod(`${key}.${method}`, fn.bind(value) as (...a: Array<unknown>) => unknown)
+            : fn
       }
       wrapped[key] = repository
     } else wrapped[key] = value

@@ -57,8 +57,12 @@ export const stepViolations = async (sim: Sim): Promise<Array<string>> => {
         const { transfers } = yield* store.ledger.accountTransfers(customer.accountId, 100_000)
         for (const { transfer } of transfers) {
           const cause =
-            (yield* store.transactions.get(transfer.reference)) ?? (yield* store.cardTransactions.get(transfer.reference))
-          if (cause === undefined) acks.push(`ledger: transfer ${transfer.id} of ${customer.accountId}: its cause ${transfer.reference} is not on record`)
+            (yield* store.transactions.get(transfer.reference)) ??
+            (yield* store.cardTransactions.get(transfer.reference))
+          if (cause === undefined)
+            acks.push(
+              `ledger: transfer ${transfer.id} of ${customer.accountId}: its cause ${transfer.reference} is not on record`
+            )
         }
       }
       return {
@@ -74,8 +78,27 @@ export const stepViolations = async (sim: Sim): Promise<Array<string>> => {
   for (const [transactionId, references] of sim.world.rail.submissions) {
     if (references.size > 1) out.push(`rail: ${transactionId} was paid out ${references.size} times`)
   }
+  out.push(...(await sim.read(takenAndRefunded(sim))))
   return out
 }
+
+/**
+ * A payout the rail took must not be refunded by the engine unless the rail reported it failed: else the money went
+ * out twice (to the payee, and back to the customer). The engine asks the rail before it refunds (a status poll).
+ */
+const takenAndRefunded = (sim: Sim) =>
+  Effect.gen(function* () {
+    const store = yield* Store
+    const out: Array<string> = []
+    for (const [transactionId, references] of sim.world.rail.submissions) {
+      const record = yield* store.transactions.get(transactionId)
+      if (record === undefined || record.transaction.status !== "FAILED") continue
+      if (record.railReference === undefined || !references.has(record.railReference)) {
+        out.push(`rail: ${transactionId} was taken by the rail, the engine failed it without asking (${record.state})`)
+      }
+    }
+    return out
+  })
 
 /** Events with one attempt by design (upstream): a failed attempt makes them DEAD, not retried. */
 const ONE_ATTEMPT = new Set(["TEST", "INCOMING_PAYMENT.PENDING"])
@@ -88,7 +111,12 @@ export const drainedViolations = async (sim: Sim): Promise<Array<string>> => {
     if (ONE_ATTEMPT.has(e.type)) {
       if (e.status === "PENDING") out.push(`event ${e.id} (${e.type}) never attempted`)
     } else if (!sim.world.receiver.taken.has(e.id)) {
-      const when = JSON.stringify({ next: e.nextAttemptAt, lease: e.leaseUntil, attempts: e.attempts.length, now: new Date(sim.world.nowMs).toISOString() })
+      const when = JSON.stringify({
+        next: e.nextAttemptAt,
+        lease: e.leaseUntil,
+        attempts: e.attempts.length,
+        now: new Date(sim.world.nowMs).toISOString()
+      })
       out.push(`event ${e.id} (${e.type}, ${e.status}) committed, never delivered: ${when}`)
     }
   }
@@ -105,7 +133,9 @@ export const drainedViolations = async (sim: Sim): Promise<Array<string>> => {
         if (t.status === "PENDING" || t.status === "PROCESSING" || refundOpen) {
           const { state, dueAt, attempts, stalledAt, railReference } = record!
           const detail = JSON.stringify({ state, dueAt, attempts, stalledAt, submitted: railReference !== undefined })
-          stuck.push(`payment ${p.transactionId} still ${t.status}${refundOpen ? " (refund pending)" : ""} after the drain: ${detail}`)
+          stuck.push(
+            `payment ${p.transactionId} still ${t.status}${refundOpen ? " (refund pending)" : ""} after the drain: ${detail}`
+          )
         }
       }
       return stuck

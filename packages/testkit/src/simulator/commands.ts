@@ -33,7 +33,8 @@ export interface SimCommand {
 
 /** A kind of command: whether it applies now, how often it is drawn, and how to draw one. */
 interface CommandKind {
-  readonly weight: number
+  /** How often it is drawn among the commands that apply (more while the sequence has not reached it yet). */
+  readonly weight: number | ((sim: Sim) => number)
   readonly applies: (sim: Sim) => boolean
   readonly draw: (sim: Sim) => SimCommand
 }
@@ -41,12 +42,15 @@ interface CommandKind {
 const found = (ok: boolean, what: string): string | undefined => (ok ? undefined : `${what}: not found`)
 
 const addCustomer: CommandKind = {
-  weight: 2,
+  weight: (sim) => (sim.state.customers.length === 0 ? 8 : 1),
   applies: (sim) => sim.state.customers.length < 4,
   draw: (sim) => {
     const name = sim.random.pick(["Ada Lovelace", "Grace Hopper", "Alan Turing"])
+    // Most customers come with a payee and some money, as an onboarding flow makes them: payments in few steps.
+    const payee = sim.random.chance(0.7) ? drawFate(sim) : undefined
+    const funding = payee !== undefined && sim.random.chance(0.8) ? sim.random.between(1_000, 50_000) : undefined
     return {
-      name: `addCustomer(${name})`,
+      name: `addCustomer(${name}${payee === undefined ? "" : `, payee ${payee}`}${funding === undefined ? "" : `, funded ${funding}`})`,
       run: async (sim) => {
         const out = await sim.exec(
           Effect.gen(function* () {
@@ -79,39 +83,46 @@ const addCustomer: CommandKind = {
         sim.state.acks.push({
           what: `customer ${customerId}`,
           check: Effect.flatMap(Store, (s) =>
-            Effect.map(s.customers.get(customerId), (c) => found(c?.fullName === name, `customer ${customerId}`))
+            Effect.map(s.customers.get(customerId), (c) =>
+              found(c !== undefined && "fullName" in c && c.fullName === name, `customer ${customerId}`)
+            )
           )
         })
+        const c = sim.state.customers.length - 1
+        if (payee !== undefined) await createPayee(sim, c, payee)
+        if (funding !== undefined) await runFund(sim, c, funding)
       }
     }
   }
 }
 
+/** Adds a payee the sandbox rail settles or fails to a customer; acknowledged when the account is created. */
+const createPayee = async (sim: Sim, c: number, fate: "SETTLES" | "FAILS") => {
+  const customer = sim.state.customers[c]!
+  const accountInfo = fate === "SETTLES" ? sandboxPayees.settles : sandboxPayees.fails
+  const out = await sim.exec(
+    Effect.flatMap(Accounts, (a) =>
+      a.createExternal({ customerId: customer.customerId as never, currency: "USD", accountInfo })
+    )
+  )
+  if (out._tag !== "ok") return
+  const id = out.value.id as string
+  customer.payees.push({ id, fate })
+  sim.state.acks.push({
+    what: `external account ${id}`,
+    check: Effect.flatMap(Store, (s) => Effect.map(s.externalAccounts.get(id), (r) => found(r !== undefined, id)))
+  })
+}
+
+const drawFate = (sim: Sim) => (sim.random.chance(0.7) ? ("SETTLES" as const) : ("FAILS" as const))
+
 const addPayee: CommandKind = {
-  weight: 2,
+  weight: (sim) => (sim.state.customers.some((c) => c.payees.length === 0) ? 4 : 1),
   applies: (sim) => sim.state.customers.length > 0,
   draw: (sim) => {
     const c = sim.random.int(sim.state.customers.length)
-    const fate = sim.random.chance(0.7) ? ("SETTLES" as const) : ("FAILS" as const)
-    return {
-      name: `addPayee(customer ${c}, ${fate})`,
-      run: async (sim) => {
-        const customer = sim.state.customers[c]!
-        const accountInfo = fate === "SETTLES" ? sandboxPayees.settles : sandboxPayees.fails
-        const out = await sim.exec(
-          Effect.flatMap(Accounts, (a) =>
-            a.createExternal({ customerId: customer.customerId, currency: "USD", accountInfo })
-          )
-        )
-        if (out._tag !== "ok") return
-        const id = out.value.id as string
-        customer.payees.push({ id, fate })
-        sim.state.acks.push({
-          what: `external account ${id}`,
-          check: Effect.flatMap(Store, (s) => Effect.map(s.externalAccounts.get(id), (r) => found(r !== undefined, id)))
-        })
-      }
-    }
+    const fate = drawFate(sim)
+    return { name: `addPayee(customer ${c}, ${fate})`, run: (sim) => createPayee(sim, c, fate) }
   }
 }
 
@@ -124,7 +135,9 @@ const verify: CommandKind = {
       name: `verify(customer ${c})`,
       run: async (sim) => {
         const customerId = sim.state.customers[c]!.customerId
-        const out = await sim.exec(Effect.flatMap(Onboarding, (o) => o.submitVerification({ customerId: customerId as never })))
+        const out = await sim.exec(
+          Effect.flatMap(Onboarding, (o) => o.submitVerification({ customerId: customerId as never }))
+        )
         if (out._tag !== "ok") return
         const id = out.value.id as string
         sim.state.acks.push({
@@ -136,70 +149,84 @@ const verify: CommandKind = {
   }
 }
 
+/** Funds a customer's account in the sandbox; acknowledged as the n-th deposit of that amount. */
+const runFund = async (sim: Sim, c: number, amount: number) => {
+  const accountId = sim.state.customers[c]!.accountId
+  const out = await sim.exec(Effect.flatMap(Transactions, (t) => t.fundSandbox(accountId, amount)))
+  if (out._tag !== "ok") return
+  // The n-th acknowledged funding of this amount: at least n such deposits must be on the account.
+  const key = `${accountId}/${amount}`
+  const nth = (sim.state.fundings.get(key) ?? 0) + 1
+  sim.state.fundings.set(key, nth)
+  sim.state.acks.push({
+    what: `funding #${nth} of ${amount} to ${accountId}`,
+    check: Effect.flatMap(Store, (s) =>
+      Effect.map(
+        s.transactions.list({ accountIdentifier: accountId, type: "INCOMING" }, { limit: 1_000, sortOrder: "asc" }),
+        (page) => {
+          const deposits = page.data.filter(
+            (r) =>
+              r.transaction.description === "Sandbox funding" &&
+              JSON.stringify(r.transaction).includes(`"amount":${amount},`)
+          ).length
+          return deposits >= nth ? undefined : `${deposits} deposits of ${amount} on ${accountId}, ${nth} acknowledged`
+        }
+      )
+    )
+  })
+}
+
 const fund: CommandKind = {
   weight: 3,
   applies: (sim) => sim.state.customers.length > 0,
   draw: (sim) => {
     const c = sim.random.int(sim.state.customers.length)
     const amount = sim.random.between(1, 50_000)
-    return {
-      name: `fund(customer ${c}, ${amount})`,
-      run: async (sim) => {
-        const accountId = sim.state.customers[c]!.accountId
-        const out = await sim.exec(Effect.flatMap(Transactions, (t) => t.fundSandbox(accountId, amount)))
-        if (out._tag !== "ok") return
-        // The n-th acknowledged funding of this amount: at least n such deposits must be on the account.
-        const key = `${accountId}/${amount}`
-        const nth = (sim.state.fundings.get(key) ?? 0) + 1
-        sim.state.fundings.set(key, nth)
-        sim.state.acks.push({
-          what: `funding #${nth} of ${amount} to ${accountId}`,
-          check: Effect.flatMap(Store, (s) =>
-            Effect.map(
-              s.transactions.list({ accountIdentifier: accountId, type: "INCOMING" }, { limit: 1_000, sortOrder: "asc" }),
-              (page) => {
-                const deposits = page.data.filter(
-                  (r) => r.transaction.description === "Sandbox funding" && JSON.stringify(r.transaction).includes(`"amount":${amount},`)
-                ).length
-                return deposits >= nth ? undefined : `${deposits} deposits of ${amount} on ${accountId}, ${nth} acknowledged`
-              }
-            )
-          )
-        })
-      }
-    }
+    return { name: `fund(customer ${c}, ${amount})`, run: (sim) => runFund(sim, c, amount) }
   }
 }
 
+/** Creates a quote from a customer's account to one of its payees; answers its id when acknowledged. */
+const createQuote = async (sim: Sim, c: number, p: number, amount: number): Promise<string | undefined> => {
+  const customer = sim.state.customers[c]!
+  const out = await sim.exec(
+    Effect.flatMap(Quotes, (quotes) =>
+      quotes.create({
+        source: { sourceType: "ACCOUNT", accountId: customer.accountId as never },
+        destination: { destinationType: "ACCOUNT", accountId: customer.payees[p]!.id as never },
+        lockedCurrencySide: "SENDING",
+        lockedCurrencyAmount: amount
+      })
+    )
+  )
+  if (out._tag !== "ok") return undefined
+  const id = out.value.id as string
+  sim.state.quotes.push({ id, customer: c, executed: false })
+  sim.state.acks.push({
+    what: `quote ${id}`,
+    check: Effect.flatMap(Store, (s) => Effect.map(s.quotes.get(id), (r) => found(r !== undefined, id)))
+  })
+  return id
+}
+
+/** A customer with a payee, one of its payees and an amount. */
+const drawPayment = (sim: Sim) => {
+  const payers = sim.state.customers.flatMap((c, i) => (c.payees.length > 0 ? [i] : []))
+  const c = sim.random.pick(payers)
+  return { c, p: sim.random.int(sim.state.customers[c]!.payees.length), amount: sim.random.between(1, 30_000) }
+}
+
+const hasPayee = (sim: Sim) => sim.state.customers.some((c) => c.payees.length > 0)
+
 const quote: CommandKind = {
-  weight: 3,
-  applies: (sim) => sim.state.customers.some((c) => c.payees.length > 0),
+  weight: 1,
+  applies: hasPayee,
   draw: (sim) => {
-    const payers = sim.state.customers.flatMap((c, i) => (c.payees.length > 0 ? [i] : []))
-    const c = sim.random.pick(payers)
-    const p = sim.random.int(sim.state.customers[c]!.payees.length)
-    const amount = sim.random.between(1, 30_000)
+    const { c, p, amount } = drawPayment(sim)
     return {
       name: `quote(customer ${c}, payee ${p}, ${amount})`,
       run: async (sim) => {
-        const customer = sim.state.customers[c]!
-        const out = await sim.exec(
-          Effect.flatMap(Quotes, (quotes) =>
-            quotes.create({
-              source: { sourceType: "ACCOUNT", accountId: customer.accountId as never },
-              destination: { destinationType: "ACCOUNT", accountId: customer.payees[p]!.id as never },
-              lockedCurrencySide: "SENDING",
-              lockedCurrencyAmount: amount
-            })
-          )
-        )
-        if (out._tag !== "ok") return
-        const id = out.value.id as string
-        sim.state.quotes.push({ id, customer: c, executed: false })
-        sim.state.acks.push({
-          what: `quote ${id}`,
-          check: Effect.flatMap(Store, (s) => Effect.map(s.quotes.get(id), (r) => found(r !== undefined, id)))
-        })
+        await createQuote(sim, c, p, amount)
       }
     }
   }
@@ -236,7 +263,7 @@ const runExecute = async (sim: Sim, key: string, quoteId: string) => {
 }
 
 const execute: CommandKind = {
-  weight: 3,
+  weight: 2,
   applies: (sim) => sim.state.quotes.some((q) => !q.executed),
   draw: (sim) => {
     const open = sim.state.quotes.filter((q) => !q.executed)
@@ -253,13 +280,36 @@ const execute: CommandKind = {
   }
 }
 
+/** A client's payment: a quote, executed at once under a fresh key. */
+const pay: CommandKind = {
+  weight: 4,
+  applies: hasPayee,
+  draw: (sim) => {
+    const { c, p, amount } = drawPayment(sim)
+    const key = `k${sim.state.keys++}`
+    return {
+      name: `pay(customer ${c}, payee ${p}, ${amount}, key ${key})`,
+      run: async (sim) => {
+        const quoteId = await createQuote(sim, c, p, amount)
+        if (quoteId === undefined) return
+        sim.state.quotes[sim.state.quotes.length - 1]!.executed = true
+        sim.state.payments.push({ key, quoteId })
+        await runExecute(sim, key, quoteId)
+      }
+    }
+  }
+}
+
 const retryExecute: CommandKind = {
   weight: 1,
   applies: (sim) => sim.state.payments.length > 0,
   draw: (sim) => {
     const p = sim.random.int(sim.state.payments.length)
     const payment = sim.state.payments[p]!
-    return { name: `retryExecute(payment ${p}, key ${payment.key})`, run: (sim) => runExecute(sim, payment.key, payment.quoteId) }
+    return {
+      name: `retryExecute(payment ${p}, key ${payment.key})`,
+      run: (sim) => runExecute(sim, payment.key, payment.quoteId)
+    }
   }
 }
 
@@ -461,7 +511,7 @@ const dispatch: CommandKind = {
 }
 
 const restart: CommandKind = {
-  weight: 1,
+  weight: 0.5,
   applies: () => true,
   draw: () => ({
     name: "restart()",
@@ -476,6 +526,7 @@ const KINDS: ReadonlyArray<CommandKind> = [
   fund,
   quote,
   execute,
+  pay,
   retryExecute,
   incoming,
   issueCard,
@@ -489,11 +540,10 @@ const KINDS: ReadonlyArray<CommandKind> = [
 /** Draws the next command among those that apply, by weight. */
 export const drawCommand = (sim: Sim): SimCommand => {
   const kinds = KINDS.filter((k) => k.applies(sim))
-  let total = 0
-  for (const k of kinds) total += k.weight
-  let x = sim.random.next() * total
-  for (const k of kinds) {
-    x -= k.weight
+  const weights = kinds.map((k) => (typeof k.weight === "number" ? k.weight : k.weight(sim)))
+  let x = sim.random.next() * weights.reduce((a, b) => a + b, 0)
+  for (const [i, k] of kinds.entries()) {
+    x -= weights[i]!
     if (x < 0) return k.draw(sim)
   }
   return kinds[kinds.length - 1]!.draw(sim)

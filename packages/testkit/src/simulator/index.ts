@@ -4,7 +4,16 @@
  * restarts by reopening the store, invariants after every step; a failing sequence prints its seed and steps and
  * replays from them. docs/reliability.md ("Fault simulation") describes it.
  */
-export type { Ack, SimState } from "./model.ts"
+
+export type { EnginePorts, ModelPorts } from "../engine-model/engine.ts"
+export type {
+  DeliveryFaultRates,
+  KycFaultRates,
+  RailFaultRates,
+  SimRandom,
+  StoreFaultRates,
+  WebhookFaultRates
+} from "../faults/index.ts"
 export {
   SIM_EPOCH,
   SIM_WEBHOOK_ENDPOINT,

@@ -20,6 +20,7 @@ import {
 } from "@paycore/core"
 import { Context, Effect, Exit, Layer, Logger, ManagedRuntime, Random, Scope } from "effect"
 import { TestClock } from "effect/testing"
+import type { ModelPorts } from "../engine-model/engine.ts"
 import { type FaultLog, type FaultSwitch, makeFaultLog } from "../faults/log.ts"
 import {
   type FaultyRail,
@@ -30,7 +31,6 @@ import {
 } from "../faults/ports.ts"
 import type { SimRandom } from "../faults/random.ts"
 import { type FaultyStore, faultyStore } from "../faults/store.ts"
-import type { ModelPorts } from "../engine-model/engine.ts"
 import { makeWebhookRecorder, type WebhookRecorder } from "../webhook-recorder.ts"
 import type { FaultProfile } from "./profile.ts"
 
@@ -209,8 +209,7 @@ export const startProcess = async (
   return {
     connection,
     faulty,
-    exit: <A, E>(effect: Effect.Effect<A, E, SimContext>) =>
-      runtime.runPromiseExit(effect) as Promise<Exit.Exit<A, E>>,
+    exit: <A, E>(effect: Effect.Effect<A, E, SimContext>) => runtime.runPromiseExit(effect) as Promise<Exit.Exit<A, E>>,
     read: (effect) => Effect.runPromise(Effect.provide(effect, raw)).then((a) => a),
     advance: async (seconds) => {
       world.nowMs += seconds * 1000
@@ -222,4 +221,3 @@ export const startProcess = async (
     }
   }
 }
-

@@ -32,7 +32,13 @@ export const drawProfile = (random: SimRandom): FaultProfile => {
   const scale = random.pick([0.25, 0.5, 1, 2])
   return {
     name: `swarm x${scale}`,
-    store: some(random, scale, { fail: 0.004, timeout: 0.004, crash: 0.003, commitTimeout: 0.02, crashAfterCommit: 0.015 }),
+    store: some(random, scale, {
+      fail: 0.004,
+      timeout: 0.004,
+      crash: 0.003,
+      commitTimeout: 0.02,
+      crashAfterCommit: 0.015
+    }),
     rail: some(random, scale, {
       submitTimeout: 0.15,
       submitLostAnswer: 0.15,

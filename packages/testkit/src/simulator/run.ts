@@ -4,12 +4,12 @@
  */
 import { CardNetwork, Store } from "@paycore/core"
 import { Effect, type Layer } from "effect"
-import { mixSeed, simRandom } from "../faults/random.ts"
+import { mixSeed, type SimRandom, simRandom } from "../faults/random.ts"
 import { drainedViolations, stepViolations } from "./checks.ts"
 import { drawCommand, runDispatcher, runWorkers } from "./commands.ts"
 import { initialState } from "./model.ts"
 import { makeWorld, type SimulatedDatabase, type WorldPorts } from "./process.ts"
-import { drawProfile } from "./profile.ts"
+import { drawProfile, type FaultProfile } from "./profile.ts"
 import { emptyStats, makeSim, type Sim, type SimStats } from "./sim.ts"
 
 export interface SimulationOptions {
@@ -27,6 +27,8 @@ export interface SimulationOptions {
   readonly steps?: { readonly min: number; readonly max: number } | undefined
   /** A sabotage between the store and the fault adapter (a test that the simulator catches a broken store). */
   readonly wrapStore?: ((store: Store["Service"]) => Store["Service"]) | undefined
+  /** The faults of a sequence, from its random source (default `drawProfile`: swarm testing). */
+  readonly profile?: ((random: SimRandom) => FaultProfile) | undefined
   /** How a failure says to replay it (`{seed}` and `{sequence}` are filled in). */
   readonly replay?: string | undefined
 }
@@ -52,8 +54,28 @@ export class SimulationFailure extends Error {
   }
 }
 
+/**
+ * What an operator does with a payment the worker stopped retrying (`stalledAt`): due again, attempts from 0
+ * (docs/state-machines.md). Once the rail answers again, it goes on.
+ */
+const resumeStalled = (sim: Sim) =>
+  sim.read(
+    Effect.gen(function* () {
+      const store = yield* Store
+      let resumed = 0
+      for (const p of sim.state.payments) {
+        const record = p.transactionId === undefined ? undefined : yield* store.transactions.get(p.transactionId)
+        if (record?.stalledAt === undefined) continue
+        yield* store.transactions.update({ ...record, stalledAt: undefined, attempts: 0, dueAt: record.stalledAt })
+        resumed++
+      }
+      return resumed
+    })
+  )
+
 /** Delivers what the network held back, runs the workers and the dispatcher, with time moving to what is due. */
 const drain = async (sim: Sim) => {
+  sim.stats.stalledResumed += await resumeStalled(sim)
   for (let round = 0; round < 80; round++) {
     const held = sim.world.heldNetworkEvents.splice(0)
     for (const event of held) await sim.exec(Effect.flatMap(CardNetwork, (n) => n.reconcile(event)))
@@ -71,7 +93,9 @@ const drain = async (sim: Sim) => {
     // A row leased by a process that crashed is claimable again when its lease ends, and the later rows of its
     // subject wait behind it: time moves to the first lease that ends, else to the first retry due.
     const now = sim.world.nowMs
-    const leases = pending.map((r) => (r.leaseUntil === undefined ? 0 : Date.parse(r.leaseUntil))).filter((t) => t > now)
+    const leases = pending
+      .map((r) => (r.leaseUntil === undefined ? 0 : Date.parse(r.leaseUntil)))
+      .filter((t) => t > now)
     if (leases.length > 0) due = Math.min(due, ...leases)
     else for (const row of pending) due = Math.min(due, Date.parse(row.nextAttemptAt))
     await sim.proc.advance(Math.max(1, Math.ceil((due - sim.world.nowMs) / 1000)))
@@ -93,11 +117,15 @@ const openPayments = (sim: Sim) =>
     })
   )
 
-
-const runSequence = async (options: SimulationOptions, index: number, stats: SimStats, faults: Record<string, number>) => {
+const runSequence = async (
+  options: SimulationOptions,
+  index: number,
+  stats: SimStats,
+  faults: Record<string, number>
+) => {
   const seed = mixSeed(options.seed, index)
   const random = simRandom(seed)
-  const profile = drawProfile(random)
+  const profile = (options.profile ?? drawProfile)(random)
   const world = await makeWorld(options.ports, await options.database(index), random.fork(), profile, seed)
   const steps: Array<string> = []
   let sim: Sim | undefined
@@ -115,7 +143,10 @@ const runSequence = async (options: SimulationOptions, index: number, stats: Sim
         "steps:",
         ...steps.map((s, i) => `  ${i}. ${s}`),
         "last faults injected:",
-        ...world.log.recent().slice(-30).map((f) => `  ${f}`),
+        ...world.log
+          .recent()
+          .slice(-30)
+          .map((f) => `  ${f}`),
         `replay: ${replay}`
       ].join("\n")
     )
@@ -137,6 +168,10 @@ const runSequence = async (options: SimulationOptions, index: number, stats: Sim
     const broken = [...(await stepViolations(sim)), ...(await drainedViolations(sim))]
     if (broken.length > 0) fail(broken.join("\n"))
     stats.acknowledged += sim.state.acks.length
+    const acked = sim.state.payments.filter((p) => p.transactionId !== undefined)
+    stats.payments += acked.length
+    stats.paymentsEnded += (await openPayments(sim)).length === 0 ? acked.length : 0
+    stats.authorizations += sim.state.authorizations.filter((a) => a.cardTransactionId !== undefined).length
     const events = await sim.read(
       Effect.flatMap(Store, (store) =>
         Effect.map(store.outbox.list({}, { limit: 1_000_000, sortOrder: "asc" }), (page) => page.data.length)

@@ -1,5 +1,5 @@
 import type { Store } from "@paycore/core"
-import { Cause, Exit, type Effect } from "effect"
+import { Cause, type Effect, Exit } from "effect"
 import type { SimRandom } from "../faults/random.ts"
 import type { SimState } from "./model.ts"
 import { type SimContext, type SimProcess, startProcess, type World } from "./process.ts"
@@ -13,6 +13,13 @@ export interface SimStats {
   crashes: number
   restarts: number
   acknowledged: number
+  /** Payments executed (acknowledged) and how many of them completed or failed with their refund done. */
+  payments: number
+  paymentsEnded: number
+  /** Card authorizations approved, network events applied. */
+  authorizations: number
+  /** Payments the worker stopped retrying (`stalledAt`), resumed by the drain as an operator does. */
+  stalledResumed: number
   eventsCommitted: number
   eventsTaken: number
   eventsRolledBack: number
@@ -25,6 +32,10 @@ export const emptyStats = (): SimStats => ({
   crashes: 0,
   restarts: 0,
   acknowledged: 0,
+  payments: 0,
+  paymentsEnded: 0,
+  authorizations: 0,
+  stalledResumed: 0,
   eventsCommitted: 0,
   eventsTaken: 0,
   eventsRolledBack: 0
