@@ -9,7 +9,7 @@
 import type { OutboxRecord, Store } from "@paycore/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { NO_FAULTS, runSimulation, SimulationFailure } from "../src/simulator/index.ts"
+import { drawProfile, NO_FAULTS, runSimulation, type SimRandom, SimulationFailure } from "../src/simulator/index.ts"
 import {
   memoryDatabase,
   ONLY,
@@ -24,6 +24,8 @@ import {
 } from "./simulator-setup.ts"
 
 const REPLAY = replayCommand("simulator-stores.test.ts")
+/** Few sequences run on a database: each with faults, at the higher intensities. */
+const heavy = (random: SimRandom) => drawProfile(random, { heavy: true })
 const url = process.env.DATABASE_URL
 const count = (ci: number) =>
   ONLY !== undefined
@@ -55,6 +57,7 @@ describe("seeded fault simulation, PostgreSQL store", () => {
       first: ONLY,
       seconds: SECONDS ?? 12,
       steps: { min: 2, max: 12 },
+      profile: heavy,
       replay: REPLAY
     })
     console.log(summary("PGlite", report))
@@ -72,6 +75,7 @@ describe("seeded fault simulation, PostgreSQL store", () => {
         first: ONLY,
         seconds: SECONDS ?? 12,
         steps: { min: 2, max: 12 },
+        profile: heavy,
         replay: REPLAY
       })
       console.log(summary("PostgreSQL", report))

@@ -25,11 +25,13 @@ const some = <K extends string>(random: SimRandom, scale: number, rates: Record<
 
 /**
  * A sequence's faults, drawn from its random source: one in eight sequences has none; the others have a random
- * intensity and a random subset of the fault kinds of each adapter (swarm testing, as VOPR does).
+ * intensity and a random subset of the fault kinds of each adapter (swarm testing, as VOPR does). `heavy`: every
+ * sequence has faults, at the higher intensities.
  */
-export const drawProfile = (random: SimRandom): FaultProfile => {
-  if (random.chance(1 / 8)) return NO_FAULTS
-  const scale = random.pick([0.25, 0.5, 1, 2])
+export const drawProfile = (random: SimRandom, options?: { readonly heavy?: boolean | undefined }): FaultProfile => {
+  // Heavy: faults in every sequence, at the higher intensities (for runs of few sequences, on a database).
+  if (options?.heavy !== true && random.chance(1 / 8)) return NO_FAULTS
+  const scale = random.pick(options?.heavy === true ? [1, 2] : [0.25, 0.5, 1, 2])
   return {
     name: `swarm x${scale}`,
     store: some(random, scale, {
