@@ -3,12 +3,12 @@
  * runs the two halves on two workers: see simulator.test.ts.
  */
 import { describe, it } from "vitest"
-import { memoryRun, ONLY } from "./simulator-setup.ts"
+import { memoryRun, ONLY, TIMEOUT } from "./simulator-setup.ts"
 
 describe("seeded fault simulation, memory store (second half)", () => {
   it.skipIf(ONLY !== undefined)(
     "conserves money, loses no acknowledged write and delivers every committed event, through faults and crashes",
     () => memoryRun("second", "simulator.test.ts"),
-    600_000
+    TIMEOUT
   )
 })

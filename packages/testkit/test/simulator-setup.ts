@@ -28,6 +28,9 @@ export const ONLY =
 /** `PAYCORE_SIM_SECONDS`: a time budget per store instead of a count (a long run). */
 export const SECONDS =
   process.env.PAYCORE_SIM_SECONDS === undefined ? undefined : Number(process.env.PAYCORE_SIM_SECONDS)
+/** A test's timeout: its time budget and a margin, or ten minutes for a count. */
+export const TIMEOUT = SECONDS === undefined ? 600_000 : (SECONDS + 300) * 1000
+
 /** `PAYCORE_SIM_SEQUENCES`: how many sequences on the memory store (the database stores run a tenth). */
 export const SEQUENCES =
   process.env.PAYCORE_SIM_SEQUENCES === undefined ? undefined : Number(process.env.PAYCORE_SIM_SEQUENCES)

@@ -20,7 +20,8 @@ import {
   SEED,
   SEQUENCES,
   simPorts,
-  summary
+  summary,
+  TIMEOUT
 } from "./simulator-setup.ts"
 
 const REPLAY = replayCommand("simulator-stores.test.ts")
@@ -48,21 +49,25 @@ describe("seeded fault simulation, PostgreSQL store", () => {
     await server?.close()
   })
 
-  it("on PGlite: the same invariants through faults and crashes", async () => {
-    const report = await runSimulation({
-      ports: simPorts,
-      database: pglite.database,
-      seed: SEED,
-      sequences: count(60),
-      first: ONLY,
-      seconds: SECONDS ?? 12,
-      steps: { min: 2, max: 12 },
-      profile: heavy,
-      replay: REPLAY
-    })
-    console.log(summary("PGlite", report))
-    expect(report.sequences).toBeGreaterThan(0)
-  }, 600_000)
+  it(
+    "on PGlite: the same invariants through faults and crashes",
+    async () => {
+      const report = await runSimulation({
+        ports: simPorts,
+        database: pglite.database,
+        seed: SEED,
+        sequences: count(60),
+        first: ONLY,
+        seconds: SECONDS ?? 12,
+        steps: { min: 2, max: 12 },
+        profile: heavy,
+        replay: REPLAY
+      })
+      console.log(summary("PGlite", report))
+      expect(report.sequences).toBeGreaterThan(0)
+    },
+    TIMEOUT
+  )
 
   it.skipIf(server === undefined)(
     "on PostgreSQL (DATABASE_URL): the same invariants through faults and crashes",
@@ -81,7 +86,7 @@ describe("seeded fault simulation, PostgreSQL store", () => {
       console.log(summary("PostgreSQL", report))
       expect(report.sequences).toBeGreaterThan(0)
     },
-    600_000
+    TIMEOUT
   )
 })
 

@@ -10,12 +10,12 @@
  * A longer run: PAYCORE_SIM_SEQUENCES=<n> or PAYCORE_SIM_SECONDS=<s>, with PAYCORE_SIM_SEED=random for a new seed.
  */
 import { describe, it } from "vitest"
-import { memoryRun } from "./simulator-setup.ts"
+import { memoryRun, TIMEOUT } from "./simulator-setup.ts"
 
 describe("seeded fault simulation, memory store", () => {
   it(
     "conserves money, loses no acknowledged write and delivers every committed event, through faults and crashes",
     () => memoryRun("first", "simulator.test.ts"),
-    600_000
+    TIMEOUT
   )
 })

@@ -65,6 +65,9 @@ export interface Sim {
 
 const INJECTED = /injected|SimulatedCrash|simulated crash/
 
+/** PostgreSQL errors of the server, not of a statement: too many clients, shutdown, connection failures. */
+const ENVIRONMENT = /\[(53300|57P0\d|08\d\d\d)\]/
+
 /** The domain code of a failure (`Refused/INSUFFICIENT_FUNDS`), or undefined when it is a defect. */
 const failureCode = (cause: Cause.Cause<unknown>): string | undefined => {
   const error = Cause.findErrorOption(cause)
@@ -110,6 +113,12 @@ export const makeSim = async (
       }
       const code = failureCode(exit.cause)
       if (code === undefined) throw new EngineDefect(`a defect no fault explains:\n${pretty}`)
+      if (code.startsWith("StoreError/") && ENVIRONMENT.test(code)) {
+        // The database server itself (a shared test server out of connections): not the engine's doing.
+        world.log.record("environment.database", code)
+        stats.outcomes.faulted++
+        return { _tag: "faulted", message: code }
+      }
       if (code.startsWith("StoreError/")) throw new EngineDefect(`a store error no fault explains: ${code}`)
       stats.outcomes.refused++
       return { _tag: "refused", code }
