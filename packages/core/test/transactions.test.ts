@@ -12,6 +12,7 @@ import { isPayment } from "../src/transactions/model.ts"
 import { MAX_REFUND_ATTEMPTS } from "../src/transactions/refunds.ts"
 import { Transactions } from "../src/transactions/service.ts"
 import { MAX_POLL_ATTEMPTS } from "../src/transactions/settlement.ts"
+import { MAX_SUBMIT_ATTEMPTS } from "../src/transactions/submission.ts"
 import {
   advance,
   balance,
@@ -502,6 +503,38 @@ describe("Transactions", () => {
         available: 100_000
       })
       assert.deepStrictEqual(yield* store.ledger.transfers(refundReference(quote.transactionId)), [])
+      yield* invariants
+    }).pipe(Effect.provide(env.layer))
+  })
+
+  it.effect("submission gives up after MAX_SUBMIT_ATTEMPTS retryable errors: PROCESSING, held, not refunded", () => {
+    // A retryable error may be a timeout after the rail took the payout: a refund then would pay twice (found by the
+    // fault simulation, docs/reliability.md). The payment stalls for an operator, its money held.
+    let calls = 0
+    const env = makeEnv(7, {
+      rail: (rail) => ({
+        ...rail,
+        submit: () =>
+          Effect.suspend(() => {
+            calls++
+            return retryableRailError("timed out")
+          })
+      })
+    })
+    return Effect.gen(function* () {
+      const { account, usdPayee } = yield* seedPayer()
+      const store = yield* Store
+      const quote = yield* executePayment(env, account.id, usdPayee.id, 10_000)
+      for (let i = 0; i < MAX_SUBMIT_ATTEMPTS + 10; i++) yield* advance(3600)
+      const record = yield* store.transactions.get(quote.transactionId)
+      assert.strictEqual(record?.state, "PROCESSING")
+      assert.strictEqual(record?.attempts, MAX_SUBMIT_ATTEMPTS)
+      assert.isUndefined(record?.dueAt)
+      assert.isDefined(record?.stalledAt)
+      assert.strictEqual(calls, MAX_SUBMIT_ATTEMPTS)
+      assert.strictEqual((yield* balance(account.id, "USD")).pendingDebits, 10_000)
+      yield* advance(86_400)
+      assert.strictEqual(calls, MAX_SUBMIT_ATTEMPTS)
       yield* invariants
     }).pipe(Effect.provide(env.layer))
   })

@@ -325,10 +325,13 @@ export interface SandboxRailOptions {
 
 /**
  * How long a sandbox rail remembers a submission (by transaction id) so that a repeated `submit` answers the first
- * reference: longer than the engine's re-submission schedule (`SUBMIT_GRACE_SECONDS`, then `MAX_SUBMIT_ATTEMPTS`
- * with backoff: about 22 minutes). Not across a restart: the sandbox keeps nothing outside the process.
+ * reference: a week. The engine re-submits on its schedule (`SUBMIT_GRACE_SECONDS`, then `MAX_SUBMIT_ATTEMPTS` with
+ * backoff: about 22 minutes) only while its worker runs: after an outage of the engine the re-submission comes when
+ * the worker is back, hours later. An hour was too short: the fault simulation (docs/reliability.md) paid a payout
+ * twice when the rail's answer was lost and the worker came back after a day. Not across a restart of the sandbox: it
+ * keeps nothing outside the process.
  */
-export const SUBMIT_MEMORY_SECONDS = HOUR
+export const SUBMIT_MEMORY_SECONDS = 7 * 24 * HOUR
 
 /**
  * The submissions of the last `SUBMIT_MEMORY_SECONDS`, by transaction id, oldest first: an expired entry is

@@ -6,7 +6,6 @@
 import { type Clock, Effect, Result } from "effect"
 import type { Payout, RailError } from "../ports/rail.ts"
 import type { Refused, StoreError } from "../shared/errors.ts"
-import { addSeconds, pollBackoffSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
 import type { TransactionRecord } from "./model.ts"
 import {
@@ -16,6 +15,7 @@ import {
   laterOf,
   type MoveError,
   nowOf,
+  retryLaterSteps,
   savedRecord,
   saveRecordSteps,
   type TransactionChange
@@ -29,7 +29,10 @@ import { refundDue, refundSteps } from "./refunds.ts"
  * retryable rail error. `Rail.submit` should be idempotent per `transactionId`.
  */
 export const SUBMIT_GRACE_SECONDS = 60
-/** Retryable rail errors: the worker retries with exponential backoff, then gives up on submission. */
+/**
+ * Retryable rail errors: the worker retries with exponential backoff, then stops (`stalledAt`): the payment stays
+ * PROCESSING with its money held, since the rail may have taken the payout; an operator resolves it.
+ */
 export const MAX_SUBMIT_ATTEMPTS = 8
 
 /**
@@ -118,16 +121,11 @@ const recordSubmission = Effect.fnUntraced(function* (
   if (Result.isSuccess(submitted))
     return yield* saveRecordSteps(ports, current, submittedChange(ports, current, submitted.success, now), now)
   const error = submitted.failure
-  const attempts = (current.attempts ?? 0) + 1
-  if (error.retryable && attempts < MAX_SUBMIT_ATTEMPTS) {
-    return yield* saveRecordSteps(
-      ports,
-      current,
-      { record: { attempts, dueAt: addSeconds(now, pollBackoffSeconds(attempts)) } },
-      now
-    )
-  }
-  return yield* failPaymentSteps(ports, current, error.retryable ? "QUOTE_EXECUTION_FAILED" : error.reason, now)
+  // A retryable error may hide a payout the rail took (a timeout): failing and refunding it after the last attempt
+  // would pay twice (the fault simulation did). The row stalls for an operator instead, its money held.
+  if (error.retryable)
+    return yield* retryLaterSteps(ports, current, (current.attempts ?? 0) + 1, MAX_SUBMIT_ATTEMPTS, now, "submission")
+  return yield* failPaymentSteps(ports, current, error.reason, now)
 })
 
 /**
