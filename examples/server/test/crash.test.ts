@@ -13,9 +13,9 @@ import { join } from "node:path"
 import { Store } from "@paycore/core"
 import * as PostgresStore from "@paycore/store-postgres"
 import { Effect, type Layer } from "effect"
-import pg from "pg"
 import { Webhook } from "standardwebhooks"
 import { afterAll, describe, expect, it } from "vitest"
+import { createDatabase, TEST_MASTER_KEY } from "./databases.ts"
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname
 const CREDENTIALS = "crash-test:crash-test-secret-0001"
@@ -44,24 +44,13 @@ const pgliteTarget = (): Target => {
 }
 
 const serverTarget = async (databaseUrl: string): Promise<Target> => {
-  const name = `paycore_crash_${process.pid}_${Date.now()}`
-  const admin = new pg.Client({ connectionString: databaseUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(databaseUrl)
-  url.pathname = `/${name}`
+  const database = await createDatabase(databaseUrl, "paycore_crash")
   return {
     name: "PostgreSQL server",
     // A PostgreSQL server is shared: without the keys given, they are kept sealed in it under the master key.
-    env: { DATABASE_URL: url.toString(), PAYCORE_MASTER_KEY: "5a".repeat(32) },
-    layer: () => PostgresStore.layerPg({ connectionString: url.toString() }),
-    cleanup: async () => {
-      const client = new pg.Client({ connectionString: databaseUrl })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    }
+    env: { DATABASE_URL: database.url, PAYCORE_MASTER_KEY: TEST_MASTER_KEY },
+    layer: () => PostgresStore.layerPg({ connectionString: database.url }),
+    cleanup: database.drop
   }
 }
 

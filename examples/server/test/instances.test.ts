@@ -14,6 +14,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
+import { createDatabase } from "./databases.ts"
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname
 const CREDENTIALS = "instances-test:instances-test-secret-0001"
@@ -172,17 +173,11 @@ describe.skipIf(database === undefined)("several instances on one PostgreSQL dat
   })
 
   it("three instances, one killed and restarted mid-load: nothing lost, nothing twice, money conserved, no deadlock", async () => {
-    const name = `paycore_instances_${process.pid}_${Date.now()}`
+    const { name, url: databaseUrl, drop } = await createDatabase(database!, "paycore_instances")
+    cleanups.push(drop)
     const admin = new pg.Client({ connectionString: database })
     await admin.connect()
-    await admin.query(`CREATE DATABASE ${name}`)
-    cleanups.push(async () => {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await admin.end()
-    })
-    const url = new URL(database!)
-    url.pathname = `/${name}`
-    const databaseUrl = url.toString()
+    cleanups.push(() => admin.end())
     const deadlocks = async () =>
       Number(
         (await admin.query(`SELECT deadlocks FROM pg_stat_database WHERE datname = $1`, [name])).rows[0]?.deadlocks ?? 0

@@ -11,8 +11,8 @@ import { Agent, createServer, request as httpRequest, type Server } from "node:h
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
+import { createDatabase, TEST_MASTER_KEY } from "./databases.ts"
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname
 const CREDENTIALS = "shutdown-test:shutdown-test-secret-0001"
@@ -36,23 +36,12 @@ const pgliteTarget = (): Target => {
 }
 
 const serverTarget = async (databaseUrl: string): Promise<Target> => {
-  const name = `paycore_shutdown_${process.pid}_${Date.now()}`
-  const admin = new pg.Client({ connectionString: databaseUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(databaseUrl)
-  url.pathname = `/${name}`
+  const database = await createDatabase(databaseUrl, "paycore_shutdown")
   return {
     name: "PostgreSQL server",
     // A server deployment shares its keys through the database, sealed under the master key (docs/operations.md).
-    env: { DATABASE_URL: url.toString(), PAYCORE_MASTER_KEY: "5a".repeat(32) },
-    cleanup: async () => {
-      const client = new pg.Client({ connectionString: databaseUrl })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    }
+    env: { DATABASE_URL: database.url, PAYCORE_MASTER_KEY: TEST_MASTER_KEY },
+    cleanup: database.drop
   }
 }
 
