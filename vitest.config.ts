@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 /**
@@ -30,7 +31,8 @@ export default defineConfig({
     // Three workers for two cores: the suite spends much of its time waiting on PostgreSQL, PGlite and the servers,
     // browsers and installs it starts, so a third worker fills the waits (on the 2-core CI machine, 571 s instead of
     // 630 s with a worker per core, and two workers took about two thirds of the time of one).
-    maxWorkers: "150%",
+    // (A number: vitest caps a percentage at the core count.)
+    maxWorkers: Math.ceil(availableParallelism() * 1.5),
     testTimeout: 30_000,
     // Hooks start servers: PGlite applies every migration in WebAssembly, which on a loaded 2-core machine can take
     // longer than a test may. A limit, not a measurement.
