@@ -46,9 +46,9 @@ describe("WH-22 INTERNAL_ACCOUNT.BALANCE_UPDATED", () => {
     const a = "InternalAccount:a"
     const b = "InternalAccount:b"
     const moves = [transfer(a, "system:payouts:USD"), transfer("system:deposits:USD", b), transfer(a, b)]
-    expect(accountsMovedBy(moves, true)).toEqual([a, b])
+    expect(accountsMovedBy(moves, true).map((m) => m.account)).toEqual([a, b])
     // A hold written or voided changes its debited account's available balance only.
-    expect(accountsMovedBy(moves, false)).toEqual([a])
+    expect(accountsMovedBy(moves, false).map((m) => m.account)).toEqual([a])
     expect(accountsMovedBy([transfer("system:deposits:USD", b)], false)).toEqual([])
   })
 })

@@ -90,7 +90,6 @@ const statementsOf = <T, U extends string>(codec: RowCodec<T>, uniques: Readonly
         : ` WHERE NOT EXISTS (SELECT 1 FROM ${table} AS other WHERE other.id <> EXCLUDED.id AND (${keyTaken("other", "EXCLUDED")}))`),
     get: `SELECT * FROM ${table} WHERE id = $1`,
     lock: `SELECT * FROM ${table} WHERE id = $1 FOR UPDATE`,
-    lockNowait: `SELECT * FROM ${table} WHERE id = $1 FOR UPDATE NOWAIT`,
     idTaken: `SELECT 1 FROM ${table} WHERE id = $1`,
     byIndex: new Map(
       uniques.map((u) => {
@@ -211,8 +210,7 @@ const collectionOf = <T extends { readonly id: string }, F, U extends string>(
 
   return {
     get: (id) => Effect.map(x.query(sql.get, [id]), first),
-    getForUpdate: (id) =>
-      x.locking([`${table}:${id}`], (wait) => Effect.map(x.query(wait ? sql.lock : sql.lockNowait, [id]), first)),
+    getForUpdate: (id) => x.locking([`${table}:${id}`], Effect.map(x.query(sql.lock, [id]), first)),
     findUnique: (index, value) => {
       const found = sql.byIndex.get(index)
       return found === undefined ? Effect.succeed(undefined) : Effect.map(x.query(found.find, [value]), first)

@@ -13,11 +13,6 @@ const keyTaken = tables.idempotency.unique[0]!.name
 const counterAdd =
   `INSERT INTO counters AS c (key, value) VALUES ($1, $2) ON CONFLICT (key) ` +
   `DO UPDATE SET value = c.value + EXCLUDED.value RETURNING value`
-/** `counterAdd`, the row locked without waiting first (`55P03` when another transaction holds it). */
-const counterAddNowait =
-  `WITH locked AS MATERIALIZED (SELECT 1 FROM counters WHERE key = $1 FOR UPDATE NOWAIT) ` +
-  `INSERT INTO counters AS c (key, value) SELECT $1, $2::bigint WHERE (SELECT count(*) FROM locked) >= 0 ` +
-  `ON CONFLICT (key) DO UPDATE SET value = c.value + EXCLUDED.value RETURNING value`
 
 /** Stored responses of idempotent requests, and running totals. */
 export const idempotencyRepositories = (x: Executor): Pick<Repositories, "idempotency" | "counters"> => ({
@@ -41,8 +36,7 @@ export const idempotencyRepositories = (x: Executor): Pick<Repositories, "idempo
     add: (key, amount) =>
       x.locking(
         [],
-        (wait) =>
-          Effect.map(x.query(wait ? counterAdd : counterAddNowait, [key, amount]), (rows) => Number(rows[0]!.value)),
+        Effect.map(x.query(counterAdd, [key, amount]), (rows) => Number(rows[0]!.value)),
         true
       )
   }

@@ -33,22 +33,10 @@ const systemShard =
   `CASE WHEN pg_try_advisory_xact_lock(${SHARD_LOCK_CLASS}, ${ownShard}) THEN ${ownShard} ` +
   `ELSE coalesce(${freeShard}, ${ownShard}) END`
 const shardOf = (account: string) => `CASE WHEN starts_with(${account}, 'system:') THEN ${systemShard} ELSE 0 END`
-/**
- * Locks (without waiting) the shard-0 rows of the customer accounts in `accounts` (a text[] expression) before a
- * statement moves them: a group's transaction, which already holds rows, never waits (see `Executor.locking`). A row
- * another transaction holds fails the statement (`55P03`).
- */
-const lockCustomerRowsNowait = (accounts: string) =>
-  `locked AS MATERIALIZED (SELECT account FROM ledger_balances WHERE account = ANY(${accounts}) AND shard = 0 ` +
-  `AND NOT starts_with(account, 'system:') ORDER BY account FOR UPDATE NOWAIT)`
-/** In a statement's WHERE: makes it run the `locked` CTE first. */
-const afterLocked = `(SELECT count(*) FROM locked) >= 0`
 const lockBalancesSql = `SELECT * FROM ledger_balances WHERE account = ANY($1::text[]) ORDER BY account, shard FOR UPDATE`
 // One account (a payment from one source): PostgreSQL re-plans the array form on every execution (its generic
 // plan looks dearer than a plan for one value), but keeps one plan for this form.
 const lockBalanceSql = `SELECT * FROM ledger_balances WHERE account = $1 ORDER BY shard FOR UPDATE`
-const lockBalancesNowaitSql = `${lockBalancesSql} NOWAIT`
-const lockBalanceNowaitSql = `${lockBalanceSql} NOWAIT`
 const createBalancesSql =
   `INSERT INTO ledger_balances (account, shard, currency, posted, pending_debits, pending_credits) ` +
   `SELECT a, 0, c, 0, 0, 0 FROM ${arrayRows(
@@ -89,17 +77,10 @@ const transferColumns = [
 const recordSql =
   `WITH recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
   `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t) ${moveBalances}`
-const recordNowaitSql =
-  `WITH ${lockCustomerRowsNowait("$9::text[]")}, ` +
-  `recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
-  `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t WHERE ${afterLocked}) ${moveBalances.replace(
-    " AS d ON CONFLICT",
-    ` AS d WHERE ${afterLocked} ON CONFLICT`
-  )}`
 // Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
 // already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
-const resolveBody = (first: string, where: string) =>
-  `${first}resolved AS (UPDATE ledger_transfers SET state = $2 WHERE id = ANY($1::text[]) AND state = 'PENDING'${where} ` +
+const resolveSql =
+  `WITH resolved AS (UPDATE ledger_transfers SET state = $2 WHERE id = ANY($1::text[]) AND state = 'PENDING' ` +
   `RETURNING debit, credit, amount, currency), ` +
   `moves AS (SELECT debit AS account, currency, -amount * $3::bigint AS posted, -amount AS pending_debits, ` +
   `0::bigint AS pending_credits FROM resolved UNION ALL ` +
@@ -109,16 +90,6 @@ const resolveBody = (first: string, where: string) =>
   `FROM moves GROUP BY account ORDER BY account ON CONFLICT (account, shard) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
   `pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
   `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
-const resolveSql = resolveBody("WITH ", "")
-// The accounts of the transfers, their customer rows locked without waiting first.
-const resolveNowaitSql = resolveBody(
-  `WITH ${lockCustomerRowsNowait(
-    "ARRAY(SELECT debit FROM ledger_transfers WHERE id = ANY($1::text[]) UNION " +
-      "SELECT credit FROM ledger_transfers WHERE id = ANY($1::text[]))"
-  )}, `,
-  ` AND ${afterLocked}`
-)
-
 // An account's transfers newest first, before a position (`seq`): the newest of each side by its index, merged; and
 // the account's posted balance through the newest of them (its POSTED transfers up to it, credits minus debits).
 const accountTransfersSql =
@@ -176,24 +147,21 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
       }
       return x.locking(
         names.map((name) => `balance:${name}`),
-        (wait) => {
-          const locked =
-            names.length === 1
-              ? x.query(wait ? lockBalanceSql : lockBalanceNowaitSql, names)
-              : x.query(wait ? lockBalancesSql : lockBalancesNowaitSql, [names])
-          return Effect.flatMap(locked, (rows) => {
+        Effect.flatMap(
+          names.length === 1 ? x.query(lockBalanceSql, names) : x.query(lockBalancesSql, [names]),
+          (rows) => {
             const have = new Set<string>(rows.map((r) => r.account))
             if (have.size === names.length) return Effect.succeed(answer(rows))
             const missing = names.filter((n) => !have.has(n))
             return Effect.flatMap(
               Effect.andThen(
                 x.run(createBalancesSql, [missing, missing.map((n) => currencyOf.get(n)!)]),
-                x.query(wait ? lockBalancesSql : lockBalancesNowaitSql, [missing])
+                x.query(lockBalancesSql, [missing])
               ),
               (created) => Effect.succeed(answer([...rows, ...created]))
             )
-          })
-        }
+          }
+        )
       )
     },
     record: (transfers) => {
@@ -250,16 +218,12 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
         m.map((x) => x.pendingDebits),
         m.map((x) => x.pendingCredits)
       ]
-      return x.locking([], (wait) => x.run(wait ? recordSql : recordNowaitSql, params), true)
+      return x.locking([], x.run(recordSql, params), true)
     },
     resolve: (ids, outcome) =>
       ids.length === 0
         ? Effect.void
-        : x.locking(
-            [],
-            (wait) => x.run(wait ? resolveSql : resolveNowaitSql, [ids, outcome, outcome === "POSTED" ? 1 : 0]),
-            true
-          ),
+        : x.locking([], x.run(resolveSql, [ids, outcome, outcome === "POSTED" ? 1 : 0]), true),
     transfers: (reference) =>
       Effect.map(x.query(`SELECT * FROM ledger_transfers WHERE reference = $1 ORDER BY seq`, [reference]), (rows) =>
         rows.map(transferCodec.decode)

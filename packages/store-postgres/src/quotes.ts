@@ -7,7 +7,6 @@ import type { Executor } from "./statements.ts"
 
 const lockQuoteSql = `SELECT * FROM quotes WHERE id = $1 FOR UPDATE`
 const lockTransactionOfQuoteSql = `SELECT * FROM transactions WHERE id = (SELECT transaction_id FROM quotes WHERE id = $1) FOR UPDATE`
-const nowait = (text: string) => `${text} NOWAIT`
 const setQuoteStatusSql = `UPDATE quotes SET status = $2 WHERE id = $1`
 const quoteCodec = rowCodecOf(tables.quotes)
 const transactionCodec = rowCodecOf(tables.transactions)
@@ -22,14 +21,10 @@ export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes" | "l
       // Both statements go out together; the second runs once the first holds the quote's lock.
       // The transaction's lock is noted under the quote's key too: only the quote leads to it here.
       getForUpdateWithTransaction: (id) =>
-        x.locking([`quotes:${id}`], (wait) =>
+        x.locking(
+          [`quotes:${id}`],
           Effect.flatMap(
-            Effect.all(
-              wait
-                ? [x.query(lockQuoteSql, [id]), x.query(lockTransactionOfQuoteSql, [id])]
-                : [x.query(nowait(lockQuoteSql), [id]), x.query(nowait(lockTransactionOfQuoteSql), [id])],
-              { concurrency: 2 }
-            ),
+            Effect.all([x.query(lockQuoteSql, [id]), x.query(lockTransactionOfQuoteSql, [id])], { concurrency: 2 }),
             ([quote, transaction]) => {
               if (quote.length === 0) return Effect.succeed(undefined)
               const found = {
@@ -37,7 +32,7 @@ export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes" | "l
                 transaction: transaction.length === 0 ? undefined : transactionCodec.decode(transaction[0]!)
               }
               const held = found.transaction === undefined ? [] : [`transactions:${found.transaction.id}`]
-              return x.locking(held, () => Effect.succeed(found))
+              return x.locking(held, Effect.succeed(found))
             }
           )
         ),

@@ -7,9 +7,11 @@ import {
   backoffMs,
   type CurrentTx,
   failTx,
+  type Group,
   type Grouping,
   ignore,
   MAX_ATTEMPTS,
+  type Member,
   makeTransaction,
   regroup,
   sleep
@@ -45,18 +47,17 @@ export interface Executor {
    */
   readonly writeUnflushed: (text: string, params: ReadonlyArray<unknown>) => Effect.Effect<QueryResult<Row>, StoreError>
   /**
-   * Runs statements that lock rows another transaction may hold: `effect(wait)` takes them waiting (`wait` true) or
-   * with `NOWAIT` (false: a row another transaction holds fails the statement, `55P03`, and the transaction). A
-   * transaction alone, or a group's before it holds anything (its first write or lock), waits; a group's after that
-   * does not, so a group never waits while holding rows, and groups of several processes cannot deadlock: the
-   * group is rolled back and its members run again alone, each waiting in the one order of its own rows.
-   * `keys` are the rows' keys a member of a group takes: a lock another member of its group holds would not make it
-   * wait (they share the DB transaction): the group is rolled back instead, and its members run again alone.
-   * `writes`: the effect writes (an upsert), and outside a transaction joins a group as any write does; decided there.
+   * Runs statements that lock rows (`keys`: the rows' keys, `table:id`, `balance:account`). In a group, a row another
+   * member of the group locked first would not make this one wait (they share the DB transaction), and it would read
+   * what the other is still changing: so this member waits for that one to end first, then runs `effect` and reads
+   * what it wrote. Two members that would wait for each other fail the group (`regroup`): it rolls back and its
+   * members run again alone. Rows of other transactions are waited for in PostgreSQL (a group's wait bounded, see
+   * `GroupCommit.lockTimeoutMs`). `writes`: the effect writes (an upsert), and outside a transaction joins a group as
+   * any write does.
    */
   readonly locking: <A, E>(
     keys: ReadonlyArray<string>,
-    effect: (wait: boolean) => Effect.Effect<A, E>,
+    effect: Effect.Effect<A, E>,
     writes?: boolean
   ) => Effect.Effect<A, E | StoreError>
   /** The store's `transaction` (see transaction.ts). */
@@ -129,10 +130,7 @@ export const makeExecutor = (
       }
       const tx = member.tx
       if (tx.failure !== undefined) return Effect.fail(tx.failure)
-      if (!member.wrote && writes(text)) {
-        member.wrote = true
-        tx.holds = true
-      }
+      if (writes(text)) member.wrote = true
       return Effect.tryPromise({
         try: () => {
           // A write sent before this statement may have failed first (this one then only found the transaction
@@ -170,7 +168,6 @@ export const makeExecutor = (
       const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
       if (answer === undefined) return Effect.asVoid(write(text, params))
       member!.wrote = true
-      tx!.holds = true
       tx!.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx!, error, storeError(error))))
       return Effect.void
     })
@@ -182,32 +179,48 @@ export const makeExecutor = (
         : write(text, params)
     )
 
+  /** Waits until `member` may hold `keys` in its group (see `Executor.locking`), then notes them as its own. */
+  const takeKeys = (member: Member, group: Group, keys: ReadonlyArray<string>): Effect.Effect<void, StoreError> =>
+    Effect.suspend(() => {
+      if (member.tx.failure !== undefined) return Effect.fail(member.tx.failure)
+      let holder: Member | undefined
+      for (const key of keys) {
+        const taken = group.locks.get(key)
+        if (taken !== undefined && taken !== member && !taken.done) holder = taken
+      }
+      if (holder === undefined) {
+        for (const key of keys) group.locks.set(key, member)
+        return Effect.void
+      }
+      // Waiting for a member that (through others) waits for this one would never end.
+      for (let next: Member | undefined = holder; next !== undefined; next = next.waitingFor) {
+        if (next === member) {
+          failTx(member.tx, undefined, regroup)
+          return Effect.fail(regroup)
+        }
+      }
+      const awaited = holder
+      member.waitingFor = awaited
+      return Effect.andThen(
+        Effect.promise(() => awaited.ended),
+        Effect.suspend(() => {
+          member.waitingFor = undefined
+          return takeKeys(member, group, keys)
+        })
+      )
+    })
+
   const locking: Executor["locking"] = <A, E>(
     keys: ReadonlyArray<string>,
-    effect: (wait: boolean) => Effect.Effect<A, E>,
+    effect: Effect.Effect<A, E>,
     writes = false
   ): Effect.Effect<A, E | StoreError> =>
     Effect.withFiber((fiber): Effect.Effect<A, E | StoreError> => {
       const member = fiber.getRef(CurrentTx)
       if (member === undefined && writes && grouping.groups > 0) return transaction(locking(keys, effect))
       const group = member?.group
-      if (group === undefined) {
-        if (member !== undefined) member.tx.holds = true
-        return effect(true)
-      }
-      for (const key of keys) {
-        const holder = group.locks.get(key)
-        if (holder === undefined) group.locks.set(key, member!)
-        else if (holder !== member) {
-          failTx(member!.tx, undefined, regroup)
-          return Effect.fail(regroup)
-        }
-      }
-      // Statements of a group go out in the order they are asked for and run in that order: the first one that locks
-      // or writes may wait (the group holds nothing yet), no later one.
-      const wait = !member!.tx.holds
-      member!.tx.holds = true
-      return effect(wait)
+      if (member === undefined || group === undefined || keys.length === 0) return effect
+      return Effect.andThen(takeKeys(member, group, keys), effect)
     })
 
   return { execute, write, query, queryAdHoc, run, writeUnflushed, locking, transaction }

@@ -53,7 +53,8 @@ export const makePostgresStore = (db: Kysely<Database>, options: StoreOptions = 
     const sql = sqlClientOf(db)
     const grouping = {
       groups: sql.pipelines ? Math.max(0, options.groupCommit?.groups ?? 2) : 0,
-      members: Math.max(1, options.groupCommit?.members ?? 32)
+      members: Math.max(1, options.groupCommit?.members ?? 32),
+      lockTimeoutMs: options.groupCommit?.lockTimeoutMs ?? 200
     }
     const currentTx = makeCurrentTx()
     const x = makeExecutor(sql, grouping, currentTx, options.flushRailReferences === true)

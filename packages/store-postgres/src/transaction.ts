@@ -34,12 +34,6 @@ export interface Tx {
   conflict: boolean
   /** Writes sent without waiting for their answer (see `run`); settled, never rejected. */
   readonly inFlight: Array<Promise<void>>
-  /**
-   * It sent a write or a row lock: it may hold what another transaction waits for. A group's transaction then takes
-   * no lock it would wait for (see `Executor.locking`): a transaction that waits holds nothing, so no wait closes a
-   * cycle (docs/operations.md, "Transactions, isolation and locking").
-   */
-  holds: boolean
 }
 
 /** What a fiber in a transaction runs in: the DB transaction, and its place in a group when it has one. */
@@ -48,21 +42,50 @@ export interface Member {
   readonly group: Group | undefined
   /** It sent a statement that writes (any but SELECT): its failure cannot be taken back alone. */
   wrote: boolean
+  /** Its effect ended (in a group: the rows it locked stay locked, by the group, until the group ends). */
+  done: boolean
+  /** Settles when it ended (see `done`). */
+  readonly ended: Promise<void>
+  readonly end: () => void
+  /** The member of its group it waits for (to end), for a row that one locked first (see `Executor.locking`). */
+  waitingFor: Member | undefined
+}
+
+export const newMember = (tx: Tx, group: Group | undefined): Member => {
+  let end!: () => void
+  const ended = new Promise<void>((resolve) => {
+    end = resolve
+  })
+  const member: Member = {
+    tx,
+    group,
+    wrote: false,
+    done: false,
+    ended,
+    end: () => {
+      member.done = true
+      end()
+    },
+    waitingFor: undefined
+  }
+  return member
 }
 
 /**
  * Callers' transactions run together in one DB transaction on one connection (group commit): their statements
  * of one moment share a round trip, and they share BEGIN, COMMIT and its WAL flush. A group commits when every
- * member has ended; it is rolled back, and every member run again alone, when a member failed after writing,
- * a statement failed, or two members locked one row (a member would otherwise read what the other is about to
- * change, without waiting for it). A member that failed having only read ends with its failure once the
- * group committed.
+ * member has ended; it is rolled back, and every member run again alone, when a member failed after writing or
+ * a statement failed. A member that locks a row another member of its group locked first waits for that one to end
+ * (it then reads what that one wrote: they share the DB transaction), so the payments of one hot account share a
+ * group instead of queueing on its row one DB transaction after another; two members that would wait for each
+ * other roll the group back. A member that failed having only read ends with its failure once the group committed.
+ * A group waits for a row another transaction holds at most `lockTimeoutMs` (see `GroupCommit`).
  */
 export interface Group {
   readonly members: Array<(tx: Exit.Exit<Tx, StoreError>) => void>
   /** Members whose effect has not ended. */
   running: number
-  /** Row locks taken so far (`table:id`, `balance:account`), by member. */
+  /** Row locks taken so far (`table:id`, `balance:account`), by the member that took each first. */
   readonly locks: Map<string, Member>
   /** Some member ended in a way that rolls the group back. */
   poisoned: boolean
@@ -81,6 +104,13 @@ export interface GroupCommit {
   readonly groups?: number | undefined
   /** Members of one group at most (default 32). */
   readonly members?: number | undefined
+  /**
+   * How long a group waits for a row another transaction holds before it rolls back and its members run again
+   * alone (`lock_timeout`, default 200 ms; keep it below the server's `deadlock_timeout`, 1 s by default). A group
+   * holds its members' rows while it waits: bounding the wait means no cycle of waits lasts, so the server never
+   * has to break a deadlock (docs/operations.md, "No deadlocks").
+   */
+  readonly lockTimeoutMs?: number | undefined
 }
 
 /** How a store on a server runs its transactions and writes. */
@@ -99,6 +129,7 @@ export interface StoreOptions {
 export interface Grouping {
   readonly groups: number
   readonly members: number
+  readonly lockTimeoutMs: number
 }
 
 /** The transaction a fiber runs in (`undefined`: none); one reference per store, so two stores never see each other's. */
@@ -111,9 +142,9 @@ export const makeCurrentTx = (): CurrentTx =>
     defaultValue: () => undefined
   })
 
-/** A member of a group locked a row another member holds: the group rolls back and its members run alone. */
+/** Two members of a group would wait for each other's rows: the group rolls back and its members run alone. */
 export const regroup = new StoreError({
-  message: "PostgreSQL store: two transactions of one group locked the same row; each runs again alone",
+  message: "PostgreSQL store: two transactions of one group waited for each other's rows; each runs again alone",
   retryable: true
 })
 
@@ -129,7 +160,7 @@ export const failTx = (tx: Tx, error: unknown, failure: StoreError | UniqueViola
 
 export const ignore = (): void => undefined
 
-const newTx = (conn: SqlTransaction): Tx => ({ conn, failure: undefined, conflict: false, inFlight: [], holds: false })
+const newTx = (conn: SqlTransaction): Tx => ({ conn, failure: undefined, conflict: false, inFlight: [] })
 
 interface Outcome<A, E> {
   readonly exit: Exit.Exit<A, E | StoreError>
@@ -201,7 +232,7 @@ const soloTransactions = (sql: SqlClient, CurrentTx: CurrentTx) => {
       Effect.flatMap(Effect.exit(restore(begin)), (begun): Effect.Effect<Outcome<A, E>, never, R> => {
         if (Exit.isFailure(begun)) return Effect.succeed({ exit: Exit.failCause(begun.cause), again: false })
         const tx = begun.value
-        const member: Member = { tx, group: undefined, wrote: false }
+        const member = newMember(tx, undefined)
         return Effect.flatMap(Effect.exit(restore(Effect.provideService(effect, CurrentTx, member))), (exit) =>
           finish(tx, exit)
         )
@@ -218,6 +249,7 @@ const soloTransactions = (sql: SqlClient, CurrentTx: CurrentTx) => {
 
 /** Group commit (see `Group`): `grouped(effect)` runs `effect` as a member of a group of up to `grouping.members`. */
 const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) => {
+  const lockTimeoutSql = `SET LOCAL lock_timeout = ${Math.max(1, Math.round(grouping.lockTimeoutMs))}`
   /** Groups begun and not yet ended (each holds a connection). */
   let groupsRunning = 0
   /** The group begun last, while none of its members has ended: newcomers join it at once. */
@@ -248,6 +280,10 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
     sql.begin().then(
       (conn) => {
         const tx = newTx(conn)
+        // Sent with the members' first statements: no round trip of its own.
+        const bounded = conn.send(lockTimeoutSql, [], true)
+        if (bounded !== undefined)
+          tx.inFlight.push(bounded.then(ignore, (error: unknown) => failTx(tx, error, storeError(error))))
         group.tx = tx
         group.running = group.members.length
         open = group
@@ -326,6 +362,7 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
     exit: Exit.Exit<A, E>
   ): Effect.Effect<Exit.Exit<A, E | StoreError> | undefined> => {
     if (open === group) open = undefined
+    member.end()
     const interrupted = Exit.isFailure(exit) && Cause.hasInterrupts(exit.cause)
     if (Exit.isFailure(exit) && (member.wrote || interrupted)) group.poisoned = true
     group.running--
@@ -349,7 +386,7 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
         (joined): Effect.Effect<Exit.Exit<A, E | StoreError> | undefined, never, R> => {
           if (Exit.isFailure(joined)) return Effect.succeed(Exit.failCause(joined.cause))
           const { group, tx } = joined.value
-          const member: Member = { tx, group, wrote: false }
+          const member = newMember(tx, group)
           return Effect.flatMap(Effect.exit(restore(Effect.provideService(effect, CurrentTx, member))), (exit) =>
             leaveGroup(member, group, exit)
           )

@@ -27,7 +27,7 @@ const failingCommits = (commitError: () => Error) => {
 }
 
 const runThree = async (sql: SqlClient, groups: number) => {
-  const transaction = makeTransaction(sql, { groups, members: 32 }, makeCurrentTx())
+  const transaction = makeTransaction(sql, { groups, members: 32, lockTimeoutMs: 200 }, makeCurrentTx())
   let runs = 0
   const exits = await Promise.all(
     [1, 2, 3].map(() =>

@@ -8,7 +8,8 @@
  * `packages/core/test/balance-updates.test.ts` checks that no context above writes the ledger past these.
  */
 
-import type { LedgerTransfer } from "../ledger/model.ts"
+import { Effect } from "effect"
+import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import {
   isSystemAccount,
   type Leg,
@@ -17,18 +18,21 @@ import {
   writeTransfersSteps as writeLedgerTransfersSteps
 } from "../ledger/transfers.ts"
 import type { Ids } from "../ports/ids.ts"
-import type { Store } from "../ports/store.ts"
+import { type Store, together } from "../ports/store.ts"
 import type { Refused, StoreError } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { emitSteps } from "../webhooks/emit.ts"
-import { withBalances } from "./internal-accounts.ts"
+import { viewsWithBalances } from "./internal-accounts.ts"
 import type { InternalAccountRecord } from "./model.ts"
 
 /** What the steps run on: any context's ports with the store and ids (`PaymentPorts`, `CardPorts`, ...). */
 export interface BalanceUpdatePorts {
-  readonly store: Pick<Store["Service"], "ledger" | "outbox" | "internalAccounts">
+  readonly store: Pick<Store["Service"], "ledger" | "outbox" | "internalAccounts" | "pipelines">
   readonly ids: Ids["Service"]
 }
+
+/** A ledger account a write moved, with its currency (`ledger.balances` asks for both). */
+type MovedAccount = Pick<LedgerBalance, "account" | "currency">
 
 export const BALANCE_UPDATED = "INTERNAL_ACCOUNT.BALANCE_UPDATED"
 
@@ -37,29 +41,42 @@ export const BALANCE_UPDATED = "INTERNAL_ACCOUNT.BALANCE_UPDATED"
  * a hold posted); only the debited side of a hold written or voided (its available balance; the credited side's
  * figures count posted money only).
  */
-export const accountsMovedBy = (transfers: ReadonlyArray<LedgerTransfer>, posting: boolean): ReadonlyArray<string> => {
-  const moved: Array<string> = []
+export const accountsMovedBy = (
+  transfers: ReadonlyArray<LedgerTransfer>,
+  posting: boolean
+): ReadonlyArray<MovedAccount> => {
+  const moved: Array<MovedAccount> = []
+  const add = (account: string, currency: string) => {
+    if (!isSystemAccount(account) && !moved.some((m) => m.account === account)) moved.push({ account, currency })
+  }
   for (const t of transfers) {
-    if (!isSystemAccount(t.debit) && !moved.includes(t.debit)) moved.push(t.debit)
-    if (posting && !isSystemAccount(t.credit) && !moved.includes(t.credit)) moved.push(t.credit)
+    add(t.debit, t.currency)
+    if (posting) add(t.credit, t.currency)
   }
   return moved
 }
 
-/** `INTERNAL_ACCOUNT.BALANCE_UPDATED` for each of `accounts` (its subject), with its balances as they are now. */
+/** `INTERNAL_ACCOUNT.BALANCE_UPDATED` for each of `moved` (its subject), with its balances as they are now. */
 export function* announceBalancesSteps(
   ports: BalanceUpdatePorts,
-  accounts: ReadonlyArray<string>,
+  moved: ReadonlyArray<MovedAccount>,
   now: string
 ): Steps<void, StoreError> {
-  if (accounts.length === 0) return
-  const records: Array<InternalAccountRecord> = []
-  for (const id of accounts) {
-    const record = yield* ports.store.internalAccounts.get(id)
-    if (record !== undefined) records.push(record)
+  if (moved.length === 0) return
+  const { store } = ports
+  // The accounts and their balances asked for together (one round trip on PostgreSQL).
+  const [found, balances] = yield* together(
+    store,
+    () =>
+      Effect.forEach(moved, (m) => store.internalAccounts.get(m.account), {
+        concurrency: store.pipelines ? "unbounded" : 1
+      }),
+    () => store.ledger.balances(moved)
+  )
+  const records = found.filter((r): r is InternalAccountRecord => r !== undefined)
+  for (const view of viewsWithBalances(records, balances)) {
+    yield* emitSteps(store, ports.ids, [BALANCE_UPDATED], view.id, view, now)
   }
-  const views = yield* withBalances(ports.store, records)
-  for (const view of views) yield* emitSteps(ports.store, ports.ids, [BALANCE_UPDATED], view.id, view, now)
 }
 
 /** The ledger's `recordSteps` (refused with `INSUFFICIENT_FUNDS` before anything is written), then the announcements. */

@@ -5,6 +5,7 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { utf8ToBytes } from "@noble/hashes/utils.js"
 import { Effect } from "effect"
+import type { LedgerBalance } from "../ledger/model.ts"
 import { supportedCodes } from "../platform/currencies.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { scanAll } from "../platform/paging.ts"
@@ -193,22 +194,27 @@ export const provisionInternalAccounts = Effect.fnUntraced(function* (
 
 // ---- reads ----
 
-/** Adds `balance` (available = posted - held) and `totalBalance` (posted) from the ledger. */
+/** The accounts with `balance` (available = posted - held) and `totalBalance` (posted) from their ledger balances. */
+export const viewsWithBalances = (
+  records: ReadonlyArray<InternalAccountRecord>,
+  balances: ReadonlyArray<LedgerBalance>
+): Array<InternalAccount> => {
+  const byAccount = new Map(balances.map((b) => [b.account, b]))
+  return records.map(({ platformCurrency: _, ...r }) => {
+    const b = byAccount.get(r.id)
+    const posted = b?.posted ?? 0
+    const held = b?.pendingDebits ?? 0
+    return { ...r, balance: amountOf(posted - held, r.currency), totalBalance: amountOf(posted, r.currency) }
+  })
+}
+
+/** Adds `balance` and `totalBalance` from the ledger (see `viewsWithBalances`). */
 export const withBalances = (
   store: Pick<AccountsPorts["store"], "ledger">,
   records: ReadonlyArray<InternalAccountRecord>
 ) =>
-  Effect.map(
-    store.ledger.balances(records.map((r) => ({ account: r.id, currency: r.currency }))),
-    (balances): Array<InternalAccount> => {
-      const byAccount = new Map(balances.map((b) => [b.account, b]))
-      return records.map(({ platformCurrency: _, ...r }) => {
-        const b = byAccount.get(r.id)
-        const posted = b?.posted ?? 0
-        const held = b?.pendingDebits ?? 0
-        return { ...r, balance: amountOf(posted - held, r.currency), totalBalance: amountOf(posted, r.currency) }
-      })
-    }
+  Effect.map(store.ledger.balances(records.map((r) => ({ account: r.id, currency: r.currency }))), (balances) =>
+    viewsWithBalances(records, balances)
   )
 
 /** `GET /internal-account` and `GET /customers/internal-accounts`: customers' accounts, paged. */
