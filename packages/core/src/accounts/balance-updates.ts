@@ -107,6 +107,55 @@ export function* writeTransfersSteps(
   return transfers
 }
 
+/**
+ * The debited accounts of a hold, read under lock before it is written (`ledger.balances` in the caller's store
+ * transaction, and their records, `undefined` for a ledger account that is no internal account): the
+ * announcements of `writeHoldSteps` are computed from them instead of read again.
+ */
+export interface HeldAccounts {
+  readonly balances: ReadonlyArray<LedgerBalance>
+  readonly records: ReadonlyArray<InternalAccountRecord | undefined>
+}
+
+/** The records of `debits`' accounts, for `HeldAccounts` (read together where the store pipelines). */
+export const heldRecords = (
+  store: BalanceUpdatePorts["store"],
+  debits: ReadonlyArray<Pick<LedgerBalance, "account">>
+): Effect.Effect<ReadonlyArray<InternalAccountRecord | undefined>, StoreError> =>
+  Effect.forEach(debits, (d) => store.internalAccounts.get(d.account), {
+    concurrency: store.pipelines ? "unbounded" : 1
+  })
+
+/**
+ * The ledger's `writeTransfersSteps` of PENDING transfers (holds) on accounts the caller locked and read (`held`),
+ * then the announcements, with the balances the holds leave (no read: the rows are locked by this transaction).
+ */
+export function* writeHoldsSteps(
+  ports: BalanceUpdatePorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  now: string,
+  knownCount: number,
+  held: HeldAccounts
+): Steps<ReadonlyArray<LedgerTransfer>, StoreError> {
+  const transfers = yield* writeLedgerTransfersSteps(ports.store, reference, legs, "PENDING", now, knownCount)
+  const moved = accountsMovedBy(transfers, false)
+  const after = held.balances.map((b) => {
+    let pendingDebits = b.pendingDebits
+    for (const t of transfers) if (t.debit === b.account) pendingDebits += t.amount
+    return { ...b, pendingDebits }
+  })
+  const records: Array<InternalAccountRecord> = []
+  for (const m of moved) {
+    const record = held.records.find((r) => r?.id === m.account)
+    if (record !== undefined) records.push(record)
+  }
+  for (const view of viewsWithBalances(records, after)) {
+    yield* emitSteps(ports.store, ports.ids, [BALANCE_UPDATED], view.id, view, now)
+  }
+  return transfers
+}
+
 /** The ledger's `resolveSteps` (every pending transfer of `reference` posted or voided), then the announcements. */
 export function* resolveSteps(
   ports: BalanceUpdatePorts,

@@ -5,7 +5,7 @@
  */
 import { type Clock, Effect, Layer } from "effect"
 import type { Mutable } from "effect/Types"
-import { resolveSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
+import { heldRecords, resolveSteps, writeHoldsSteps } from "../accounts/balance-updates.ts"
 import { debitsOf, shortfallOf } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
@@ -176,7 +176,7 @@ export function* reserveSteps(
   // and the locked balances are asked for together (one round trip on PostgreSQL), always in this order, and with
   // them the payout, screened.
   const code = quote.quote.sendingCurrency.code
-  const [[total, balances], screened] = yield* together(
+  const [[total, balances], [records, screened]] = yield* together(
     store,
     () =>
       together(
@@ -184,7 +184,12 @@ export function* reserveSteps(
         () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), quote.quote.totalSendingAmount),
         () => store.ledger.balances(debits)
       ),
-    () => (internal ? Effect.succeed(undefined) : screenPayoutSteps(ports, record))
+    () =>
+      together(
+        store,
+        () => heldRecords(store, debits),
+        () => (internal ? Effect.succeed(undefined) : screenPayoutSteps(ports, record))
+      )
   )
   const overVolume = dailyVolumeRefusal(config, quote, total, now)
   if (overVolume !== undefined) return yield* Effect.fail(overVolume)
@@ -193,7 +198,7 @@ export function* reserveSteps(
   if (refused !== undefined) return yield* Effect.fail(refused)
   // A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
   // second reservation would collide on the transfer ids instead of holding the money twice.
-  yield* writeTransfersSteps(ports, record.id, legs, "PENDING", now, 0)
+  yield* writeHoldsSteps(ports, record.id, legs, now, 0, { balances, records })
   let executing = yield* moveQuoteSteps(ports, quote, event)
   if (screened?.held === true) {
     const held = yield* moveTransactionSteps(

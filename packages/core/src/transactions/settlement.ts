@@ -51,6 +51,12 @@ const FIRST_RETURN_CHECK_SECONDS = 60
 export const MAX_POLL_ATTEMPTS = 20
 /** Rows claimed per page by `processDue`. */
 const WORKER_PAGE = 100
+/**
+ * Steps of one page run at once on a store that pipelines (PostgreSQL: their transactions then share group
+ * commits, and a rail's answers are awaited side by side); one after the other elsewhere. Each step re-reads and
+ * locks its own row, so steps at once never step one row twice, and rows of one account queue on its balance.
+ */
+const WORKER_CONCURRENCY = 16
 
 /** The moves the worker makes: a rail's verdict, a return, a refund's end. */
 const WORKER_EVENTS = ["SETTLE", "FAIL", "RETURN", "REFUND_SETTLE", "REFUND_FAIL"] as const satisfies ReadonlyArray<
@@ -285,9 +291,22 @@ const logStepFailure = <E>(cause: Cause.Cause<E>) => Effect.logWarning("paycore 
 export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, clock: Clock.Clock) {
   const { store } = ports
   const now = nowOf(clock)
+  const concurrency = store.pipelines ? WORKER_CONCURRENCY : 1
   let expired = 0
   let stepped = 0
   let errors = 0
+  /** Runs `step` over a page's rows (see `WORKER_CONCURRENCY`); a failed step is counted and logged, never fatal. */
+  const stepAll = <T, A, E>(rows: ReadonlyArray<T>, step: (row: T) => Effect.Effect<A, E>) =>
+    Effect.forEach(
+      rows,
+      (row) =>
+        Effect.flatMap(Effect.exit(step(row)), (exit) => {
+          if (exit._tag === "Success") return Effect.succeed(exit.value)
+          errors++
+          return Effect.as(logStepFailure(exit.cause), undefined)
+        }),
+      { concurrency }
+    )
   for (const status of expirableQuoteStates) {
     let after: string | undefined
     for (;;) {
@@ -295,13 +314,8 @@ export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, cloc
         { status, expiresAtOrBefore: now },
         { limit: WORKER_PAGE, after, sortOrder: "asc" }
       )
-      for (const quote of page.data) {
-        const exit = yield* Effect.exit(expireQuote(ports, quote.id, clock))
-        if (exit._tag === "Failure") {
-          errors++
-          yield* logStepFailure(exit.cause)
-        } else if (exit.value) expired++
-      }
+      const outcomes = yield* stepAll(page.data, (quote) => expireQuote(ports, quote.id, clock))
+      for (const done of outcomes) if (done === true) expired++
       const last = page.data[page.data.length - 1]
       if (!page.hasMore || last === undefined) break
       after = last.id
@@ -313,13 +327,8 @@ export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, cloc
       { states: WORKER_STATES, dueBy: now },
       { limit: WORKER_PAGE, after, sortOrder: "asc" }
     )
-    for (const record of page.data) {
-      const exit = yield* Effect.exit(stepTransaction(ports, record, clock))
-      if (exit._tag === "Failure") {
-        errors++
-        yield* logStepFailure(exit.cause)
-      } else stepped++
-    }
+    const outcomes = yield* stepAll(page.data, (record) => stepTransaction(ports, record, clock))
+    for (const done of outcomes) if (done !== undefined) stepped++
     const last = page.data[page.data.length - 1]
     if (!page.hasMore || last === undefined) break
     after = last.id
