@@ -1,7 +1,7 @@
-import type { Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import type { Collections } from "./collection.ts"
 
-export const customerRepositories = (collection: Collections): Pick<Repositories, "customers"> => ({
+/** Customers (their rows also read by the quotes' combined read, see quotes.ts). */
+export const customerRepositories = (collection: Collections) => ({
   customers: collection({ table: tables.customers })
 })

@@ -31,11 +31,12 @@ export const makeMemoryStore = Effect.sync(() => {
   const journal = new UndoJournal()
   const collection = collectionsOf(journal)
   const { transactionRows, transactions } = transactionRepositories(collection)
+  const { customers } = customerRepositories(collection)
   const repositories: Repositories = {
     ...platformRepositories(collection, journal),
-    ...customerRepositories(collection),
+    customers,
     ...accountRepositories(collection),
-    ...quoteRepositories(collection, transactionRows),
+    ...quoteRepositories(collection, transactionRows, customers),
     transactions,
     ...onboardingRepositories(collection, journal),
     ...walletAuthRepositories(collection),

@@ -1,4 +1,11 @@
-import { expirableQuoteStates, type Repositories, type TransactionFilter, type TransactionRecord } from "@paycore/core"
+import {
+  type Customer,
+  type CustomerFilter,
+  expirableQuoteStates,
+  type Repositories,
+  type TransactionFilter,
+  type TransactionRecord
+} from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import type { Collections, MemoryCollection } from "./collection.ts"
@@ -6,10 +13,11 @@ import type { Collections, MemoryCollection } from "./collection.ts"
 /** The quote states the expiry worker looks in (read off the quote machine). */
 const expirable: ReadonlySet<string> = new Set(expirableQuoteStates)
 
-/** Quotes and receiver lookups; `transactionRows` for the read of a quote with its transaction. */
+/** Quotes and receiver lookups; `transactionRows` and `customerRows` for the read of a quote with its transaction. */
 export const quoteRepositories = (
   collection: Collections,
-  transactionRows: MemoryCollection<TransactionRecord, TransactionFilter>
+  transactionRows: MemoryCollection<TransactionRecord, TransactionFilter>,
+  customerRows: MemoryCollection<Customer, CustomerFilter>
 ): Pick<Repositories, "quotes" | "lookups"> => {
   const quoteRows = collection({
     table: tables.quotes,
@@ -28,12 +36,18 @@ export const quoteRepositories = (
     quotes: {
       ...quoteRows,
       // Each in one step (no chain of store calls): the payment's hot path uses them.
-      getForUpdateWithTransaction: (id) =>
+      getForUpdateWithTransaction: (id, withCustomer) =>
         Effect.sync(() => {
           const quote = quoteRows.getNow(id)
-          return quote === undefined
-            ? undefined
-            : { quote, transaction: transactionRows.getNow(quote.quote.transactionId) }
+          if (quote === undefined) return undefined
+          const transaction = transactionRows.getNow(quote.quote.transactionId)
+          if (withCustomer !== true) return { quote, transaction }
+          const customerId = quote.quote.customerId
+          return {
+            quote,
+            transaction,
+            customer: customerId === undefined ? undefined : customerRows.getNow(customerId)
+          }
         }),
       setStatus: (id, status) =>
         Effect.sync(() => {

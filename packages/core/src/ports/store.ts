@@ -275,18 +275,24 @@ export interface OutboxStore {
   readonly nextSequence: (subject: string) => Effect.Effect<number, StoreError>
 }
 
+/** What `getForUpdateWithTransaction` reads: `customer` only when asked for. */
+export interface LockedQuoteRows {
+  readonly quote: QuoteRecord
+  readonly transaction: TransactionRecord | undefined
+  readonly customer?: Customer | undefined
+}
+
 /** Quotes, and the lock a command that moves a quote with its transaction takes. */
 export interface QuoteCollection extends Collection<QuoteRecord, QuoteFilter, "transactionId"> {
   /**
    * A quote and its transaction (by the quote's `transactionId`), locked on PostgreSQL in that order until the
-   * store transaction ends, in one round trip; `undefined` when there is no such quote.
+   * store transaction ends, in one round trip; `undefined` when there is no such quote. `withCustomer`: the quote's
+   * customer too (read, not locked; `undefined` for a quote without one), in the same round trip.
    */
   readonly getForUpdateWithTransaction: (
-    id: string
-  ) => Effect.Effect<
-    { readonly quote: QuoteRecord; readonly transaction: TransactionRecord | undefined } | undefined,
-    StoreError
-  >
+    id: string,
+    withCustomer?: boolean
+  ) => Effect.Effect<LockedQuoteRows | undefined, StoreError>
   /**
    * Moves a quote to `status` (the one field of a quote that changes after it is created): it cannot take a
    * unique key, so a server store need not wait for its answer. A missing quote is left missing.

@@ -6,6 +6,7 @@
 import { type Clock, Effect, Layer } from "effect"
 import type { Mutable } from "effect/Types"
 import { heldRecords, resolveSteps, writeHoldsSteps } from "../accounts/balance-updates.ts"
+import type { Customer } from "../customers/model.ts"
 import { debitsOf, shortfallOf } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
@@ -281,22 +282,40 @@ export interface LockedQuote {
   readonly quote: QuoteRecord
   readonly transaction: TransactionRecord | undefined
   readonly config: PlatformConfig | undefined
+  /** The quote's customer, when asked for (`lockQuoteSteps`' `withCustomer`; `undefined` when it has none). */
+  readonly customer?: Customer | undefined
 }
 
 /**
- * Locks a quote and its transaction (in that order) and reads the platform's config, inside the caller's store
- * transaction; 404 `QUOTE_NOT_FOUND`. The start of every execute and authorize.
+ * Locks a quote and its transaction (in that order) and reads the platform's config, and the quote's customer when
+ * `withCustomer` (an execute that may need SCA: S-03), inside the caller's store transaction; 404 `QUOTE_NOT_FOUND`.
+ * The start of every execute and authorize.
  */
-export function* lockQuoteSteps(store: Store["Service"], quoteId: string): Steps<LockedQuote, NotFound | StoreError> {
-  // The locks and the limits asked for together (one round trip on PostgreSQL).
+export function* lockQuoteSteps(
+  store: Store["Service"],
+  quoteId: string,
+  withCustomer = false
+): Steps<LockedQuote, NotFound | StoreError> {
+  // The locks, the limits and the customer asked for together (one round trip on PostgreSQL).
   const [locked, config] = yield* together(
     store,
-    () => store.quotes.getForUpdateWithTransaction(quoteId),
+    () => store.quotes.getForUpdateWithTransaction(quoteId, withCustomer),
     () => store.config.get()
   )
   if (locked === undefined) return yield* Effect.fail(quoteNotFound(quoteId))
-  return { quote: locked.quote, transaction: locked.transaction, config }
+  return withCustomer
+    ? { quote: locked.quote, transaction: locked.transaction, config, customer: locked.customer }
+    : { quote: locked.quote, transaction: locked.transaction, config }
 }
+
+/**
+ * Whether an execute asks for SCA (S-03): not for a deposit executing a real-time-funded quote (its challenges
+ * were passed before its payment instructions were shown, S-06), nor without the engine's settings.
+ */
+const scaMayApply = (
+  options: ExecuteOptions
+): options is ExecuteOptions & { readonly settings: Pick<EngineSettings, "scaRegions"> } =>
+  options.viaDeposit !== true && options.settings !== undefined && options.settings.scaRegions.length > 0
 
 /** An execute that found its quote due to expire: the expiry is written, the 409 answered after the commit. */
 export interface Expired {
@@ -344,10 +363,9 @@ export function* executeLockedSteps(
     yield* expireQuoteAndTransactionSteps(ports, quote, now)
     return { _tag: "Expired", quoteId, expiresAt: quote.quote.expiresAt }
   }
-  // S-03: a subject customer's payment waits for its challenges. A deposit executes a real-time-funded quote
-  // whose challenges were passed before its payment instructions were shown (S-06): no challenge again.
-  if (options.viaDeposit !== true && options.settings !== undefined) {
-    const sca = yield* scaContextSteps(store, quote, options.settings)
+  // S-03: a subject customer's payment waits for its challenges (see `scaMayApply`).
+  if (scaMayApply(options)) {
+    const sca = yield* scaContextSteps(store, quote, options.settings, locked.customer)
     if (sca !== undefined) {
       const challenged = yield* startAuthorizationSteps(
         ports,
@@ -401,7 +419,8 @@ export const executeQuote = Effect.fnUntraced(function* (
   if (unlinkable !== undefined) return yield* Effect.fail(unlinkable)
   const outcome = yield* ports.store.transaction(
     Effect.gen(function* () {
-      return yield* executeLockedSteps(ports, yield* lockQuoteSteps(ports.store, quoteId), options, clock)
+      const locked = yield* lockQuoteSteps(ports.store, quoteId, scaMayApply(options))
+      return yield* executeLockedSteps(ports, locked, options, clock)
     })
   )
   return yield* afterExecuteSteps(ports, outcome, clock)

@@ -10,7 +10,15 @@ import {
 import { Effect } from "effect"
 import { assertUniqueViolation, expectFiltered, expectList } from "./assertions.ts"
 import { DAY, type It, type ListFn, makeScope, newId, type Scope } from "./ids.ts"
-import { payment, quoteFull, quoteMinimal, transactionFull, transactionMinimal, withQuote } from "./records.ts"
+import {
+  individualFull,
+  payment,
+  quoteFull,
+  quoteMinimal,
+  transactionFull,
+  transactionMinimal,
+  withQuote
+} from "./records.ts"
 
 export const quoteTests = (it: It) => {
   it.effect("findUnique by transactionId; a taken transactionId is refused on insert and on update", () =>
@@ -58,6 +66,36 @@ export const quoteTests = (it: It) => {
         transaction: record
       })
       assert.isUndefined(yield* store.quotes.getForUpdateWithTransaction(newId("Quote")))
+    })
+  )
+
+  it.effect("getForUpdateWithTransaction(id, true): the quote's customer too; none for a quote without one", () =>
+    Effect.gen(function* () {
+      const store = yield* Store
+      const s = makeScope()
+      const customer = individualFull(s, s.customerId)
+      yield* store.customers.insert(customer)
+      const record = transactionMinimal(s)
+      const full = quoteFull(s)
+      const quote: QuoteRecord = { ...full, quote: { ...full.quote, transactionId: record.transaction.id } }
+      yield* store.quotes.insert(quote)
+      yield* store.transactions.insert(record)
+      assert.deepStrictEqual(yield* store.transaction(store.quotes.getForUpdateWithTransaction(quote.id, true)), {
+        quote,
+        transaction: record,
+        customer
+      })
+      assert.deepStrictEqual(yield* store.quotes.getForUpdateWithTransaction(quote.id, false), {
+        quote,
+        transaction: record
+      })
+      const alone = quoteMinimal(s)
+      yield* store.quotes.insert(alone)
+      assert.deepStrictEqual(yield* store.quotes.getForUpdateWithTransaction(alone.id, true), {
+        quote: alone,
+        transaction: undefined,
+        customer: undefined
+      })
     })
   )
 
