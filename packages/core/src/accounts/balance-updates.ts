@@ -156,14 +156,18 @@ export function* writeHoldsSteps(
   return transfers
 }
 
-/** The ledger's `resolveSteps` (every pending transfer of `reference` posted or voided), then the announcements. */
+/**
+ * The ledger's `resolveSteps` (every pending transfer of `reference` posted or voided), then the announcements.
+ * `known`: the reference's transfers, read by the caller in this store transaction after it locked what they belong to.
+ */
 export function* resolveSteps(
   ports: BalanceUpdatePorts,
   reference: string,
   outcome: "POSTED" | "VOIDED",
-  now: string
+  now: string,
+  known?: ReadonlyArray<LedgerTransfer>
 ): Steps<ReadonlyArray<LedgerTransfer>, StoreError> {
-  const resolved = yield* resolveLedgerSteps(ports.store, reference, outcome)
+  const resolved = yield* resolveLedgerSteps(ports.store, reference, outcome, known)
   yield* announceBalancesSteps(ports, accountsMovedBy(resolved, outcome === "POSTED"), now)
   return resolved
 }

@@ -142,9 +142,10 @@ export function* writeTransfersSteps(
 export function* resolveSteps(
   store: LedgerPorts,
   reference: string,
-  outcome: "POSTED" | "VOIDED"
+  outcome: "POSTED" | "VOIDED",
+  known?: ReadonlyArray<LedgerTransfer>
 ): Generator<Effect.Effect<unknown, StoreError>, ReadonlyArray<LedgerTransfer>, any> {
-  const transfers = yield* store.ledger.transfers(reference)
+  const transfers = known ?? (yield* store.ledger.transfers(reference))
   const pending: Array<LedgerTransfer> = []
   for (const t of transfers) if (t.state === "PENDING") pending.push(t)
   if (pending.length > 0)

@@ -7,7 +7,9 @@
  */
 import { type Cause, type Clock, Effect, Result } from "effect"
 import { resolveSteps } from "../accounts/balance-updates.ts"
+import type { LedgerTransfer } from "../ledger/model.ts"
 import type { PayoutStatus, RailError } from "../ports/rail.ts"
+import { together } from "../ports/store.ts"
 import { expirableQuoteStates, isQuoteDueToExpire } from "../quotes/expiry.ts"
 import type { Refused } from "../shared/errors.ts"
 import { statesAllowing } from "../shared/machine.ts"
@@ -95,15 +97,23 @@ const nextReturnCheck = (now: string, settledAt: string | undefined): string | u
   return addSeconds(now, Math.min(Math.max(FIRST_RETURN_CHECK_SECONDS, elapsed), RETURN_WATCH_SECONDS - elapsed))
 }
 
+/**
+ * Posts a payment's holds and completes its quote; `transfers`: its ledger transfers when the caller read them with
+ * the payment's lock. The postings and the quote's lock go out together (one round trip on PostgreSQL).
+ */
 function* settleSteps(
   ports: PaymentPorts,
   record: TransactionRecord,
   settledAt: string,
   now: string,
-  onChain: Partial<Transaction> = {}
+  onChain: Partial<Transaction> = {},
+  transfers?: ReadonlyArray<LedgerTransfer>
 ): Steps<TransactionRecord, MoveError> {
-  yield* resolveSteps(ports, record.id, "POSTED", now)
-  if (isOutgoing(record)) yield* followQuoteSteps(ports, record, "COMPLETE")
+  yield* together(
+    ports.store,
+    () => resolveSteps(ports, record.id, "POSTED", now, transfers),
+    () => (isOutgoing(record) ? followQuoteSteps(ports, record, "COMPLETE") : Effect.void)
+  )
   return yield* moveTransactionSteps(
     ports,
     record,
@@ -145,7 +155,8 @@ function* applyStatusSteps(
   ports: PaymentPorts,
   record: TransactionRecord,
   status: PayoutStatus,
-  now: string
+  now: string,
+  transfers?: ReadonlyArray<LedgerTransfer>
 ): Steps<TransactionRecord, MoveError> {
   if (record.state === "COMPLETED") {
     switch (status._tag) {
@@ -172,11 +183,11 @@ function* applyStatusSteps(
         now
       )
     case "Settled":
-      return yield* settleSteps(ports, record, status.settledAt, now, settledFields(record, status))
+      return yield* settleSteps(ports, record, status.settledAt, now, settledFields(record, status), transfers)
     case "Failed":
       return yield* failPaymentSteps(ports, record, status.reason, now)
     case "Returned":
-      return yield* startReturnSteps(ports, yield* settleSteps(ports, record, now, now), now)
+      return yield* startReturnSteps(ports, yield* settleSteps(ports, record, now, now, {}, transfers), now)
   }
 }
 
@@ -188,12 +199,20 @@ const applyPoll = Effect.fnUntraced(function* (
   status: Result.Result<PayoutStatus, RailError>,
   clock: Clock.Clock
 ) {
-  const current = yield* ports.store.transactions.getForUpdate(record.id)
+  const { store } = ports
+  // A payment the rail settled posts its holds: its transfers are read with its lock (one round trip).
+  const settles =
+    Result.isSuccess(status) && record.state !== "COMPLETED" && ["Settled", "Returned"].includes(status.success._tag)
+  const [current, transfers] = yield* together(
+    store,
+    () => store.transactions.getForUpdate(record.id),
+    () => (settles ? store.ledger.transfers(record.id) : Effect.succeed(undefined))
+  )
   if (current === undefined || current.state !== record.state || current.railReference !== reference) {
     return current ?? record
   }
   const now = nowOf(clock)
-  if (Result.isSuccess(status)) return yield* applyStatusSteps(ports, current, status.success, now)
+  if (Result.isSuccess(status)) return yield* applyStatusSteps(ports, current, status.success, now, transfers)
   if (current.state === "COMPLETED")
     return yield* saveRecordSteps(ports, current, { record: { dueAt: undefined } }, now)
   // Money may be in flight: keep asking (capped backoff, bounded); a completed payment just stops being watched.
