@@ -1,5 +1,5 @@
 import type { StoreError, UniqueViolation } from "@paycore/core"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import type { QueryResult } from "kysely"
 import { failureOf, isBrokenConnection, isRerunnable, storeError } from "./driver-errors.ts"
 import type { Row, SqlClient } from "./sql.ts"
@@ -63,6 +63,15 @@ export interface Executor {
   /** The store's `transaction` (see transaction.ts). */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
 }
+
+/**
+ * The fiber runs the statements of a member's turn (see `Member.blocked`): they go out, where the member's other
+ * statements wait for the turn to end.
+ */
+const HoldsTurn = Context.Reference<boolean>("@paycore/store-postgres/HoldsTurn", { defaultValue: () => false })
+
+/** Waits for `member`'s turn to end (see `Member.blocked`). */
+const awaitTurn = (member: Member): Effect.Effect<void> => Effect.promise(() => member.blocked ?? Promise.resolve())
 
 /** Every statement of the store but a SELECT writes (its failure cannot be taken back without a rollback). */
 const writes = (text: string): boolean => !text.startsWith("SELECT")
@@ -128,6 +137,9 @@ export const makeExecutor = (
       if (member === undefined) {
         return Effect.tryPromise({ try: () => executeRerunning(text, params, prepare), catch: failure })
       }
+      if (member.blocked !== undefined && !fiber.getRef(HoldsTurn)) {
+        return Effect.andThen(awaitTurn(member), statement(text, params, prepare, failure))
+      }
       const tx = member.tx
       if (tx.failure !== undefined) return Effect.fail(tx.failure)
       if (writes(text)) member.wrote = true
@@ -164,6 +176,9 @@ export const makeExecutor = (
   const run: Executor["run"] = (text, params) =>
     Effect.withFiber((fiber) => {
       const member = fiber.getRef(CurrentTx)
+      if (member?.blocked !== undefined && !fiber.getRef(HoldsTurn)) {
+        return Effect.andThen(awaitTurn(member), run(text, params))
+      }
       const tx = member?.tx
       const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
       if (answer === undefined) return Effect.asVoid(write(text, params))
@@ -179,15 +194,20 @@ export const makeExecutor = (
         : write(text, params)
     )
 
+  /** The member of `group` (not `member`, and not ended) that locked one of `keys` first, if any. */
+  const holderOf = (member: Member, group: Group, keys: ReadonlyArray<string>): Member | undefined => {
+    for (const key of keys) {
+      const taken = group.locks.get(key)
+      if (taken !== undefined && taken !== member && !taken.done) return taken
+    }
+    return undefined
+  }
+
   /** Waits until `member` may hold `keys` in its group (see `Executor.locking`), then notes them as its own. */
   const takeKeys = (member: Member, group: Group, keys: ReadonlyArray<string>): Effect.Effect<void, StoreError> =>
     Effect.suspend(() => {
       if (member.tx.failure !== undefined) return Effect.fail(member.tx.failure)
-      let holder: Member | undefined
-      for (const key of keys) {
-        const taken = group.locks.get(key)
-        if (taken !== undefined && taken !== member && !taken.done) holder = taken
-      }
+      const holder = holderOf(member, group, keys)
       if (holder === undefined) {
         for (const key of keys) group.locks.set(key, member)
         return Effect.void
@@ -199,10 +219,9 @@ export const makeExecutor = (
           return Effect.fail(regroup)
         }
       }
-      const awaited = holder
-      member.waitingFor = awaited
+      member.waitingFor = holder
       return Effect.andThen(
-        Effect.promise(() => awaited.ended),
+        Effect.promise(() => holder.ended),
         Effect.suspend(() => {
           member.waitingFor = undefined
           return takeKeys(member, group, keys)
@@ -220,7 +239,26 @@ export const makeExecutor = (
       if (member === undefined && writes && grouping.groups > 0) return transaction(locking(keys, effect))
       const group = member?.group
       if (member === undefined || group === undefined || keys.length === 0) return effect
-      return Effect.andThen(takeKeys(member, group, keys), effect)
+      if (member.blocked !== undefined && !fiber.getRef(HoldsTurn)) {
+        return Effect.andThen(awaitTurn(member), locking(keys, effect, writes))
+      }
+      if (holderOf(member, group, keys) === undefined) {
+        for (const key of keys) group.locks.set(key, member)
+        return effect
+      }
+      // Another member locked one of the rows first: this member's turn waits for it, and so do its statements
+      // sent alongside (they follow the lock, as they would in a transaction alone).
+      let release!: () => void
+      member.blocked = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      return Effect.ensuring(
+        Effect.provideService(Effect.andThen(takeKeys(member, group, keys), effect), HoldsTurn, true),
+        Effect.sync(() => {
+          member.blocked = undefined
+          release()
+        })
+      )
     })
 
   return { execute, write, query, queryAdHoc, run, writeUnflushed, locking, transaction }

@@ -49,6 +49,11 @@ export interface Member {
   readonly end: () => void
   /** The member of its group it waits for (to end), for a row that one locked first (see `Executor.locking`). */
   waitingFor: Member | undefined
+  /**
+   * Set while it waits for such a row and then locks it: its other statements (of fibers it runs alongside) wait
+   * for this, so they reach the server after the lock, in the order a transaction alone would send them.
+   */
+  blocked: Promise<void> | undefined
 }
 
 export const newMember = (tx: Tx, group: Group | undefined): Member => {
@@ -66,7 +71,8 @@ export const newMember = (tx: Tx, group: Group | undefined): Member => {
       member.done = true
       end()
     },
-    waitingFor: undefined
+    waitingFor: undefined,
+    blocked: undefined
   }
   return member
 }

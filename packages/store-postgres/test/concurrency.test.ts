@@ -228,6 +228,40 @@ layer(db.layer(), { timeout: "60 seconds" })("postgres store: transactions run t
       })
   )
 
+  it.effect(
+    "statements sent alongside a lock another member of the group holds run after it: they read its writes",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const n = 600_000 + Math.floor(Math.random() * 90_000) * 10
+        const lockId = idOf("Token", n)
+        const otherId = idOf("Token", n + 1)
+        yield* store.tokens.insert(token(n, { name: "0" }))
+        yield* store.tokens.insert(token(n + 1, { name: "0" }))
+        // Each locks one row and, in the same breath, reads a second row that every holder of the lock updates: a read
+        // that ran before its lock was granted would see the second row behind the first.
+        const step = store.transaction(
+          Effect.gen(function* () {
+            const [locked, other] = yield* Effect.all([store.tokens.getForUpdate(lockId), store.tokens.get(otherId)], {
+              concurrency: 2
+            })
+            const next = String(Number(locked!.name) + 1)
+            yield* store.tokens.update({ ...locked!, name: next })
+            yield* store.tokens.update({ ...other!, name: next })
+            return locked!.name === other!.name
+          })
+        )
+        const consistent = yield* Effect.forEach(Array.from({ length: 25 }), () => step, { concurrency: "unbounded" })
+        assert.deepStrictEqual(
+          consistent.filter((same) => !same).length,
+          0,
+          "a read alongside the lock saw the other row stale"
+        )
+        assert.strictEqual((yield* store.tokens.get(lockId))!.name, "25")
+        assert.strictEqual((yield* store.tokens.get(otherId))!.name, "25")
+      })
+  )
+
   it.effect("an interrupted transaction leaves nothing; the others of its moment commit", () =>
     Effect.gen(function* () {
       const store = yield* Store
