@@ -8,7 +8,7 @@
  * `packages/core/test/balance-updates.test.ts` checks that no context above writes the ledger past these.
  */
 
-import type { LedgerTransfer } from "../ledger/model.ts"
+import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import {
   isSystemAccount,
   type Leg,
@@ -21,7 +21,7 @@ import type { Store } from "../ports/store.ts"
 import type { Refused, StoreError } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { emitSteps } from "../webhooks/emit.ts"
-import { withBalances } from "./internal-accounts.ts"
+import { withBalance, withBalances } from "./internal-accounts.ts"
 import type { InternalAccountRecord } from "./model.ts"
 
 /** What the steps run on: any context's ports with the store and ids (`PaymentPorts`, `CardPorts`, ...). */
@@ -46,13 +46,49 @@ export const accountsMovedBy = (transfers: ReadonlyArray<LedgerTransfer>, postin
   return moved
 }
 
-/** `INTERNAL_ACCOUNT.BALANCE_UPDATED` for each of `accounts` (its subject), with its balances as they are now. */
+/**
+ * An internal account and its balance read in this store transaction with the balance row locked (`ledger.balances`),
+ * before a write: the balance after the write is then known without reading it again.
+ */
+export interface LockedAccount {
+  readonly record: InternalAccountRecord
+  readonly balance: LedgerBalance
+}
+
+/** `balance` moved by `transfers` (its side of each: a POSTED one moves `posted`, a PENDING one holds). */
+const balanceAfter = (balance: LedgerBalance, transfers: ReadonlyArray<LedgerTransfer>): LedgerBalance => {
+  let { posted, pendingDebits, pendingCredits } = balance
+  for (const t of transfers) {
+    const debit = t.debit === balance.account ? t.amount : 0
+    const credit = t.credit === balance.account ? t.amount : 0
+    if (t.state === "POSTED") posted += credit - debit
+    else if (t.state === "PENDING") {
+      pendingDebits += debit
+      pendingCredits += credit
+    }
+  }
+  return { ...balance, posted, pendingDebits, pendingCredits }
+}
+
+/**
+ * `INTERNAL_ACCOUNT.BALANCE_UPDATED` for each of `accounts` (its subject), with its balances as they are now: from
+ * `locked` moved by `transfers` when it holds every one of them (no read), else read.
+ */
 export function* announceBalancesSteps(
   ports: BalanceUpdatePorts,
   accounts: ReadonlyArray<string>,
-  now: string
+  now: string,
+  known?: { readonly locked: ReadonlyArray<LockedAccount>; readonly transfers: ReadonlyArray<LedgerTransfer> }
 ): Steps<void, StoreError> {
   if (accounts.length === 0) return
+  const locked = accounts.map((id) => known?.locked.find((l) => l.record.id === id))
+  if (known !== undefined && locked.every((l) => l !== undefined)) {
+    for (const l of locked as ReadonlyArray<LockedAccount>) {
+      const view = withBalance(l.record, balanceAfter(l.balance, known.transfers))
+      yield* emitSteps(ports.store, ports.ids, [BALANCE_UPDATED], view.id, view, now)
+    }
+    return
+  }
   const records: Array<InternalAccountRecord> = []
   for (const id of accounts) {
     const record = yield* ports.store.internalAccounts.get(id)
@@ -76,17 +112,22 @@ export function* recordSteps(
   return transfers
 }
 
-/** The ledger's `writeTransfersSteps` (the caller checked the debits under lock), then the announcements. */
+/**
+ * The ledger's `writeTransfersSteps` (the caller checked the debits under lock), then the announcements; `locked`: the
+ * accounts the caller read under lock before (see `LockedAccount`), announced without reading them again.
+ */
 export function* writeTransfersSteps(
   ports: BalanceUpdatePorts,
   reference: string,
   legs: ReadonlyArray<Leg>,
   state: "POSTED" | "PENDING",
   now: string,
-  knownCount?: number
+  knownCount?: number,
+  locked?: ReadonlyArray<LockedAccount>
 ): Steps<ReadonlyArray<LedgerTransfer>, StoreError> {
   const transfers = yield* writeLedgerTransfersSteps(ports.store, reference, legs, state, now, knownCount)
-  yield* announceBalancesSteps(ports, accountsMovedBy(transfers, state === "POSTED"), now)
+  const moved = accountsMovedBy(transfers, state === "POSTED")
+  yield* announceBalancesSteps(ports, moved, now, locked === undefined ? undefined : { locked, transfers })
   return transfers
 }
 

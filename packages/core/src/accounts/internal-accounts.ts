@@ -5,6 +5,7 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { utf8ToBytes } from "@noble/hashes/utils.js"
 import { Effect } from "effect"
+import type { LedgerBalance } from "../ledger/model.ts"
 import { supportedCodes } from "../platform/currencies.ts"
 import { invalidCursor } from "../platform/errors.ts"
 import { scanAll } from "../platform/paging.ts"
@@ -202,14 +203,19 @@ export const withBalances = (
     store.ledger.balances(records.map((r) => ({ account: r.id, currency: r.currency }))),
     (balances): Array<InternalAccount> => {
       const byAccount = new Map(balances.map((b) => [b.account, b]))
-      return records.map(({ platformCurrency: _, ...r }) => {
-        const b = byAccount.get(r.id)
-        const posted = b?.posted ?? 0
-        const held = b?.pendingDebits ?? 0
-        return { ...r, balance: amountOf(posted - held, r.currency), totalBalance: amountOf(posted, r.currency) }
-      })
+      return records.map((r) => withBalance(r, byAccount.get(r.id)))
     }
   )
+
+/** An account as `GET` shows it with its ledger balance `b` (none: it never moved). */
+export const withBalance = (
+  { platformCurrency: _, ...r }: InternalAccountRecord,
+  b: Pick<LedgerBalance, "posted" | "pendingDebits"> | undefined
+): InternalAccount => {
+  const posted = b?.posted ?? 0
+  const held = b?.pendingDebits ?? 0
+  return { ...r, balance: amountOf(posted - held, r.currency), totalBalance: amountOf(posted, r.currency) }
+}
 
 /** `GET /internal-account` and `GET /customers/internal-accounts`: customers' accounts, paged. */
 export const listInternalAccounts = Effect.fnUntraced(function* (

@@ -1,5 +1,7 @@
 import { Effect, Result } from "effect"
-import { writeTransfersSteps } from "../accounts/balance-updates.ts"
+import { type LockedAccount, writeTransfersSteps } from "../accounts/balance-updates.ts"
+import type { InternalAccountRecord } from "../accounts/model.ts"
+import type { LedgerBalance } from "../ledger/model.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { Store, together } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
@@ -40,6 +42,9 @@ import { toCardTransaction } from "./views.ts"
 // The real-time authorization (docs/design/cards.md, section 3 "Authorization"): one store transaction of plain
 // steps, locks always in the order card → counters → balances, so two cards on one funding source cannot deadlock
 // (the shared balance row is locked last) and racing authorizations of one card queue on its row.
+// On PostgreSQL an approval is four round trips (issue 34): the card locked with the platform's caps; the token's
+// stored decision, the cardholder, the counters, the sources' balances locked and their accounts; every write; COMMIT.
+// The card's row is held for the last three, so what is asked for together is asked for at once.
 
 /** A funding source that may pay now, with the delegated key an embedded wallet signs its pull with. */
 interface Candidate {
@@ -120,9 +125,11 @@ function* firstMoveSteps(
   const move = transition(cardTransactionMachine, "REQUESTED", event)
   if (Result.isFailure(move)) return yield* Effect.die(move.failure)
   const record: CardTransactionRecord = { ...row, state: storedState(move.success.to) }
-  yield* dieOnUniqueViolation(ports.store.cardTransactions.insert(record))
+  // The writes nothing refuses go first (unanswered, see `TransitionCollection.append`): they travel with the insert,
+  // whose answer is the one waited for.
   yield* recordTransitionSteps(ports.store, ports.ids, record.id, undefined, record.state, move.success.emits, now)
   yield* emitSteps(ports.store, ports.ids, move.success.emits, record.id, toCardTransaction(record), now)
+  yield* dieOnUniqueViolation(ports.store.cardTransactions.insert(record))
   return record
 }
 
@@ -157,10 +164,38 @@ function* walletSignatureSteps(
 }
 
 /**
+ * The funding sources' balances, locked (after the counters: the lock order), with their accounts' records: what the
+ * approval's `INTERNAL_ACCOUNT.BALANCE_UPDATED` shows, without reading them again after the hold.
+ */
+function* lockedSourcesSteps(
+  ports: CardPorts,
+  card: CardRecord,
+  candidates: ReadonlyArray<Candidate>
+): Steps<
+  {
+    readonly balances: ReadonlyArray<LedgerBalance>
+    readonly records: ReadonlyArray<InternalAccountRecord | undefined>
+  },
+  StoreError
+> {
+  const { store } = ports
+  const [balances, records] = yield* together(
+    store,
+    () => store.ledger.balances(candidates.map((c) => ({ account: c.binding.accountId, currency: card.currency }))),
+    () =>
+      Effect.forEach(candidates, (c) => store.internalAccounts.get(c.binding.accountId), {
+        concurrency: store.pipelines ? "unbounded" : 1
+      })
+  )
+  return { balances, records }
+}
+
+/**
  * `CardNetwork.authorize` inside its store transaction: the card locked, its state and caps, the funding source, the
  * daily counters counted first and checked after (a decline gives them back in this transaction: the rows are still
  * locked, so nobody saw them; no savepoint, since the call may join an outer transaction), the hold, the row and its
- * event. A balance inquiry runs the checks only (design Q14).
+ * event. A balance inquiry runs the checks only (design Q14). The counters are counted along with the look-up of the
+ * token's stored decision (one round trip): a network retry, rare, gives them back.
  */
 export function* authorizeSteps(
   ports: CardNetworkPorts,
@@ -189,12 +224,42 @@ export function* authorizeSteps(
     return refusal === undefined ? { _tag: "Approved" } : { _tag: "Declined", reason: refusal }
   }
   const kind = request.kind
-  const [existing, customer] = yield* together(
+  const day = utcDay(now)
+  const spendKey = cardCounters.spend(card.id, day)
+  const countKey = cardCounters.count(card.id, day)
+  const counting = refusal === undefined && counted
+  const [[existing, customer], limits] = yield* together(
     store,
-    () => store.cardTransactions.findUnique("issuerTransactionToken", request.issuerTransactionToken),
-    () => store.customers.get(card.cardholderId)
+    () =>
+      together(
+        store,
+        () => store.cardTransactions.findUnique("issuerTransactionToken", request.issuerTransactionToken),
+        () => store.customers.get(card.cardholderId)
+      ),
+    () =>
+      counting
+        ? together(
+            store,
+            () =>
+              together(
+                store,
+                () => store.counters.add(spendKey, amount),
+                () => store.counters.add(countKey, 1)
+              ),
+            () => lockedSourcesSteps(ports, card, candidates)
+          )
+        : Effect.succeed(undefined)
   )
-  if (existing !== undefined) return decisionOf(existing)
+  const giveBack = () =>
+    together(
+      store,
+      () => store.counters.add(spendKey, -amount),
+      () => store.counters.add(countKey, -1)
+    )
+  if (existing !== undefined) {
+    if (limits !== undefined) yield* giveBack()
+    return decisionOf(existing)
+  }
   const n: NewTransaction = {
     id: yield* ports.ids.make("CardTransaction"),
     card,
@@ -204,20 +269,8 @@ export function* authorizeSteps(
     now
   }
   if (refusal !== undefined) return yield* declineSteps(ports, n, refusal, undefined)
-  if (counted) {
-    const day = utcDay(now)
-    const spendKey = cardCounters.spend(card.id, day)
-    const countKey = cardCounters.count(card.id, day)
-    const [[spend, count], balances] = yield* together(
-      store,
-      () =>
-        together(
-          store,
-          () => store.counters.add(spendKey, amount),
-          () => store.counters.add(countKey, 1)
-        ),
-      () => store.ledger.balances(candidates.map((c) => ({ account: c.binding.accountId, currency: card.currency })))
-    )
+  if (limits !== undefined) {
+    const [[spend, count], { balances, records }] = limits
     const overCap = dailyLimitDecline(caps, spend, count)
     const index = overCap === undefined ? coveringSource(balances, amount) : undefined
     const signature =
@@ -235,19 +288,20 @@ export function* authorizeSteps(
         : undefined
     const unsigned = index !== undefined && candidates[index]!.keyId !== undefined && signature === undefined
     if (index === undefined || unsigned) {
-      // CD-29 counts approvals only: a decline gives its count back (never a refund, expiry or reversal).
-      yield* together(
-        store,
-        () => store.counters.add(spendKey, -amount),
-        () => store.counters.add(countKey, -1)
-      )
+      // CD-29 counts approvals only: a decline gives its count back (never a refund, expiry or reversal), in the
+      // round trip of the decline's writes.
       const reason = overCap ?? (unsigned ? "NO_USABLE_FUNDING_SOURCE" : "INSUFFICIENT_FUNDS")
-      return yield* declineSteps(ports, n, reason, index === undefined ? undefined : candidates[index]!.binding)
+      const [, declined] = yield* together(store, giveBack, () =>
+        declineSteps(ports, n, reason, index === undefined ? undefined : candidates[index]!.binding)
+      )
+      return declined
     }
-    return yield* approveSteps(ports, n, candidates[index]!, signature)
+    const record = records[index]
+    const locked = record === undefined ? undefined : [{ record, balance: balances[index]! }]
+    return yield* approveSteps(ports, n, candidates[index]!, signature, locked)
   }
   // A credit needs no balance: the first usable source receives it.
-  return yield* approveSteps(ports, n, candidates[0]!, undefined)
+  return yield* approveSteps(ports, n, candidates[0]!, undefined, undefined)
 }
 
 /** The approval: the hold (or, for a single-message kind, the posting), the row and its event. */
@@ -255,7 +309,8 @@ function* approveSteps(
   ports: CardPorts,
   n: NewTransaction,
   source: Candidate,
-  pullSignature: string | undefined
+  pullSignature: string | undefined,
+  locked: ReadonlyArray<LockedAccount> | undefined
 ): Steps<AuthorizationDecision, StoreError> {
   const amount = n.request.amount
   const posted = postsAtOnce(n.kind)
@@ -270,7 +325,7 @@ function* approveSteps(
     ...(pullSignature === undefined ? {} : { pullSignature })
   }
   // A new transaction has no transfers yet: numbered from 1 (a racing second writer would collide on the ids).
-  yield* writeTransfersSteps(ports, n.id, [spendLeg(row, amount)], posted ? "POSTED" : "PENDING", n.now, 0)
+  yield* writeTransfersSteps(ports, n.id, [spendLeg(row, amount)], posted ? "POSTED" : "PENDING", n.now, 0, locked)
   yield* firstMoveSteps(ports, row, posted ? "POST" : "APPROVE", n.now)
   return { _tag: "Approved", cardTransactionId: n.id }
 }
