@@ -11,8 +11,12 @@
  *   `performance.now()`); target ≥ 20,000/s. PostgreSQL (DATABASE_URL, pgbench on PATH): `clients` fibers on a pool of
  *   `clients` connections, each on its own cards, against `pgbench -c clients` in the same run (rounds alternate,
  *   medians), and the hot-card row (every fiber on one card with limits, so the card and counter rows are contended);
- *   targets ≥ 0.4× pgbench and p99 < 20 ms. Until `CardNetwork.authorize` is built (slice B) it dies "not built yet":
- *   the authorization parts say so and are skipped; nothing else changes when it lands.
+ *   targets (issue 34) ≥ 0.6× pgbench, and p99 < 20 ms on own cards and on the hot card. Where the time goes: one
+ *   authorization alone, its statements counted (round trips: `--pg-statements` lists them) and the median latency
+ *   of a few; during the measured windows the CPU of node, the server and the rest of the machine (/proc), per
+ *   authorization too, and the pool's sessions sampled from pg_stat_activity (running, waiting for a row lock and
+ *   in which statement, idle in a transaction waiting for node, idle). Until `CardNetwork.authorize` is built
+ *   (slice B) it dies "not built yet": the authorization parts say so and are skipped.
  * - Listing: `Transactions.list` pages (20 rows, the first page and then nine more by cursor) over payments and card
  *   transactions together (the merge of two sides on one cursor), against the same pages of payments alone
  *   (`type=INCOMING`, one side) on the same store; pages per second, p99, and the ratio. On memory, and on
@@ -482,6 +486,12 @@ export const benchCards = async (options: CardsBenchOptions = {}): Promise<Cards
 const rate = (r: Rate, unit: string) =>
   `${fmt(r.perSecond).padStart(7)} ${unit}/s  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  (${fmt(r.count)} in ${r.seconds.toFixed(1)} s)`
 
+/** The CPU of node and of the server per authorization, in ms (from the windows' cores and the median rate). */
+const perAuthorization = (c: CpuSplit | undefined, r: Rate): string =>
+  c === undefined
+    ? "n/a"
+    : `node ${((c.node * 1000) / r.perSecond).toFixed(2)} ms, postgres ${((c.postgres * 1000) / r.perSecond).toFixed(2)} ms`
+
 const listingLines = (l: ListingFigures): ReadonlyArray<string> => [
   `  listing (${fmt(l.rows.payments)} payments + ${fmt(l.rows.cardTransactions)} card transactions, ${PAGE} a page, walks of ${PAGES_PER_WALK} pages)`,
   `    payments alone (type=INCOMING)   ${rate(l.paymentsOnly, "pages")}`,
@@ -516,6 +526,7 @@ export const formatCardsBench = (r: CardsBenchResult): string => {
       `  targets ≥ ${TARGET_PG_RATIO}x pgbench, p99 < ${TARGET_PG_P99_MS} ms on own cards and on the hot card: ${pa.meetsTarget ? "met" : "NOT met"}`,
       `    one authorization alone ${pa.alone.latencyMs.toFixed(2)} ms (median of ${LONE_AUTHORIZATIONS}): ${describeStatements(pa.alone.statements)}`,
       `    CPU, own cards: ${cores(pa.cpu.spread)}; hot card: ${cores(pa.cpu.hotCard)}`,
+      `    CPU per authorization, own cards: ${perAuthorization(pa.cpu.spread, pa.median.spread)}; hot card: ${perAuthorization(pa.cpu.hotCard, pa.median.hotCard)}`,
       `    sessions, own cards: ${waits(pa.sessions.spread)}`,
       `    sessions, hot card: ${waits(pa.sessions.hotCard)}`
     )
