@@ -3,6 +3,7 @@
  * merged `GET /transactions` listing, each against a baseline measured in the same run.
  *
  *   node --conditions=@paycore/source bench/cards.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
+ *     [--pg-groups N] [--pg-statements]
  *   npm run bench -- --only cards
  *
  * - Authorization: one call of `CardNetwork.authorize` (decision, daily counters, hold, the card transaction row and
@@ -376,7 +377,15 @@ const benchPostgresCards = async (options: PostgresBenchOptions): Promise<CardsB
       await admin(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`)
     })
     const runtime = ManagedRuntime.make(
-      cardEngineOn(layerPg({ connectionString: withApplicationName(url, schema), schema, max: clients }))
+      cardEngineOn(
+        layerPg({
+          connectionString: withApplicationName(url, schema),
+          schema,
+          max: clients,
+          // `--pg-groups 0`: every store transaction alone (no group commit), to tell what the groups cost or save.
+          groupCommit: { groups: numberFlag("pg-groups") }
+        })
+      )
     )
     cleanups.push(() => runtime.dispose())
     const { cards, hot } = await runtime.runPromise(
@@ -512,7 +521,10 @@ export const formatCardsBench = (r: CardsBenchResult): string => {
     lines.push(`PostgreSQL: skipped (${pg.reason})`)
     return lines.join("\n")
   }
-  lines.push(`PostgreSQL (${pg.clients} callers, a pool of ${pg.clients})`)
+  const groups = numberFlag("pg-groups")
+  lines.push(
+    `PostgreSQL (${pg.clients} callers, a pool of ${pg.clients}${groups === undefined ? "" : `, ${groups} commit groups`})`
+  )
   const pa = pg.authorization
   if (pa._tag === "Skipped") lines.push(`  authorizations: skipped (${pa.reason})`)
   else {
