@@ -182,7 +182,7 @@ export type PostgresBenchResult =
 // Small helpers
 // -----------------------------------------------------------------------------
 
-const sum = (values: ReadonlyArray<number>): number => values.reduce((a, b) => a + b, 0)
+export const sum = (values: ReadonlyArray<number>): number => values.reduce((a, b) => a + b, 0)
 
 /** One statement on a short-lived connection (administration: schemas, databases, settings). */
 export const admin = async <R extends pg.QueryResultRow = pg.QueryResultRow>(
@@ -290,7 +290,7 @@ class CpuWindow {
 }
 
 /** Adds up the CPU of several windows; `begin` is undefined where /proc is not there. */
-class CpuAccount {
+export class CpuAccount {
   private readonly used: Record<CpuKind, number> = { node: 0, postgres: 0, pgbench: 0 }
   private idle = 0
   private wall = 0
@@ -337,7 +337,7 @@ const noSessions = (): SessionSplit => ({
   idle: 0
 })
 
-const mergeSessions = (splits: ReadonlyArray<SessionSplit>): SessionSplit => {
+export const mergeSessions = (splits: ReadonlyArray<SessionSplit>): SessionSplit => {
   const lockWaitIn: Record<string, number> = {}
   for (const s of splits) for (const [k, v] of Object.entries(s.lockWaitIn)) lockWaitIn[k] = (lockWaitIn[k] ?? 0) + v
   const total = (f: (s: SessionSplit) => number) => sum(splits.map(f))
@@ -352,7 +352,7 @@ const mergeSessions = (splits: ReadonlyArray<SessionSplit>): SessionSplit => {
   }
 }
 
-class SessionSampler {
+export class SessionSampler {
   private counts = { ...noSessions(), lockWaitIn: {} as Record<string, number> }
   private client: pg.Client | undefined
   private timer: ReturnType<typeof setInterval> | undefined
@@ -435,7 +435,7 @@ export interface SentStatement {
 }
 
 /** Runs `f` (nothing else may use the database meanwhile) and returns the statements every pg client sent. */
-const countStatements = async <A>(
+export const countStatements = async <A>(
   f: () => Promise<A>
 ): Promise<{ readonly value: A; readonly sql: Array<SentStatement>; readonly ms: number }> => {
   const proto = pg.Client.prototype as unknown as { query: Query }
@@ -1002,7 +1002,7 @@ export async function benchPostgres(options: PostgresBenchOptions = {}): Promise
 // -----------------------------------------------------------------------------
 
 const pct = (x: number): string => `${Math.round(x * 100)}%`
-const cores = (c: CpuSplit | undefined): string => {
+export const cores = (c: CpuSplit | undefined): string => {
   if (c === undefined) return "n/a"
   const other = Math.max(0, c.cores - c.node - c.postgres - c.pgbench - c.idle)
   return (
@@ -1010,7 +1010,7 @@ const cores = (c: CpuSplit | undefined): string => {
     `other ${other.toFixed(2)}, idle ${c.idle.toFixed(2)} (cores of ${c.cores})`
   )
 }
-const waits = (s: SessionSplit): string => {
+export const waits = (s: SessionSplit): string => {
   const n = Math.max(1, s.sessions)
   const where = Object.entries(s.lockWaitIn)
     .filter(([, count]) => count / n >= 0.01)
@@ -1052,21 +1052,23 @@ export const formatPostgresBench = (r: PostgresBenchResult): string => {
   ].join("\n")
 }
 
+/** The statements of one operation, one per line: how long each waited, `+` when pipelined behind the one before. */
+export const listStatements = (name: string, sql: ReadonlyArray<SentStatement>): string =>
+  [
+    `${name}: ${describeStatements(sql)}, ${sum(sql.map((s) => s.ms)).toFixed(2)} ms waiting for the server`,
+    ...sql.map(
+      (s, i) =>
+        `  ${String(i + 1).padStart(2)}. ${s.ms.toFixed(2).padStart(6)} ms  ${s.pipelined ? "+ " : ""}${statementLabel(s.sql)}`
+    )
+  ].join("\n")
+
 /** The statements of one execute, one per line (`--pg-statements`). */
 export const formatStatements = (r: PostgresBenchResult): string => {
   if (r._tag === "Skipped") return ""
-  const list = (name: string, sql: ReadonlyArray<SentStatement>) =>
-    [
-      `${name}: ${describeStatements(sql)}, ${sum(sql.map((s) => s.ms)).toFixed(2)} ms waiting for the server`,
-      ...sql.map(
-        (s, i) =>
-          `  ${String(i + 1).padStart(2)}. ${s.ms.toFixed(2).padStart(6)} ms  ${s.pipelined ? "+ " : ""}${statementLabel(s.sql)}`
-      )
-    ].join("\n")
   return [
-    list("quote", r.statements.create),
-    list("execute", r.statements.execute),
-    list("settlement", r.statements.settle)
+    listStatements("quote", r.statements.create),
+    listStatements("execute", r.statements.execute),
+    listStatements("settlement", r.statements.settle)
   ].join("\n")
 }
 

@@ -22,6 +22,7 @@ import {
   cardTx,
   cardWorld,
   deliver,
+  rebindCard,
   revokeKey,
   setCardState
 } from "./card-kit.ts"
@@ -361,6 +362,41 @@ describe("card authorizations and the ledger", () => {
         assert.deepStrictEqual(yield* counters(card), { spend: 1_000, count: 1 })
       })
     )
+  )
+
+  it.effect(
+    "issue 34: a card changed since its last authorization here (its hint) is decided as it now is; counts exact",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const { accounts, card } = yield* cardWorld([1_000, 5_000], { maxSpendPerDay: 1_000 })
+          const [a, b] = accounts.map((x) => x.id)
+          const first = yield* authorize(card, 100)
+          assert.strictEqual((yield* cardTx(first.cardTransactionId)).accountId, a)
+          // The sources replaced: the next authorization holds on b, whatever the last one saw.
+          yield* rebindCard(card, [b!])
+          assert.strictEqual((yield* cardTx((yield* authorize(card, 200)).cardTransactionId)).accountId, b)
+          assert.deepStrictEqual(yield* counters(card), { spend: 300, count: 2 })
+          // The hold's BALANCE_UPDATED shows b as it is after the hold (built from the locked balance, not re-read).
+          const store = yield* Store
+          const announced = (yield* store.outbox.list({ subject: b! }, { limit: 100, sortOrder: "asc" })).data
+            .filter((e) => e.type === "INTERNAL_ACCOUNT.BALANCE_UPDATED")
+            .sort((x, y) => x.sequence - y.sequence)
+            .at(-1)
+          const shown = JSON.parse(announced!.body).data
+          assert.deepStrictEqual([shown.balance.amount, shown.totalBalance.amount], [4_800, 5_000])
+          // Frozen, over the daily cap, a retried token: declined or answered as first decided, nothing counted.
+          yield* setCardState(card, "FROZEN")
+          declinedWith(yield* authorize(card, 50), "CARD_PAUSED")
+          yield* setCardState(card, "ACTIVE")
+          declinedWith(yield* authorize(card, 701), "DAILY_SPEND_LIMIT_EXCEEDED")
+          const retried = yield* authorize(card, 100, { issuerTransactionToken: "itt-hinted-retry" })
+          assert.deepStrictEqual(yield* authorize(card, 100, { issuerTransactionToken: "itt-hinted-retry" }), retried)
+          assert.deepStrictEqual(yield* counters(card), { spend: 400, count: 3 })
+          assert.deepInclude(yield* balance(a!, "USD"), { available: 900 })
+          assert.deepInclude(yield* balance(b!, "USD"), { available: 4_700 })
+        })
+      )
   )
 
   it.effect("design Q8: sources in priority order; the first covering the whole amount pays, no split", () =>

@@ -22,7 +22,7 @@ import { type Store, together } from "../ports/store.ts"
 import type { Refused, StoreError } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { emitSteps } from "../webhooks/emit.ts"
-import { viewsWithBalances } from "./internal-accounts.ts"
+import { withBalance } from "./internal-accounts.ts"
 import type { InternalAccountRecord } from "./model.ts"
 
 /** What the steps run on: any context's ports with the store and ids (`PaymentPorts`, `CardPorts`, ...). */
@@ -56,25 +56,80 @@ export const accountsMovedBy = (
   return moved
 }
 
-/** `INTERNAL_ACCOUNT.BALANCE_UPDATED` for each of `moved` (its subject), with its balances as they are now. */
+/**
+ * An internal account and its balance read in this store transaction with the balance row locked (`ledger.balances`),
+ * before a write: the balance after the write is then known without reading it again.
+ */
+export interface LockedAccount {
+  readonly record: InternalAccountRecord
+  readonly balance: LedgerBalance
+}
+
+/** The records of `accounts` (those that are internal accounts), each with its locked balance from `balances`. */
+export const lockedAccounts = (
+  records: ReadonlyArray<InternalAccountRecord | undefined>,
+  balances: ReadonlyArray<LedgerBalance>
+): ReadonlyArray<LockedAccount> => {
+  const locked: Array<LockedAccount> = []
+  for (const record of records) {
+    const balance = record === undefined ? undefined : balances.find((b) => b.account === record.id)
+    if (record !== undefined && balance !== undefined) locked.push({ record, balance })
+  }
+  return locked
+}
+
+/** The records of `accounts` (`undefined` for a ledger account that is no internal account), read together. */
+export const accountRecords = (
+  store: BalanceUpdatePorts["store"],
+  accounts: ReadonlyArray<Pick<LedgerBalance, "account">>
+): Effect.Effect<ReadonlyArray<InternalAccountRecord | undefined>, StoreError> =>
+  Effect.forEach(accounts, (a) => store.internalAccounts.get(a.account), {
+    concurrency: store.pipelines ? "unbounded" : 1
+  })
+
+/** `balance` moved by `transfers` (its side of each: a POSTED one moves `posted`, a PENDING one holds). */
+const balanceAfter = (balance: LedgerBalance, transfers: ReadonlyArray<LedgerTransfer>): LedgerBalance => {
+  let { posted, pendingDebits, pendingCredits } = balance
+  for (const t of transfers) {
+    const debit = t.debit === balance.account ? t.amount : 0
+    const credit = t.credit === balance.account ? t.amount : 0
+    if (t.state === "POSTED") posted += credit - debit
+    else if (t.state === "PENDING") {
+      pendingDebits += debit
+      pendingCredits += credit
+    }
+  }
+  return { ...balance, posted, pendingDebits, pendingCredits }
+}
+
+/**
+ * `INTERNAL_ACCOUNT.BALANCE_UPDATED` for each of `moved` (its subject), with its balances as they are now: from
+ * `known.locked` moved by `known.transfers` when it holds every one of them (no read), else read (the accounts and
+ * their balances together: one round trip on PostgreSQL).
+ */
 export function* announceBalancesSteps(
   ports: BalanceUpdatePorts,
   moved: ReadonlyArray<MovedAccount>,
-  now: string
+  now: string,
+  known?: { readonly locked: ReadonlyArray<LockedAccount>; readonly transfers: ReadonlyArray<LedgerTransfer> }
 ): Steps<void, StoreError> {
   if (moved.length === 0) return
   const { store } = ports
-  // The accounts and their balances asked for together (one round trip on PostgreSQL).
+  const locked = moved.map((m) => known?.locked.find((l) => l.record.id === m.account))
+  if (known !== undefined && locked.every((l) => l !== undefined)) {
+    for (const l of locked as ReadonlyArray<LockedAccount>) {
+      const view = withBalance(l.record, balanceAfter(l.balance, known.transfers))
+      yield* emitSteps(store, ports.ids, [BALANCE_UPDATED], view.id, view, now)
+    }
+    return
+  }
   const [found, balances] = yield* together(
     store,
-    () =>
-      Effect.forEach(moved, (m) => store.internalAccounts.get(m.account), {
-        concurrency: store.pipelines ? "unbounded" : 1
-      }),
+    () => accountRecords(store, moved),
     () => store.ledger.balances(moved)
   )
-  const records = found.filter((r): r is InternalAccountRecord => r !== undefined)
-  for (const view of viewsWithBalances(records, balances)) {
+  for (const l of lockedAccounts(found, balances)) {
+    const view = withBalance(l.record, l.balance)
     yield* emitSteps(store, ports.ids, [BALANCE_UPDATED], view.id, view, now)
   }
 }
@@ -93,66 +148,22 @@ export function* recordSteps(
   return transfers
 }
 
-/** The ledger's `writeTransfersSteps` (the caller checked the debits under lock), then the announcements. */
+/**
+ * The ledger's `writeTransfersSteps` (the caller checked the debits under lock), then the announcements; `locked`: the
+ * accounts the caller read under lock before (see `LockedAccount`), announced without reading them again.
+ */
 export function* writeTransfersSteps(
   ports: BalanceUpdatePorts,
   reference: string,
   legs: ReadonlyArray<Leg>,
   state: "POSTED" | "PENDING",
   now: string,
-  knownCount?: number
+  knownCount?: number,
+  locked?: ReadonlyArray<LockedAccount>
 ): Steps<ReadonlyArray<LedgerTransfer>, StoreError> {
   const transfers = yield* writeLedgerTransfersSteps(ports.store, reference, legs, state, now, knownCount)
-  yield* announceBalancesSteps(ports, accountsMovedBy(transfers, state === "POSTED"), now)
-  return transfers
-}
-
-/**
- * The debited accounts of a hold, read under lock before it is written (`ledger.balances` in the caller's store
- * transaction, and their records, `undefined` for a ledger account that is no internal account): the
- * announcements of `writeHoldSteps` are computed from them instead of read again.
- */
-export interface HeldAccounts {
-  readonly balances: ReadonlyArray<LedgerBalance>
-  readonly records: ReadonlyArray<InternalAccountRecord | undefined>
-}
-
-/** The records of `debits`' accounts, for `HeldAccounts` (read together where the store pipelines). */
-export const heldRecords = (
-  store: BalanceUpdatePorts["store"],
-  debits: ReadonlyArray<Pick<LedgerBalance, "account">>
-): Effect.Effect<ReadonlyArray<InternalAccountRecord | undefined>, StoreError> =>
-  Effect.forEach(debits, (d) => store.internalAccounts.get(d.account), {
-    concurrency: store.pipelines ? "unbounded" : 1
-  })
-
-/**
- * The ledger's `writeTransfersSteps` of PENDING transfers (holds) on accounts the caller locked and read (`held`),
- * then the announcements, with the balances the holds leave (no read: the rows are locked by this transaction).
- */
-export function* writeHoldsSteps(
-  ports: BalanceUpdatePorts,
-  reference: string,
-  legs: ReadonlyArray<Leg>,
-  now: string,
-  knownCount: number,
-  held: HeldAccounts
-): Steps<ReadonlyArray<LedgerTransfer>, StoreError> {
-  const transfers = yield* writeLedgerTransfersSteps(ports.store, reference, legs, "PENDING", now, knownCount)
-  const moved = accountsMovedBy(transfers, false)
-  const after = held.balances.map((b) => {
-    let pendingDebits = b.pendingDebits
-    for (const t of transfers) if (t.debit === b.account) pendingDebits += t.amount
-    return { ...b, pendingDebits }
-  })
-  const records: Array<InternalAccountRecord> = []
-  for (const m of moved) {
-    const record = held.records.find((r) => r?.id === m.account)
-    if (record !== undefined) records.push(record)
-  }
-  for (const view of viewsWithBalances(records, after)) {
-    yield* emitSteps(ports.store, ports.ids, [BALANCE_UPDATED], view.id, view, now)
-  }
+  const moved = accountsMovedBy(transfers, state === "POSTED")
+  yield* announceBalancesSteps(ports, moved, now, locked === undefined ? undefined : { locked, transfers })
   return transfers
 }
 

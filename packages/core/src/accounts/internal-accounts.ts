@@ -194,28 +194,28 @@ export const provisionInternalAccounts = Effect.fnUntraced(function* (
 
 // ---- reads ----
 
-/** The accounts with `balance` (available = posted - held) and `totalBalance` (posted) from their ledger balances. */
-export const viewsWithBalances = (
-  records: ReadonlyArray<InternalAccountRecord>,
-  balances: ReadonlyArray<LedgerBalance>
-): Array<InternalAccount> => {
-  const byAccount = new Map(balances.map((b) => [b.account, b]))
-  return records.map(({ platformCurrency: _, ...r }) => {
-    const b = byAccount.get(r.id)
-    const posted = b?.posted ?? 0
-    const held = b?.pendingDebits ?? 0
-    return { ...r, balance: amountOf(posted - held, r.currency), totalBalance: amountOf(posted, r.currency) }
-  })
-}
-
-/** Adds `balance` and `totalBalance` from the ledger (see `viewsWithBalances`). */
+/** Adds `balance` (available = posted - held) and `totalBalance` (posted) from the ledger. */
 export const withBalances = (
   store: Pick<AccountsPorts["store"], "ledger">,
   records: ReadonlyArray<InternalAccountRecord>
 ) =>
-  Effect.map(store.ledger.balances(records.map((r) => ({ account: r.id, currency: r.currency }))), (balances) =>
-    viewsWithBalances(records, balances)
+  Effect.map(
+    store.ledger.balances(records.map((r) => ({ account: r.id, currency: r.currency }))),
+    (balances): Array<InternalAccount> => {
+      const byAccount = new Map(balances.map((b) => [b.account, b]))
+      return records.map((r) => withBalance(r, byAccount.get(r.id)))
+    }
   )
+
+/** An account as `GET` shows it with its ledger balance `b` (none: it never moved). */
+export const withBalance = (
+  { platformCurrency: _, ...r }: InternalAccountRecord,
+  b: Pick<LedgerBalance, "posted" | "pendingDebits"> | undefined
+): InternalAccount => {
+  const posted = b?.posted ?? 0
+  const held = b?.pendingDebits ?? 0
+  return { ...r, balance: amountOf(posted - held, r.currency), totalBalance: amountOf(posted, r.currency) }
+}
 
 /** `GET /internal-account` and `GET /customers/internal-accounts`: customers' accounts, paged. */
 export const listInternalAccounts = Effect.fnUntraced(function* (

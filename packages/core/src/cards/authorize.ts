@@ -1,7 +1,10 @@
 import { Effect, Result } from "effect"
-import { writeTransfersSteps } from "../accounts/balance-updates.ts"
+import { type LockedAccount, writeTransfersSteps } from "../accounts/balance-updates.ts"
+import type { InternalAccountRecord } from "../accounts/model.ts"
+import type { Customer } from "../customers/model.ts"
+import type { LedgerBalance } from "../ledger/model.ts"
 import { KeyVault } from "../ports/key-vault.ts"
-import { Store, together } from "../ports/store.ts"
+import { type Step, Store, together } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
 import { transition } from "../shared/machine.ts"
 import { utcDay } from "../shared/time.ts"
@@ -40,6 +43,49 @@ import { toCardTransaction } from "./views.ts"
 // The real-time authorization (docs/design/cards.md, section 3 "Authorization"): one store transaction of plain
 // steps, locks always in the order card → counters → balances, so two cards on one funding source cannot deadlock
 // (the shared balance row is locked last) and racing authorizations of one card queue on its row.
+// On PostgreSQL (issue 34) every statement that does not need an earlier one's answer is sent with it: the card locked,
+// the platform's caps and the token's stored decision; the cardholder, the counters counted, the sources' balances
+// locked and their accounts' records; every write; COMMIT. The card's row is held from the first round trip to the
+// COMMIT, and every authorization of a hot card waits for it, so the second round trip is asked for ahead, with the
+// first, from what the last authorization of the card in this process saw (`CardHints`): only a hint, checked against
+// the locked card, and asked for again (the counters given back) when the card changed. An approval is then three
+// round trips, four without a hint.
+
+/**
+ * What an authorization of a card asks for once the card is locked, as the last one in this process saw it: its
+ * cardholder, its currency and its funding sources' accounts in priority order (none an embedded wallet, whose key
+ * is looked up first). Bounded (forgotten all at once when full); never trusted: see `authorizeSteps`.
+ */
+export interface CardHints {
+  readonly get: (cardId: string) => CardHint | undefined
+  readonly learn: (card: CardRecord) => void
+}
+
+interface CardHint {
+  readonly cardholderId: string
+  readonly currency: string
+  readonly accounts: ReadonlyArray<string>
+}
+
+/** Hints of at most `max` cards. */
+export const makeCardHints = (max = 10_000): CardHints => {
+  const hints = new Map<string, CardHint>()
+  return {
+    get: (cardId) => hints.get(cardId),
+    learn: (card) => {
+      if (card.state !== "ACTIVE" || card.bindings.length === 0 || card.bindings.some(isWalletBinding)) {
+        hints.delete(card.id)
+        return
+      }
+      if (hints.size >= max && !hints.has(card.id)) hints.clear()
+      hints.set(card.id, {
+        cardholderId: card.cardholderId,
+        currency: card.currency,
+        accounts: card.bindings.map((b) => b.accountId)
+      })
+    }
+  }
+}
 
 /** A funding source that may pay now, with the delegated key an embedded wallet signs its pull with. */
 interface Candidate {
@@ -120,9 +166,11 @@ function* firstMoveSteps(
   const move = transition(cardTransactionMachine, "REQUESTED", event)
   if (Result.isFailure(move)) return yield* Effect.die(move.failure)
   const record: CardTransactionRecord = { ...row, state: storedState(move.success.to) }
-  yield* dieOnUniqueViolation(ports.store.cardTransactions.insert(record))
+  // The writes nothing refuses go first (unanswered, see `TransitionCollection.append`): they travel with the insert,
+  // whose answer is the one waited for.
   yield* recordTransitionSteps(ports.store, ports.ids, record.id, undefined, record.state, move.success.emits, now)
   yield* emitSteps(ports.store, ports.ids, move.success.emits, record.id, toCardTransaction(record), now)
+  yield* dieOnUniqueViolation(ports.store.cardTransactions.insert(record))
   return record
 }
 
@@ -156,27 +204,126 @@ function* walletSignatureSteps(
   return Result.isSuccess(signed) ? signed.success : undefined
 }
 
+/** The funding sources' balances, locked, and their accounts' records, in the order of `accounts`. */
+interface Sources {
+  readonly balances: ReadonlyArray<LedgerBalance>
+  readonly records: ReadonlyArray<InternalAccountRecord | undefined>
+}
+
+/** The day's counters after adding a purchase, and the sources (locked after the counters: the lock order). */
+type Limits = readonly [readonly [spend: number, count: number], Sources]
+
+/**
+ * The sources' balances locked with their accounts' records: what the approval's `INTERNAL_ACCOUNT.BALANCE_UPDATED`
+ * shows, without reading them again after the hold.
+ */
+function* sourcesSteps(
+  ports: CardPorts,
+  accounts: ReadonlyArray<string>,
+  currency: string
+): Steps<Sources, StoreError> {
+  const { store } = ports
+  const [balances, records] = yield* together(
+    store,
+    () => store.ledger.balances(accounts.map((account) => ({ account, currency }))),
+    () =>
+      Effect.forEach(accounts, (id) => store.internalAccounts.get(id), {
+        concurrency: store.pipelines ? "unbounded" : 1
+      })
+  )
+  return { balances, records }
+}
+
+/** The purchase counted into the day's counters, then the sources locked (one round trip on PostgreSQL). */
+const countSteps = (
+  ports: CardPorts,
+  keys: CounterKeys,
+  amount: number,
+  accounts: ReadonlyArray<string>,
+  currency: string
+) =>
+  together(
+    ports.store,
+    () =>
+      together(
+        ports.store,
+        () => ports.store.counters.add(keys.spend, amount),
+        () => ports.store.counters.add(keys.count, 1)
+      ),
+    () => sourcesSteps(ports, accounts, currency)
+  )
+
+interface CounterKeys {
+  readonly spend: string
+  readonly count: string
+}
+
+/** What a hint let the first round trip ask for: the cardholder, and for a purchase the counters and sources. */
+interface Ahead {
+  readonly hint: CardHint
+  readonly customer: Customer | undefined
+  readonly limits: Limits
+}
+
+const sameAccounts = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i])
+
 /**
  * `CardNetwork.authorize` inside its store transaction: the card locked, its state and caps, the funding source, the
  * daily counters counted first and checked after (a decline gives them back in this transaction: the rows are still
  * locked, so nobody saw them; no savepoint, since the call may join an outer transaction), the hold, the row and its
- * event. A balance inquiry runs the checks only (design Q14).
+ * event. A balance inquiry runs the checks only (design Q14). With a hint of the card (`CardHints`), a purchase's
+ * cardholder, counters and sources are asked for in the card lock's round trip, after it (the lock order holds); what
+ * the locked card shows otherwise is asked for again, and anything counted and not approved is given back.
  */
 export function* authorizeSteps(
   ports: CardNetworkPorts,
   request: AuthorizationRequest,
-  now: string
+  now: string,
+  hints?: CardHints
 ): Steps<AuthorizationDecision, NotFound | StoreError> {
   const { store } = ports
-  const [card, config] = yield* together(
-    store,
-    () => store.cards.getForUpdate(request.cardId),
-    () => store.config.get()
-  )
-  if (card === undefined) return yield* Effect.fail(cardNotFound(request.cardId))
-  const caps = effectiveCaps(card, config)
   const amount = request.amount
   const counted = countsTowardLimits(request.kind)
+  const day = utcDay(now)
+  const keys: CounterKeys = {
+    spend: cardCounters.spend(request.cardId, day),
+    count: cardCounters.count(request.cardId, day)
+  }
+  const hint = counted ? hints?.get(request.cardId) : undefined
+  const [[card, config], [existing, ahead]] = yield* together(
+    store,
+    () =>
+      together(
+        store,
+        () => store.cards.getForUpdate(request.cardId),
+        () => store.config.get()
+      ),
+    () =>
+      together(
+        store,
+        () =>
+          request.kind === "BALANCE_INQUIRY"
+            ? Effect.succeed(undefined)
+            : store.cardTransactions.findUnique("issuerTransactionToken", request.issuerTransactionToken),
+        () =>
+          hint === undefined
+            ? Effect.succeed(undefined)
+            : Effect.map(
+                Effect.gen(() =>
+                  together(
+                    store,
+                    () => store.customers.get(hint.cardholderId),
+                    () => countSteps(ports, keys, amount, hint.accounts, hint.currency)
+                  )
+                ),
+                ([customer, limits]): Ahead => ({ hint, customer, limits })
+              )
+      )
+  )
+  if (card === undefined) return yield* Effect.fail(cardNotFound(request.cardId))
+  hints?.learn(card)
+  const caps = effectiveCaps(card, config)
   const early =
     stateDeclineReason[card.state] ??
     request.forcedDecline ??
@@ -189,12 +336,42 @@ export function* authorizeSteps(
     return refusal === undefined ? { _tag: "Approved" } : { _tag: "Declined", reason: refusal }
   }
   const kind = request.kind
-  const [existing, customer] = yield* together(
+  // CD-29 counts approvals only: a purchase counted and not approved is given back (never a refund, expiry or
+  // reversal), a decline's in the round trip of its writes.
+  const giveBack = () =>
+    together(
+      store,
+      () => store.counters.add(keys.spend, -amount),
+      () => store.counters.add(keys.count, -1)
+    )
+  const giveBackAhead = function* () {
+    if (ahead !== undefined) yield* giveBack()
+  }
+  if (existing !== undefined) {
+    yield* giveBackAhead()
+    return decisionOf(existing)
+  }
+  const accounts = candidates.map((c) => c.binding.accountId)
+  const counting = refusal === undefined && counted
+  // What the hint did not bring, or brought for a card that has changed since (nothing, usually).
+  const [customer, limits] = yield* together(
     store,
-    () => store.cardTransactions.findUnique("issuerTransactionToken", request.issuerTransactionToken),
-    () => store.customers.get(card.cardholderId)
+    () =>
+      ahead !== undefined && ahead.hint.cardholderId === card.cardholderId
+        ? Effect.succeed(ahead.customer)
+        : store.customers.get(card.cardholderId),
+    (): Step<Limits | undefined, StoreError> => {
+      if (!counting) return Effect.succeed(undefined)
+      if (ahead === undefined) return countSteps(ports, keys, amount, accounts, card.currency)
+      if (ahead.hint.currency === card.currency && sameAccounts(ahead.hint.accounts, accounts)) {
+        return Effect.succeed(ahead.limits)
+      }
+      return Effect.map(
+        Effect.gen(() => sourcesSteps(ports, accounts, card.currency)),
+        (sources): Limits => [ahead.limits[0], sources]
+      )
+    }
   )
-  if (existing !== undefined) return decisionOf(existing)
   const n: NewTransaction = {
     id: yield* ports.ids.make("CardTransaction"),
     card,
@@ -203,21 +380,12 @@ export function* authorizeSteps(
     kind,
     now
   }
-  if (refusal !== undefined) return yield* declineSteps(ports, n, refusal, undefined)
-  if (counted) {
-    const day = utcDay(now)
-    const spendKey = cardCounters.spend(card.id, day)
-    const countKey = cardCounters.count(card.id, day)
-    const [[spend, count], balances] = yield* together(
-      store,
-      () =>
-        together(
-          store,
-          () => store.counters.add(spendKey, amount),
-          () => store.counters.add(countKey, 1)
-        ),
-      () => store.ledger.balances(candidates.map((c) => ({ account: c.binding.accountId, currency: card.currency })))
-    )
+  if (refusal !== undefined) {
+    const [, declined] = yield* together(store, giveBackAhead, () => declineSteps(ports, n, refusal, undefined))
+    return declined
+  }
+  if (limits !== undefined) {
+    const [[spend, count], { balances, records }] = limits
     const overCap = dailyLimitDecline(caps, spend, count)
     const index = overCap === undefined ? coveringSource(balances, amount) : undefined
     const signature =
@@ -235,19 +403,18 @@ export function* authorizeSteps(
         : undefined
     const unsigned = index !== undefined && candidates[index]!.keyId !== undefined && signature === undefined
     if (index === undefined || unsigned) {
-      // CD-29 counts approvals only: a decline gives its count back (never a refund, expiry or reversal).
-      yield* together(
-        store,
-        () => store.counters.add(spendKey, -amount),
-        () => store.counters.add(countKey, -1)
-      )
       const reason = overCap ?? (unsigned ? "NO_USABLE_FUNDING_SOURCE" : "INSUFFICIENT_FUNDS")
-      return yield* declineSteps(ports, n, reason, index === undefined ? undefined : candidates[index]!.binding)
+      const [, declined] = yield* together(store, giveBack, () =>
+        declineSteps(ports, n, reason, index === undefined ? undefined : candidates[index]!.binding)
+      )
+      return declined
     }
-    return yield* approveSteps(ports, n, candidates[index]!, signature)
+    const record = records[index]
+    const locked = record === undefined ? undefined : [{ record, balance: balances[index]! }]
+    return yield* approveSteps(ports, n, candidates[index]!, signature, locked)
   }
   // A credit needs no balance: the first usable source receives it.
-  return yield* approveSteps(ports, n, candidates[0]!, undefined)
+  return yield* approveSteps(ports, n, candidates[0]!, undefined, undefined)
 }
 
 /** The approval: the hold (or, for a single-message kind, the posting), the row and its event. */
@@ -255,7 +422,8 @@ function* approveSteps(
   ports: CardPorts,
   n: NewTransaction,
   source: Candidate,
-  pullSignature: string | undefined
+  pullSignature: string | undefined,
+  locked: ReadonlyArray<LockedAccount> | undefined
 ): Steps<AuthorizationDecision, StoreError> {
   const amount = n.request.amount
   const posted = postsAtOnce(n.kind)
@@ -270,7 +438,7 @@ function* approveSteps(
     ...(pullSignature === undefined ? {} : { pullSignature })
   }
   // A new transaction has no transfers yet: numbered from 1 (a racing second writer would collide on the ids).
-  yield* writeTransfersSteps(ports, n.id, [spendLeg(row, amount)], posted ? "POSTED" : "PENDING", n.now, 0)
+  yield* writeTransfersSteps(ports, n.id, [spendLeg(row, amount)], posted ? "POSTED" : "PENDING", n.now, 0, locked)
   yield* firstMoveSteps(ports, row, posted ? "POST" : "APPROVE", n.now)
   return { _tag: "Approved", cardTransactionId: n.id }
 }

@@ -5,7 +5,7 @@
  */
 import { type Clock, Effect, Layer } from "effect"
 import type { Mutable } from "effect/Types"
-import { heldRecords, resolveSteps, writeHoldsSteps } from "../accounts/balance-updates.ts"
+import { accountRecords, lockedAccounts, resolveSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
 import type { Customer } from "../customers/model.ts"
 import { debitsOf, shortfallOf } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
@@ -188,7 +188,7 @@ export function* reserveSteps(
     () =>
       together(
         store,
-        () => heldRecords(store, debits),
+        () => accountRecords(store, debits),
         () => (internal ? Effect.succeed(undefined) : screenPayoutSteps(ports, record))
       )
   )
@@ -199,7 +199,7 @@ export function* reserveSteps(
   if (refused !== undefined) return yield* Effect.fail(refused)
   // A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
   // second reservation would collide on the transfer ids instead of holding the money twice.
-  yield* writeHoldsSteps(ports, record.id, legs, now, 0, { balances, records })
+  yield* writeTransfersSteps(ports, record.id, legs, "PENDING", now, 0, lockedAccounts(records, balances))
   let executing = yield* moveQuoteSteps(ports, quote, event)
   if (screened?.held === true) {
     const held = yield* moveTransactionSteps(
