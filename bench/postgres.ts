@@ -2,7 +2,7 @@
  * PostgreSQL benchmark: executes and payment lifecycles per second on a PostgreSQL server, against `pgbench`'s
  * TPC-B-like transactions per second on the same server in the same run.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=@paycore/source bench/postgres.ts [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=@paycore/source bench/postgres.ts [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2] [--pg-groups 2]
  *
  * Without DATABASE_URL (or without `pgbench` on PATH) it prints why the PostgreSQL part is skipped and returns.
  *
@@ -531,8 +531,16 @@ export const withApplicationName = (url: string, name: string): string => {
   }
 }
 
+// `--pg-groups N`: commit groups in flight (default 2; 0: every store transaction alone), to tell what they cost or save.
 const servicesOn = (url: string, schema: string, max: number) =>
-  engineOn(layerPg({ connectionString: withApplicationName(url, schema), schema, max }))
+  engineOn(
+    layerPg({
+      connectionString: withApplicationName(url, schema),
+      schema,
+      max,
+      groupCommit: { groups: numberFlag("pg-groups") }
+    })
+  )
 
 type Engine = ManagedRuntime.ManagedRuntime<Layer.Success<ReturnType<typeof servicesOn>>, unknown>
 
