@@ -70,6 +70,17 @@ export interface Executor {
  */
 const HoldsTurn = Context.Reference<boolean>("@paycore/store-postgres/HoldsTurn", { defaultValue: () => false })
 
+/**
+ * Ends `member`'s turn (see `Member.blocked`) once its lock is sent: statements sent after it on the connection run
+ * after it, so the member's other statements may follow at once.
+ */
+const endTurn = (member: Member): void => {
+  const end = member.endTurn
+  member.blocked = undefined
+  member.endTurn = undefined
+  end?.()
+}
+
 /** Waits for `member`'s turn to end (see `Member.blocked`). */
 const awaitTurn = (member: Member): Effect.Effect<void> => Effect.promise(() => member.blocked ?? Promise.resolve())
 
@@ -137,7 +148,8 @@ export const makeExecutor = (
       if (member === undefined) {
         return Effect.tryPromise({ try: () => executeRerunning(text, params, prepare), catch: failure })
       }
-      if (member.blocked !== undefined && !fiber.getRef(HoldsTurn)) {
+      const turn = fiber.getRef(HoldsTurn)
+      if (member.blocked !== undefined && !turn) {
         return Effect.andThen(awaitTurn(member), statement(text, params, prepare, failure))
       }
       const tx = member.tx
@@ -149,10 +161,12 @@ export const makeExecutor = (
           // aborted): those travel with it or earlier, so they are answered by now. Not the ones sent after it,
           // which wait for a statement or COMMIT that may never come.
           const sentBefore = tx.inFlight.length
-          return tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
+          const answer = tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
             await Promise.all(tx.inFlight.slice(0, sentBefore))
             throw error
           })
+          if (turn) endTurn(member)
+          return answer
         },
         catch: (e): E | StoreError => {
           const first = failure(e)
@@ -176,12 +190,14 @@ export const makeExecutor = (
   const run: Executor["run"] = (text, params) =>
     Effect.withFiber((fiber) => {
       const member = fiber.getRef(CurrentTx)
-      if (member?.blocked !== undefined && !fiber.getRef(HoldsTurn)) {
+      const turn = fiber.getRef(HoldsTurn)
+      if (member?.blocked !== undefined && !turn) {
         return Effect.andThen(awaitTurn(member), run(text, params))
       }
       const tx = member?.tx
       const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
       if (answer === undefined) return Effect.asVoid(write(text, params))
+      if (turn) endTurn(member!)
       member!.wrote = true
       tx!.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx!, error, storeError(error))))
       return Effect.void
@@ -248,16 +264,12 @@ export const makeExecutor = (
       }
       // Another member locked one of the rows first: this member's turn waits for it, and so do its statements
       // sent alongside (they follow the lock, as they would in a transaction alone).
-      let release!: () => void
       member.blocked = new Promise<void>((resolve) => {
-        release = resolve
+        member.endTurn = resolve
       })
       return Effect.ensuring(
         Effect.provideService(Effect.andThen(takeKeys(member, group, keys), effect), HoldsTurn, true),
-        Effect.sync(() => {
-          member.blocked = undefined
-          release()
-        })
+        Effect.sync(() => endTurn(member))
       )
     })
 

@@ -50,10 +50,12 @@ export interface Member {
   /** The member of its group it waits for (to end), for a row that one locked first (see `Executor.locking`). */
   waitingFor: Member | undefined
   /**
-   * Set while it waits for such a row and then locks it: its other statements (of fibers it runs alongside) wait
-   * for this, so they reach the server after the lock, in the order a transaction alone would send them.
+   * Set while it waits for such a row, until its lock is sent: its other statements (of fibers it runs alongside)
+   * wait for this, so they reach the server after the lock, in the order a transaction alone would send them.
    */
   blocked: Promise<void> | undefined
+  /** Settles `blocked`. */
+  endTurn: (() => void) | undefined
 }
 
 export const newMember = (tx: Tx, group: Group | undefined): Member => {
@@ -72,7 +74,8 @@ export const newMember = (tx: Tx, group: Group | undefined): Member => {
       end()
     },
     waitingFor: undefined,
-    blocked: undefined
+    blocked: undefined,
+    endTurn: undefined
   }
   return member
 }
