@@ -5,6 +5,7 @@
 import { Schema, SchemaAST } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 import type { EndpointInfo } from "./listener-types.ts"
+import { admits, sentinelsOf } from "./schema-shape.ts"
 
 export interface Responder {
   readonly status: number
@@ -65,34 +66,6 @@ const compileSuccess = (info: EndpointInfo, status: number, schema: Schema.Top):
   if (isPlainJson(schema.ast)) return { status, serialize: (value) => JSON.stringify(value) }
   const encode = Schema.encodeUnknownSync(schema as unknown as NoServices)
   return { status, serialize: (value) => JSON.stringify(encode(value)) }
-}
-
-/** A required property whose type is one of a few literals (a `status`): `[name, the literals]`. */
-type Sentinel = readonly [PropertyKey, ReadonlySet<unknown>]
-
-const literalsOf = (ast: SchemaAST.AST): ReadonlySet<unknown> | undefined => {
-  if (ast.encoding !== undefined || ast.checks !== undefined) return undefined
-  if (SchemaAST.isLiteral(ast)) return new Set([ast.literal])
-  if (!SchemaAST.isUnion(ast) || !ast.types.every((type) => SchemaAST.isLiteral(type) && type.encoding === undefined))
-    return undefined
-  return new Set(ast.types.map((type) => (type as SchemaAST.Literal).literal))
-}
-
-/** The struct's required literal properties: a value without one of them is not of the schema. */
-const sentinelsOf = (ast: SchemaAST.AST): ReadonlyArray<Sentinel> => {
-  if (ast._tag !== "Objects" || ast.encoding !== undefined) return []
-  return ast.propertySignatures.flatMap((property): Array<Sentinel> => {
-    const literals = SchemaAST.isOptional(property.type) ? undefined : literalsOf(property.type)
-    return literals === undefined ? [] : [[property.name, literals]]
-  })
-}
-
-const admits = (sentinels: ReadonlyArray<Sentinel>, value: unknown): boolean => {
-  if (sentinels.length === 0) return true
-  if (typeof value !== "object" || value === null) return false
-  for (const [name, literals] of sentinels)
-    if (!literals.has((value as Record<PropertyKey, unknown>)[name])) return false
-  return true
 }
 
 /**

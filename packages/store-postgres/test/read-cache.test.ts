@@ -11,12 +11,12 @@ import { individual } from "./records.ts"
 
 it("customers read by id are what the database holds, whatever was written since", async () => {
   const customer = individual(1)
-  const renamed = (name: string) => ({ ...customer, fullName: name })
+  const renamed = (name: string) => ({ ...customer, email: `${name.replace(" ", "-")}@example.com` })
   await Effect.runPromise(
     Effect.provide(
       Effect.gen(function* () {
         const store = yield* Store
-        const read = () => Effect.map(store.customers.get(customer.id), (found) => found?.fullName)
+        const read = () => Effect.map(store.customers.get(customer.id), (found) => found?.email?.replace("@example.com", "").replace("-", " "))
 
         assert.strictEqual(yield* read(), undefined)
         yield* store.customers.insert(renamed("first"))
