@@ -245,9 +245,12 @@ export const benchHttp = async (options: BenchHttpOptions): Promise<BenchHttpRes
 /** The baseline: no routing, no validation. */
 // What paycore answers for the benched requests (recorded), so the baseline writes the same bytes:
 // the ratio then measures what paycore adds (routing, auth, validation, pricing, storing, events).
-const customerJson = JSON.stringify({
+export const BENCH_CUSTOMER = "bench-customer"
+
+/** The customer the benches read and pay from (`POST /customers`' body). */
+export const BENCH_CUSTOMER_INPUT = {
   customerType: "INDIVIDUAL",
-  platformCustomerId: "bench-customer",
+  platformCustomerId: BENCH_CUSTOMER,
   fullName: "Ada Lovelace",
   email: "ada@example.com",
   currencies: ["USD", "MXN"],
@@ -256,7 +259,11 @@ const customerJson = JSON.stringify({
     ipAddress: "203.0.113.7",
     termsVersion: "2025-10-13",
     acceptanceMethod: "CHECKBOX"
-  },
+  }
+} as const
+
+const customerJson = JSON.stringify({
+  ...BENCH_CUSTOMER_INPUT,
   id: "Customer:01a1fe3a-57b7-77a4-9835-61eadc71022c",
   umaAddress: "$u01a1fe3a57b777a4983561eadc71022c@sandbox.paycore.dev",
   contactVerification: { email: "PENDING", phone: "PENDING" },

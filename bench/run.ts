@@ -3,7 +3,7 @@
  *
  *   node --conditions=@paycore/source bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
  *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
- *                     [--only core,postgres,wallet,http,csv,cards]
+ *                     [--only core,postgres,wallet,http,serve,csv,cards]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
@@ -11,6 +11,9 @@
  *    pgbench's TPC-B-like tps on the same server with as many clients; skipped (and said so) without DATABASE_URL.
  * 3. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
  *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
+ * 3b. The same through `npm start` as users run it (bench/serve.ts): its worker and webhook dispatcher running,
+ *    `POST /quotes` on the memory store and `GET /customers/{id}` on embedded PGlite (its default store), against
+ *    the bare server, each in a process of its own; invariants checked over the API after each server's runs.
  * 5. Signed retries per second (a wallet session refresh, both legs) through the core on the memory store, against
  *    `node:crypto`'s bare ECDSA P-256 verify in the same run (bench/wallet.ts).
  * 4. CSV bulk import rows per second of a 50,000-row file, and the server process's peak RSS, on PostgreSQL (the

@@ -175,7 +175,9 @@ const benchServer = async (
       // the server created those too.
       const inFlight = 2 * options.connections
       if (payments.totalCount < run.answered || payments.totalCount > run.answered + inFlight) {
-        fail(`${run.answered} quotes answered 201 (+ up to ${inFlight} in flight), ${payments.totalCount} payments listed`)
+        fail(
+          `${run.answered} quotes answered 201 (+ up to ${inFlight} in flight), ${payments.totalCount} payments listed`
+        )
       }
       const accounts = await api<Page<Account>>(`${baseUrl}/customers/internal-accounts?customerId=${customerId}`)
       const balance = JSON.stringify(accounts.data.find((account) => account.currency === "USD")!.balance)

@@ -5,7 +5,7 @@
 import { Schema, SchemaAST } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 import type { EndpointInfo } from "./listener-types.ts"
-import { admits, sentinelsOf } from "./schema-shape.ts"
+import { admits, isScalar, sentinelsOf } from "./schema-shape.ts"
 
 export interface Responder {
   readonly status: number
@@ -24,15 +24,8 @@ const numberJsonLink = Schema.toCodecJson(Schema.Number).ast.encoding?.[0]
 /** True when the JSON codec's encoded side is the value itself, so `JSON.stringify` can skip the encoder. */
 const isPlainJson = (ast: SchemaAST.AST): boolean => {
   if (ast.encoding !== undefined && !(ast.encoding.length === 1 && ast.encoding[0] === numberJsonLink)) return false
+  if (isScalar(ast)) return true
   switch (ast._tag) {
-    case "String":
-    case "Number":
-    case "Boolean":
-    case "Null":
-    case "Literal":
-    case "Enum":
-    case "TemplateLiteral":
-      return true
     case "Objects":
       return (
         ast.propertySignatures.every((property) => isPlainJson(property.type)) &&

@@ -35,6 +35,19 @@ export const admits = (sentinels: ReadonlyArray<Sentinel>, value: unknown): bool
   return true
 }
 
+/** A scalar node: a JSON value of it has no properties. */
+export const isScalar = (ast: SchemaAST.AST): boolean => SCALARS.has(ast._tag)
+
+const SCALARS: ReadonlySet<string> = new Set([
+  "String",
+  "Number",
+  "Boolean",
+  "Null",
+  "Literal",
+  "Enum",
+  "TemplateLiteral"
+])
+
 type Check = (value: unknown) => boolean
 
 const always: Check = () => true
@@ -58,16 +71,9 @@ export const excessFree = (ast: SchemaAST.AST): Check => {
     return check
   }
   const compileNode = (node: SchemaAST.AST): Check => {
+    // A JSON object or array where a scalar is declared: the parser refuses it (no excess to report).
+    if (isScalar(node)) return always
     switch (node._tag) {
-      case "String":
-      case "Number":
-      case "Boolean":
-      case "Null":
-      case "Literal":
-      case "Enum":
-      case "TemplateLiteral":
-        // A JSON object or array where a scalar is declared: the parser refuses it (no excess to report).
-        return always
       case "Suspend":
         return compile(node.thunk())
       case "Objects": {

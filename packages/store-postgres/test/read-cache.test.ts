@@ -16,7 +16,10 @@ it("customers read by id are what the database holds, whatever was written since
     Effect.provide(
       Effect.gen(function* () {
         const store = yield* Store
-        const read = () => Effect.map(store.customers.get(customer.id), (found) => found?.email?.replace("@example.com", "").replace("-", " "))
+        const read = () =>
+          Effect.map(store.customers.get(customer.id), (found) =>
+            found?.email?.replace("@example.com", "").replace("-", " ")
+          )
 
         assert.strictEqual(yield* read(), undefined)
         yield* store.customers.insert(renamed("first"))
