@@ -11,7 +11,7 @@
  * to the end of the job.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -24,7 +24,7 @@ import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Layer, Scope } from "effect"
-import { numberFlag, SOURCE_CONDITION } from "./figures.ts"
+import { npmStart, numberFlag } from "./figures.ts"
 
 export interface CsvImportBench {
   readonly store: string
@@ -180,21 +180,11 @@ const serve = async (storeKind: CsvImportStore): Promise<void> => {
 }
 
 /**
- * The Node flags of `npm start` (package.json), so the bench's server runs as the production server does; among them
- * `--conditions=@paycore/source` (the workspace's sources, no build), which this child needs whatever the script says.
- */
-const startFlags = (): Array<string> => {
-  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
-  const flags = (manifest.scripts.start as string).split(/\s+/).filter((arg) => arg.startsWith("--"))
-  return flags.includes(SOURCE_CONDITION) ? flags : [SOURCE_CONDITION, ...flags]
-}
-
-/**
  * Serves the app in a child process (its peak RSS is the server's own: the benches before it and this client are
  * elsewhere), uploads the file to it, and polls the job until it ends.
  */
 export const benchCsvImport = async (store: CsvImportStore, rows = 50_000): Promise<CsvImportBench> => {
-  const child = spawn(process.execPath, [...startFlags(), fileURLToPath(import.meta.url), "--serve", store], {
+  const child = spawn(process.execPath, [...npmStart().flags, fileURLToPath(import.meta.url), "--serve", store], {
     stdio: ["pipe", "pipe", "inherit"]
   })
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
@@ -229,7 +219,7 @@ export const benchCsvImport = async (store: CsvImportStore, rows = 50_000): Prom
   return {
     store: storeName,
     keepsRows: store === "memory",
-    nodeFlags: startFlags().join(" "),
+    nodeFlags: npmStart().flags.join(" "),
     rows: job.progress.processed,
     fileBytes: fileBytesOf(rows),
     seconds,

@@ -1,4 +1,5 @@
 /** Small helpers the benches share to read their flags and report their figures (no dependencies: HTTP workers load it). */
+import { readFileSync } from "node:fs"
 
 /** The middle value (the mean of the two middle ones for an even count); NaN for none. */
 export const median = (values: ReadonlyArray<number>): number => {
@@ -26,3 +27,18 @@ export const numberFlag = (name: string): number | undefined => {
  * does every child process and worker thread a bench starts.
  */
 export const SOURCE_CONDITION = "--conditions=@paycore/source"
+
+/**
+ * `npm start`'s command line (package.json) as node arguments: its Node flags, so a bench's server runs as the
+ * production server does (among them `SOURCE_CONDITION`, which a bench's child needs whatever the script says), and
+ * its script.
+ */
+export const npmStart = (): { readonly flags: Array<string>; readonly script: string } => {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+  const args = (manifest.scripts.start as string).split(/\s+/).slice(1)
+  const flags = args.filter((arg) => arg.startsWith("--"))
+  return {
+    flags: flags.includes(SOURCE_CONDITION) ? flags : [SOURCE_CONDITION, ...flags],
+    script: args.find((arg) => !arg.startsWith("--"))!
+  }
+}

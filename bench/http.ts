@@ -7,8 +7,11 @@
  * thread, which stays comparable when the client or other processes are the bottleneck.
  * `bench/run.ts` uses it to compare the paycore server with the bare `node:http` baseline below.
  */
+import { spawn } from "node:child_process"
+import { readFile } from "node:fs/promises"
 import type { RequestListener } from "node:http"
 import { createRequire } from "node:module"
+import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
 import { median, SOURCE_CONDITION } from "./figures.ts"
 
@@ -23,6 +26,7 @@ interface Histogram {
 
 interface AutocannonResult {
   readonly requests: Histogram & { readonly total: number }
+  readonly "2xx": number
   readonly latency: Histogram
   readonly non2xx: number
   readonly errors: number
@@ -61,7 +65,12 @@ export interface BenchTargets {
 }
 
 export interface BenchHttpOptions extends BenchTargets {
-  readonly listener: ListenerFactory
+  /** The server: a listener served from a worker thread, or a server started otherwise (`startProcess`). */
+  readonly listener: ListenerFactory | (() => Promise<ServerHandle>)
+  /** Which requests to load (both by default). */
+  readonly kinds?: ReadonlyArray<"get" | "post"> | undefined
+  /** Runs after the load, before the server stops (the invariants): throws when one is broken. */
+  readonly check?: ((baseUrl: string, result: BenchHttpResult) => Promise<void>) | undefined
   /** Runs once the server listens (e.g. to look up the ids the paths need); its targets override the options'. */
   readonly prepare?: ((baseUrl: string) => Promise<Partial<BenchTargets>>) | undefined
   /** Sent with every request (e.g. `authorization`); `content-type: application/json` is added to POSTs. */
@@ -81,14 +90,16 @@ export interface RunResult {
   readonly capacity: number
   /** Responses that were not 2xx, or connection errors: a non-zero value means the figures are not trustworthy. */
   readonly failures: number
+  /** 2xx answers of the whole run, warm-up and probe included (what a POST created). */
+  readonly answered: number
 }
 
 export interface BenchHttpResult {
-  readonly get: RunResult
-  readonly post: RunResult
+  readonly get: RunResult | undefined
+  readonly post: RunResult | undefined
 }
 
-interface ServerHandle {
+export interface ServerHandle {
   readonly url: string
   /** CPU microseconds the server thread has used so far. */
   readonly cpuMicros: () => Promise<number>
@@ -134,9 +145,65 @@ const startServer = (listener: ListenerFactory) =>
     )
   })
 
-/** Load-tests GET `getPath` and POST `postPath` on the listener, served from a worker thread. */
+/** CPU microseconds process `pid` has used so far, from `/proc` (Linux); NaN elsewhere. */
+const processCpuMicros = async (pid: number): Promise<number> => {
+  try {
+    // Fields 14 and 15 (utime, stime) after the command's parenthesis, in clock ticks (100 per second on Linux).
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).replace(/^.*\) /s, "").split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) / 100) * 1e6
+  } catch {
+    return Number.NaN
+  }
+}
+
+/**
+ * A server run as a process of its own (`npm start`, or the bare server beside it): `node <args>` from the workspace
+ * root with `env` added, its base URL read from its output by `urlPattern`; its CPU time read from /proc.
+ */
+export const startProcess = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined>,
+  urlPattern: RegExp
+): Promise<ServerHandle> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    const onExit = (code: number | null) =>
+      reject(new Error(`The server process exited (${code}) before listening:\n${output}`))
+    child.once("exit", onExit)
+    child.once("error", reject)
+    const read = (chunk: Buffer) => {
+      if (output.length < 100_000) output += chunk.toString("utf8")
+      const match = urlPattern.exec(output)
+      if (match === null || child.pid === undefined) return
+      child.off("exit", onExit)
+      child.stdout.off("data", read)
+      // Keep draining its output (request logs, the worker's lines), so a full pipe never stalls the server.
+      child.stdout.resume()
+      const pid = child.pid
+      resolve({
+        url: match[1]!,
+        cpuMicros: () => processCpuMicros(pid),
+        stop: () =>
+          new Promise<number>((done) => {
+            child.once("exit", (code) => done(code ?? 0))
+            child.kill("SIGTERM")
+          })
+      })
+    }
+    child.stdout.on("data", read)
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (output.length < 100_000) output += chunk.toString("utf8")
+    })
+  })
+
+/** Load-tests GET `getPath` and POST `postPath` on the server (a listener served from a worker thread by default). */
 export const benchHttp = async (options: BenchHttpOptions): Promise<BenchHttpResult> => {
-  const server = await startServer(options.listener)
+  const server = typeof options.listener === "function" ? await options.listener() : await startServer(options.listener)
   const targets = { ...options, ...(await options.prepare?.(server.url)) }
   const connections = options.connections ?? 32
   const run = async (method: string, path: string, body: string | undefined): Promise<RunResult> => {
@@ -144,7 +211,7 @@ export const benchHttp = async (options: BenchHttpOptions): Promise<BenchHttpRes
     const target = { url: server.url + path, connections, method, headers, body }
     const probe = await fetch(target.url, { method, headers, ...(body === undefined ? {} : { body }) })
     if (!probe.ok) throw new Error(`${method} ${path} answered ${probe.status}: ${await probe.text()}`)
-    await autocannon({ ...target, duration: options.warmupSeconds ?? 1 })
+    const warmup = await autocannon({ ...target, duration: options.warmupSeconds ?? 1 })
     const duration = options.durationSeconds ?? 5
     const cpuBefore = await server.cpuMicros()
     const result = await autocannon({ ...target, duration })
@@ -154,14 +221,18 @@ export const benchHttp = async (options: BenchHttpOptions): Promise<BenchHttpRes
       p99Ms: result.latency.p99,
       serverUtilization: cpuSeconds / duration,
       capacity: result.requests.total / cpuSeconds,
-      failures: result.non2xx + result.errors
+      failures: result.non2xx + result.errors,
+      answered: 1 + warmup["2xx"] + result["2xx"]
     }
   }
+  const kinds = options.kinds ?? ["get", "post"]
   try {
-    return {
-      get: await run("GET", targets.getPath, undefined),
-      post: await run("POST", targets.postPath, targets.postBody)
+    const result = {
+      get: kinds.includes("get") ? await run("GET", targets.getPath, undefined) : undefined,
+      post: kinds.includes("post") ? await run("POST", targets.postPath, targets.postBody) : undefined
     }
+    await options.check?.(server.url, result)
+    return result
   } finally {
     await server.stop()
   }
@@ -174,9 +245,12 @@ export const benchHttp = async (options: BenchHttpOptions): Promise<BenchHttpRes
 /** The baseline: no routing, no validation. */
 // What paycore answers for the benched requests (recorded), so the baseline writes the same bytes:
 // the ratio then measures what paycore adds (routing, auth, validation, pricing, storing, events).
-const customerJson = JSON.stringify({
+export const BENCH_CUSTOMER = "bench-customer"
+
+/** The customer the benches read and pay from (`POST /customers`' body). */
+export const BENCH_CUSTOMER_INPUT = {
   customerType: "INDIVIDUAL",
-  platformCustomerId: "bench-customer",
+  platformCustomerId: BENCH_CUSTOMER,
   fullName: "Ada Lovelace",
   email: "ada@example.com",
   currencies: ["USD", "MXN"],
@@ -185,7 +259,11 @@ const customerJson = JSON.stringify({
     ipAddress: "203.0.113.7",
     termsVersion: "2025-10-13",
     acceptanceMethod: "CHECKBOX"
-  },
+  }
+} as const
+
+const customerJson = JSON.stringify({
+  ...BENCH_CUSTOMER_INPUT,
   id: "Customer:01a1fe3a-57b7-77a4-9835-61eadc71022c",
   umaAddress: "$u01a1fe3a57b777a4983561eadc71022c@sandbox.paycore.dev",
   contactVerification: { email: "PENDING", phone: "PENDING" },
@@ -245,11 +323,39 @@ export const bareListener = (): RequestListener => (req, res) => {
 // Entry points
 // -----------------------------------------------------------------------------
 
+/** A request body like paycore's `POST /quotes` (ids differ; the bare server only parses it). */
+export const BARE_POST_BODY = JSON.stringify({
+  source: { sourceType: "ACCOUNT", accountId: "InternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a5" },
+  destination: {
+    destinationType: "ACCOUNT",
+    accountId: "ExternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a6",
+    paymentRail: "SPEI"
+  },
+  lockedCurrencySide: "SENDING",
+  lockedCurrencyAmount: 125_000,
+  description: "Invoice 1234",
+  remittanceInformation: "INV-1234",
+  purposeOfPayment: "GOODS_OR_SERVICES"
+})
+
+/** One line of a figure: req/s, p99, and the ratios to `baseline` (req/s, and req per CPU-second of the server). */
+export const formatHttpRow = (name: string, run: RunResult, baseline: RunResult): string =>
+  [
+    name.padEnd(40),
+    `${run.requestsPerSecond.toFixed(0).padStart(6)} req/s`,
+    `p99 ${String(run.p99Ms).padStart(3)} ms`,
+    `${(run.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x`,
+    `${run.capacity.toFixed(0).padStart(6)} req/CPU-s`,
+    `${(run.capacity / baseline.capacity).toFixed(2)}x`,
+    run.failures > 0 ? `(${run.failures} failures!)` : ""
+  ].join("  ")
+
 /** Medians over rounds (the machine is shared: single runs are noisy). */
 export const summarize = (runs: ReadonlyArray<RunResult>): RunResult => ({
   requestsPerSecond: median(runs.map((run) => run.requestsPerSecond)),
   p99Ms: median(runs.map((run) => run.p99Ms)),
   serverUtilization: median(runs.map((run) => run.serverUtilization)),
   capacity: median(runs.map((run) => run.capacity)),
-  failures: runs.reduce((total, run) => total + run.failures, 0)
+  failures: runs.reduce((total, run) => total + run.failures, 0),
+  answered: runs.reduce((total, run) => total + run.answered, 0)
 })

@@ -9,9 +9,10 @@ import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder } from "@paycore/testkit"
 import { Context, Effect, Layer, Scope } from "effect"
+import { BENCH_CUSTOMER_INPUT } from "./http.ts"
 
 export const BENCH_CREDENTIALS = { clientId: "bench", clientSecret: "bench-secret-0001" } as const
-export const BENCH_CUSTOMER = "bench-customer"
+export { BENCH_CUSTOMER, BENCH_CUSTOMER_INPUT } from "./http.ts"
 
 export const paycoreListener = async (): Promise<RequestListener> => {
   const ports = Layer.mergeAll(
@@ -36,17 +37,8 @@ export const paycoreListener = async (): Promise<RequestListener> => {
         permissions: ["VIEW", "TRANSACT", "MANAGE"]
       })
       yield* Context.get(app.context, Customers).create({
-        customerType: "INDIVIDUAL",
-        platformCustomerId: BENCH_CUSTOMER,
-        fullName: "Ada Lovelace",
-        email: "ada@example.com",
-        currencies: ["USD", "MXN"],
-        endUserTermsConsent: {
-          acceptedAt: "2026-01-01T00:00:00Z",
-          ipAddress: "203.0.113.7",
-          termsVersion: "2025-10-13",
-          acceptanceMethod: "CHECKBOX"
-        }
+        ...BENCH_CUSTOMER_INPUT,
+        currencies: [...BENCH_CUSTOMER_INPUT.currencies]
       })
       return app.listener
     }).pipe(Scope.provide(scope))

@@ -3,7 +3,7 @@
  *
  *   node --conditions=@paycore/source bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
  *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
- *                     [--only core,postgres,wallet,http,csv,cards]
+ *                     [--only core,postgres,wallet,http,serve,csv,cards]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
@@ -11,6 +11,9 @@
  *    pgbench's TPC-B-like tps on the same server with as many clients; skipped (and said so) without DATABASE_URL.
  * 3. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
  *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
+ * 3b. The same through `npm start` as users run it (bench/serve.ts): its worker and webhook dispatcher running,
+ *    `POST /quotes` on the memory store and `GET /customers/{id}` on embedded PGlite (its default store), against
+ *    the bare server, each in a process of its own; invariants checked over the API after each server's runs.
  * 5. Signed retries per second (a wallet session refresh, both legs) through the core on the memory store, against
  *    `node:crypto`'s bare ECDSA P-256 verify in the same run (bench/wallet.ts).
  * 4. CSV bulk import rows per second of a 50,000-row file, and the server process's peak RSS, on PostgreSQL (the
@@ -22,9 +25,10 @@ import { benchCards, formatCardsBench } from "./cards.ts"
 import { benchCore, formatCoreBench } from "./core.ts"
 import { benchCsvImport, CSV_IMPORT_STORES, formatCsvImportBench } from "./csv-import.ts"
 import { numberFlag } from "./figures.ts"
-import { type BenchHttpResult, benchHttp, type RunResult, summarize } from "./http.ts"
-import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
+import { BARE_POST_BODY, type BenchHttpResult, benchHttp, formatHttpRow, summarize } from "./http.ts"
+import { BENCH_CUSTOMER } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
+import { BENCH_AUTHORIZATION, benchServe, formatServeBench, quoteTargets } from "./serve.ts"
 import { benchWallet, formatWalletBench } from "./wallet.ts"
 
 // `--only a,b` runs just those parts (all of them by default).
@@ -44,47 +48,15 @@ const benchHttpPart = async () => {
     warmupSeconds: numberFlag("warmup") ?? 1
   }
   const here = new URL(import.meta.url)
-  const authorization = `Basic ${Buffer.from(`${BENCH_CREDENTIALS.clientId}:${BENCH_CREDENTIALS.clientSecret}`).toString("base64")}`
-
-  const getJson = async (url: string) => {
-    const response = await fetch(url, { headers: { authorization } })
-    if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
-    return (await response.json()) as { data: Array<{ id: string; currency: string }> }
-  }
+  const authorization = BENCH_AUTHORIZATION
 
   // The paycore server reads one seeded customer and prices USD → MXN quotes to its own CLABE account.
-  const prepare = async (baseUrl: string) => {
-    const api = `${baseUrl}/2025-10-13`
-    const customer = (await getJson(`${api}/customers?platformCustomerId=${BENCH_CUSTOMER}`)).data[0]!
-    const accounts = await getJson(`${api}/customers/internal-accounts?customerId=${customer.id}`)
-    const usd = accounts.data.find((a) => a.currency === "USD")!
-    const created = await fetch(`${api}/customers/external-accounts`, {
-      method: "POST",
-      headers: { authorization, "content-type": "application/json" },
-      body: JSON.stringify({
-        customerId: customer.id,
-        currency: "MXN",
-        accountInfo: {
-          accountType: "CLABE",
-          clabeNumber: "002010077777777771",
-          beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-        }
-      })
+  const prepare = async (origin: string) => {
+    const found = await fetch(`${origin}/2025-10-13/customers?platformCustomerId=${BENCH_CUSTOMER}`, {
+      headers: { authorization }
     })
-    const payee = (await created.json()) as { id: string }
-    return {
-      getPath: `/2025-10-13/customers/${customer.id}`,
-      postPath: "/2025-10-13/quotes",
-      postBody: JSON.stringify({
-        source: { sourceType: "ACCOUNT", accountId: usd.id },
-        destination: { destinationType: "ACCOUNT", accountId: payee.id, paymentRail: "SPEI" },
-        lockedCurrencySide: "SENDING",
-        lockedCurrencyAmount: 125_000,
-        description: "Invoice 1234",
-        remittanceInformation: "INV-1234",
-        purposeOfPayment: "GOODS_OR_SERVICES"
-      })
-    }
+    const customer = ((await found.json()) as { data: Array<{ id: string }> }).data[0]!
+    return quoteTargets(origin, customer.id)
   }
 
   const targets = {
@@ -92,20 +64,7 @@ const benchHttpPart = async () => {
       listener: { module: new URL("./http.ts", here), factory: "bareListener" },
       getPath: "/x",
       postPath: "/x",
-      // A request body like paycore's (ids differ; the bare server only parses it).
-      postBody: JSON.stringify({
-        source: { sourceType: "ACCOUNT", accountId: "InternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a5" },
-        destination: {
-          destinationType: "ACCOUNT",
-          accountId: "ExternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a6",
-          paymentRail: "SPEI"
-        },
-        lockedCurrencySide: "SENDING",
-        lockedCurrencyAmount: 125_000,
-        description: "Invoice 1234",
-        remittanceInformation: "INV-1234",
-        purposeOfPayment: "GOODS_OR_SERVICES"
-      })
+      postBody: BARE_POST_BODY
     },
     paycore: {
       listener: { module: new URL("./paycore-server.ts", here), factory: "paycoreListener" },
@@ -125,31 +84,29 @@ const benchHttpPart = async () => {
     results.paycore.push(await benchHttp({ ...common, ...targets.paycore }))
   }
 
-  const row = (name: string, run: RunResult, baseline: RunResult) =>
-    [
-      name.padEnd(30),
-      `${run.requestsPerSecond.toFixed(0).padStart(6)} req/s`,
-      `p99 ${String(run.p99Ms).padStart(3)} ms`,
-      `${(run.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)}x`,
-      `${run.capacity.toFixed(0).padStart(6)} req/CPU-s`,
-      `${(run.capacity / baseline.capacity).toFixed(2)}x`,
-      run.failures > 0 ? `(${run.failures} failures!)` : ""
-    ].join("  ")
-
   console.log(
     `\nHTTP: node ${process.version}, ${common.connections} connections, ${common.warmupSeconds}s warm-up + ` +
       `${common.durationSeconds}s per run, median of ${rounds} rounds; ratios against the bare node:http server`
   )
   const names = { get: "GET /customers/{id}", post: "POST /quotes (USD→MXN)" } as const
   for (const kind of ["get", "post"] as const) {
-    const bare = summarize(results.bare.map((result) => result[kind]))
-    const paycore = summarize(results.paycore.map((result) => result[kind]))
-    console.log(row(`bare ${kind.toUpperCase()}`, bare, bare))
-    console.log(row(`paycore ${names[kind]}`, paycore, bare))
+    const bare = summarize(results.bare.map((result) => result[kind]!))
+    const paycore = summarize(results.paycore.map((result) => result[kind]!))
+    console.log(formatHttpRow(`bare ${kind.toUpperCase()}`, bare, bare))
+    console.log(formatHttpRow(`paycore ${names[kind]}`, paycore, bare))
   }
 }
 
 if (runs("http")) await benchHttpPart()
+if (runs("serve")) {
+  const serveOptions = {
+    connections: numberFlag("connections") ?? 32,
+    durationSeconds: numberFlag("duration") ?? 5,
+    warmupSeconds: numberFlag("warmup") ?? 1,
+    rounds: numberFlag("rounds") ?? 3
+  }
+  console.log(formatServeBench(await benchServe(serveOptions)))
+}
 if (runs("cards")) {
   console.log(formatCardsBench(await benchCards({ seconds: numberFlag("seconds") ?? 5, postgres: postgresFlags() })))
 }

@@ -231,12 +231,17 @@ export const makeApp = (options: AppOptions = {}) =>
       const cardsWorker = Context.get(context, CardsWorker)
       const invitations = Context.get(context, Invitations)
       const stablecoinsWorker = Context.get(context, StablecoinsWorker)
+      // The requests waiting on the event loop go between the workers' passes: on an in-process store a pass waits on
+      // no I/O, so the five back to back held the loop for all of them.
       const pass = Effect.andThen(
         timedPass("payments", transactions.processDue()),
-        timedPass("bulk_imports", bulkImports.sweep())
+        Effect.andThen(Effect.yieldNow, timedPass("bulk_imports", bulkImports.sweep()))
       ).pipe(
+        Effect.andThen(Effect.yieldNow),
         Effect.andThen(timedPass("cards", cardsWorker.processDue())),
+        Effect.andThen(Effect.yieldNow),
         Effect.andThen(timedPass("invitations", invitations.processDue())),
+        Effect.andThen(Effect.yieldNow),
         Effect.andThen(timedPass("stablecoins", stablecoinsWorker.processDue())),
         Effect.catchCause((cause) => Effect.logError("worker pass failed", Cause.pretty(cause)))
       )

@@ -11,7 +11,7 @@ import {
   type Exit,
   type Fiber,
   Schema,
-  type SchemaAST,
+  SchemaAST,
   type SchemaIssue,
   SchemaParser
 } from "effect"
@@ -28,6 +28,7 @@ import {
   referenceRendererScript
 } from "./openapi.ts"
 import { compileResponder, type Responder } from "./responder.ts"
+import { excessFree } from "./schema-shape.ts"
 import { SIGNED_IN_CREDENTIALS_KEY } from "./signed-in.ts"
 
 // -----------------------------------------------------------------------------
@@ -89,11 +90,21 @@ export type Route = CompiledEndpoint | StaticRoute
 type NoServices = Schema.ConstraintDecoder<unknown> & Schema.ConstraintEncoder<unknown>
 
 // Each input schema gets effect's JIT-compiled decoder: about 4x faster than the interpreter on a valid payload; an
-// invalid one is decoded again for the full issue tree. Where `new Function` is blocked it stays interpreted.
-// Path, query and headers ignore what they do not declare; a body refuses it (`decodeBodyOptions`).
+// invalid one is decoded again with `options` for the full issue tree. Where `new Function` is blocked it stays
+// interpreted. Path, query and headers ignore what they do not declare; a body refuses it (`decodeBodyOptions`).
+// The compiled decoder runs only with the default options (it hands `errors: "all"` or an `onExcessProperty` to the
+// interpreter), so it runs with those, which decode a valid input to the same value; a body goes that way only when
+// its fields are all declared (`excessFree`), else straight to the interpreter, which names the unknown field.
 const decoder = (schema: Schema.Top, options: SchemaAST.ParseOptions = decodeAllOptions): Decode => {
   SchemaJITCompiler.enable(schema.ast)
-  return SchemaParser.decodeUnknownExit(schema as unknown as NoServices, options)
+  const full = SchemaParser.decodeUnknownExit(schema as unknown as NoServices, options)
+  const fast = SchemaParser.decodeUnknownExit(schema as unknown as NoServices)
+  const declared = options.onExcessProperty === "error" ? excessFree(SchemaAST.toEncoded(schema.ast)) : undefined
+  return (input) => {
+    if (declared !== undefined && !declared(input)) return full(input)
+    const exit = fast(input)
+    return exit._tag === "Success" ? exit : full(input)
+  }
 }
 
 /** The payload of an endpoint whose multipart body is streamed to its handler (`StreamedBody`). */

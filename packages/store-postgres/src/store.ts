@@ -18,6 +18,7 @@ import { ledgerRepositories } from "./ledger.ts"
 import { onboardingRepositories } from "./onboarding.ts"
 import { platformRepositories } from "./platform.ts"
 import { quoteRepositories } from "./quotes.ts"
+import { withCustomerReadCache } from "./read-cache.ts"
 import { scaRepositories } from "./sca.ts"
 import { type Database, migrate } from "./schema.ts"
 import { poolOf, sqlClientOf, stopPreparing } from "./sql.ts"
@@ -136,6 +137,14 @@ const choosePreparing = (config: PgConfig) => (db: Kysely<Database>) => {
 export const layerPg = (config: PgConfig): Layer.Layer<Store, StoreError> =>
   layerChecked(() => makePgKysely(config), config, choosePreparing(config))
 
-/** The Store on an embedded PGlite: in memory, or kept in `dataDir`. */
+/**
+ * The Store on an embedded PGlite: in memory, or kept in `dataDir`. Only this process writes it, so customers read
+ * by id are cached, exactly (read-cache.ts).
+ */
 export const layerPglite = (config: PgliteConfig = {}): Layer.Layer<Store, StoreError> =>
-  layerFrom(() => makePgliteKysely(config))
+  Layer.effect(
+    Store,
+    Effect.gen(function* () {
+      return withCustomerReadCache(yield* Store)
+    })
+  ).pipe(Layer.provide(layerFrom(() => makePgliteKysely(config))))

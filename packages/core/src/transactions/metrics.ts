@@ -12,12 +12,20 @@ export const paymentTransitions = Metric.counter("paycore_payment_transitions_to
   incremental: true
 })
 
+// One attributed metric per status and type, made once: each `Metric.withAttributes` is a new series handle whose
+// first update builds its registry key (a sorted JSON string), and every payment step counted a new one.
+const transitionSeries = new Map<string, Metric.Metric<number, unknown>>()
+
+const transitionsOf = (status: string, type: string): Metric.Metric<number, unknown> => {
+  const key = `${status} ${type}`
+  let series = transitionSeries.get(key)
+  if (series === undefined) {
+    series = Metric.withAttributes(paymentTransitions, { status, type })
+    transitionSeries.set(key, series)
+  }
+  return series
+}
+
 /** Counts the payment `record` in its status now, once the caller's store transaction commits. */
 export const countPaymentTransition = (record: TransactionRecord) =>
-  updateOnCommit(
-    Metric.withAttributes(paymentTransitions, {
-      status: record.transaction.status,
-      type: record.transaction.type
-    }),
-    1
-  )
+  updateOnCommit(transitionsOf(record.transaction.status, record.transaction.type), 1)

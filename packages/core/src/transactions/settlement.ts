@@ -305,7 +305,8 @@ const logStepFailure = <E>(cause: Cause.Cause<E>) => Effect.logWarning("paycore 
  * transaction due by now (re-submission, settlement polls, return watch, refunds). Each step is
  * its own store transaction that re-reads the row and re-checks its state, so a pass run twice or
  * concurrently does nothing twice. The server runs it on a schedule; tests call it after moving
- * the TestClock.
+ * the TestClock. Between pages it yields, so requests waiting on the event loop are answered meanwhile (an
+ * in-process store's pass waits on no I/O).
  */
 export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, clock: Clock.Clock) {
   const { store } = ports
@@ -338,6 +339,7 @@ export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, cloc
       const last = page.data[page.data.length - 1]
       if (!page.hasMore || last === undefined) break
       after = last.id
+      yield* Effect.yieldNow
     }
   }
   let after: string | undefined
@@ -351,6 +353,7 @@ export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, cloc
     const last = page.data[page.data.length - 1]
     if (!page.hasMore || last === undefined) break
     after = last.id
+    yield* Effect.yieldNow
   }
   return { expired, stepped, errors } satisfies ProcessDueReport
 })

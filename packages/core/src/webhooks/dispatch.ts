@@ -93,7 +93,10 @@ export interface DispatcherOptions {
   readonly leaseSeconds?: number
   /** Subjects delivered in parallel in one pass; one subject is always sequential (default 8). */
   readonly concurrency?: number
-  /** With no `webhookEndpoint` configured, due rows are looked at again after this long (default 30 s). */
+  /**
+   * @deprecated Unused: with no `webhookEndpoint` configured a pass claims nothing, and the rows wait, due, for the
+   * first pass after one is set.
+   */
   readonly noEndpointDelaySeconds?: number
 }
 
@@ -103,7 +106,7 @@ export interface DispatchSummary {
   /** Failed attempts that will be retried. */
   readonly retrying: number
   readonly dead: number
-  /** Left for later: no endpoint configured (no attempt spent). */
+  /** Left for later: no endpoint configured (no attempt spent). 0 now: with no endpoint a pass claims nothing. */
   readonly deferred: number
   /** Left for later: an earlier event of the same subject is still pending. */
   readonly blocked: number
@@ -359,27 +362,28 @@ const oldestDueSeconds = (rows: ReadonlyArray<OutboxRecord>, now: string): numbe
   return Math.max(0, (Date.parse(now) - Date.parse(oldest)) / 1000)
 }
 
+const NOTHING_CLAIMED: DispatchSummary = { claimed: 0, delivered: 0, retrying: 0, dead: 0, deferred: 0, blocked: 0 }
+
 /** One pass: claim due rows, deliver them (per subject in sequence order), record every attempt. */
 export const dispatchDueEvents = Effect.fnUntraced(function* (
   ports: DispatcherPorts,
   stop?: Deferred.Deferred<void> | undefined
 ) {
-  const { store, ids, batchSize, leaseSeconds, concurrency, noEndpointDelaySeconds } = ports
+  const { store, ids, batchSize, leaseSeconds, concurrency } = ports
   const settings = yield* EngineConfig
   const now = yield* nowIso
   // A fresh id names this pass's leases: what it renews and gives back, and how it knows it was taken over.
+  // With no endpoint the rows stay as they are, due: claiming and giving back each event (twice a write) cost the
+  // sandbox about what creating it did, and again for every stored event every 30 seconds. They go
+  // out at the first pass after an endpoint is set.
+  const url = (yield* store.config.get())?.webhookEndpoint
+  if (url === undefined || url === "") return NOTHING_CLAIMED
   const owner = yield* ids.make("Webhook")
   const claimed = yield* store.transaction(store.outbox.claimDue(now, batchSize, addSeconds(now, leaseSeconds), owner))
   yield* Metric.update(outboxLagSeconds, oldestDueSeconds(claimed, now))
   const tally: Tally = { claimed: claimed.length, delivered: 0, retrying: 0, dead: 0, deferred: 0, blocked: 0 }
   if (claimed.length === 0) return tally as DispatchSummary
   const lease: Lease = { owner, held: new Set(claimed.map((row) => row.id)) }
-  const url = (yield* store.config.get())?.webhookEndpoint
-  if (url === undefined || url === "") {
-    yield* release(ports, lease, claimed, addSeconds(now, noEndpointDelaySeconds))
-    tally.deferred = claimed.length
-    return tally as DispatchSummary
-  }
   const bySubject = new Map<string, Array<OutboxRecord>>()
   for (const row of claimed) {
     const rows = bySubject.get(row.subject)
@@ -469,6 +473,9 @@ export const runDispatcher = (
       // A batch whose rows all wait behind earlier events of their subjects (another dispatcher is delivering
       // them) is given back as due at once: passing again at once would only claim it again, spinning.
       if (summary.claimed < ports.batchSize || summary.blocked === summary.claimed) return
+      // Requests waiting on the event loop go first: on an in-process store a batch runs without waiting on I/O,
+      // and batches back to back held the loop for as long as the backlog lasted.
+      yield* Effect.yieldNow
     }
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("webhook dispatch pass failed", cause)))
   const pause = Effect.sleep(Duration.millis(intervalMillis))

@@ -21,5 +21,4 @@ export interface DispatcherPorts extends WebhookPorts {
   readonly batchSize: number
   readonly leaseSeconds: number
   readonly concurrency: number
-  readonly noEndpointDelaySeconds: number
 }

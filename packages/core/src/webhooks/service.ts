@@ -120,8 +120,7 @@ export class WebhookDispatcher extends Context.Service<WebhookDispatcher, Webhoo
       replies: yield* WebhookReplies,
       batchSize: options?.batchSize ?? 50,
       leaseSeconds: options?.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
-      concurrency: options?.concurrency ?? 8,
-      noEndpointDelaySeconds: options?.noEndpointDelaySeconds ?? 30
+      concurrency: options?.concurrency ?? 8
     }
     const dispatchUntil = Effect.fn("WebhookDispatcher.dispatchDue")(function* (
       stop: Deferred.Deferred<void> | undefined
