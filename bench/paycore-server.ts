@@ -1,8 +1,10 @@
 /**
  * The real paycore server for `bench/run.ts`: memory store, sandbox ports, the HTTP binding with auth,
  * validation and idempotency — exactly what `npm start` serves — seeded with one customer to read and pay from.
+ * `paycoreListenerOn` serves the same on another store (bench/http-postgres.ts: a PostgreSQL server).
  */
 import type { RequestListener } from "node:http"
+import type { DocumentStore, Store, StoreError } from "@paycore/core"
 import { Customers, Ids, Tokens, WebhookSigner } from "@paycore/core"
 import { makeApp } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
@@ -13,10 +15,14 @@ import { Context, Effect, Layer, Scope } from "effect"
 export const BENCH_CREDENTIALS = { clientId: "bench", clientSecret: "bench-secret-0001" } as const
 export const BENCH_CUSTOMER = "bench-customer"
 
-export const paycoreListener = async (): Promise<RequestListener> => {
+/** The server on `store` and `documents` (built in the worker thread that serves the bench). */
+export const paycoreListenerOn = async (
+  store: Layer.Layer<Store, StoreError>,
+  documents: Layer.Layer<DocumentStore, StoreError>
+): Promise<RequestListener> => {
   const ports = Layer.mergeAll(
-    MemoryStore.layer,
-    MemoryStore.documentStoreLayer,
+    store,
+    documents,
     Ids.layer,
     Sandbox.layer({ speedUp: 3600 }),
     makeWebhookRecorder().layer,
@@ -51,4 +57,78 @@ export const paycoreListener = async (): Promise<RequestListener> => {
       return app.listener
     }).pipe(Scope.provide(scope))
   )
+}
+
+export const paycoreListener = (): Promise<RequestListener> =>
+  paycoreListenerOn(MemoryStore.layer, MemoryStore.documentStoreLayer)
+
+// -----------------------------------------------------------------------------
+// What the HTTP benches send (bench/run.ts, bench/http-postgres.ts)
+// -----------------------------------------------------------------------------
+
+export const BENCH_AUTHORIZATION = `Basic ${Buffer.from(`${BENCH_CREDENTIALS.clientId}:${BENCH_CREDENTIALS.clientSecret}`).toString("base64")}`
+
+const getJson = async (url: string) => {
+  const response = await fetch(url, { headers: { authorization: BENCH_AUTHORIZATION } })
+  if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
+  return (await response.json()) as { data: Array<{ id: string; currency: string }> }
+}
+
+/** The quote both servers are sent (the bare one only parses it). */
+const quoteRequest = (sourceId: string, payeeId: string) =>
+  JSON.stringify({
+    source: { sourceType: "ACCOUNT", accountId: sourceId },
+    destination: { destinationType: "ACCOUNT", accountId: payeeId, paymentRail: "SPEI" },
+    lockedCurrencySide: "SENDING",
+    lockedCurrencyAmount: 125_000,
+    description: "Invoice 1234",
+    remittanceInformation: "INV-1234",
+    purposeOfPayment: "GOODS_OR_SERVICES"
+  })
+
+/** The paycore server reads the seeded customer and prices USD → MXN quotes to its own CLABE account. */
+const preparePaycore = async (baseUrl: string) => {
+  const api = `${baseUrl}/2025-10-13`
+  const customer = (await getJson(`${api}/customers?platformCustomerId=${BENCH_CUSTOMER}`)).data[0]!
+  const accounts = await getJson(`${api}/customers/internal-accounts?customerId=${customer.id}`)
+  const usd = accounts.data.find((a) => a.currency === "USD")!
+  const created = await fetch(`${api}/customers/external-accounts`, {
+    method: "POST",
+    headers: { authorization: BENCH_AUTHORIZATION, "content-type": "application/json" },
+    body: JSON.stringify({
+      customerId: customer.id,
+      currency: "MXN",
+      accountInfo: {
+        accountType: "CLABE",
+        clabeNumber: "002010077777777771",
+        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
+      }
+    })
+  })
+  const payee = (await created.json()) as { id: string }
+  return {
+    getPath: `/2025-10-13/customers/${customer.id}`,
+    postPath: "/2025-10-13/quotes",
+    postBody: quoteRequest(usd.id, payee.id)
+  }
+}
+
+/** The bare `node:http` baseline (bench/http.ts), sent a body like paycore's (ids differ). */
+export const BARE_TARGETS = {
+  listener: { module: new URL("./http.ts", import.meta.url), factory: "bareListener" },
+  getPath: "/x",
+  postPath: "/x",
+  postBody: quoteRequest(
+    "InternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a5",
+    "ExternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a6"
+  )
+}
+
+/** A paycore server's targets, found once it listens (`listener` is the caller's: the store differs). */
+export const PAYCORE_TARGETS = {
+  getPath: "",
+  postPath: "",
+  postBody: "",
+  headers: { authorization: BENCH_AUTHORIZATION },
+  prepare: preparePaycore
 }

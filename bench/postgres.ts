@@ -181,7 +181,7 @@ export type PostgresBenchResult =
 // Small helpers
 // -----------------------------------------------------------------------------
 
-const sum = (values: ReadonlyArray<number>): number => values.reduce((a, b) => a + b, 0)
+export const sum = (values: ReadonlyArray<number>): number => values.reduce((a, b) => a + b, 0)
 
 /** One statement on a short-lived connection (administration: schemas, databases, settings). */
 export const admin = async <R extends pg.QueryResultRow = pg.QueryResultRow>(
@@ -289,7 +289,7 @@ class CpuWindow {
 }
 
 /** Adds up the CPU of several windows; `begin` is undefined where /proc is not there. */
-class CpuAccount {
+export class CpuAccount {
   private readonly used: Record<CpuKind, number> = { node: 0, postgres: 0, pgbench: 0 }
   private idle = 0
   private wall = 0
@@ -434,7 +434,7 @@ export interface SentStatement {
 }
 
 /** Runs `f` (nothing else may use the database meanwhile) and returns the statements every pg client sent. */
-const countStatements = async <A>(
+export const countStatements = async <A>(
   f: () => Promise<A>
 ): Promise<{ readonly value: A; readonly sql: Array<SentStatement>; readonly ms: number }> => {
   const proto = pg.Client.prototype as unknown as { query: Query }

@@ -23,7 +23,7 @@ import { benchCore, formatCoreBench } from "./core.ts"
 import { benchCsvImport, CSV_IMPORT_STORES, formatCsvImportBench } from "./csv-import.ts"
 import { numberFlag } from "./figures.ts"
 import { type BenchHttpResult, benchHttp, type RunResult, summarize } from "./http.ts"
-import { BENCH_CREDENTIALS, BENCH_CUSTOMER } from "./paycore-server.ts"
+import { BARE_TARGETS, PAYCORE_TARGETS } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
 import { benchWallet, formatWalletBench } from "./wallet.ts"
 
@@ -43,78 +43,9 @@ const benchHttpPart = async () => {
     durationSeconds: numberFlag("duration") ?? 5,
     warmupSeconds: numberFlag("warmup") ?? 1
   }
-  const here = new URL(import.meta.url)
-  const authorization = `Basic ${Buffer.from(`${BENCH_CREDENTIALS.clientId}:${BENCH_CREDENTIALS.clientSecret}`).toString("base64")}`
-
-  const getJson = async (url: string) => {
-    const response = await fetch(url, { headers: { authorization } })
-    if (!response.ok) throw new Error(`${url}: ${response.status} ${await response.text()}`)
-    return (await response.json()) as { data: Array<{ id: string; currency: string }> }
-  }
-
-  // The paycore server reads one seeded customer and prices USD → MXN quotes to its own CLABE account.
-  const prepare = async (baseUrl: string) => {
-    const api = `${baseUrl}/2025-10-13`
-    const customer = (await getJson(`${api}/customers?platformCustomerId=${BENCH_CUSTOMER}`)).data[0]!
-    const accounts = await getJson(`${api}/customers/internal-accounts?customerId=${customer.id}`)
-    const usd = accounts.data.find((a) => a.currency === "USD")!
-    const created = await fetch(`${api}/customers/external-accounts`, {
-      method: "POST",
-      headers: { authorization, "content-type": "application/json" },
-      body: JSON.stringify({
-        customerId: customer.id,
-        currency: "MXN",
-        accountInfo: {
-          accountType: "CLABE",
-          clabeNumber: "002010077777777771",
-          beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-        }
-      })
-    })
-    const payee = (await created.json()) as { id: string }
-    return {
-      getPath: `/2025-10-13/customers/${customer.id}`,
-      postPath: "/2025-10-13/quotes",
-      postBody: JSON.stringify({
-        source: { sourceType: "ACCOUNT", accountId: usd.id },
-        destination: { destinationType: "ACCOUNT", accountId: payee.id, paymentRail: "SPEI" },
-        lockedCurrencySide: "SENDING",
-        lockedCurrencyAmount: 125_000,
-        description: "Invoice 1234",
-        remittanceInformation: "INV-1234",
-        purposeOfPayment: "GOODS_OR_SERVICES"
-      })
-    }
-  }
-
   const targets = {
-    bare: {
-      listener: { module: new URL("./http.ts", here), factory: "bareListener" },
-      getPath: "/x",
-      postPath: "/x",
-      // A request body like paycore's (ids differ; the bare server only parses it).
-      postBody: JSON.stringify({
-        source: { sourceType: "ACCOUNT", accountId: "InternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a5" },
-        destination: {
-          destinationType: "ACCOUNT",
-          accountId: "ExternalAccount:01a1fe0e-a767-761e-9f28-a43c3c4d01a6",
-          paymentRail: "SPEI"
-        },
-        lockedCurrencySide: "SENDING",
-        lockedCurrencyAmount: 125_000,
-        description: "Invoice 1234",
-        remittanceInformation: "INV-1234",
-        purposeOfPayment: "GOODS_OR_SERVICES"
-      })
-    },
-    paycore: {
-      listener: { module: new URL("./paycore-server.ts", here), factory: "paycoreListener" },
-      getPath: "",
-      postPath: "",
-      postBody: "",
-      headers: { authorization },
-      prepare
-    }
+    bare: BARE_TARGETS,
+    paycore: { ...PAYCORE_TARGETS, listener: { module: new URL("./paycore-server.ts", import.meta.url), factory: "paycoreListener" } }
   }
 
   const rounds = numberFlag("rounds") ?? 3
