@@ -15,6 +15,32 @@ import { Context, Effect, Layer, Scope } from "effect"
 export const BENCH_CREDENTIALS = { clientId: "bench", clientSecret: "bench-secret-0001" } as const
 export const BENCH_CUSTOMER = "bench-customer"
 
+/** The bench's token and the customer it reads and pays from, made through the services of `context`. */
+const seed = Effect.fnUntraced(function* (context: Context.Context<Tokens | Customers>) {
+  yield* Context.get(context, Tokens).createWithCredentials({
+    ...BENCH_CREDENTIALS,
+    name: "bench",
+    permissions: ["VIEW", "TRANSACT", "MANAGE"]
+  })
+  yield* Context.get(context, Customers).create({
+    customerType: "INDIVIDUAL",
+    platformCustomerId: BENCH_CUSTOMER,
+    fullName: "Ada Lovelace",
+    email: "ada@example.com",
+    currencies: ["USD", "MXN"],
+    endUserTermsConsent: {
+      acceptedAt: "2026-01-01T00:00:00Z",
+      ipAddress: "203.0.113.7",
+      termsVersion: "2025-10-13",
+      acceptanceMethod: "CHECKBOX"
+    }
+  })
+})
+
+/** `seed` on an app's context (bench/worker-plans.ts). */
+export const paycoreSeed = (context: Context.Context<Tokens | Customers>): Promise<void> =>
+  Effect.runPromise(seed(context))
+
 /** The server on `store` and `documents` (built in the worker thread that serves the bench). */
 export const paycoreListenerOn = async (
   store: Layer.Layer<Store, StoreError>,
@@ -36,24 +62,7 @@ export const paycoreListenerOn = async (
       const app = yield* makeApp({ workerIntervalMillis: 0, webhookIntervalMillis: 0 }).pipe(
         Effect.provide(portsContext)
       )
-      yield* Context.get(app.context, Tokens).createWithCredentials({
-        ...BENCH_CREDENTIALS,
-        name: "bench",
-        permissions: ["VIEW", "TRANSACT", "MANAGE"]
-      })
-      yield* Context.get(app.context, Customers).create({
-        customerType: "INDIVIDUAL",
-        platformCustomerId: BENCH_CUSTOMER,
-        fullName: "Ada Lovelace",
-        email: "ada@example.com",
-        currencies: ["USD", "MXN"],
-        endUserTermsConsent: {
-          acceptedAt: "2026-01-01T00:00:00Z",
-          ipAddress: "203.0.113.7",
-          termsVersion: "2025-10-13",
-          acceptanceMethod: "CHECKBOX"
-        }
-      })
+      yield* seed(app.context)
       return app.listener
     }).pipe(Scope.provide(scope))
   )

@@ -45,7 +45,10 @@ const benchHttpPart = async () => {
   }
   const targets = {
     bare: BARE_TARGETS,
-    paycore: { ...PAYCORE_TARGETS, listener: { module: new URL("./paycore-server.ts", import.meta.url), factory: "paycoreListener" } }
+    paycore: {
+      ...PAYCORE_TARGETS,
+      listener: { module: new URL("./paycore-server.ts", import.meta.url), factory: "paycoreListener" }
+    }
   }
 
   const rounds = numberFlag("rounds") ?? 3

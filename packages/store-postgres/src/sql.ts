@@ -521,7 +521,8 @@ const pgClient = ({ pool, unflushed, reads, prepared }: Registered): SqlClient =
       : (text, params) => onPool(text, params, false),
     query:
       prepared && reads.length > 0
-        ? (text, params, prepare) => (prepare && text.startsWith("SELECT") ? read(text, params) : onPool(text, params, prepare))
+        ? (text, params, prepare) =>
+            prepare && text.startsWith("SELECT") ? read(text, params) : onPool(text, params, prepare)
         : onPool,
     begin: () => pool.connect().then((client) => pgTransaction(client, prepared)),
     pipelines: true
