@@ -112,7 +112,10 @@ class PipelinedSession {
   /** Startup options added to the pool's (`-c synchronous_commit=off`). */
   private readonly extra: string | undefined
   private client: Promise<pg.Client> | undefined
-  private corked: pg.Client | undefined
+  /** Statements were issued this turn: their write goes out at the check phase (`setImmediate`). */
+  writing = false
+  /** The sockets corked this turn (one, unless the session reconnected meanwhile). */
+  private corked: Array<Wire["stream"]> = []
   /** Statements sent and not answered yet (how busy the session is). */
   inFlight = 0
 
@@ -155,16 +158,20 @@ class PipelinedSession {
 
   async query(config: QueryConfig): Promise<Answer> {
     this.inFlight++
+    if (!this.writing) {
+      this.writing = true
+      setImmediate(() => {
+        this.writing = false
+        for (const stream of this.corked.splice(0)) stream.uncork()
+      })
+    }
     try {
       const client = await (this.client ?? this.connect())
       const stream = (client as unknown as { connection: { stream: Wire["stream"] } }).connection.stream
-      if (this.corked !== client) {
-        this.corked = client
+      // A statement whose connection came after the turn's write (a connect) goes out at once.
+      if (this.writing && !this.corked.includes(stream)) {
+        this.corked.push(stream)
         stream.cork()
-        setImmediate(() => {
-          this.corked = undefined
-          stream.uncork()
-        })
       }
       return await new Promise<Answer>((resolve, reject) => {
         const batch: Batch = new Batch(undefined, [{ config, resolve, reject }], (error) => {
@@ -185,11 +192,13 @@ class PipelinedSession {
 }
 
 /**
- * How many sessions share a pool's autocommitted reads (`SqlClient.query` of a prepared SELECT): one would run them
- * all on one server process, one after the other; two let the server use two cores, and a read that takes long holds
- * up only its own session's (the next read goes to the session with fewer unanswered statements).
+ * How many sessions share a pool's autocommitted reads (`SqlClient.query` of a prepared SELECT). A read joins the
+ * session whose write is already due this turn while fewer than `READ_SPILL` statements wait on it (one write for
+ * all of them); else it goes to the session with fewer unanswered statements, so a read that takes long holds up
+ * only the reads behind it on its own session, and the server can run two at once.
  */
 const READ_SESSIONS = 2
+const READ_SPILL = 16
 
 /**
  * Names of the prepared statements, per statement text, for the whole process: a connection refuses one
@@ -512,7 +521,13 @@ const pgClient = ({ pool, unflushed, reads, prepared }: Registered): SqlClient =
       .then((result: PgQueryResult<Row>) => resultOf(result.command, result.rowCount ?? 0, result.rows))
   const read = (text: string, params: ReadonlyArray<unknown>): Promise<Answer> => {
     let session = reads[0]!
-    for (const other of reads) if (other.inFlight < session.inFlight) session = other
+    for (const other of reads) {
+      if (other.writing && other.inFlight < READ_SPILL) {
+        session = other
+        break
+      }
+      if (other.inFlight < session.inFlight) session = other
+    }
     return session.query(queryConfig(text, params, true))
   }
   return {
