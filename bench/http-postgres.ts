@@ -24,7 +24,7 @@ import { ledgerViolations } from "@paycore/testkit"
 import { Effect, ManagedRuntime } from "effect"
 import { fmt, median, numberFlag } from "./figures.ts"
 import { type BenchHttpResult, benchHttp, type RunResult, summarize } from "./http.ts"
-import { BARE_TARGETS, PAYCORE_TARGETS, paycoreListenerOn } from "./paycore-server.ts"
+import { BARE_TARGETS, PAYCORE_TARGETS, paycoreServerOn } from "./paycore-server.ts"
 import {
   admin,
   CpuAccount,
@@ -87,14 +87,14 @@ const pgConfig = (url: string, schema: string, max: number) => ({
   max
 })
 
-const listenerOn = (url: string, schema: string, max: number): Promise<RequestListener> => {
+const serverOn = (url: string, schema: string, max: number) => {
   const config = pgConfig(url, schema, max)
-  return paycoreListenerOn(layerPg(config), documentStoreLayerPg(config))
+  return paycoreServerOn(layerPg(config), documentStoreLayerPg(config))
 }
 
 /** The paycore server on the schema the environment names (bench/http.ts's worker calls it). */
 export const paycorePostgresListener = (): Promise<RequestListener> =>
-  listenerOn(process.env[ENV.url]!, process.env[ENV.schema]!, Number(process.env[ENV.pool]))
+  serverOn(process.env[ENV.url]!, process.env[ENV.schema]!, Number(process.env[ENV.pool])).then((s) => s.listener)
 
 // -----------------------------------------------------------------------------
 // Invariants
@@ -138,7 +138,8 @@ const checkSchema = (url: string, schema: string) => {
 
 /** One GET and one POST (after one of each to warm up) served in this process, with every statement counted. */
 const countRequestStatements = async (url: string, schema: string) => {
-  const server = createServer(await listenerOn(url, schema, 4))
+  const paycore = await serverOn(url, schema, 4)
+  const server = createServer(paycore.listener)
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   try {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -160,6 +161,7 @@ const countRequestStatements = async (url: string, schema: string) => {
   } finally {
     server.close()
     server.closeAllConnections()
+    await paycore.close()
   }
 }
 

@@ -10,7 +10,7 @@ import { makeApp } from "@paycore/http"
 import * as Sandbox from "@paycore/sandbox"
 import * as MemoryStore from "@paycore/store-memory"
 import { makeWebhookRecorder } from "@paycore/testkit"
-import { Context, Effect, Layer, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 
 export const BENCH_CREDENTIALS = { clientId: "bench", clientSecret: "bench-secret-0001" } as const
 export const BENCH_CUSTOMER = "bench-customer"
@@ -41,11 +41,14 @@ const seed = Effect.fnUntraced(function* (context: Context.Context<Tokens | Cust
 export const paycoreSeed = (context: Context.Context<Tokens | Customers>): Promise<void> =>
   Effect.runPromise(seed(context))
 
-/** The server on `store` and `documents` (built in the worker thread that serves the bench). */
-export const paycoreListenerOn = async (
+/**
+ * The server on `store` and `documents`, and `close` (its scope: the store's connections). A worker thread that
+ * serves the bench never closes it: it lives as long as the thread.
+ */
+export const paycoreServerOn = async (
   store: Layer.Layer<Store, StoreError>,
   documents: Layer.Layer<DocumentStore, StoreError>
-): Promise<RequestListener> => {
+): Promise<{ readonly listener: RequestListener; readonly close: () => Promise<void> }> => {
   const ports = Layer.mergeAll(
     store,
     documents,
@@ -54,9 +57,8 @@ export const paycoreListenerOn = async (
     makeWebhookRecorder().layer,
     WebhookSigner.layerGenerated
   )
-  // The scope lives as long as the worker thread that serves the bench.
   const scope = Effect.runSync(Scope.make())
-  return Effect.runPromise(
+  const listener = await Effect.runPromise(
     Effect.gen(function* () {
       const portsContext = yield* Layer.build(ports)
       const app = yield* makeApp({ workerIntervalMillis: 0, webhookIntervalMillis: 0 }).pipe(
@@ -66,7 +68,14 @@ export const paycoreListenerOn = async (
       return app.listener
     }).pipe(Scope.provide(scope))
   )
+  return { listener, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
+
+/** The server alone (the worker threads of bench/http.ts). */
+export const paycoreListenerOn = (
+  store: Layer.Layer<Store, StoreError>,
+  documents: Layer.Layer<DocumentStore, StoreError>
+): Promise<RequestListener> => paycoreServerOn(store, documents).then((server) => server.listener)
 
 export const paycoreListener = (): Promise<RequestListener> =>
   paycoreListenerOn(MemoryStore.layer, MemoryStore.documentStoreLayer)

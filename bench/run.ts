@@ -3,7 +3,7 @@
  *
  *   node --conditions=@paycore/source bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
  *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
- *                     [--only core,postgres,wallet,http,csv,cards]
+ *                     [--pg-pool 32] [--pg-statements] [--only core,postgres,wallet,http,http-postgres,csv,cards]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
@@ -11,6 +11,8 @@
  *    pgbench's TPC-B-like tps on the same server with as many clients; skipped (and said so) without DATABASE_URL.
  * 3. req/s and p99 of GET /customers/{id} and POST /quotes on the paycore server, against a bare
  *    `node:http` server answering the same bytes, each served from a worker thread and loaded by autocannon.
+ * 3b. The same two requests on the PostgreSQL server of DATABASE_URL (bench/http-postgres.ts): GET against
+ *    `pgbench -S` (select-only) with as many clients as connections, POST's p99 and req/s against the bare echo.
  * 5. Signed retries per second (a wallet session refresh, both legs) through the core on the memory store, against
  *    `node:crypto`'s bare ECDSA P-256 verify in the same run (bench/wallet.ts).
  * 4. CSV bulk import rows per second of a 50,000-row file, and the server process's peak RSS, on PostgreSQL (the
@@ -23,6 +25,7 @@ import { benchCore, formatCoreBench } from "./core.ts"
 import { benchCsvImport, CSV_IMPORT_STORES, formatCsvImportBench } from "./csv-import.ts"
 import { numberFlag } from "./figures.ts"
 import { type BenchHttpResult, benchHttp, type RunResult, summarize } from "./http.ts"
+import { benchHttpPostgres, formatHttpPostgresBench, httpPostgresFlags } from "./http-postgres.ts"
 import { BARE_TARGETS, PAYCORE_TARGETS } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
 import { benchWallet, formatWalletBench } from "./wallet.ts"
@@ -84,6 +87,7 @@ const benchHttpPart = async () => {
 }
 
 if (runs("http")) await benchHttpPart()
+if (runs("http-postgres")) console.log(formatHttpPostgresBench(await benchHttpPostgres(httpPostgresFlags())))
 if (runs("cards")) {
   console.log(formatCardsBench(await benchCards({ seconds: numberFlag("seconds") ?? 5, postgres: postgresFlags() })))
 }
