@@ -14,7 +14,10 @@ import pg, { type QueryResult as PgQueryResult, type Pool, type PoolClient, type
  * - On any other Kysely (PGlite, in process) every statement goes through Kysely and is awaited.
  */
 export interface SqlClient {
-  /** One autocommitted statement; `prepare`: a fixed statement worth a named prepared statement. */
+  /**
+   * One autocommitted statement; `prepare`: a fixed statement worth a named prepared statement (on a pg pool a
+   * prepared SELECT runs on one of the read sessions beside the pool, see `pgClient`).
+   */
   readonly query: (text: string, params: ReadonlyArray<unknown>, prepare: boolean) => Promise<QueryResult<Row>>
   /**
    * One autocommitted statement whose COMMIT is acknowledged before its WAL is flushed (`synchronous_commit =
