@@ -3,7 +3,7 @@
  *
  *   node --conditions=@paycore/source bench/run.ts [--seconds 5] [--pg-clients 16] [--pg-seconds 10] [--pg-rounds 2]
  *                     [--duration 5] [--warmup 1] [--connections 32] [--rounds 3]
- *                     [--only core,postgres,wallet,http,serve,csv,cards]
+ *                     [--pg-pool 32] [--pg-statements] [--only core,postgres,wallet,http,serve,http-postgres,csv,cards]
  *
  * 1. Payment lifecycles per second through the core on the in-memory store (bench/core.ts), against an
  *    empty Effect loop of the same number of steps.
@@ -14,6 +14,8 @@
  * 3b. The same through `npm start` as users run it (bench/serve.ts): its worker and webhook dispatcher running,
  *    `POST /quotes` on the memory store and `GET /customers/{id}` on embedded PGlite (its default store), against
  *    the bare server, each in a process of its own; invariants checked over the API after each server's runs.
+ * 3c. The same two requests on the PostgreSQL server of DATABASE_URL (bench/http-postgres.ts): GET against
+ *    `pgbench -S` (select-only) with as many clients as connections, POST's p99 and req/s against the bare echo.
  * 5. Signed retries per second (a wallet session refresh, both legs) through the core on the memory store, against
  *    `node:crypto`'s bare ECDSA P-256 verify in the same run (bench/wallet.ts).
  * 4. CSV bulk import rows per second of a 50,000-row file, and the server process's peak RSS, on PostgreSQL (the
@@ -25,10 +27,11 @@ import { benchCards, formatCardsBench } from "./cards.ts"
 import { benchCore, formatCoreBench } from "./core.ts"
 import { benchCsvImport, CSV_IMPORT_STORES, formatCsvImportBench } from "./csv-import.ts"
 import { numberFlag } from "./figures.ts"
-import { BARE_POST_BODY, type BenchHttpResult, benchHttp, formatHttpRow, summarize } from "./http.ts"
-import { BENCH_CUSTOMER } from "./paycore-server.ts"
+import { type BenchHttpResult, benchHttp, formatHttpRow, summarize } from "./http.ts"
+import { benchHttpPostgres, formatHttpPostgresBench, httpPostgresFlags } from "./http-postgres.ts"
+import { BARE_TARGETS, PAYCORE_TARGETS } from "./paycore-server.ts"
 import { benchPostgres, formatPostgresBench, postgresFlags } from "./postgres.ts"
-import { BENCH_AUTHORIZATION, benchServe, formatServeBench, quoteTargets } from "./serve.ts"
+import { benchServe, formatServeBench } from "./serve.ts"
 import { benchWallet, formatWalletBench } from "./wallet.ts"
 
 // `--only a,b` runs just those parts (all of them by default).
@@ -47,32 +50,11 @@ const benchHttpPart = async () => {
     durationSeconds: numberFlag("duration") ?? 5,
     warmupSeconds: numberFlag("warmup") ?? 1
   }
-  const here = new URL(import.meta.url)
-  const authorization = BENCH_AUTHORIZATION
-
-  // The paycore server reads one seeded customer and prices USD → MXN quotes to its own CLABE account.
-  const prepare = async (origin: string) => {
-    const found = await fetch(`${origin}/2025-10-13/customers?platformCustomerId=${BENCH_CUSTOMER}`, {
-      headers: { authorization }
-    })
-    const customer = ((await found.json()) as { data: Array<{ id: string }> }).data[0]!
-    return quoteTargets(origin, customer.id)
-  }
-
   const targets = {
-    bare: {
-      listener: { module: new URL("./http.ts", here), factory: "bareListener" },
-      getPath: "/x",
-      postPath: "/x",
-      postBody: BARE_POST_BODY
-    },
+    bare: BARE_TARGETS,
     paycore: {
-      listener: { module: new URL("./paycore-server.ts", here), factory: "paycoreListener" },
-      getPath: "",
-      postPath: "",
-      postBody: "",
-      headers: { authorization },
-      prepare
+      ...PAYCORE_TARGETS,
+      listener: { module: new URL("./paycore-server.ts", import.meta.url), factory: "paycoreListener" }
     }
   }
 
@@ -107,6 +89,7 @@ if (runs("serve")) {
   }
   console.log(formatServeBench(await benchServe(serveOptions)))
 }
+if (runs("http-postgres")) console.log(formatHttpPostgresBench(await benchHttpPostgres(httpPostgresFlags())))
 if (runs("cards")) {
   console.log(formatCardsBench(await benchCards({ seconds: numberFlag("seconds") ?? 5, postgres: postgresFlags() })))
 }

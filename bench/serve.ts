@@ -26,7 +26,15 @@ import {
   startProcess,
   summarize
 } from "./http.ts"
-import { BENCH_CREDENTIALS, BENCH_CUSTOMER_INPUT } from "./paycore-server.ts"
+import {
+  type Account,
+  api,
+  BENCH_AUTHORIZATION,
+  BENCH_CREDENTIALS,
+  BENCH_CUSTOMER_INPUT,
+  type Page,
+  quoteTargets
+} from "./paycore-server.ts"
 
 export interface ServeBenchOptions {
   readonly connections: number
@@ -42,61 +50,6 @@ export interface ServeBench {
   readonly memoryPost: RunResult
   /** `GET /customers/{id}` through `npm start` on embedded PGlite. */
   readonly pgliteGet: RunResult
-}
-
-export const BENCH_AUTHORIZATION = `Basic ${Buffer.from(`${BENCH_CREDENTIALS.clientId}:${BENCH_CREDENTIALS.clientSecret}`).toString("base64")}`
-
-const api = async <T>(url: string, init: RequestInit = {}): Promise<T> => {
-  const headers = { authorization: BENCH_AUTHORIZATION, "content-type": "application/json", ...init.headers }
-  const response = await fetch(url, { ...init, headers })
-  if (!response.ok) throw new Error(`${init.method ?? "GET"} ${url}: ${response.status} ${await response.text()}`)
-  return (await response.json()) as T
-}
-
-interface Page<T> {
-  readonly data: ReadonlyArray<T>
-  readonly totalCount: number
-}
-interface Account {
-  readonly id: string
-  readonly currency: string
-  readonly balance: unknown
-}
-
-/**
- * What the benches load on a paycore server at `origin`: `GET /customers/{id}` of `customerId` and a USD → MXN
- * `POST /quotes` from its USD account to a CLABE payee it gets here.
- */
-export const quoteTargets = async (origin: string, customerId: string) => {
-  const prefix = `${origin}/2025-10-13`
-  const accounts = await api<Page<Account>>(`${prefix}/customers/internal-accounts?customerId=${customerId}`)
-  const usd = accounts.data.find((account) => account.currency === "USD")!
-  const payee = await api<{ id: string }>(`${prefix}/customers/external-accounts`, {
-    method: "POST",
-    body: JSON.stringify({
-      customerId,
-      currency: "MXN",
-      accountInfo: {
-        accountType: "CLABE",
-        clabeNumber: "002010077777777771",
-        beneficiary: { beneficiaryType: "INDIVIDUAL", fullName: "Grace Hopper" }
-      }
-    })
-  })
-  return {
-    usd,
-    getPath: `/2025-10-13/customers/${customerId}`,
-    postPath: "/2025-10-13/quotes",
-    postBody: JSON.stringify({
-      source: { sourceType: "ACCOUNT", accountId: usd.id },
-      destination: { destinationType: "ACCOUNT", accountId: payee.id, paymentRail: "SPEI" },
-      lockedCurrencySide: "SENDING",
-      lockedCurrencyAmount: 125_000,
-      description: "Invoice 1234",
-      remittanceInformation: "INV-1234",
-      purposeOfPayment: "GOODS_OR_SERVICES"
-    })
-  }
 }
 
 /** The bare server (bench/http.ts's `bareListener`) in a process of its own. */

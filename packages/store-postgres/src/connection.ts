@@ -48,9 +48,9 @@ export interface PoolOptions {
  * A Kysely over your own node-postgres pool (not migrated: see `migrate`), which the store then talks to directly,
  * as to the pool of `makePgKysely`: named prepared statements, and transactions pipelined when the pool was made
  * with `pipeline: true`. The pool must parse int8 as a number (`types: pgTypeParsers`), or this throws; its
- * connection settings (ssl, `options` such as a `search_path`, timeouts, size) are yours. The store opens one more
- * connection beside the pool with the pool's settings (see `SqlClient.queryUnflushed`); the Kysely's `destroy()`
- * closes it and ends the pool.
+ * connection settings (ssl, `options` such as a `search_path`, timeouts, size) are yours. The store opens three more
+ * connections beside the pool with the pool's settings (see `SqlClient.queryUnflushed` and `SqlClient.query`); the
+ * Kysely's `destroy()` closes them and ends the pool.
  */
 export const makePgKyselyFromPool = (pool: Pool, options: PoolOptions = {}): Kysely<Database> => {
   const int8Parser = pool.options.types?.getTypeParser(INT8_OID, "text") as ((value: string) => unknown) | undefined

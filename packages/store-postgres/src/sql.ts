@@ -14,7 +14,10 @@ import pg, { type QueryResult as PgQueryResult, type Pool, type PoolClient, type
  * - On any other Kysely (PGlite, in process) every statement goes through Kysely and is awaited.
  */
 export interface SqlClient {
-  /** One autocommitted statement; `prepare`: a fixed statement worth a named prepared statement. */
+  /**
+   * One autocommitted statement; `prepare`: a fixed statement worth a named prepared statement (on a pg pool a
+   * prepared SELECT runs on one of the read sessions beside the pool, see `pgClient`).
+   */
   readonly query: (text: string, params: ReadonlyArray<unknown>, prepare: boolean) => Promise<QueryResult<Row>>
   /**
    * One autocommitted statement whose COMMIT is acknowledged before its WAL is flushed (`synchronous_commit =
@@ -55,12 +58,16 @@ export type Row = Record<string, any>
 // node-postgres
 // ---------------------------------------------------------------------------------------------
 
-/** The pool behind a Kysely made by `makePgKysely`, the session of its unflushed statements, and how it talks. */
+/**
+ * The pool behind a Kysely made by `makePgKysely`, the session of its unflushed statements, the sessions of its
+ * autocommitted reads, and how it talks.
+ */
 interface Registered {
   readonly pool: Pool
-  readonly unflushed: UnflushedSession
+  readonly unflushed: PipelinedSession
+  readonly reads: ReadonlyArray<PipelinedSession>
   /**
-   * Named prepared statements (and the unflushed session beside the pool). Off behind a pooler that moves a session
+   * Named prepared statements (and the unflushed and read sessions beside the pool). Off behind a pooler that moves a session
    * between server connections (pgbouncer `pool_mode = transaction`): every statement is parsed where it runs, and
    * unflushed writes go through the pool as any other (flushed) write. See `PgConfig.preparedStatements`.
    */
@@ -72,17 +79,19 @@ const pools = new WeakMap<Kysely<any>, Registered>()
 const ignoreError = (): void => undefined
 
 /**
- * Registers `pool` as `db`'s; ending the pool (Kysely's `destroy`) also closes the unflushed session. A connection
+ * Registers `pool` as `db`'s; ending the pool (Kysely's `destroy`) also closes the sessions beside it. A connection
  * that breaks (a server restart, a failover) fails the statements on it, never the process: pg emits `error` on
  * the pool for an idle connection and on a checked-out client between statements, which throw when nobody listens.
  */
 export const registerPool = (db: Kysely<any>, pool: Pool, prepared = true): void => {
-  const unflushed = new UnflushedSession(pool)
+  const unflushed = new PipelinedSession(pool, "-c synchronous_commit=off")
+  const reads = Array.from({ length: READ_SESSIONS }, () => new PipelinedSession(pool))
   const end = pool.end.bind(pool)
-  pool.end = (() => unflushed.close().then(() => end())) as Pool["end"]
+  pool.end = (() =>
+    Promise.all([unflushed, ...reads].map((session) => session.close())).then(() => end())) as Pool["end"]
   pool.on("error", ignoreError)
   pool.on("connect", (client) => client.on("error", ignoreError))
-  pools.set(db, { pool, unflushed, prepared })
+  pools.set(db, { pool, unflushed, reads, prepared })
 }
 
 /** The pool of a Kysely made by `makePgKysely` (or `makePgKyselyFromPool`). */
@@ -95,17 +104,27 @@ export const stopPreparing = (db: Kysely<any>): void => {
 }
 
 /**
- * The session of `SqlClient.queryUnflushed`: one connection beside the pool, with `synchronous_commit = off`, in
- * pipeline mode (each statement its own implicit transaction, sent without waiting for the answers before it;
- * the statements of one moment in one socket write). Opened at first use, again after it broke.
+ * A connection beside the pool in pipeline mode, each statement its own implicit transaction (its own Sync): the
+ * statements issued in one turn of the event loop (the requests of one I/O batch) go out in one socket write when
+ * the loop reaches its check phase, and a named statement whose row shape is known is sent without Describe. Each
+ * write costs both processes a system call and a wake-up, which on a VM costs more than the statement itself.
+ * Opened at first use, again after it broke (or after a prepared statement went stale under it).
  */
-class UnflushedSession {
+class PipelinedSession {
   private readonly pool: Pool
+  /** Startup options added to the pool's (`-c synchronous_commit=off`). */
+  private readonly extra: string | undefined
   private client: Promise<pg.Client> | undefined
-  private corked = false
+  /** Statements were issued this turn: their write goes out at the check phase (`setImmediate`). */
+  writing = false
+  /** The sockets corked this turn (one, unless the session reconnected meanwhile). */
+  private corked: Array<Wire["stream"]> = []
+  /** Statements sent and not answered yet (how busy the session is). */
+  inFlight = 0
 
-  constructor(pool: Pool) {
+  constructor(pool: Pool, extra?: string) {
     this.pool = pool
+    this.extra = extra
   }
 
   private connect(): Promise<pg.Client> {
@@ -113,7 +132,7 @@ class UnflushedSession {
     const client = new pg.Client({
       ...options,
       pipeline: true,
-      options: [options.options, "-c synchronous_commit=off"].filter(Boolean).join(" ")
+      options: [options.options, this.extra].filter(Boolean).join(" ") || undefined
     } as pg.ClientConfig)
     // A broken session (server restart, idle timeout) is dropped; the next statement opens another.
     const drop = () => {
@@ -132,19 +151,40 @@ class UnflushedSession {
     return connected
   }
 
-  async query(text: string, params: ReadonlyArray<unknown>): Promise<QueryResult<Row>> {
-    const client = await (this.client ?? this.connect())
-    const stream = (client as unknown as { connection: { stream: Wire["stream"] } }).connection.stream
-    if (!this.corked) {
-      this.corked = true
-      stream.cork()
-      process.nextTick(() => {
-        this.corked = false
-        stream.uncork()
+  /** Ends the session (a statement of it went stale or half prepared): the next statement opens another. */
+  private discard(client: pg.Client): void {
+    void this.client?.then((c) => {
+      if (c === client) this.client = undefined
+    })
+    void client.end().catch(ignoreError)
+  }
+
+  async query(config: QueryConfig): Promise<Answer> {
+    this.inFlight++
+    if (!this.writing) {
+      this.writing = true
+      setImmediate(() => {
+        this.writing = false
+        for (const stream of this.corked.splice(0)) stream.uncork()
       })
     }
-    const result = await client.query(queryConfig(text, params, true))
-    return resultOf(result.command, result.rowCount ?? 0, result.rows)
+    try {
+      const client = await (this.client ?? this.connect())
+      const stream = (client as unknown as { connection: { stream: Wire["stream"] } }).connection.stream
+      // A statement whose connection came after the turn's write (a connect) goes out at once.
+      if (this.writing && !this.corked.includes(stream)) {
+        this.corked.push(stream)
+        stream.cork()
+      }
+      return await new Promise<Answer>((resolve, reject) => {
+        const batch: Batch = new Batch(undefined, [{ config, resolve, reject }], (error) => {
+          if (batch.suspect || isStalePlan(error)) this.discard(client)
+        })
+        client.query(batch)
+      })
+    } finally {
+      this.inFlight--
+    }
   }
 
   async close(): Promise<void> {
@@ -153,6 +193,15 @@ class UnflushedSession {
     if (client !== undefined) await client.then((c) => c.end()).catch(() => undefined)
   }
 }
+
+/**
+ * How many sessions share a pool's autocommitted reads (`SqlClient.query` of a prepared SELECT). A read joins the
+ * session whose write is already due this turn while fewer than `READ_SPILL` statements wait on it (one write for
+ * all of them); else it goes to the session with fewer unanswered statements, so a read that takes long holds up
+ * only the reads behind it on its own session, and the server can run two at once.
+ */
+const READ_SESSIONS = 2
+const READ_SPILL = 16
 
 /**
  * Names of the prepared statements, per statement text, for the whole process: a connection refuses one
@@ -459,18 +508,40 @@ const COMMIT_UNNAMED = queryConfig("COMMIT", [], false)
  * pg-pool closes the connection of an autocommitted statement that failed (a stale plan included). Without
  * prepared statements (a pooler in transaction mode) an unflushed write is an ordinary one: the unflushed session
  * sets `synchronous_commit` for the session, which a pooler refuses (pgbouncer: the `options` startup parameter)
- * or would leave on a server connection other clients then use.
+ * or would leave on a server connection other clients then use; and reads go through the pool too (a session in
+ * pipeline mode behind such a pooler is not one server connection).
+ *
+ * A prepared autocommitted SELECT (a read by id or by a unique key, outside a transaction) goes to the read session
+ * with fewer unanswered statements instead of a pooled connection: the reads of one I/O batch then share one write
+ * and one wake-up of the server per session instead of one each. Each is still its own statement and transaction,
+ * on the database itself: nothing is cached. Statements whose text varies (lists) stay on the pool, so a long one
+ * holds up no other.
  */
-const pgClient = ({ pool, unflushed, prepared }: Registered): SqlClient => {
-  const query: SqlClient["query"] = (text, params, prepare) =>
+const pgClient = ({ pool, unflushed, reads, prepared }: Registered): SqlClient => {
+  const onPool: SqlClient["query"] = (text, params, prepare) =>
     pool
       .query(queryConfig(text, params, prepare && prepared))
       .then((result: PgQueryResult<Row>) => resultOf(result.command, result.rowCount ?? 0, result.rows))
+  const read = (text: string, params: ReadonlyArray<unknown>): Promise<Answer> => {
+    let session = reads[0]!
+    for (const other of reads) {
+      if (other.writing && other.inFlight < READ_SPILL) {
+        session = other
+        break
+      }
+      if (other.inFlight < session.inFlight) session = other
+    }
+    return session.query(queryConfig(text, params, true))
+  }
   return {
     queryUnflushed: prepared
-      ? (text, params) => unflushed.query(text, params)
-      : (text, params) => query(text, params, false),
-    query,
+      ? (text, params) => unflushed.query(queryConfig(text, params, true))
+      : (text, params) => onPool(text, params, false),
+    query:
+      prepared && reads.length > 0
+        ? (text, params, prepare) =>
+            prepare && text.startsWith("SELECT") ? read(text, params) : onPool(text, params, prepare)
+        : onPool,
     begin: () => pool.connect().then((client) => pgTransaction(client, prepared)),
     pipelines: true
   }

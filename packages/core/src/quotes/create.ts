@@ -13,7 +13,7 @@ import type { Customer } from "../customers/model.ts"
 import { isNotReady } from "../customers/rules.ts"
 import { amountRange, isEnabledFor } from "../platform/currencies.ts"
 import type { PlatformConfig } from "../platform/model.ts"
-import type { Store } from "../ports/store.ts"
+import { type Store, together } from "../ports/store.ts"
 import { isScaSubject } from "../sca/regions.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
 import type { CommandEnv } from "../shared/engine-config.ts"
@@ -49,7 +49,7 @@ import { type FeeSchedule, feeScheduleFor, type Pricing, platformFeeFor, priceQu
 import { rateAt } from "./rates.ts"
 import { umaReceiverAt } from "./receivers.ts"
 import { refuseUnlinkable } from "./sca-factor.ts"
-import { usableExternalAccount, usableInternalAccount } from "./usable-accounts.ts"
+import { externalAccountRefusal, internalAccountRefusal } from "./usable-accounts.ts"
 import { priceWithdrawal, withdrawalNetwork } from "./withdrawal-fees.ts"
 
 export interface CreateOptions {
@@ -92,6 +92,39 @@ function* usableCustomer(
   return customer
 }
 
+// ---- the first reads ----
+
+/** The rows a quote reads first, before any check: the platform's configuration and the accounts it names. */
+interface FirstReads {
+  readonly config: PlatformConfig | undefined
+  /** The source account (an ACCOUNT source), as read: the checks come after. */
+  readonly source: InternalAccountRecord | undefined
+  /** The destination account (an ACCOUNT destination), internal or external, as read. */
+  readonly destination: InternalAccountRecord | ExternalAccount | undefined
+}
+
+/**
+ * The first reads, independent of each other: together where the store pipelines (one round trip instead of three),
+ * else one after the other. Nothing is checked here, so a quote refused for its source still says so first.
+ */
+function* firstReads(store: Store["Service"], request: CreateQuoteRequest): Steps<FirstReads, QuoteError> {
+  const { source, destination } = request
+  const readSource = () =>
+    source.sourceType === "ACCOUNT" ? store.internalAccounts.get(source.accountId) : Effect.undefined
+  const readDestination = (): Effect.Effect<FirstReads["destination"], QuoteError> =>
+    destination.destinationType !== "ACCOUNT"
+      ? Effect.undefined
+      : destination.accountId.startsWith("InternalAccount:")
+        ? store.internalAccounts.get(destination.accountId)
+        : store.externalAccounts.get(destination.accountId)
+  const [config, [sourceAccount, destinationAccount]] = yield* together(
+    store,
+    () => store.config.get(),
+    () => together(store, readSource, readDestination)
+  )
+  return { config, source: sourceAccount, destination: destinationAccount }
+}
+
 /**
  * The source of a quote: an internal account (of the customer named, if one is), or payment instructions in a
  * currency that has them (never executed at once: the deposit executes it).
@@ -99,14 +132,17 @@ function* usableCustomer(
 function* resolveSource(
   store: Store["Service"],
   request: CreateQuoteRequest,
-  config: PlatformConfig | undefined
+  reads: FirstReads
 ): Steps<ResolvedSource, QuoteError> {
+  const config = reads.config
   let sendingCode: string
   let sourceAccount: InternalAccountRecord | undefined
   let customerId: string | undefined
   const source = request.source
   if (source.sourceType === "ACCOUNT") {
-    sourceAccount = yield* usableInternalAccount(store, source.accountId)
+    const refusal = internalAccountRefusal(source.accountId, reads.source)
+    if (refusal !== undefined) return yield* Effect.fail(refusal)
+    sourceAccount = reads.source!
     sendingCode = sourceAccount.currency
     customerId = sourceAccount.customerId
     if (source.customerId !== undefined && source.customerId !== customerId) {
@@ -190,13 +226,16 @@ interface ResolvedDestination {
  * account on one of its rails (the one asked for, else the `RailSelection` port's choice), or an UMA address in a currency it receives.
  */
 function* resolveDestination(
-  { store, directory, railSelection }: QuoteCreationPorts,
+  { directory, railSelection }: QuoteCreationPorts,
   destination: CreateQuoteRequest["destination"],
-  sourceAccount: InternalAccountRecord | undefined
+  sourceAccount: InternalAccountRecord | undefined,
+  read: FirstReads["destination"]
 ): Steps<ResolvedDestination, QuoteError> {
   if (destination.destinationType === "ACCOUNT") {
     if (destination.accountId.startsWith("InternalAccount:")) {
-      const target = yield* usableInternalAccount(store, destination.accountId)
+      const refusal = internalAccountRefusal(destination.accountId, read as InternalAccountRecord | undefined)
+      if (refusal !== undefined) return yield* Effect.fail(refusal)
+      const target = read as InternalAccountRecord
       if (target.id === sourceAccount?.id) return yield* Effect.fail(selfPayment(target.id))
       if (destination.paymentRail !== undefined && destination.paymentRail !== "INTERNAL") {
         return yield* Effect.fail(
@@ -209,7 +248,9 @@ function* resolveDestination(
       }
       return { receivingCode: target.currency, rail: "INTERNAL", receiverLimits: undefined }
     }
-    const target = yield* usableExternalAccount(store, destination.accountId)
+    const refusal = externalAccountRefusal(destination.accountId, read as ExternalAccount | undefined)
+    if (refusal !== undefined) return yield* Effect.fail(refusal)
+    const target = read as ExternalAccount
     const platformPayee = platformPayeeRefusal(target, sourceAccount)
     if (platformPayee !== undefined) return yield* Effect.fail(platformPayee)
     const rails = target.paymentRails.length > 0 ? target.paymentRails : [defaultRail(target.currency)]
@@ -413,9 +454,10 @@ export const createQuote = Effect.fnUntraced(
     const { store } = ports
     const unlinkable = refuseUnlinkable(request.scaFactor)
     if (unlinkable !== undefined) return yield* Effect.fail(unlinkable)
-    const config = yield* store.config.get()
-    const source = yield* resolveSource(store, request, config)
-    const destination = yield* resolveDestination(ports, request.destination, source.sourceAccount)
+    const reads = yield* firstReads(store, request)
+    const config = reads.config
+    const source = yield* resolveSource(store, request, reads)
+    const destination = yield* resolveDestination(ports, request.destination, source.sourceAccount, reads.destination)
     yield* checkLookupSteps(store, request, isoOf(env.nowMs))
     const { sendingCode } = source
     const { receivingCode } = destination
