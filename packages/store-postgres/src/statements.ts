@@ -1,5 +1,5 @@
 import type { StoreError, UniqueViolation } from "@paycore/core"
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import type { QueryResult } from "kysely"
 import { failureOf, isBrokenConnection, isRerunnable, storeError } from "./driver-errors.ts"
 import type { Row, SqlClient } from "./sql.ts"
@@ -7,11 +7,9 @@ import {
   backoffMs,
   type CurrentTx,
   failTx,
-  type Group,
   type Grouping,
   ignore,
   MAX_ATTEMPTS,
-  type Member,
   makeTransaction,
   regroup,
   sleep
@@ -49,11 +47,9 @@ export interface Executor {
   /**
    * Runs statements that lock rows (`keys`: the rows' keys, `table:id`, `balance:account`). In a group, a row another
    * member of the group locked first would not make this one wait (they share the DB transaction), and it would read
-   * what the other is still changing: so this member waits for that one to end first, then runs `effect` and reads
-   * what it wrote. Two members that would wait for each other fail the group (`regroup`): it rolls back and its
-   * members run again alone. Rows of other transactions are waited for in PostgreSQL (a group's wait bounded, see
-   * `GroupCommit.lockTimeoutMs`). `writes`: the effect writes (an upsert), and outside a transaction joins a group as
-   * any write does.
+   * what the other is still changing: the group fails (`regroup`), rolls back and its members run again alone. Rows
+   * of other transactions are waited for in PostgreSQL (a group's wait bounded, see `GroupCommit.lockTimeoutMs`).
+   * `writes`: the effect writes (an upsert), and outside a transaction joins a group as any write does.
    */
   readonly locking: <A, E>(
     keys: ReadonlyArray<string>,
@@ -63,26 +59,6 @@ export interface Executor {
   /** The store's `transaction` (see transaction.ts). */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
 }
-
-/**
- * The fiber runs the statements of a member's turn (see `Member.blocked`): they go out, where the member's other
- * statements wait for the turn to end.
- */
-const HoldsTurn = Context.Reference<boolean>("@paycore/store-postgres/HoldsTurn", { defaultValue: () => false })
-
-/**
- * Ends `member`'s turn (see `Member.blocked`) once its lock is sent: statements sent after it on the connection run
- * after it, so the member's other statements may follow at once.
- */
-const endTurn = (member: Member): void => {
-  const end = member.endTurn
-  member.blocked = undefined
-  member.endTurn = undefined
-  end?.()
-}
-
-/** Waits for `member`'s turn to end (see `Member.blocked`). */
-const awaitTurn = (member: Member): Effect.Effect<void> => Effect.promise(() => member.blocked ?? Promise.resolve())
 
 /** Every statement of the store but a SELECT writes (its failure cannot be taken back without a rollback). */
 const writes = (text: string): boolean => !text.startsWith("SELECT")
@@ -148,10 +124,6 @@ export const makeExecutor = (
       if (member === undefined) {
         return Effect.tryPromise({ try: () => executeRerunning(text, params, prepare), catch: failure })
       }
-      const turn = fiber.getRef(HoldsTurn)
-      if (member.blocked !== undefined && !turn) {
-        return Effect.andThen(awaitTurn(member), statement(text, params, prepare, failure))
-      }
       const tx = member.tx
       if (tx.failure !== undefined) return Effect.fail(tx.failure)
       if (writes(text)) member.wrote = true
@@ -161,12 +133,10 @@ export const makeExecutor = (
           // aborted): those travel with it or earlier, so they are answered by now. Not the ones sent after it,
           // which wait for a statement or COMMIT that may never come.
           const sentBefore = tx.inFlight.length
-          const answer = tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
+          return tx.conn.query(text, params, prepare).catch(async (error: unknown) => {
             await Promise.all(tx.inFlight.slice(0, sentBefore))
             throw error
           })
-          if (turn) endTurn(member)
-          return answer
         },
         catch: (e): E | StoreError => {
           const first = failure(e)
@@ -190,14 +160,9 @@ export const makeExecutor = (
   const run: Executor["run"] = (text, params) =>
     Effect.withFiber((fiber) => {
       const member = fiber.getRef(CurrentTx)
-      const turn = fiber.getRef(HoldsTurn)
-      if (member?.blocked !== undefined && !turn) {
-        return Effect.andThen(awaitTurn(member), run(text, params))
-      }
       const tx = member?.tx
       const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
       if (answer === undefined) return Effect.asVoid(write(text, params))
-      if (turn) endTurn(member!)
       member!.wrote = true
       tx!.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx!, error, storeError(error))))
       return Effect.void
@@ -210,41 +175,6 @@ export const makeExecutor = (
         : write(text, params)
     )
 
-  /** The member of `group` (not `member`, and not ended) that locked one of `keys` first, if any. */
-  const holderOf = (member: Member, group: Group, keys: ReadonlyArray<string>): Member | undefined => {
-    for (const key of keys) {
-      const taken = group.locks.get(key)
-      if (taken !== undefined && taken !== member && !taken.done) return taken
-    }
-    return undefined
-  }
-
-  /** Waits until `member` may hold `keys` in its group (see `Executor.locking`), then notes them as its own. */
-  const takeKeys = (member: Member, group: Group, keys: ReadonlyArray<string>): Effect.Effect<void, StoreError> =>
-    Effect.suspend(() => {
-      if (member.tx.failure !== undefined) return Effect.fail(member.tx.failure)
-      const holder = holderOf(member, group, keys)
-      if (holder === undefined) {
-        for (const key of keys) group.locks.set(key, member)
-        return Effect.void
-      }
-      // Waiting for a member that (through others) waits for this one would never end.
-      for (let next: Member | undefined = holder; next !== undefined; next = next.waitingFor) {
-        if (next === member) {
-          failTx(member.tx, undefined, regroup)
-          return Effect.fail(regroup)
-        }
-      }
-      member.waitingFor = holder
-      return Effect.andThen(
-        Effect.promise(() => holder.ended),
-        Effect.suspend(() => {
-          member.waitingFor = undefined
-          return takeKeys(member, group, keys)
-        })
-      )
-    })
-
   const locking: Executor["locking"] = <A, E>(
     keys: ReadonlyArray<string>,
     effect: Effect.Effect<A, E>,
@@ -254,23 +184,16 @@ export const makeExecutor = (
       const member = fiber.getRef(CurrentTx)
       if (member === undefined && writes && grouping.groups > 0) return transaction(locking(keys, effect))
       const group = member?.group
-      if (member === undefined || group === undefined || keys.length === 0) return effect
-      if (member.blocked !== undefined && !fiber.getRef(HoldsTurn)) {
-        return Effect.andThen(awaitTurn(member), locking(keys, effect, writes))
+      if (member === undefined || group === undefined) return effect
+      for (const key of keys) {
+        const holder = group.locks.get(key)
+        if (holder === undefined) group.locks.set(key, member)
+        else if (holder !== member) {
+          failTx(member.tx, undefined, regroup)
+          return Effect.fail(regroup)
+        }
       }
-      if (holderOf(member, group, keys) === undefined) {
-        for (const key of keys) group.locks.set(key, member)
-        return effect
-      }
-      // Another member locked one of the rows first: this member's turn waits for it, and so do its statements
-      // sent alongside (they follow the lock, as they would in a transaction alone).
-      member.blocked = new Promise<void>((resolve) => {
-        member.endTurn = resolve
-      })
-      return Effect.ensuring(
-        Effect.provideService(Effect.andThen(takeKeys(member, group, keys), effect), HoldsTurn, true),
-        Effect.sync(() => endTurn(member))
-      )
+      return effect
     })
 
   return { execute, write, query, queryAdHoc, run, writeUnflushed, locking, transaction }

@@ -42,59 +42,24 @@ export interface Member {
   readonly group: Group | undefined
   /** It sent a statement that writes (any but SELECT): its failure cannot be taken back alone. */
   wrote: boolean
-  /** Its effect ended (in a group: the rows it locked stay locked, by the group, until the group ends). */
-  done: boolean
-  /** Settles when it ended (see `done`). */
-  readonly ended: Promise<void>
-  readonly end: () => void
-  /** The member of its group it waits for (to end), for a row that one locked first (see `Executor.locking`). */
-  waitingFor: Member | undefined
-  /**
-   * Set while it waits for such a row, until its lock is sent: its other statements (of fibers it runs alongside)
-   * wait for this, so they reach the server after the lock, in the order a transaction alone would send them.
-   */
-  blocked: Promise<void> | undefined
-  /** Settles `blocked`. */
-  endTurn: (() => void) | undefined
 }
 
-export const newMember = (tx: Tx, group: Group | undefined): Member => {
-  let end!: () => void
-  const ended = new Promise<void>((resolve) => {
-    end = resolve
-  })
-  const member: Member = {
-    tx,
-    group,
-    wrote: false,
-    done: false,
-    ended,
-    end: () => {
-      member.done = true
-      end()
-    },
-    waitingFor: undefined,
-    blocked: undefined,
-    endTurn: undefined
-  }
-  return member
-}
+export const newMember = (tx: Tx, group: Group | undefined): Member => ({ tx, group, wrote: false })
 
 /**
  * Callers' transactions run together in one DB transaction on one connection (group commit): their statements
  * of one moment share a round trip, and they share BEGIN, COMMIT and its WAL flush. A group commits when every
- * member has ended; it is rolled back, and every member run again alone, when a member failed after writing or
- * a statement failed. A member that locks a row another member of its group locked first waits for that one to end
- * (it then reads what that one wrote: they share the DB transaction), so the payments of one hot account share a
- * group instead of queueing on its row one DB transaction after another; two members that would wait for each
- * other roll the group back. A member that failed having only read ends with its failure once the group committed.
+ * member has ended; it is rolled back, and every member run again alone, when a member failed after writing, a
+ * statement failed, or two members locked one row (a member would otherwise read what the other is about to
+ * change, without waiting for it). A member that failed having only read ends with its failure once the group
+ * committed.
  * A group waits for a row another transaction holds at most `lockTimeoutMs` (see `GroupCommit`).
  */
 export interface Group {
   readonly members: Array<(tx: Exit.Exit<Tx, StoreError>) => void>
   /** Members whose effect has not ended. */
   running: number
-  /** Row locks taken so far (`table:id`, `balance:account`), by the member that took each first. */
+  /** Row locks taken so far (`table:id`, `balance:account`), by member. */
   readonly locks: Map<string, Member>
   /** Some member ended in a way that rolls the group back. */
   poisoned: boolean
@@ -151,9 +116,9 @@ export const makeCurrentTx = (): CurrentTx =>
     defaultValue: () => undefined
   })
 
-/** Two members of a group would wait for each other's rows: the group rolls back and its members run alone. */
+/** A member of a group locked a row another member holds: the group rolls back and its members run alone. */
 export const regroup = new StoreError({
-  message: "PostgreSQL store: two transactions of one group waited for each other's rows; each runs again alone",
+  message: "PostgreSQL store: two transactions of one group locked the same row; each runs again alone",
   retryable: true
 })
 
@@ -371,7 +336,6 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
     exit: Exit.Exit<A, E>
   ): Effect.Effect<Exit.Exit<A, E | StoreError> | undefined> => {
     if (open === group) open = undefined
-    member.end()
     const interrupted = Exit.isFailure(exit) && Cause.hasInterrupts(exit.cause)
     if (Exit.isFailure(exit) && (member.wrote || interrupted)) group.poisoned = true
     group.running--
