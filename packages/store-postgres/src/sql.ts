@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely, type QueryResult } from "kysely"
 import pg, { type QueryResult as PgQueryResult, type Pool, type PoolClient, type QueryConfig } from "pg"
+import { isBrokenConnection } from "./driver-errors.ts"
 
 /**
  * How the store reaches its database: one statement on the pool, or a connection in a transaction. The store
@@ -178,7 +179,11 @@ class PipelinedSession {
       }
       return await new Promise<Answer>((resolve, reject) => {
         const batch: Batch = new Batch(undefined, [{ config, resolve, reject }], (error) => {
-          if (batch.suspect || isStalePlan(error)) this.discard(client)
+          // A session the server ended (its FATAL answers the statement before the socket closes) is dropped at
+          // once, so that the statement's rerun opens another instead of writing to the closing one.
+          if (batch.suspect || isStalePlan(error) || (error !== undefined && isBrokenConnection(error))) {
+            this.discard(client)
+          }
         })
         client.query(batch)
       })
