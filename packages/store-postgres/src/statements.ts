@@ -8,10 +8,10 @@ import {
   type CurrentTx,
   failTx,
   type Grouping,
-  ignore,
   MAX_ATTEMPTS,
   makeTransaction,
   regroup,
+  sentUnawaited,
   sleep
 } from "./transaction.ts"
 
@@ -164,7 +164,7 @@ export const makeExecutor = (
       const answer = tx === undefined || tx.failure !== undefined ? undefined : tx.conn.send(text, params, true)
       if (answer === undefined) return Effect.asVoid(write(text, params))
       member!.wrote = true
-      tx!.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx!, error, storeError(error))))
+      sentUnawaited(tx!, answer)
       return Effect.void
     })
 

@@ -44,8 +44,6 @@ export interface Member {
   wrote: boolean
 }
 
-export const newMember = (tx: Tx, group: Group | undefined): Member => ({ tx, group, wrote: false })
-
 /**
  * Callers' transactions run together in one DB transaction on one connection (group commit): their statements
  * of one moment share a round trip, and they share BEGIN, COMMIT and its WAL flush. A group commits when every
@@ -134,6 +132,11 @@ export const failTx = (tx: Tx, error: unknown, failure: StoreError | UniqueViola
 
 export const ignore = (): void => undefined
 
+/** A write sent without waiting for its answer: its failure becomes the transaction's (see `Tx.inFlight`). */
+export const sentUnawaited = (tx: Tx, answer: Promise<unknown>): void => {
+  tx.inFlight.push(answer.then(ignore, (error: unknown) => failTx(tx, error, storeError(error))))
+}
+
 const newTx = (conn: SqlTransaction): Tx => ({ conn, failure: undefined, conflict: false, inFlight: [] })
 
 interface Outcome<A, E> {
@@ -206,7 +209,7 @@ const soloTransactions = (sql: SqlClient, CurrentTx: CurrentTx) => {
       Effect.flatMap(Effect.exit(restore(begin)), (begun): Effect.Effect<Outcome<A, E>, never, R> => {
         if (Exit.isFailure(begun)) return Effect.succeed({ exit: Exit.failCause(begun.cause), again: false })
         const tx = begun.value
-        const member = newMember(tx, undefined)
+        const member: Member = { tx, group: undefined, wrote: false }
         return Effect.flatMap(Effect.exit(restore(Effect.provideService(effect, CurrentTx, member))), (exit) =>
           finish(tx, exit)
         )
@@ -256,8 +259,7 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
         const tx = newTx(conn)
         // Sent with the members' first statements: no round trip of its own.
         const bounded = conn.send(lockTimeoutSql, [], true)
-        if (bounded !== undefined)
-          tx.inFlight.push(bounded.then(ignore, (error: unknown) => failTx(tx, error, storeError(error))))
+        if (bounded !== undefined) sentUnawaited(tx, bounded)
         group.tx = tx
         group.running = group.members.length
         open = group
@@ -359,7 +361,7 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
         (joined): Effect.Effect<Exit.Exit<A, E | StoreError> | undefined, never, R> => {
           if (Exit.isFailure(joined)) return Effect.succeed(Exit.failCause(joined.cause))
           const { group, tx } = joined.value
-          const member = newMember(tx, group)
+          const member: Member = { tx, group, wrote: false }
           return Effect.flatMap(Effect.exit(restore(Effect.provideService(effect, CurrentTx, member))), (exit) =>
             leaveGroup(member, group, exit)
           )
