@@ -4,7 +4,6 @@
  * PGlite (the default, fsync off: a killed process still loses nothing the OS has) and, when DATABASE_URL is
  * set, on the real PostgreSQL server.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -16,10 +15,18 @@ import { Effect, type Layer } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, describe, expect, it } from "vitest"
 import { createDatabase, TEST_MASTER_KEY } from "./databases.ts"
+import { caller, listAll, startServerProcess, until } from "./servers.ts"
 
-const MAIN = new URL("../src/main.ts", import.meta.url).pathname
 const CREDENTIALS = "crash-test:crash-test-secret-0001"
-const AUTH = `Basic ${Buffer.from(CREDENTIALS).toString("base64")}`
+const call = caller(`Basic ${Buffer.from(CREDENTIALS).toString("base64")}`)
+
+const startServer = (target: Target) =>
+  startServerProcess({
+    ...target.env,
+    PAYCORE_SANDBOX_CREDENTIALS: CREDENTIALS,
+    PAYCORE_SANDBOX_SPEEDUP: "1000000",
+    PAYCORE_WEBHOOK_LEASE_SECONDS: "1"
+  })
 const QUOTES = 40
 const AMOUNT = 1_000
 const KILL_AFTER_ACKNOWLEDGED = 12
@@ -51,86 +58,6 @@ const serverTarget = async (databaseUrl: string): Promise<Target> => {
     env: { DATABASE_URL: database.url, PAYCORE_MASTER_KEY: TEST_MASTER_KEY },
     layer: () => PostgresStore.layerPg({ connectionString: database.url }),
     cleanup: database.drop
-  }
-}
-
-interface Running {
-  readonly api: string
-  /** What the server printed at start (the banner). */
-  readonly banner: string
-  readonly process: ChildProcess
-  readonly exited: Promise<number | null>
-}
-
-const startServer = (target: Target): Promise<Running> =>
-  new Promise((resolve, reject) => {
-    const { DATABASE_URL: _, ...inherited } = process.env
-    const child = spawn(process.execPath, ["--conditions=@paycore/source", MAIN], {
-      env: {
-        ...inherited,
-        ...target.env,
-        PORT: "0",
-        PAYCORE_SANDBOX_CREDENTIALS: CREDENTIALS,
-        PAYCORE_SANDBOX_SPEEDUP: "1000000",
-        PAYCORE_WEBHOOK_LEASE_SECONDS: "1"
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
-    let output = ""
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /base URL\s+(\S+)/.exec(output)
-      if (match !== null && output.includes("END PUBLIC KEY")) {
-        child.stdout?.off("data", onData)
-        child.stdout?.resume()
-        resolve({ api: match[1]!, banner: output, process: child, exited })
-      }
-    }
-    child.stdout?.on("data", onData)
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    exited.then((code) => reject(new Error(`server exited (${code}) before it was up:\n${output}`)))
-  })
-
-const call = async (
-  api: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {}
-) => {
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: { authorization: AUTH, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text) }
-}
-
-const until = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 60_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
-
-/** Every row of a paged list. */
-const listAll = async (api: string, path: string): Promise<Array<any>> => {
-  const rows: Array<any> = []
-  let cursor: string | undefined
-  for (;;) {
-    const sep = path.includes("?") ? "&" : "?"
-    const page = await call(api, "GET", `${path}${sep}limit=100${cursor === undefined ? "" : `&cursor=${cursor}`}`)
-    expect(page.status).toBe(200)
-    rows.push(...page.json.data)
-    if (!page.json.hasMore) return rows
-    cursor = page.json.nextCursor
   }
 }
 
@@ -273,7 +200,7 @@ describe.each(targets.map((make, i) => ({ make, i })))("SIGKILL during a stream 
 
     // Exactly one transaction per quote, all settled.
     const settled = await until("every payment COMPLETED", async () => {
-      const rows = await listAll(api2, `/transactions?customerId=${customer.json.id}&type=OUTGOING`)
+      const rows = await listAll(call, api2, `/transactions?customerId=${customer.json.id}&type=OUTGOING`)
       return rows.length === QUOTES && rows.every((t) => t.status === "COMPLETED") ? rows : undefined
     })
     expect(new Set(settled.map((t) => t.id))).toEqual(new Set(quotes.map((q) => q.transactionId)))
@@ -286,7 +213,7 @@ describe.each(targets.map((make, i) => ({ make, i })))("SIGKILL during a stream 
       const pending = await call(api2, "GET", "/webhooks/deliveries?status=PENDING")
       return pending.json.totalCount === 0 ? true : undefined
     })
-    const committed = await listAll(api2, "/webhooks/deliveries")
+    const committed = await listAll(call, api2, "/webhooks/deliveries")
     expect(committed.every((row) => row.status === "DELIVERED")).toBe(true)
     const committedIds = new Set(committed.map((row) => row.id))
     const receivedIds = new Set(receiver.received.map((event) => event.id))

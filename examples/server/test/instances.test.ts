@@ -9,16 +9,15 @@
  * Needs DATABASE_URL (skipped without). CI runs a bounded load with a fixed seed; `PAYCORE_INSTANCES_SECONDS=60`
  * (and `PAYCORE_INSTANCES_SEED`) runs a longer one.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
 import { createDatabase } from "./databases.ts"
+import { type Answer, caller, listAll, type ServerProcess, startServerProcess, until } from "./servers.ts"
 
-const MAIN = new URL("../src/main.ts", import.meta.url).pathname
 const CREDENTIALS = "instances-test:instances-test-secret-0001"
-const AUTH = `Basic ${Buffer.from(CREDENTIALS).toString("base64")}`
+const call = caller(`Basic ${Buffer.from(CREDENTIALS).toString("base64")}`)
 /** One webhook key and one wallet KEK for every instance (a shared database needs them shared). */
 const WEBHOOK_KEY = "3f1c9a8e7d6b5a4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a99887766554433221100"
 const WALLET_KEK = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -29,6 +28,16 @@ const LOAD_SECONDS = Number(process.env.PAYCORE_INSTANCES_SECONDS ?? 15)
 const SEED = Number(process.env.PAYCORE_INSTANCES_SEED ?? 33)
 const INITIAL_FUNDS = 5_000_000
 
+const startInstance = (databaseUrl: string, webhookLease = "60") =>
+  startServerProcess({
+    DATABASE_URL: databaseUrl,
+    PAYCORE_SANDBOX_CREDENTIALS: CREDENTIALS,
+    PAYCORE_SANDBOX_SPEEDUP: "1000000",
+    PAYCORE_WEBHOOK_PRIVATE_KEY: WEBHOOK_KEY,
+    PAYCORE_WALLET_KEK: WALLET_KEK,
+    PAYCORE_WEBHOOK_LEASE_SECONDS: webhookLease
+  })
+
 /** mulberry32: a small seeded generator, so a run's choices replay. */
 const random = (seed: number) => {
   let a = seed >>> 0
@@ -38,95 +47,6 @@ const random = (seed: number) => {
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-interface Instance {
-  api: string | undefined
-  process: ChildProcess
-  exited: Promise<number | null>
-}
-
-const startInstance = (databaseUrl: string, webhookLease = "60"): Promise<Instance> =>
-  new Promise((resolve, reject) => {
-    const { DATABASE_URL: _, ...inherited } = process.env
-    const child = spawn(process.execPath, ["--conditions=@paycore/source", MAIN], {
-      env: {
-        ...inherited,
-        DATABASE_URL: databaseUrl,
-        PORT: "0",
-        PAYCORE_SANDBOX_CREDENTIALS: CREDENTIALS,
-        PAYCORE_SANDBOX_SPEEDUP: "1000000",
-        PAYCORE_WEBHOOK_PRIVATE_KEY: WEBHOOK_KEY,
-        PAYCORE_WALLET_KEK: WALLET_KEK,
-        PAYCORE_WEBHOOK_LEASE_SECONDS: webhookLease
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
-    let output = ""
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /base URL\s+(\S+)/.exec(output)
-      if (match !== null && output.includes("END PUBLIC KEY")) {
-        child.stdout?.off("data", onData)
-        child.stdout?.resume()
-        resolve({ api: match[1]!, process: child, exited })
-      }
-    }
-    child.stdout?.on("data", onData)
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    exited.then((code) => reject(new Error(`instance exited (${code}) before it was up:\n${output}`)))
-  })
-
-interface Answer {
-  readonly status: number
-  readonly replayed: boolean
-  readonly json: any
-}
-
-const call = async (
-  api: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {}
-): Promise<Answer> => {
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: { authorization: AUTH, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return {
-    status: response.status,
-    replayed: response.headers.get("idempotent-replayed") === "true",
-    json: text === "" ? undefined : JSON.parse(text)
-  }
-}
-
-const until = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 60_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
-}
-
-const listAll = async (api: string, path: string): Promise<Array<any>> => {
-  const rows: Array<any> = []
-  let cursor: string | undefined
-  for (;;) {
-    const sep = path.includes("?") ? "&" : "?"
-    const page = await call(api, "GET", `${path}${sep}limit=100${cursor === undefined ? "" : `&cursor=${cursor}`}`)
-    expect(page.status, JSON.stringify(page.json)).toBe(200)
-    rows.push(...page.json.data)
-    if (!page.json.hasMore) return rows
-    cursor = page.json.nextCursor
   }
 }
 
@@ -187,17 +107,17 @@ describe.skipIf(database === undefined)("several instances on one PostgreSQL dat
     cleanups.push(() => new Promise((r) => receiver.server.close(() => r())))
 
     // The first instance migrates the database; the others start on it together.
-    const instances: Array<Instance> = [await startInstance(databaseUrl)]
+    const instances: Array<ServerProcess> = [await startInstance(databaseUrl)]
     instances.push(...(await Promise.all([startInstance(databaseUrl), startInstance(databaseUrl)])))
     cleanups.push(async () => {
       for (const instance of instances) instance.process.kill("SIGKILL")
     })
-    const first = instances[0]!.api!
+    const first = instances[0]!.api
     expect((await call(first, "PATCH", "/config", { webhookEndpoint: receiver.url })).status).toBe(200)
 
     // ---- customers, each with a funded account and a payee, made at the three instances in turn ----
     const setUp = async (i: number): Promise<Customer> => {
-      const api = instances[i % INSTANCES]!.api!
+      const api = instances[i % INSTANCES]!.api
       const customer = await call(api, "POST", "/customers", {
         customerType: "INDIVIDUAL",
         fullName: `Customer ${i}`,
@@ -238,7 +158,7 @@ describe.skipIf(database === undefined)("several instances on one PostgreSQL dat
     let reads = 0
     const KILLED = 1
     let down = false
-    const up = () => instances.flatMap((instance, i) => (down && i === KILLED ? [] : [instance.api!]))
+    const up = () => instances.flatMap((instance, i) => (down && i === KILLED ? [] : [instance.api]))
     /** The instances up but `api` (`api` itself when it is the only one). */
     const others = (api: string) => {
       const rest = up().filter((other) => other !== api)
@@ -352,7 +272,7 @@ describe.skipIf(database === undefined)("several instances on one PostgreSQL dat
     // ---- one transaction per acknowledged execute, none for a refused one; one per acknowledged funding ----
     // (Payments are not waited for: one reserved by the killed instance is submitted again after the 60 s grace.)
     const api = first
-    const outgoingNow = () => listAll(api, "/transactions?type=OUTGOING")
+    const outgoingNow = () => listAll(call, api, "/transactions?type=OUTGOING")
     const outgoing = await outgoingNow()
     const byId = new Map<string, number>()
     for (const t of outgoing) byId.set(t.id, (byId.get(t.id) ?? 0) + 1)
@@ -379,7 +299,7 @@ describe.skipIf(database === undefined)("several instances on one PostgreSQL dat
         .filter((line) => !line.endsWith(" PENDING untracked")),
       "payments without an acknowledged execute"
     ).toEqual([])
-    const incoming = await listAll(api, "/transactions?type=INCOMING")
+    const incoming = await listAll(call, api, "/transactions?type=INCOMING")
     expect(incoming.length).toBe(CUSTOMERS + fundsAcknowledged.length)
 
     // ---- each customer's available balance is what its acknowledged commands made it ----

@@ -5,7 +5,6 @@
  * are recorded, and the process exits 0 within PAYCORE_SHUTDOWN_SECONDS; `/readyz` turns 503 at once. A request that
  * hangs does not hold the stop past the deadline. Embedded PGlite, and the PostgreSQL server when DATABASE_URL is set.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { Agent, createServer, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -13,10 +12,18 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { createDatabase, TEST_MASTER_KEY } from "./databases.ts"
+import { caller, startServerProcess } from "./servers.ts"
 
-const MAIN = new URL("../src/main.ts", import.meta.url).pathname
 const CREDENTIALS = "shutdown-test:shutdown-test-secret-0001"
-const AUTH = `Basic ${Buffer.from(CREDENTIALS).toString("base64")}`
+const call = caller(`Basic ${Buffer.from(CREDENTIALS).toString("base64")}`)
+
+const startServer = (target: Target, env: Record<string, string>) =>
+  startServerProcess({
+    ...target.env,
+    PAYCORE_SANDBOX_CREDENTIALS: CREDENTIALS,
+    PAYCORE_WEBHOOK_LEASE_SECONDS: "60",
+    ...env
+  })
 /** How long the slow receiver takes to answer each webhook. */
 const RECEIVER_DELAY_MILLIS = 1_500
 
@@ -43,65 +50,6 @@ const serverTarget = async (databaseUrl: string): Promise<Target> => {
     env: { DATABASE_URL: database.url, PAYCORE_MASTER_KEY: TEST_MASTER_KEY },
     cleanup: database.drop
   }
-}
-
-interface Running {
-  readonly api: string
-  readonly origin: string
-  readonly process: ChildProcess
-  readonly exited: Promise<number | null>
-  readonly output: () => string
-}
-
-const startServer = (target: Target, env: Record<string, string>): Promise<Running> =>
-  new Promise((resolve, reject) => {
-    const { DATABASE_URL: _, ...inherited } = process.env
-    const own = Object.fromEntries(Object.entries(inherited).filter(([name]) => !name.startsWith("PAYCORE_")))
-    const child = spawn(process.execPath, ["--conditions=@paycore/source", MAIN], {
-      env: {
-        ...own,
-        ...target.env,
-        PORT: "0",
-        PAYCORE_SANDBOX_CREDENTIALS: CREDENTIALS,
-        PAYCORE_WEBHOOK_LEASE_SECONDS: "60",
-        ...env
-      },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
-    let output = ""
-    let started = false
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /base URL\s+(\S+)/.exec(output)
-      if (!started && match !== null && output.includes("END PUBLIC KEY")) {
-        started = true
-        const api = match[1]!
-        resolve({ api, origin: new URL(api).origin, process: child, exited, output: () => output })
-      }
-    })
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString()
-    })
-    exited.then((code) => {
-      if (!started) reject(new Error(`server exited (${code}) before it was up:\n${output}`))
-    })
-  })
-
-const call = async (
-  api: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {}
-) => {
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: { authorization: AUTH, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, json: text === "" ? undefined : JSON.parse(text) }
 }
 
 /** A GET on a connection of its own (no pool): `/readyz` while the server stops, on the connection it already has. */
