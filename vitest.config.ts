@@ -30,7 +30,8 @@ export default defineConfig({
     reporters: ["default", "./vitest.closing-line.ts"],
     // Three workers for two cores: the suite spends much of its time waiting on PostgreSQL, PGlite and the servers,
     // browsers and installs it starts, so a third worker fills the waits (on the 2-core CI machine, 571 s instead of
-    // 630 s with a worker per core, and two workers took about two thirds of the time of one).
+    // 630 s with a worker per core, and two workers took about two thirds of the time of one). A fourth worker gains
+    // nothing: 828 s against 831 s with three (2026-11-29).
     // (A number: vitest caps a percentage at the core count.)
     maxWorkers: Math.ceil(availableParallelism() * 1.5),
     testTimeout: 30_000,
