@@ -372,12 +372,12 @@ export const dispatchDueEvents = Effect.fnUntraced(function* (
   const { store, ids, batchSize, leaseSeconds, concurrency } = ports
   const settings = yield* EngineConfig
   const now = yield* nowIso
-  // A fresh id names this pass's leases: what it renews and gives back, and how it knows it was taken over.
   // With no endpoint the rows stay as they are, due: claiming and giving back each event (twice a write) cost the
   // sandbox about what creating it did, and again for every stored event every 30 seconds. They go
   // out at the first pass after an endpoint is set.
   const url = (yield* store.config.get())?.webhookEndpoint
   if (url === undefined || url === "") return NOTHING_CLAIMED
+  // A fresh id names this pass's leases: what it renews and gives back, and how it knows it was taken over.
   const owner = yield* ids.make("Webhook")
   const claimed = yield* store.transaction(store.outbox.claimDue(now, batchSize, addSeconds(now, leaseSeconds), owner))
   yield* Metric.update(outboxLagSeconds, oldestDueSeconds(claimed, now))
