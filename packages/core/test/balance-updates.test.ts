@@ -30,14 +30,15 @@ const transfer = (debit: string, credit: string): LedgerTransfer => ({
 
 describe("WH-22 INTERNAL_ACCOUNT.BALANCE_UPDATED", () => {
   it("no context writes the ledger but through accounts/balance-updates.ts (so every balance change is announced)", () => {
-    const writers = /\b(recordSteps|writeTransfersSteps|resolveSteps)\b[^;]*from "\.\.\/ledger\/transfers\.ts"/s
+    const writers =
+      /\b(recordSteps|recordIfAvailableSteps|writeTransfersSteps|resolveSteps)\b[^;]*from "\.\.\/ledger\/transfers\.ts"/s
     const offenders = sources(SRC)
       .map((file) => relative(SRC, file))
       .filter((file) => !file.startsWith("ledger/") && file !== "accounts/balance-updates.ts")
       .filter((file) => {
         const text = readFileSync(join(SRC, file), "utf8")
         const ledgerImports = text.match(/import \{[^}]*\} from "\.\.\/ledger\/transfers\.ts"/g) ?? []
-        return ledgerImports.some((i) => writers.test(i)) || /\.ledger\.(record|resolve)\(/.test(text)
+        return ledgerImports.some((i) => writers.test(i)) || /\.ledger\.(record|recordIfAvailable|resolve)\(/.test(text)
       })
     expect(offenders).toEqual([])
   })

@@ -612,15 +612,15 @@ describe("Transactions", () => {
 
   it.effect("an incoming refund hit by a store error is retried, not REFUND_FAILED", () => {
     let failLedger = false
+    const reset = Effect.fail(new StoreError({ message: "connection reset", retryable: true }))
     const env = makeEnv(7, {
       store: (store) => ({
         ...store,
         ledger: {
           ...store.ledger,
-          record: (transfers) =>
-            failLedger
-              ? Effect.fail(new StoreError({ message: "connection reset", retryable: true }))
-              : store.ledger.record(transfers)
+          record: (transfers) => (failLedger ? reset : store.ledger.record(transfers)),
+          recordIfAvailable: (transfers, debits) =>
+            failLedger ? reset : store.ledger.recordIfAvailable(transfers, debits)
         }
       })
     })

@@ -86,15 +86,23 @@ export const ledgerRepositories = (journal: UndoJournal): Pick<Repositories, "le
     })
   }
 
+  const record = (transfers: ReadonlyArray<LedgerTransfer>) => {
+    for (const t of transfers) {
+      addTransfer(t)
+      movesOfTransfer(t, adjust)
+    }
+  }
+
   return {
     ledger: {
       balances: (accounts) => Effect.sync(() => accounts.map((a) => balanceOf(a.account, a.currency))),
-      record: (transfers) =>
+      record: (transfers) => Effect.sync(() => record(transfers)),
+      recordIfAvailable: (transfers, debits) =>
         Effect.sync(() => {
-          for (const t of transfers) {
-            addTransfer(t)
-            movesOfTransfer(t, adjust)
-          }
+          const before = debits.map((d) => balanceOf(d.account, d.currency))
+          const recorded = debits.every((d, i) => before[i]!.posted - before[i]!.pendingDebits >= d.amount)
+          if (recorded) record(transfers)
+          return { recorded, balances: before }
         }),
       resolve: (ids, outcome) =>
         Effect.sync(() => {

@@ -1,4 +1,4 @@
-import type { LedgerBalance, Repositories } from "@paycore/core"
+import type { LedgerBalance, LedgerTransfer, Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { type BalanceMove, movesOfTransfer } from "@paycore/store-tables"
 import { Effect } from "effect"
@@ -57,10 +57,10 @@ const moves = arrayRows(
   ],
   9
 )
-const moveBalances =
+const moveBalances = (where = "") =>
   `INSERT INTO ledger_balances AS b (account, shard, currency, posted, pending_debits, pending_credits) ` +
   `SELECT account, ${shardOf("account")}, currency, posted, pending_debits, pending_credits FROM ${moves} AS d ` +
-  `ON CONFLICT (account, shard) DO UPDATE SET currency = EXCLUDED.currency, ` +
+  `${where}ON CONFLICT (account, shard) DO UPDATE SET currency = EXCLUDED.currency, ` +
   `posted = b.posted + EXCLUDED.posted, pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
   `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
 // The transfers (numbered by `seq` in the order given) and the balance moves in one statement (one round trip).
@@ -76,7 +76,29 @@ const transferColumns = [
 ] as const
 const recordSql =
   `WITH recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
-  `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t) ${moveBalances}`
+  `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t) ${moveBalances()}`
+// `recordSql` only if every debit (parameters 14 and 15: account, amount) is available, in one statement: the
+// debited balances locked (in account order) and summed, the check, then the writes only if it passed. The
+// modifying parts run after the select has read the balances as they were, and the answer is those balances.
+const debitRows = arrayRows(
+  [
+    ["account", "text"],
+    ["amount", "bigint"]
+  ],
+  14
+)
+const recordIfAvailableSql =
+  `WITH locked AS MATERIALIZED (SELECT * FROM ledger_balances WHERE account = ANY($14::text[]) ` +
+  `ORDER BY account, shard FOR UPDATE), ` +
+  `before AS (SELECT account, min(currency) AS currency, sum(posted)::bigint AS posted, ` +
+  `sum(pending_debits)::bigint AS pending_debits, sum(pending_credits)::bigint AS pending_credits ` +
+  `FROM locked GROUP BY account), ` +
+  `covered AS (SELECT coalesce(bool_and(coalesce(b.posted - b.pending_debits, 0) >= w.amount), true) AS ok ` +
+  `FROM ${debitRows} AS w LEFT JOIN before b USING (account)), ` +
+  `recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
+  `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t WHERE (SELECT ok FROM covered)), ` +
+  `moved AS (${moveBalances("WHERE (SELECT ok FROM covered) ")}) ` +
+  `SELECT b.*, c.ok AS recorded FROM covered c LEFT JOIN before b ON true`
 // Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
 // already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
 const resolveSql =
@@ -108,8 +130,61 @@ const allBalancesSql =
 
 const byAccount = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> => ({
-  ledger: {
+/** The parameters of `recordSql`: the transfers, then the balance moves they make (sorted by account). */
+const recordParams = (transfers: ReadonlyArray<LedgerTransfer>): Array<unknown> => {
+  const n = transfers.length
+  const ids = new Array<string>(n)
+  const debits = new Array<string>(n)
+  const credits = new Array<string>(n)
+  const amounts = new Array<number>(n)
+  const currencies = new Array<string>(n)
+  const states = new Array<string>(n)
+  const references = new Array<string>(n)
+  const createdAts = new Array<string>(n)
+  const moves = new Map<string, { currency: string; posted: number; pendingDebits: number; pendingCredits: number }>()
+  const move: BalanceMove = (account, currency, posted, pendingDebits, pendingCredits) => {
+    const m = moves.get(account)
+    if (m === undefined) moves.set(account, { currency, posted, pendingDebits, pendingCredits })
+    else {
+      m.currency = currency
+      m.posted += posted
+      m.pendingDebits += pendingDebits
+      m.pendingCredits += pendingCredits
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    const t = transfers[i]!
+    ids[i] = t.id
+    debits[i] = t.debit
+    credits[i] = t.credit
+    amounts[i] = t.amount
+    currencies[i] = t.currency
+    states[i] = t.state
+    references[i] = t.reference
+    createdAts[i] = t.createdAt
+    movesOfTransfer(t, move)
+  }
+  const accounts = [...moves.keys()].sort(byAccount)
+  const m = accounts.map((a) => moves.get(a)!)
+  return [
+    ids,
+    debits,
+    credits,
+    amounts,
+    currencies,
+    states,
+    references,
+    createdAts,
+    accounts,
+    m.map((x) => x.currency),
+    m.map((x) => x.posted),
+    m.map((x) => x.pendingDebits),
+    m.map((x) => x.pendingCredits)
+  ]
+}
+
+export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> => {
+  const ledger: Repositories["ledger"] = {
     // Locks the balance rows in account order (creating the missing ones first), so two payments touching
     // the same accounts queue instead of deadlocking. Usually every row exists: one round trip.
     balances: (accounts) => {
@@ -164,61 +239,35 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
         )
       )
     },
-    record: (transfers) => {
-      if (transfers.length === 0) return Effect.void
-      const n = transfers.length
-      const ids = new Array<string>(n)
-      const debits = new Array<string>(n)
-      const credits = new Array<string>(n)
-      const amounts = new Array<number>(n)
-      const currencies = new Array<string>(n)
-      const states = new Array<string>(n)
-      const references = new Array<string>(n)
-      const createdAts = new Array<string>(n)
-      const moves = new Map<
-        string,
-        { currency: string; posted: number; pendingDebits: number; pendingCredits: number }
-      >()
-      const move: BalanceMove = (account, currency, posted, pendingDebits, pendingCredits) => {
-        const m = moves.get(account)
-        if (m === undefined) moves.set(account, { currency, posted, pendingDebits, pendingCredits })
-        else {
-          m.currency = currency
-          m.posted += posted
-          m.pendingDebits += pendingDebits
-          m.pendingCredits += pendingCredits
-        }
-      }
-      for (let i = 0; i < n; i++) {
-        const t = transfers[i]!
-        ids[i] = t.id
-        debits[i] = t.debit
-        credits[i] = t.credit
-        amounts[i] = t.amount
-        currencies[i] = t.currency
-        states[i] = t.state
-        references[i] = t.reference
-        createdAts[i] = t.createdAt
-        movesOfTransfer(t, move)
-      }
-      const accounts = [...moves.keys()].sort(byAccount)
-      const m = accounts.map((a) => moves.get(a)!)
-      const params = [
-        ids,
-        debits,
-        credits,
-        amounts,
-        currencies,
-        states,
-        references,
-        createdAts,
-        accounts,
-        m.map((x) => x.currency),
-        m.map((x) => x.posted),
-        m.map((x) => x.pendingDebits),
-        m.map((x) => x.pendingCredits)
-      ]
-      return x.locking([], x.run(recordSql, params), true)
+    record: (transfers) =>
+      transfers.length === 0 ? Effect.void : x.locking([], x.run(recordSql, recordParams(transfers)), true),
+    // The debited balances are locked in its statement, checked and moved there: another member of a group doing the
+    // same on one account is ordered by the connection and sees this one's move (an atomic lock, see `locking`).
+    recordIfAvailable: (transfers, debits) => {
+      if (debits.length === 0) return Effect.as(ledger.record(transfers), { recorded: true, balances: [] })
+      const params = [...recordParams(transfers), debits.map((d) => d.account), debits.map((d) => d.amount)]
+      return x.locking(
+        debits.map((d) => `balance:${d.account}`),
+        Effect.map(x.query(recordIfAvailableSql, params), (rows) => {
+          const before = new Map<string, LedgerBalance>()
+          for (const row of rows) if (row.account !== null) before.set(row.account, balanceCodec.decode(row))
+          return {
+            recorded: rows[0]!.recorded === true,
+            balances: debits.map(
+              (d) =>
+                before.get(d.account) ?? {
+                  account: d.account,
+                  currency: d.currency,
+                  posted: 0,
+                  pendingDebits: 0,
+                  pendingCredits: 0
+                }
+            )
+          }
+        }),
+        true,
+        true
+      )
     },
     resolve: (ids, outcome) =>
       ids.length === 0
@@ -238,4 +287,5 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
       })),
     allBalances: () => Effect.map(x.query(allBalancesSql, []), (rows) => rows.map(balanceCodec.decode))
   }
-})
+  return { ledger }
+}

@@ -49,7 +49,8 @@ export interface Member {
  * of one moment share a round trip, and they share BEGIN, COMMIT and its WAL flush. A group commits when every
  * member has ended; it is rolled back, and every member run again alone, when a member failed after writing, a
  * statement failed, or two members locked one row (a member would otherwise read what the other is about to
- * change, without waiting for it). A member that failed having only read ends with its failure once the group
+ * change, without waiting for it), unless each did so only in a statement that checks and changes the row itself
+ * (`Executor.locking`'s `atomic`: a hold on one account). A member that failed having only read ends with its failure once the group
  * committed.
  * A group waits for a row another transaction holds at most `lockTimeoutMs` (see `GroupCommit`).
  */
@@ -57,8 +58,8 @@ export interface Group {
   readonly members: Array<(tx: Exit.Exit<Tx, StoreError>) => void>
   /** Members whose effect has not ended. */
   running: number
-  /** Row locks taken so far (`table:id`, `balance:account`), by member. */
-  readonly locks: Map<string, Member>
+  /** Row locks taken so far (`table:id`, `balance:account`), by member (see `RowHeld`). */
+  readonly locks: Map<string, RowHeld>
   /** Some member ended in a way that rolls the group back. */
   poisoned: boolean
   /** Set when the group began (its members then run; nobody joins a waiting group's list any more). */
@@ -68,6 +69,14 @@ export interface Group {
   readonly settle: (committed: boolean) => void
   /** The COMMIT's answer was lost with the connection: it may have committed, so no member runs again. */
   lost: StoreError | undefined
+}
+
+/** A row a member of a group locked (see `Executor.locking`). */
+export interface RowHeld {
+  /** The member that holds it; `undefined`: several, each only atomically. */
+  by: Member | undefined
+  /** Every lock taken of it was atomic (a statement that checks and changes the row itself). */
+  atomic: boolean
 }
 
 /** Group commit (see `Group`): on a pipelining connection (a pg pool) only. */

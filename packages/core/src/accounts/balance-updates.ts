@@ -11,9 +11,11 @@
 import { Effect } from "effect"
 import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import {
+  debitsOf,
   isSystemAccount,
   type Leg,
-  recordSteps as recordLedgerSteps,
+  type Recorded,
+  recordIfAvailableSteps as recordLedgerIfAvailableSteps,
   resolveSteps as resolveLedgerSteps,
   writeTransfersSteps as writeLedgerTransfersSteps
 } from "../ledger/transfers.ts"
@@ -134,7 +136,34 @@ export function* announceBalancesSteps(
   }
 }
 
-/** The ledger's `recordSteps` (refused with `INSUFFICIENT_FUNDS` before anything is written), then the announcements. */
+/**
+ * The ledger's `recordIfAvailableSteps` (checked and written in one step; a shortfall writes nothing and is answered),
+ * with the debited internal accounts' records read alongside, then the announcements: a debited account's from its
+ * balance just before the write (no read again).
+ */
+export function* recordIfAvailableSteps(
+  ports: BalanceUpdatePorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING",
+  now: string,
+  knownCount?: number
+): Steps<Recorded, StoreError> {
+  const { store } = ports
+  const [done, records] = yield* together(
+    store,
+    () => recordLedgerIfAvailableSteps(store, reference, legs, state, now, knownCount),
+    () => accountRecords(store, debitsOf(legs))
+  )
+  if (done.refused !== undefined) return done
+  yield* announceBalancesSteps(ports, accountsMovedBy(done.transfers, state === "POSTED"), now, {
+    locked: lockedAccounts(records, done.before),
+    transfers: done.transfers
+  })
+  return done
+}
+
+/** `recordIfAvailableSteps`, failed with `INSUFFICIENT_FUNDS` (nothing written) when a debit is not covered. */
 export function* recordSteps(
   ports: BalanceUpdatePorts,
   reference: string,
@@ -143,9 +172,9 @@ export function* recordSteps(
   now: string,
   knownCount?: number
 ): Steps<ReadonlyArray<LedgerTransfer>, StoreError | Refused> {
-  const transfers = yield* recordLedgerSteps(ports.store, reference, legs, state, now, knownCount)
-  yield* announceBalancesSteps(ports, accountsMovedBy(transfers, state === "POSTED"), now)
-  return transfers
+  const done = yield* recordIfAvailableSteps(ports, reference, legs, state, now, knownCount)
+  if (done.refused !== undefined) return yield* Effect.fail(done.refused)
+  return done.transfers
 }
 
 /**

@@ -29,6 +29,13 @@ export interface LedgerTransfer {
   readonly createdAt: string
 }
 
+/** An internal account's debits in one currency: what must be available for a record to go through. */
+export interface Debit {
+  readonly account: string
+  readonly currency: string
+  readonly amount: number
+}
+
 /**
  * A transfer debiting or crediting one account, numbered by `position` in the order the ledger recorded that
  * account's transfers (a later transfer has a higher position; the numbers need not be consecutive).

@@ -3,7 +3,7 @@ import { Store } from "../ports/store.ts"
 import type { Refused, StoreError } from "../shared/errors.ts"
 import { nowIso } from "../shared/time.ts"
 import { insufficientFunds } from "./errors.ts"
-import type { LedgerBalance, LedgerTransfer } from "./model.ts"
+import type { Debit, LedgerBalance, LedgerTransfer } from "./model.ts"
 import type { LedgerPorts } from "./ports.ts"
 
 /**
@@ -16,8 +16,9 @@ import type { LedgerPorts } from "./ports.ts"
  * - A transfer is POSTED at once (single phase), or PENDING (a hold) and later POSTED or VOIDED
  *   by `resolve` (two phase). Transfers are immutable: a correction is a new transfer.
  * - An internal account's available balance (posted minus pending debits) never goes below zero:
- *   `record` reads the balances (locked on PostgreSQL) and refuses with `INSUFFICIENT_FUNDS`
- *   before writing anything. System accounts may go negative (deposits, fx liquidity).
+ *   `record` checks and writes in one step (`ledger.recordIfAvailable`: one statement under the balances' locks
+ *   on PostgreSQL) and refuses with `INSUFFICIENT_FUNDS` having written nothing. System accounts may go negative
+ *   (deposits, fx liquidity).
  *
  * Call these inside the `Store.transaction` of the command they belong to. The commands above accounts call them
  * through `accounts/balance-updates.ts`, which announces the internal accounts' new balances (WH-22).
@@ -40,13 +41,6 @@ const legDefect = (leg: Leg): RangeError | undefined => {
   }
   if (leg.debit === leg.credit) return new RangeError(`ledger: debit and credit are the same account ${leg.debit}`)
   return undefined
-}
-
-/** An internal account's debits in one currency: what must be available for a record to go through. */
-export interface Debit {
-  readonly account: string
-  readonly currency: string
-  readonly amount: number
 }
 
 /** The debits of `legs` per internal account and currency, sorted by account (the order balances are locked in). */
@@ -77,39 +71,15 @@ export const shortfallOf = (
   return undefined
 }
 
-/**
- * `record` as a plain generator over a store the caller already holds: `yield*` it inside an
- * `Effect.gen` and it costs no run-loop step of its own (only the store calls). `createdAt` is the
- * command's timestamp.
- */
-export function* recordSteps(
+/** The transfers `legs` make for `reference` (legs of amount 0 skipped), numbered after those it has. */
+function* newTransfersSteps(
   store: LedgerPorts,
   reference: string,
   legs: ReadonlyArray<Leg>,
   state: "POSTED" | "PENDING",
   createdAt: string,
   /** How many transfers `reference` has, when the caller knows (e.g. none for a payment being reserved). */
-  knownCount?: number
-): Generator<Effect.Effect<unknown, StoreError | Refused>, ReadonlyArray<LedgerTransfer>, any> {
-  const debits = debitsOf(legs)
-  if (debits.length > 0) {
-    const refused = shortfallOf(debits, yield* store.ledger.balances(debits))
-    if (refused !== undefined) return yield* Effect.fail(refused)
-  }
-  return yield* writeTransfersSteps(store, reference, legs, state, createdAt, knownCount)
-}
-
-/**
- * Records `legs` whose debits the caller found available under lock (see `debitsOf`, `shortfallOf`); legs of
- * amount 0 are skipped.
- */
-export function* writeTransfersSteps(
-  store: LedgerPorts,
-  reference: string,
-  legs: ReadonlyArray<Leg>,
-  state: "POSTED" | "PENDING",
-  createdAt: string,
-  knownCount?: number
+  knownCount: number | undefined
 ): Generator<Effect.Effect<unknown, StoreError>, ReadonlyArray<LedgerTransfer>, any> {
   let moving = 0
   for (const leg of legs) {
@@ -134,7 +104,73 @@ export function* writeTransfersSteps(
       createdAt
     })
   }
-  yield* store.ledger.record(transfers)
+  return transfers
+}
+
+/** What `recordIfAvailableSteps` did. */
+export interface Recorded {
+  /** The transfers written: none when refused. */
+  readonly transfers: ReadonlyArray<LedgerTransfer>
+  /** The debited internal accounts' balances just before (in the order of `debitsOf(legs)`). */
+  readonly before: ReadonlyArray<LedgerBalance>
+  /** `INSUFFICIENT_FUNDS` for the first debit its balance could not cover: nothing was written. */
+  readonly refused?: Refused
+}
+
+/**
+ * Records `legs` as transfers caused by `reference` if every internal account they debit has the money available,
+ * checked and written in one step (`ledger.recordIfAvailable`); a shortfall writes nothing and is answered, not
+ * failed, so the caller can rank it among its other refusals. A plain generator over a store the caller already
+ * holds: `yield*` it inside an `Effect.gen` and it costs no run-loop step of its own. `createdAt` is the command's
+ * timestamp.
+ */
+export function* recordIfAvailableSteps(
+  store: LedgerPorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING",
+  createdAt: string,
+  knownCount?: number
+): Generator<Effect.Effect<unknown, StoreError>, Recorded, any> {
+  const transfers = yield* newTransfersSteps(store, reference, legs, state, createdAt, knownCount)
+  if (transfers.length === 0) return { transfers, before: [] }
+  const debits = debitsOf(legs)
+  const done = yield* store.ledger.recordIfAvailable(transfers, debits)
+  if (done.recorded) return { transfers, before: done.balances }
+  const refused = shortfallOf(debits, done.balances)
+  if (refused === undefined)
+    return yield* Effect.die(new Error(`ledger: the store refused debits it covers (${reference})`))
+  return { transfers: [], before: done.balances, refused }
+}
+
+/** `recordIfAvailableSteps`, failed with `INSUFFICIENT_FUNDS` (nothing written) when a debit is not covered. */
+export function* recordSteps(
+  store: LedgerPorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING",
+  createdAt: string,
+  knownCount?: number
+): Generator<Effect.Effect<unknown, StoreError | Refused>, ReadonlyArray<LedgerTransfer>, any> {
+  const done = yield* recordIfAvailableSteps(store, reference, legs, state, createdAt, knownCount)
+  if (done.refused !== undefined) return yield* Effect.fail(done.refused)
+  return done.transfers
+}
+
+/**
+ * Records `legs` whose debits the caller found available under lock (see `debitsOf`, `shortfallOf`); legs of
+ * amount 0 are skipped.
+ */
+export function* writeTransfersSteps(
+  store: LedgerPorts,
+  reference: string,
+  legs: ReadonlyArray<Leg>,
+  state: "POSTED" | "PENDING",
+  createdAt: string,
+  knownCount?: number
+): Generator<Effect.Effect<unknown, StoreError>, ReadonlyArray<LedgerTransfer>, any> {
+  const transfers = yield* newTransfersSteps(store, reference, legs, state, createdAt, knownCount)
+  if (transfers.length > 0) yield* store.ledger.record(transfers)
   return transfers
 }
 

@@ -27,7 +27,7 @@ import type {
 } from "../cards/model.ts"
 import type { BeneficialOwner, Customer } from "../customers/model.ts"
 import type { InvitationFilter, InvitationRecord } from "../invitations/model.ts"
-import type { AccountTransfers, LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
+import type { AccountTransfers, Debit, LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type { BulkImportJobRecord, ContactChallenge, DocumentRecord, Verification } from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
 import type { LookupFilter, LookupRecord, QuoteRecord, QuoteStatus } from "../quotes/model.ts"
@@ -204,6 +204,14 @@ export interface IdempotencyRecord {
   readonly createdAt: string
 }
 
+/** What `ledger.recordIfAvailable` did. */
+export interface RecordedIfAvailable {
+  /** Every debit was available and the transfers are written; `false`: nothing was written. */
+  readonly recorded: boolean
+  /** The debited accounts' balances before the call, in the order of its debits. */
+  readonly balances: ReadonlyArray<LedgerBalance>
+}
+
 export interface LedgerStore {
   /** Balances of these accounts (zeros for unknown ones), locked in a fixed order on PostgreSQL. */
   readonly balances: (
@@ -211,6 +219,18 @@ export interface LedgerStore {
   ) => Effect.Effect<ReadonlyArray<LedgerBalance>, StoreError>
   /** Records new transfers (POSTED or PENDING) and moves the balances. */
   readonly record: (transfers: ReadonlyArray<LedgerTransfer>) => Effect.Effect<void, StoreError>
+  /**
+   * Records new transfers only if each of `debits` is available (posted minus pending debits at least its amount),
+   * checked and moved in one step under the balances' locks (one statement on PostgreSQL), so two such calls on one
+   * account in one database transaction (two members of a commit group) each see what the other moved, with no
+   * lock of its own. Answers the debited accounts' balances as they were just before, in the order of `debits`
+   * (zeros for unknown accounts), and whether the transfers were recorded: nothing is written when one falls short.
+   * Without debits, `record`.
+   */
+  readonly recordIfAvailable: (
+    transfers: ReadonlyArray<LedgerTransfer>,
+    debits: ReadonlyArray<Debit>
+  ) => Effect.Effect<RecordedIfAvailable, StoreError>
   /**
    * Resolves pending transfers: POSTED moves the money, VOIDED releases the hold. A transfer that is
    * not PENDING (already resolved) is left as it is: resolving is idempotent per transfer.

@@ -5,9 +5,8 @@
  */
 import { type Clock, Effect, Layer } from "effect"
 import type { Mutable } from "effect/Types"
-import { accountRecords, lockedAccounts, resolveSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
+import { recordIfAvailableSteps, resolveSteps } from "../accounts/balance-updates.ts"
 import type { Customer } from "../customers/model.ts"
-import { debitsOf, shortfallOf } from "../ledger/transfers.ts"
 import type { PlatformConfig } from "../platform/model.ts"
 import type { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
@@ -170,36 +169,28 @@ export function* reserveSteps(
   const tooLarge = sizeLimitRefusal(config, quote)
   if (tooLarge !== undefined) return yield* Effect.fail(tooLarge)
   const legs = paymentLegs(quote)
-  const debits = debitsOf(legs)
   const internal = isInternalTransfer(quote)
-  // Counted first, checked after: `add` is atomic, so two payments of one customer at once cannot both see
-  // room for themselves (a read then an add could, on a database); a refusal rolls the count back. The count
-  // and the locked balances are asked for together (one round trip on PostgreSQL), always in this order, and with
-  // them the payout, screened.
+  // Counted and held first, checked after: the count's `add` is atomic, and so is the hold (checked and written in
+  // one step), so two payments of one customer at once cannot both see room for themselves (a read then a write
+  // could, on a database); a refusal rolls both back. The count and the hold are asked for together (one round trip
+  // on PostgreSQL), always in this order, and with them the payout, screened. A PENDING transaction (re-read under
+  // lock) has no transfers yet: they are numbered from 1, so a racing second reservation would collide on the
+  // transfer ids instead of holding the money twice.
   const code = quote.quote.sendingCurrency.code
-  const [[total, balances], [records, screened]] = yield* together(
+  const [[total, held], screened] = yield* together(
     store,
     () =>
       together(
         store,
         () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), quote.quote.totalSendingAmount),
-        () => store.ledger.balances(debits)
+        () => recordIfAvailableSteps(ports, record.id, legs, "PENDING", now, 0)
       ),
-    () =>
-      together(
-        store,
-        () => accountRecords(store, debits),
-        () => (internal ? Effect.succeed(undefined) : screenPayoutSteps(ports, record))
-      )
+    () => (internal ? Effect.succeed(undefined) : screenPayoutSteps(ports, record))
   )
   const overVolume = dailyVolumeRefusal(config, quote, total, now)
   if (overVolume !== undefined) return yield* Effect.fail(overVolume)
   if (screened?.refused !== undefined) return yield* Effect.fail(screened.refused)
-  const refused = shortfallOf(debits, balances)
-  if (refused !== undefined) return yield* Effect.fail(refused)
-  // A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
-  // second reservation would collide on the transfer ids instead of holding the money twice.
-  yield* writeTransfersSteps(ports, record.id, legs, "PENDING", now, 0, lockedAccounts(records, balances))
+  if (held.refused !== undefined) return yield* Effect.fail(held.refused)
   let executing = yield* moveQuoteSteps(ports, quote, event)
   if (screened?.held === true) {
     const held = yield* moveTransactionSteps(

@@ -80,6 +80,108 @@ export const ledgerTests = (it: It) => {
   )
 
   it.effect(
+    "recordIfAvailable writes only when every debit is available (posted minus held), answering the balances before; " +
+      "one short debit writes nothing; calls in one transaction see each other's holds",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const deposits = systemLedgerAccount("deposits", "USD")
+        const payouts = systemLedgerAccount("payouts", "USD")
+        const alice = ledgerAccount()
+        const bob = ledgerAccount()
+        const unknown = ledgerAccount()
+        const accounts = [
+          { account: alice, currency: "USD" },
+          { account: bob, currency: "USD" }
+        ]
+        yield* store.transaction(
+          store.ledger.record([
+            transfer(newId("Transaction"), 1, deposits, alice, 10_000, "POSTED"),
+            transfer(newId("Transaction"), 1, deposits, bob, 1_000, "POSTED")
+          ])
+        )
+        const ref = newId("Transaction")
+        const hold = transfer(ref, 1, alice, payouts, 6_000, "PENDING")
+        const first = yield* store.transaction(
+          store.ledger.recordIfAvailable([hold], [{ account: alice, currency: "USD", amount: 6_000 }])
+        )
+        assert.deepStrictEqual(first, { recorded: true, balances: [balance(alice, "USD", 10_000)] })
+        assert.deepStrictEqual(yield* store.ledger.transfers(ref), [hold])
+
+        // 4,000 available: 4,001 is refused, nothing written; the balance answered is the one that refused it.
+        const over = newId("Transaction")
+        const refused = yield* store.transaction(
+          store.ledger.recordIfAvailable(
+            [transfer(over, 1, alice, payouts, 4_001, "POSTED")],
+            [{ account: alice, currency: "USD", amount: 4_001 }]
+          )
+        )
+        assert.deepStrictEqual(refused, { recorded: false, balances: [balance(alice, "USD", 10_000, 6_000)] })
+        assert.deepStrictEqual(yield* store.ledger.transfers(over), [])
+
+        // Two debits, the second short: neither account moves.
+        const both = newId("Transaction")
+        const split = yield* store.transaction(
+          store.ledger.recordIfAvailable(
+            [transfer(both, 1, alice, payouts, 100, "PENDING"), transfer(both, 2, bob, payouts, 1_001, "PENDING")],
+            [
+              { account: alice, currency: "USD", amount: 100 },
+              { account: bob, currency: "USD", amount: 1_001 }
+            ]
+          )
+        )
+        assert.deepStrictEqual(split, {
+          recorded: false,
+          balances: [balance(alice, "USD", 10_000, 6_000), balance(bob, "USD", 1_000)]
+        })
+        assert.deepStrictEqual(yield* store.ledger.transfers(both), [])
+        assert.deepStrictEqual(yield* store.ledger.balances(accounts), [
+          balance(alice, "USD", 10_000, 6_000),
+          balance(bob, "USD", 1_000)
+        ])
+
+        // An account never written has nothing available: zeros answered, refused.
+        const none = yield* store.transaction(
+          store.ledger.recordIfAvailable(
+            [transfer(newId("Transaction"), 1, unknown, payouts, 1, "POSTED")],
+            [{ account: unknown, currency: "EUR", amount: 1 }]
+          )
+        )
+        assert.deepStrictEqual(none, { recorded: false, balances: [balance(unknown, "EUR", 0)] })
+
+        // In one transaction the second call sees the first's hold: 3,000 then 1,000 go, the last 1 is refused.
+        const [a, b, c] = yield* store.transaction(
+          Effect.forEach([3_000, 1_000, 1], (amount) =>
+            store.ledger.recordIfAvailable(
+              [transfer(newId("Transaction"), 1, alice, payouts, amount, "PENDING")],
+              [{ account: alice, currency: "USD", amount }]
+            )
+          )
+        )
+        assert.deepStrictEqual(
+          [a, b, c].map((r) => [r!.recorded, r!.balances[0]!.pendingDebits]),
+          [
+            [true, 6_000],
+            [true, 9_000],
+            [false, 10_000]
+          ]
+        )
+
+        // Without debits it is `record`.
+        const plain = newId("Transaction")
+        const deposit = transfer(plain, 1, deposits, bob, 500, "POSTED")
+        assert.deepStrictEqual(yield* store.transaction(store.ledger.recordIfAvailable([deposit], [])), {
+          recorded: true,
+          balances: []
+        })
+        assert.deepStrictEqual(yield* store.ledger.balances(accounts), [
+          balance(alice, "USD", 10_000, 10_000),
+          balance(bob, "USD", 1_500)
+        ])
+      })
+  )
+
+  it.effect(
     "resolve POSTED moves held money, VOIDED releases it; resolving again (or a non-pending transfer) is a no-op",
     () =>
       Effect.gen(function* () {
