@@ -165,11 +165,12 @@ onEveryStore("agent device codes and tokens", "agent_device_codes_http", (stores
   })
 
   it("A-08: past the minute's miss budget (60 unknown codes) every redeem is 429 RATE_LIMITED with Retry-After", async () => {
-    const { code } = await createAgent(server, ada.id)
     // An anonymous redeem's caller is its peer address (issue 31 item 7).
     const missesOf = (minute: string) => counterOf(server, redeemMissKey(LOOPBACK_CALLER, minute))
-    // The server runs on the real clock: a minute that ends half-way is tried again in the next one.
+    // The server runs on the real clock: a minute that ends half-way is tried again in the next one, with a new code
+    // (the last one may have been redeemed in the new minute's budget).
     for (let attempt = 0; attempt < 3; attempt++) {
+      const { code } = await createAgent(server, ada.id)
       const minute = redeemMinute(new Date().toISOString())
       const statuses: Array<number> = []
       for (let used = await missesOf(minute); used < 60; used++)

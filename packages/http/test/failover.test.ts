@@ -87,8 +87,10 @@ describe.runIf(hasPgBinaries)("a standby takes over during a load of payments", 
     // During the switch: 503 (retry with the same key), never a 500; in the end every payment was answered 201.
     expect(statuses.filter((status) => status !== 201 && status !== 503)).toEqual([])
     expect(sent.filter((s) => s.status !== 201)).toEqual([])
-    // The clients saw the switch (the promotion takes a moment in which the proxy leads to the stopped primary).
-    expect(statuses).toContain(503)
+    // Payments were in flight across the switch. Each was either run again by the store (a group whose connection broke
+    // before its COMMIT runs its members again alone, on a new connection) or answered 503 (a COMMIT sent and not
+    // answered, a transaction alone) and sent again with its key: how many of each depends on the moment.
+    expect(sent.filter((s) => s.startedAt < switchedAt && s.endedAt > switchedAt).length).toBeGreaterThan(0)
     // Payments were acknowledged before the switch, and the instances took new ones after it.
     expect(sent.some((s) => s.startedAt < switchedAt - 500)).toBe(true)
     expect(sent.filter((s) => s.startedAt > switchedAt + 500).length).toBeGreaterThan(0)

@@ -31,6 +31,8 @@ export interface Sent {
   readonly statuses: ReadonlyArray<number>
   /** When its first attempt was sent (ms since the epoch). */
   readonly startedAt: number
+  /** When the answer that ended the retries came (ms since the epoch). */
+  readonly endedAt: number
 }
 
 const authorization = (credentials: Credentials) =>
@@ -79,7 +81,8 @@ export const payUntilAnswered = async (
     statuses.push(answer.status)
     const retry = answer.status === 0 || answer.status === 503
     if (!retry || Date.now() > deadline) {
-      return { key, payer, status: retry ? undefined : answer.status, body: answer.body, statuses, startedAt }
+      const status = retry ? undefined : answer.status
+      return { key, payer, status, body: answer.body, statuses, startedAt, endedAt: Date.now() }
     }
     await new Promise((resolve) => setTimeout(resolve, pauseMs))
   }
