@@ -432,8 +432,12 @@ const placeInStore = Effect.fnUntraced(function* (
 ) {
   const { store } = ports
   const now = quote.quote.createdAt
-  yield* store.quotes.insert(quote)
-  yield* insertTransactionSteps(ports, record, ["OUTGOING_PAYMENT.PENDING"], now)
+  // Both rows asked for together (one round trip on PostgreSQL), the quote first; either's taken key fails the command.
+  yield* together(
+    store,
+    () => store.quotes.insert(quote),
+    () => insertTransactionSteps(ports, record, ["OUTGOING_PAYMENT.PENDING"], now)
+  )
   const funding = quote.quote.source.sourceType === "REALTIME_FUNDING"
   if (terms.scaSettings !== undefined && (execute || funding)) {
     const sca = yield* scaContextSteps(store, quote, terms.scaSettings, terms.customer)
