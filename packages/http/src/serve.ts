@@ -223,6 +223,16 @@ export const answerClientError = (error: Error & { readonly code?: string }, soc
   )
 }
 
+/**
+ * How long an idle keep-alive connection stays open (Node's default is 5 s): past the idle timeout of the load balancers
+ * in front (60 s on AWS's and Google Cloud's), so a balancer never sends a request on a connection the server is closing
+ * at that moment, which its client sees as a 502. Answers say so (`Keep-Alive: timeout=65`): clients close first.
+ */
+export const KEEP_ALIVE_MILLIS = 65_000
+
 /** A `node:http` server for a listener, answering malformed requests in the error body (`answerClientError`). */
-export const createApiServer = (listener: RequestListener): Server =>
-  createServer(listener).on("clientError", answerClientError)
+export const createApiServer = (listener: RequestListener): Server => {
+  const server = createServer(listener).on("clientError", answerClientError)
+  server.keepAliveTimeout = KEEP_ALIVE_MILLIS
+  return server
+}

@@ -7,6 +7,7 @@
  * tests.
  */
 import { randomUUID } from "node:crypto"
+import { Agent, request } from "node:http"
 import { Context, type SchemaAST } from "effect"
 import { HttpApi } from "effect/http-api"
 import { describe, expect, it } from "vitest"
@@ -140,6 +141,23 @@ onEveryStore("headers browsers and proxies need (issue 32 item 7)", "security_he
     expect(started.status, JSON.stringify(started.json)).toBe(200)
     expect(started.json.secret).toEqual(expect.any(String))
     expect(started.headers.get("cache-control")).toBe("no-store")
+  })
+
+  it("keeps an idle connection open past a load balancer's 60 s idle timeout, and says so (Keep-Alive: timeout=65)", async () => {
+    // Node's default of 5 s let a balancer (or a client) send a request on a connection the server was closing.
+    const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+      const agent = new Agent({ keepAlive: true })
+      request(`${server.baseUrl}/docs`, { agent }, (res) => {
+        res.resume()
+        res.on("end", () => {
+          agent.destroy()
+          resolve(res.headers["keep-alive"])
+        })
+      })
+        .on("error", reject)
+        .end()
+    })
+    expect(keepAlive).toBe("timeout=65")
   })
 
   it("the reference page: Content-Security-Policy (own origin, no framing), nosniff, Referrer-Policy", async () => {
