@@ -145,7 +145,7 @@ onEveryStore("headers browsers and proxies need (issue 32 item 7)", "security_he
 
   it("keeps an idle connection open past a load balancer's 60 s idle timeout, and says so (Keep-Alive: timeout=65)", async () => {
     // Node's default of 5 s let a balancer (or a client) send a request on a connection the server was closing.
-    const keepAlive = await new Promise<string | undefined>((resolve, reject) => {
+    const keepAlive = await new Promise<string | ReadonlyArray<string> | undefined>((resolve, reject) => {
       const agent = new Agent({ keepAlive: true })
       request(`${server.baseUrl}/docs`, { agent }, (res) => {
         res.resume()

@@ -143,20 +143,6 @@ export function* recordIfAvailableSteps(
   return { transfers: [], before: done.balances, refused }
 }
 
-/** `recordIfAvailableSteps`, failed with `INSUFFICIENT_FUNDS` (nothing written) when a debit is not covered. */
-export function* recordSteps(
-  store: LedgerPorts,
-  reference: string,
-  legs: ReadonlyArray<Leg>,
-  state: "POSTED" | "PENDING",
-  createdAt: string,
-  knownCount?: number
-): Generator<Effect.Effect<unknown, StoreError | Refused>, ReadonlyArray<LedgerTransfer>, any> {
-  const done = yield* recordIfAvailableSteps(store, reference, legs, state, createdAt, knownCount)
-  if (done.refused !== undefined) return yield* Effect.fail(done.refused)
-  return done.transfers
-}
-
 /**
  * Records `legs` whose debits the caller found available under lock (see `debitsOf`, `shortfallOf`); legs of
  * amount 0 are skipped.
@@ -174,7 +160,10 @@ export function* writeTransfersSteps(
   return transfers
 }
 
-/** `resolve` as a plain generator over a store the caller already holds (see `recordSteps`): the transfers resolved. */
+/**
+ * `resolve` as a plain generator over a store the caller already holds (see `recordIfAvailableSteps`): the transfers
+ * resolved.
+ */
 export function* resolveSteps(
   store: LedgerPorts,
   reference: string,
@@ -206,7 +195,9 @@ export const record = Effect.fnUntraced(function* (
 ) {
   const store = yield* Store
   const createdAt = yield* nowIso
-  return yield* recordSteps(store, reference, legs, state, createdAt)
+  const done = yield* recordIfAvailableSteps(store, reference, legs, state, createdAt)
+  if (done.refused !== undefined) return yield* Effect.fail(done.refused)
+  return done.transfers
 })
 
 /**
