@@ -148,6 +148,7 @@ export const collectionsOf =
       },
       get,
       getForUpdate: get,
+      getForShare: get,
       findUnique: (index, value) =>
         Effect.sync(() => {
           const id = uniques.find(index, value)

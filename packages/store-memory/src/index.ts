@@ -6,7 +6,7 @@ import { agentRepositories } from "./agents.ts"
 import { cardRepositories } from "./cards.ts"
 import { collectionsOf } from "./collection.ts"
 import { customerRepositories } from "./customers.ts"
-import { idempotencyRepositories } from "./idempotency.ts"
+import { idempotencyRepositories, makeCounters } from "./idempotency.ts"
 import { invitationRepositories } from "./invitations.ts"
 import { ledgerRepositories } from "./ledger.ts"
 import { onboardingRepositories } from "./onboarding.ts"
@@ -29,6 +29,7 @@ export { documentStoreLayer, makeMemoryDocumentStore } from "./document-store.ts
  */
 export const makeMemoryStore = Effect.sync(() => {
   const journal = new UndoJournal()
+  const counters = makeCounters(journal)
   const collection = collectionsOf(journal)
   const { transactionRows, transactions } = transactionRepositories(collection)
   const { customers } = customerRepositories(collection)
@@ -46,9 +47,9 @@ export const makeMemoryStore = Effect.sync(() => {
     ...invitationRepositories(collection),
     ...stablecoinRepositories(collection),
     ...timelineRepositories(collection),
-    ...ledgerRepositories(journal),
+    ...ledgerRepositories(journal, counters),
     ...webhookRepositories(collection, journal),
-    ...idempotencyRepositories(journal)
+    ...idempotencyRepositories(journal, counters)
   }
   return Store.of({
     ...repositories,

@@ -2,10 +2,11 @@ import type { AccountTransfer, LedgerBalance, LedgerTransfer, Repositories } fro
 import { movesOfTransfer } from "@paycore/store-tables"
 import { Effect } from "effect"
 import { ChunkedMap } from "./chunked-map.ts"
+import type { Counters } from "./idempotency.ts"
 import type { UndoJournal } from "./transaction.ts"
 
 /** The ledger: balances per account and transfers per reference. */
-export const ledgerRepositories = (journal: UndoJournal): Pick<Repositories, "ledger"> => {
+export const ledgerRepositories = (journal: UndoJournal, counters: Counters): Pick<Repositories, "ledger"> => {
   const balances = new Map<string, LedgerBalance>()
   // Transfers per reference, in recording order. A transfer id is `<reference>#<n>` by the ledger's
   // convention, so resolving one by id finds it through its reference (no map of every transfer);
@@ -97,12 +98,18 @@ export const ledgerRepositories = (journal: UndoJournal): Pick<Repositories, "le
     ledger: {
       balances: (accounts) => Effect.sync(() => accounts.map((a) => balanceOf(a.account, a.currency))),
       record: (transfers) => Effect.sync(() => record(transfers)),
-      recordIfAvailable: (transfers, debits) =>
+      recordIfAvailable: (transfers, debits, counts = []) =>
         Effect.sync(() => {
           const before = debits.map((d) => balanceOf(d.account, d.currency))
-          const recorded = debits.every((d, i) => before[i]!.posted - before[i]!.pendingDebits >= d.amount)
-          if (recorded) record(transfers)
-          return { recorded, balances: before }
+          const totals = counts.map((c) => counters.value(c.key))
+          const recorded =
+            debits.every((d, i) => before[i]!.posted - before[i]!.pendingDebits >= d.amount) &&
+            counts.every((c, i) => c.cap === undefined || totals[i]! + c.amount <= c.cap)
+          if (recorded) {
+            record(transfers)
+            for (const c of counts) counters.add(c.key, c.amount)
+          }
+          return { recorded, balances: before, totals }
         }),
       resolve: (ids, outcome) =>
         Effect.sync(() => {

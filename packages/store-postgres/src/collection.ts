@@ -90,6 +90,7 @@ const statementsOf = <T, U extends string>(codec: RowCodec<T>, uniques: Readonly
         : ` WHERE NOT EXISTS (SELECT 1 FROM ${table} AS other WHERE other.id <> EXCLUDED.id AND (${keyTaken("other", "EXCLUDED")}))`),
     get: `SELECT * FROM ${table} WHERE id = $1`,
     lock: `SELECT * FROM ${table} WHERE id = $1 FOR UPDATE`,
+    share: `SELECT * FROM ${table} WHERE id = $1 FOR SHARE`,
     idTaken: `SELECT 1 FROM ${table} WHERE id = $1`,
     byIndex: new Map(
       uniques.map((u) => {
@@ -211,6 +212,9 @@ const collectionOf = <T extends { readonly id: string }, F, U extends string>(
   return {
     get: (id) => Effect.map(x.query(sql.get, [id]), first),
     getForUpdate: (id) => x.locking([`${table}:${id}`], Effect.map(x.query(sql.lock, [id]), first)),
+    // Members of a group that only read the row share it (a shared lock, see `locking`); one that locks it to change
+    // it fails the group.
+    getForShare: (id) => x.locking([`${table}:${id}`], Effect.map(x.query(sql.share, [id]), first), false, true),
     findUnique: (index, value) => {
       const found = sql.byIndex.get(index)
       return found === undefined ? Effect.succeed(undefined) : Effect.map(x.query(found.find, [value]), first)

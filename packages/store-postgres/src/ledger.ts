@@ -77,9 +77,11 @@ const transferColumns = [
 const recordSql =
   `WITH recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
   `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t) ${moveBalances()}`
-// `recordSql` only if every debit (parameters 14 and 15: account, amount) is available, in one statement: the
-// debited balances locked (in account order) and summed, the check, then the writes only if it passed. The
-// modifying parts run after the select has read the balances as they were, and the answer is those balances.
+// `recordSql` only if every debit (parameters 14 and 15: account, amount) is available and every count (16 to 18:
+// key, amount, cap or null) stays within its cap, in one statement: the counters locked (in key order), then the
+// debited balances (in account order; the lock order card → counters → balances), the balances summed, the checks,
+// then the writes only if both passed. The modifying parts run after the selects have read the rows as they were,
+// and the answer is those balances and totals. A count's row must exist to be locked (see `ensureCountersSql`).
 const debitRows = arrayRows(
   [
     ["account", "text"],
@@ -87,18 +89,36 @@ const debitRows = arrayRows(
   ],
   14
 )
+const countRows = arrayRows(
+  [
+    ["key", "text"],
+    ["amount", "bigint"],
+    ["cap", "bigint"]
+  ],
+  16
+)
 const recordIfAvailableSql =
-  `WITH locked AS MATERIALIZED (SELECT * FROM ledger_balances WHERE account = ANY($14::text[]) ` +
-  `ORDER BY account, shard FOR UPDATE), ` +
+  `WITH counted AS MATERIALIZED (SELECT key, value FROM counters WHERE key = ANY($16::text[]) ORDER BY key FOR UPDATE), ` +
+  `locked AS MATERIALIZED (SELECT * FROM ledger_balances WHERE account = ANY($14::text[]) ` +
+  `AND (SELECT count(*) FROM counted) >= 0 ORDER BY account, shard FOR UPDATE), ` +
   `before AS (SELECT account, min(currency) AS currency, sum(posted)::bigint AS posted, ` +
   `sum(pending_debits)::bigint AS pending_debits, sum(pending_credits)::bigint AS pending_credits ` +
   `FROM locked GROUP BY account), ` +
   `covered AS (SELECT coalesce(bool_and(coalesce(b.posted - b.pending_debits, 0) >= w.amount), true) AS ok ` +
   `FROM ${debitRows} AS w LEFT JOIN before b USING (account)), ` +
+  `within AS (SELECT count(c.key) = count(*) AND coalesce(bool_and(l.cap IS NULL OR c.value + l.amount <= l.cap), true) ` +
+  `AS ok FROM ${countRows} AS l LEFT JOIN counted c USING (key)), ` +
+  `go AS (SELECT (SELECT ok FROM covered) AND (SELECT ok FROM within) AS ok), ` +
   `recorded AS (INSERT INTO ledger_transfers (id, debit, credit, amount, currency, state, reference, created_at) ` +
-  `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t WHERE (SELECT ok FROM covered)), ` +
-  `moved AS (${moveBalances("WHERE (SELECT ok FROM covered) ")}) ` +
-  `SELECT b.*, c.ok AS recorded FROM covered c LEFT JOIN before b ON true`
+  `SELECT * FROM ${arrayRows(transferColumns, 1)} AS t WHERE (SELECT ok FROM go)), ` +
+  `moved AS (${moveBalances("WHERE (SELECT ok FROM go) ")}), ` +
+  `added AS (UPDATE counters AS c SET value = c.value + l.amount FROM ${countRows} AS l ` +
+  `WHERE c.key = l.key AND (SELECT ok FROM go)) ` +
+  `SELECT b.*, g.ok AS recorded, (SELECT array_agg(key ORDER BY key) FROM counted) AS counted_keys, ` +
+  `(SELECT array_agg(value ORDER BY key) FROM counted) AS counted_values FROM go g LEFT JOIN before b ON true`
+// The counters a record counts into, created at 0 when missing: a row not there cannot be locked, and two
+// transactions each finding none would both count from 0. Run (and the record again) only when one was missing.
+const ensureCountersSql = `INSERT INTO counters (key, value) SELECT unnest($1::text[]), 0 ON CONFLICT (key) DO NOTHING`
 // Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
 // already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
 const resolveSql =
@@ -241,30 +261,55 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
     },
     record: (transfers) =>
       transfers.length === 0 ? Effect.void : x.locking([], x.run(recordSql, recordParams(transfers)), true),
-    // The debited balances are locked in its statement, checked and moved there: another member of a group doing the
-    // same on one account is ordered by the connection and sees this one's move (an atomic lock, see `locking`).
-    recordIfAvailable: (transfers, debits) => {
-      if (debits.length === 0) return Effect.as(ledger.record(transfers), { recorded: true, balances: [] })
-      const params = [...recordParams(transfers), debits.map((d) => d.account), debits.map((d) => d.amount)]
+    // The counts and the debited balances are locked in its statement, checked and moved there: another member of a
+    // group doing the same on one account or card is ordered by the connection and sees this one's moves (a shared
+    // lock, see `locking`; counters are never noted, see `counters.add`).
+    recordIfAvailable: (transfers, debits, counts = []) => {
+      if (debits.length === 0 && counts.length === 0)
+        return Effect.as(ledger.record(transfers), { recorded: true, balances: [], totals: [] })
+      const params = [
+        ...recordParams(transfers),
+        debits.map((d) => d.account),
+        debits.map((d) => d.amount),
+        counts.map((c) => c.key),
+        counts.map((c) => c.amount),
+        counts.map((c) => c.cap ?? null)
+      ]
+      const attempt = Effect.map(x.query(recordIfAvailableSql, params), (rows) => {
+        const first = rows[0]!
+        const keys: ReadonlyArray<string> = first.counted_keys ?? []
+        const values: ReadonlyArray<string | number> = first.counted_values ?? []
+        const totals = new Map(keys.map((key, i) => [key, Number(values[i])]))
+        if (counts.some((c) => !totals.has(c.key))) return undefined
+        const before = new Map<string, LedgerBalance>()
+        for (const row of rows) if (row.account !== null) before.set(row.account, balanceCodec.decode(row))
+        return {
+          recorded: first.recorded === true,
+          balances: debits.map(
+            (d) =>
+              before.get(d.account) ?? {
+                account: d.account,
+                currency: d.currency,
+                posted: 0,
+                pendingDebits: 0,
+                pendingCredits: 0
+              }
+          ),
+          totals: counts.map((c) => totals.get(c.key)!)
+        }
+      })
       return x.locking(
         debits.map((d) => `balance:${d.account}`),
-        Effect.map(x.query(recordIfAvailableSql, params), (rows) => {
-          const before = new Map<string, LedgerBalance>()
-          for (const row of rows) if (row.account !== null) before.set(row.account, balanceCodec.decode(row))
-          return {
-            recorded: rows[0]!.recorded === true,
-            balances: debits.map(
-              (d) =>
-                before.get(d.account) ?? {
-                  account: d.account,
-                  currency: d.currency,
-                  posted: 0,
-                  pendingDebits: 0,
-                  pendingCredits: 0
-                }
-            )
-          }
-        }),
+        Effect.flatMap(attempt, (done) =>
+          done !== undefined
+            ? Effect.succeed(done)
+            : Effect.andThen(
+                x.run(ensureCountersSql, [counts.map((c) => c.key)]),
+                Effect.flatMap(attempt, (again) =>
+                  again !== undefined ? Effect.succeed(again) : Effect.die(new Error("ledger: a counter vanished"))
+                )
+              )
+        ),
         true,
         true
       )

@@ -50,15 +50,15 @@ export interface Executor {
    * what the other is still changing: the group fails (`regroup`), rolls back and its members run again alone. Rows
    * of other transactions are waited for in PostgreSQL (a group's wait bounded, see `GroupCommit.lockTimeoutMs`).
    * `writes`: the effect writes (an upsert), and outside a transaction joins a group as any write does.
-   * `atomic`: the effect is one statement that locks, checks and changes the rows itself (a conditional update):
-   * members that lock one row only so are ordered by the connection, each seeing what the one before it changed,
-   * so they share it; a member locking it otherwise still fails the group.
+   * `shared`: the effect only reads the rows under lock (`getForShare`), or is one statement that locks, checks and
+   * changes them itself (a conditional update, ordered by the connection after the other members' and seeing what
+   * they changed): members that lock a row only so share it; a member locking it otherwise still fails the group.
    */
   readonly locking: <A, E>(
     keys: ReadonlyArray<string>,
     effect: Effect.Effect<A, E>,
     writes?: boolean,
-    atomic?: boolean
+    shared?: boolean
   ) => Effect.Effect<A, E | StoreError>
   /** The store's `transaction` (see transaction.ts). */
   readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreError, R>
@@ -183,19 +183,19 @@ export const makeExecutor = (
     keys: ReadonlyArray<string>,
     effect: Effect.Effect<A, E>,
     writes = false,
-    atomic = false
+    shared = false
   ): Effect.Effect<A, E | StoreError> =>
     Effect.withFiber((fiber): Effect.Effect<A, E | StoreError> => {
       const member = fiber.getRef(CurrentTx)
       if (member === undefined && writes && grouping.groups > 0)
-        return transaction(locking(keys, effect, false, atomic))
+        return transaction(locking(keys, effect, false, shared))
       const group = member?.group
       if (member === undefined || group === undefined) return effect
       for (const key of keys) {
         const held = group.locks.get(key)
-        if (held === undefined) group.locks.set(key, { by: member, atomic })
-        else if (held.by === member) held.atomic &&= atomic
-        else if (atomic && held.atomic) held.by = undefined
+        if (held === undefined) group.locks.set(key, { by: member, shared })
+        else if (held.by === member) held.shared &&= shared
+        else if (shared && held.shared) held.by = undefined
         else {
           failTx(member.tx, undefined, regroup)
           return Effect.fail(regroup)

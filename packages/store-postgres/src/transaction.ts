@@ -49,9 +49,9 @@ export interface Member {
  * of one moment share a round trip, and they share BEGIN, COMMIT and its WAL flush. A group commits when every
  * member has ended; it is rolled back, and every member run again alone, when a member failed after writing, a
  * statement failed, or two members locked one row (a member would otherwise read what the other is about to
- * change, without waiting for it), unless each did so only in a statement that checks and changes the row itself
- * (`Executor.locking`'s `atomic`: a hold on one account). A member that failed having only read ends with its failure once the group
- * committed.
+ * change, without waiting for it), unless each did so only to read it or in a statement that checks and changes the
+ * row itself (`Executor.locking`'s `shared`: a card's authorizations, a hold on one account). A member that failed
+ * having only read ends with its failure once the group committed.
  * A group waits for a row another transaction holds at most `lockTimeoutMs` (see `GroupCommit`).
  */
 export interface Group {
@@ -73,10 +73,10 @@ export interface Group {
 
 /** A row a member of a group locked (see `Executor.locking`). */
 export interface RowHeld {
-  /** The member that holds it; `undefined`: several, each only atomically. */
+  /** The member that holds it; `undefined`: several, each sharing it. */
   by: Member | undefined
-  /** Every lock taken of it was atomic (a statement that checks and changes the row itself). */
-  atomic: boolean
+  /** Every lock taken of it was shared (to read it, or in a statement that checks and changes the row itself). */
+  shared: boolean
 }
 
 /** Group commit (see `Group`): on a pipelining connection (a pg pool) only. */

@@ -14,6 +14,7 @@ import {
 } from "@paycore/core"
 import { seedCard } from "@paycore/testkit"
 import { Clock, Effect, Exit } from "effect"
+import pg from "pg"
 import { describe, expect, it } from "vitest"
 import {
   authorize,
@@ -79,6 +80,48 @@ describe(`card races (${db.kind === "pg" ? "PostgreSQL server" : "PGlite"})`, ()
     expect(outcome.held).toBe(30)
     expect(outcome.problems).toEqual([])
   }, 120_000)
+
+  it.skipIf(db.kind === "pglite")(
+    "CD-11, CD-29, issue 34: 40 authorizations of one card at once share commit groups, each seeing the counts and " +
+      "holds of those before it",
+    async () => {
+      const outcome = await run(
+        2009,
+        Effect.gen(function* () {
+          const { accounts, card } = yield* cardWorld([10_000], { maxSpendPerDay: 3_000, maxTransactionsPerDay: 35 })
+          const decisions = yield* Effect.forEach(
+            Array.from({ length: 40 }, () => card),
+            (c) => authorize(c, 100),
+            { concurrency: "unbounded" }
+          )
+          return {
+            approved: decisions.filter((d) => d._tag === "Approved").map((d) => d.cardTransactionId!),
+            reasons: reasons(decisions),
+            balance: yield* balance(accounts[0]!.id, "USD"),
+            problems: yield* cardInvariantProblems
+          }
+        })
+      )
+      expect(outcome.approved).toHaveLength(30)
+      expect(outcome.reasons).toEqual(Array(10).fill("DAILY_SPEND_LIMIT_EXCEEDED"))
+      expect(outcome.balance).toMatchObject({ posted: 10_000, pendingDebits: 3_000 })
+      expect(outcome.problems).toEqual([])
+      // The card's row is locked to read (shared in a group) and the counts and hold are one conditional statement,
+      // so a group of them commits whole; each locking the card alone would take a database transaction apiece.
+      const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
+      await client.connect()
+      try {
+        const { rows } = await client.query(
+          `SELECT count(DISTINCT xmin::text)::int AS commits FROM ${db.schema}.card_transactions WHERE id = ANY($1)`,
+          [outcome.approved]
+        )
+        expect(rows[0].commits).toBeLessThan(15)
+      } finally {
+        await client.end()
+      }
+    },
+    120_000
+  )
 
   it("CD-11, L-13: two cards of 300 a day on one source of 500: 50 approved in all, at most 30 each, never overdrawn", async () => {
     const outcome = await run(

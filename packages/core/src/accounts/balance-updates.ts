@@ -9,7 +9,7 @@
  */
 
 import { Effect } from "effect"
-import type { LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
+import type { CappedCount, LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import {
   debitsOf,
   isSystemAccount,
@@ -137,9 +137,9 @@ export function* announceBalancesSteps(
 }
 
 /**
- * The ledger's `recordIfAvailableSteps` (checked and written in one step; a shortfall writes nothing and is answered),
- * with the debited internal accounts' records read alongside, then the announcements: a debited account's from its
- * balance just before the write (no read again).
+ * The ledger's `recordIfAvailableSteps` (checked and written in one step, with `counts` if any; a shortfall or a
+ * count over its cap writes nothing and is answered), with the debited internal accounts' records read alongside,
+ * then the announcements: a debited account's from its balance just before the write (no read again).
  */
 export function* recordIfAvailableSteps(
   ports: BalanceUpdatePorts,
@@ -147,15 +147,16 @@ export function* recordIfAvailableSteps(
   legs: ReadonlyArray<Leg>,
   state: "POSTED" | "PENDING",
   now: string,
-  knownCount?: number
+  knownCount?: number,
+  counts?: ReadonlyArray<CappedCount>
 ): Steps<Recorded, StoreError> {
   const { store } = ports
   const [done, records] = yield* together(
     store,
-    () => recordLedgerIfAvailableSteps(store, reference, legs, state, now, knownCount),
+    () => recordLedgerIfAvailableSteps(store, reference, legs, state, now, knownCount, counts),
     () => accountRecords(store, debitsOf(legs))
   )
-  if (done.refused !== undefined) return done
+  if (!done.written) return done
   yield* announceBalancesSteps(ports, accountsMovedBy(done.transfers, state === "POSTED"), now, {
     locked: lockedAccounts(records, done.before),
     transfers: done.transfers

@@ -1,8 +1,7 @@
 import { Effect, Result } from "effect"
-import { type LockedAccount, writeTransfersSteps } from "../accounts/balance-updates.ts"
-import type { InternalAccountRecord } from "../accounts/model.ts"
-import type { Customer } from "../customers/model.ts"
-import type { LedgerBalance } from "../ledger/model.ts"
+import { recordIfAvailableSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
+import type { CappedCount } from "../ledger/model.ts"
+import type { Recorded } from "../ledger/transfers.ts"
 import { KeyVault } from "../ports/key-vault.ts"
 import { type Step, Store, together } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
@@ -14,9 +13,9 @@ import { signWithDelegatedKey } from "../wallet-auth/delegated-keys.ts"
 import { emitSteps } from "../webhooks/emit.ts"
 import {
   countsTowardLimits,
-  coveringSource,
   dailyLimitDecline,
   directionOf,
+  type EffectiveCaps,
   effectiveCaps,
   isWalletBinding,
   postsAtOnce,
@@ -42,50 +41,13 @@ import { toCardTransaction } from "./views.ts"
 
 // The real-time authorization (docs/design/cards.md, section 3 "Authorization"): one store transaction of plain
 // steps, locks always in the order card → counters → balances, so two cards on one funding source cannot deadlock
-// (the shared balance row is locked last) and racing authorizations of one card queue on its row.
-// On PostgreSQL (issue 34) every statement that does not need an earlier one's answer is sent with it: the card locked,
-// the platform's caps and the token's stored decision; the cardholder, the counters counted, the sources' balances
-// locked and their accounts' records; every write; COMMIT. The card's row is held from the first round trip to the
-// COMMIT, and every authorization of a hot card waits for it, so the second round trip is asked for ahead, with the
-// first, from what the last authorization of the card in this process saw (`CardHints`): only a hint, checked against
-// the locked card, and asked for again (the counters given back) when the card changed. An approval is then three
-// round trips, four without a hint.
-
-/**
- * What an authorization of a card asks for once the card is locked, as the last one in this process saw it: its
- * cardholder, its currency and its funding sources' accounts in priority order (none an embedded wallet, whose key
- * is looked up first). Bounded (forgotten all at once when full); never trusted: see `authorizeSteps`.
- */
-export interface CardHints {
-  readonly get: (cardId: string) => CardHint | undefined
-  readonly learn: (card: CardRecord) => void
-}
-
-interface CardHint {
-  readonly cardholderId: string
-  readonly currency: string
-  readonly accounts: ReadonlyArray<string>
-}
-
-/** Hints of at most `max` cards. */
-export const makeCardHints = (max = 10_000): CardHints => {
-  const hints = new Map<string, CardHint>()
-  return {
-    get: (cardId) => hints.get(cardId),
-    learn: (card) => {
-      if (card.state !== "ACTIVE" || card.bindings.length === 0 || card.bindings.some(isWalletBinding)) {
-        hints.delete(card.id)
-        return
-      }
-      if (hints.size >= max && !hints.has(card.id)) hints.clear()
-      hints.set(card.id, {
-        cardholderId: card.cardholderId,
-        currency: card.currency,
-        accounts: card.bindings.map((b) => b.accountId)
-      })
-    }
-  }
-}
+// (the shared balance row is locked last). On PostgreSQL (issue 34): the card locked to read (shared: its freeze or
+// limit change waits for the authorizations, which need not wait for each other), the platform's caps and the
+// token's stored decision in the first round trip; then, for a purchase, the day's counts and the hold in one
+// conditional statement (`ledger.recordIfAvailable` with counts: written only if the counts stay within their caps
+// and the source covers the amount), with the cardholder and the source's account record; the writes; COMMIT. A
+// purchase never counts before it knows its decision, so nothing is ever given back, and authorizations of one hot
+// card in one commit group each see the counts and holds of those before them: they share the group.
 
 /** A funding source that may pay now, with the delegated key an embedded wallet signs its pull with. */
 interface Candidate {
@@ -204,125 +166,40 @@ function* walletSignatureSteps(
   return Result.isSuccess(signed) ? signed.success : undefined
 }
 
-/** The funding sources' balances, locked, and their accounts' records, in the order of `accounts`. */
-interface Sources {
-  readonly balances: ReadonlyArray<LedgerBalance>
-  readonly records: ReadonlyArray<InternalAccountRecord | undefined>
-}
-
-/** The day's counters after adding a purchase, and the sources (locked after the counters: the lock order). */
-type Limits = readonly [readonly [spend: number, count: number], Sources]
+/** What a purchase counts into the card's day (CD-11, CD-29): its amount and one more, each within its cap. */
+const dayCounts = (cardId: string, day: string, amount: number, caps: EffectiveCaps): ReadonlyArray<CappedCount> => [
+  { key: cardCounters.spend(cardId, day), amount, cap: caps.perDay },
+  { key: cardCounters.count(cardId, day), amount: 1, cap: caps.countPerDay }
+]
 
 /**
- * The sources' balances locked with their accounts' records: what the approval's `INTERNAL_ACCOUNT.BALANCE_UPDATED`
- * shows, without reading them again after the hold.
- */
-function* sourcesSteps(
-  ports: CardPorts,
-  accounts: ReadonlyArray<string>,
-  currency: string
-): Steps<Sources, StoreError> {
-  const { store } = ports
-  const [balances, records] = yield* together(
-    store,
-    () => store.ledger.balances(accounts.map((account) => ({ account, currency }))),
-    () =>
-      Effect.forEach(accounts, (id) => store.internalAccounts.get(id), {
-        concurrency: store.pipelines ? "unbounded" : 1
-      })
-  )
-  return { balances, records }
-}
-
-/** The purchase counted into the day's counters, then the sources locked (one round trip on PostgreSQL). */
-const countSteps = (
-  ports: CardPorts,
-  keys: CounterKeys,
-  amount: number,
-  accounts: ReadonlyArray<string>,
-  currency: string
-) =>
-  together(
-    ports.store,
-    () =>
-      together(
-        ports.store,
-        () => ports.store.counters.add(keys.spend, amount),
-        () => ports.store.counters.add(keys.count, 1)
-      ),
-    () => sourcesSteps(ports, accounts, currency)
-  )
-
-interface CounterKeys {
-  readonly spend: string
-  readonly count: string
-}
-
-/** What a hint let the first round trip ask for: the cardholder, and for a purchase the counters and sources. */
-interface Ahead {
-  readonly hint: CardHint
-  readonly customer: Customer | undefined
-  readonly limits: Limits
-}
-
-const sameAccounts = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
-  a.length === b.length && a.every((x, i) => x === b[i])
-
-/**
- * `CardNetwork.authorize` inside its store transaction: the card locked, its state and caps, the funding source, the
- * daily counters counted first and checked after (a decline gives them back in this transaction: the rows are still
- * locked, so nobody saw them; no savepoint, since the call may join an outer transaction), the hold, the row and its
- * event. A balance inquiry runs the checks only (design Q14). With a hint of the card (`CardHints`), a purchase's
- * cardholder, counters and sources are asked for in the card lock's round trip, after it (the lock order holds); what
- * the locked card shows otherwise is asked for again, and anything counted and not approved is given back.
+ * `CardNetwork.authorize` inside its store transaction: the card locked to read, its state and caps, then for a
+ * purchase each usable source in priority order (design Q8: the first that covers the whole amount) tried with the
+ * day's counts in one conditional step, until one pays or a count is over its cap; the row and its event. Nothing is
+ * counted unless approved (CD-29). A balance inquiry runs the checks only (design Q14).
  */
 export function* authorizeSteps(
   ports: CardNetworkPorts,
   request: AuthorizationRequest,
-  now: string,
-  hints?: CardHints
+  now: string
 ): Steps<AuthorizationDecision, NotFound | StoreError> {
   const { store } = ports
   const amount = request.amount
-  const counted = countsTowardLimits(request.kind)
-  const day = utcDay(now)
-  const keys: CounterKeys = {
-    spend: cardCounters.spend(request.cardId, day),
-    count: cardCounters.count(request.cardId, day)
-  }
-  const hint = counted ? hints?.get(request.cardId) : undefined
-  const [[card, config], [existing, ahead]] = yield* together(
+  const [[card, config], existing] = yield* together(
     store,
     () =>
       together(
         store,
-        () => store.cards.getForUpdate(request.cardId),
+        () => store.cards.getForShare(request.cardId),
         () => store.config.get()
       ),
     () =>
-      together(
-        store,
-        () =>
-          request.kind === "BALANCE_INQUIRY"
-            ? Effect.succeed(undefined)
-            : store.cardTransactions.findUnique("issuerTransactionToken", request.issuerTransactionToken),
-        () =>
-          hint === undefined
-            ? Effect.succeed(undefined)
-            : Effect.map(
-                Effect.gen(() =>
-                  together(
-                    store,
-                    () => store.customers.get(hint.cardholderId),
-                    () => countSteps(ports, keys, amount, hint.accounts, hint.currency)
-                  )
-                ),
-                ([customer, limits]): Ahead => ({ hint, customer, limits })
-              )
-      )
+      request.kind === "BALANCE_INQUIRY"
+        ? Effect.succeed(undefined)
+        : store.cardTransactions.findUnique("issuerTransactionToken", request.issuerTransactionToken)
   )
   if (card === undefined) return yield* Effect.fail(cardNotFound(request.cardId))
-  hints?.learn(card)
+  const counted = countsTowardLimits(request.kind)
   const caps = effectiveCaps(card, config)
   const early =
     stateDeclineReason[card.state] ??
@@ -335,95 +212,82 @@ export function* authorizeSteps(
   if (request.kind === "BALANCE_INQUIRY") {
     return refusal === undefined ? { _tag: "Approved" } : { _tag: "Declined", reason: refusal }
   }
-  const kind = request.kind
-  // CD-29 counts approvals only: a purchase counted and not approved is given back (never a refund, expiry or
-  // reversal), a decline's in the round trip of its writes.
-  const giveBack = () =>
-    together(
-      store,
-      () => store.counters.add(keys.spend, -amount),
-      () => store.counters.add(keys.count, -1)
-    )
-  const giveBackAhead = function* () {
-    if (ahead !== undefined) yield* giveBack()
-  }
-  if (existing !== undefined) {
-    yield* giveBackAhead()
-    return decisionOf(existing)
-  }
-  const accounts = candidates.map((c) => c.binding.accountId)
-  const counting = refusal === undefined && counted
-  // What the hint did not bring, or brought for a card that has changed since (nothing, usually).
-  const [customer, limits] = yield* together(
-    store,
-    () =>
-      ahead !== undefined && ahead.hint.cardholderId === card.cardholderId
-        ? Effect.succeed(ahead.customer)
-        : store.customers.get(card.cardholderId),
-    (): Step<Limits | undefined, StoreError> => {
-      if (!counting) return Effect.succeed(undefined)
-      if (ahead === undefined) return countSteps(ports, keys, amount, accounts, card.currency)
-      if (ahead.hint.currency === card.currency && sameAccounts(ahead.hint.accounts, accounts)) {
-        return Effect.succeed(ahead.limits)
-      }
-      return Effect.map(
-        Effect.gen(() => sourcesSteps(ports, accounts, card.currency)),
-        (sources): Limits => [ahead.limits[0], sources]
-      )
-    }
-  )
+  if (existing !== undefined) return decisionOf(existing)
   const n: NewTransaction = {
     id: yield* ports.ids.make("CardTransaction"),
     card,
-    platformCustomerId: customer?.platformCustomerId ?? "",
+    platformCustomerId: "",
     request,
-    kind,
+    kind: request.kind,
     now
   }
+  // The cardholder (for the row) is read with the first conditional step.
+  const withCustomer = function* <A>(step: () => Step<A, StoreError>): Steps<readonly [NewTransaction, A], StoreError> {
+    const [customer, a] = yield* together(store, () => store.customers.get(card.cardholderId), step)
+    return [{ ...n, platformCustomerId: customer?.platformCustomerId ?? "" }, a] as const
+  }
   if (refusal !== undefined) {
-    const [, declined] = yield* together(store, giveBackAhead, () => declineSteps(ports, n, refusal, undefined))
-    return declined
+    const [row] = yield* withCustomer(() => Effect.void)
+    return yield* declineSteps(ports, row, refusal, undefined)
   }
-  if (limits !== undefined) {
-    const [[spend, count], { balances, records }] = limits
-    const overCap = dailyLimitDecline(caps, spend, count)
-    const index = overCap === undefined ? coveringSource(balances, amount) : undefined
+  // A credit needs no balance and counts nothing: the first usable source receives it.
+  if (!counted) {
+    const [row] = yield* withCustomer(() => Effect.void)
+    return yield* approveSteps(ports, row, candidates[0]!, undefined)
+  }
+  const counts = dayCounts(card.id, utcDay(now), amount, caps)
+  const posted = postsAtOnce(request.kind)
+  if (candidates.length > 1) {
+    // Sources tried one after another would be locked one after another: two cards sharing two sources in opposite
+    // orders could deadlock. The counts and every source are locked first, in the lock order (a commit group then
+    // runs two such authorizations of one card one after the other).
+    yield* together(
+      store,
+      () => Effect.forEach(counts, (c) => store.counters.add(c.key, 0), { concurrency: store.pipelines ? 2 : 1 }),
+      () => store.ledger.balances(candidates.map((c) => ({ account: c.binding.accountId, currency: card.currency })))
+    )
+  }
+  let row: NewTransaction | undefined
+  let tried = false
+  for (const candidate of candidates) {
+    const source = candidate.binding
+    const side = { accountId: source.accountId, currency: card.currency, direction: directionOf(request.kind) }
+    // An embedded wallet's delegated key signs the pull before it is tried: a key that cannot sign makes the source
+    // unusable (CD-13), and nothing is written to be taken back.
     const signature =
-      index !== undefined && candidates[index]!.keyId !== undefined
-        ? yield* walletSignatureSteps(
+      candidate.keyId === undefined
+        ? undefined
+        : yield* walletSignatureSteps(
             ports,
-            candidates[index]!.keyId!,
-            pullPayload({
-              cardTransactionId: n.id,
-              accountId: candidates[index]!.binding.accountId,
-              amount,
-              currency: card.currency
-            })
+            candidate.keyId,
+            pullPayload({ cardTransactionId: n.id, accountId: source.accountId, amount, currency: card.currency })
           )
-        : undefined
-    const unsigned = index !== undefined && candidates[index]!.keyId !== undefined && signature === undefined
-    if (index === undefined || unsigned) {
-      const reason = overCap ?? (unsigned ? "NO_USABLE_FUNDING_SOURCE" : "INSUFFICIENT_FUNDS")
-      const [, declined] = yield* together(store, giveBack, () =>
-        declineSteps(ports, n, reason, index === undefined ? undefined : candidates[index]!.binding)
-      )
-      return declined
-    }
-    const record = records[index]
-    const locked = record === undefined ? undefined : [{ record, balance: balances[index]! }]
-    return yield* approveSteps(ports, n, candidates[index]!, signature, locked)
+    if (candidate.keyId !== undefined && signature === undefined) continue
+    tried = true
+    // A new transaction has no transfers yet: numbered from 1 (a racing second writer would collide on the ids).
+    const hold = () =>
+      recordIfAvailableSteps(ports, n.id, [spendLeg(side, amount)], posted ? "POSTED" : "PENDING", now, 0, counts)
+    let done: Recorded
+    if (row === undefined) [row, done] = yield* withCustomer(hold)
+    else done = yield* hold()
+    const [spend, count] = done.totals
+    const overCap = dailyLimitDecline(caps, spend! + amount, count! + 1)
+    if (overCap !== undefined) return yield* declineSteps(ports, row, overCap, undefined)
+    if (done.written) return yield* approveSteps(ports, row, candidate, signature)
   }
-  // A credit needs no balance: the first usable source receives it.
-  return yield* approveSteps(ports, n, candidates[0]!, undefined, undefined)
+  if (row === undefined) [row] = yield* withCustomer(() => Effect.void)
+  return yield* declineSteps(ports, row, tried ? "INSUFFICIENT_FUNDS" : "NO_USABLE_FUNDING_SOURCE", undefined)
 }
 
-/** The approval: the hold (or, for a single-message kind, the posting), the row and its event. */
+/**
+ * The approval: the row and its event, and for a credit (which holds nothing and counts nothing) its transfer; a
+ * purchase's hold or posting is written already, by its conditional step.
+ */
 function* approveSteps(
   ports: CardPorts,
   n: NewTransaction,
   source: Candidate,
-  pullSignature: string | undefined,
-  locked: ReadonlyArray<LockedAccount> | undefined
+  pullSignature: string | undefined
 ): Steps<AuthorizationDecision, StoreError> {
   const amount = n.request.amount
   const posted = postsAtOnce(n.kind)
@@ -437,8 +301,10 @@ function* approveSteps(
     pullSummary: { count: 1, totalAmount: amount, pendingCount: pending },
     ...(pullSignature === undefined ? {} : { pullSignature })
   }
-  // A new transaction has no transfers yet: numbered from 1 (a racing second writer would collide on the ids).
-  yield* writeTransfersSteps(ports, n.id, [spendLeg(row, amount)], posted ? "POSTED" : "PENDING", n.now, 0, locked)
+  if (!countsTowardLimits(n.kind)) {
+    // A new transaction has no transfers yet: numbered from 1 (a racing second writer would collide on the ids).
+    yield* writeTransfersSteps(ports, n.id, [spendLeg(row, amount)], posted ? "POSTED" : "PENDING", n.now, 0)
+  }
   yield* firstMoveSteps(ports, row, posted ? "POST" : "APPROVE", n.now)
   return { _tag: "Approved", cardTransactionId: n.id }
 }

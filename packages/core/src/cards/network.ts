@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { isoOf, nowIso } from "../shared/time.ts"
-import { authorizeSteps, type CardHints } from "./authorize.ts"
+import { authorizeSteps } from "./authorize.ts"
 import { reconcileSteps } from "./inbox.ts"
 import { countAuthorization } from "./metrics.ts"
 import type { AuthorizationRequest, NetworkEvent } from "./model.ts"
@@ -12,15 +12,10 @@ import { dieOnUniqueViolation } from "./reconcile.ts"
 // inbox.ts and reconcile.ts apply the later events.
 
 /** A real-time authorization decision at `nowMs`, in one store transaction (authorize.ts). */
-export const authorizeCard = (
-  ports: CardNetworkPorts,
-  request: AuthorizationRequest,
-  nowMs: number,
-  hints?: CardHints
-) =>
-  dieOnUniqueViolation(
-    ports.store.transaction(Effect.gen(() => authorizeSteps(ports, request, isoOf(nowMs), hints)))
-  ).pipe(Effect.tap((decision) => countAuthorization(request, decision)))
+export const authorizeCard = (ports: CardNetworkPorts, request: AuthorizationRequest, nowMs: number) =>
+  dieOnUniqueViolation(ports.store.transaction(Effect.gen(() => authorizeSteps(ports, request, isoOf(nowMs))))).pipe(
+    Effect.tap((decision) => countAuthorization(request, decision))
+  )
 
 /** A later network event through the inbox (inbox.ts): applied now, or at `dueAt` when later than now. */
 export const reconcileNetworkEvent = Effect.fnUntraced(function* (

@@ -7,7 +7,6 @@ import { Store } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
 import { command } from "../shared/tracing.ts"
-import { makeCardHints } from "./authorize.ts"
 import { cardsNotImplemented } from "./errors.ts"
 import { issueCard } from "./issue.ts"
 import type {
@@ -181,11 +180,9 @@ export class CardNetwork extends Context.Service<
         issuer: yield* CardIssuer,
         vault: yield* KeyVault
       }
-      const hints = makeCardHints()
       return CardNetwork.of({
         // The hot path of cards: a `command` (a span only when a tracing backend is installed), as Quotes.execute.
-        authorize: (request) =>
-          command("CardNetwork.authorize", (env) => authorizeCard(ports, request, env.nowMs, hints)),
+        authorize: (request) => command("CardNetwork.authorize", (env) => authorizeCard(ports, request, env.nowMs)),
         reconcile: Effect.fn("CardNetwork.reconcile")(function* (
           event: NetworkEvent,
           options?: { readonly dueAt?: string | undefined }

@@ -37,6 +37,16 @@ export interface Debit {
 }
 
 /**
+ * A running total (a `counters` key) a record adds `amount` to, only if the total stays within `cap` (equal to it is
+ * allowed; absent: no cap): a card's spend and count of the day.
+ */
+export interface CappedCount {
+  readonly key: string
+  readonly amount: number
+  readonly cap?: number | undefined
+}
+
+/**
  * A transfer debiting or crediting one account, numbered by `position` in the order the ledger recorded that
  * account's transfers (a later transfer has a higher position; the numbers need not be consecutive).
  */

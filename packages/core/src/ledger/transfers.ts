@@ -3,7 +3,7 @@ import { Store } from "../ports/store.ts"
 import type { Refused, StoreError } from "../shared/errors.ts"
 import { nowIso } from "../shared/time.ts"
 import { insufficientFunds } from "./errors.ts"
-import type { Debit, LedgerBalance, LedgerTransfer } from "./model.ts"
+import type { CappedCount, Debit, LedgerBalance, LedgerTransfer } from "./model.ts"
 import type { LedgerPorts } from "./ports.ts"
 
 /**
@@ -109,20 +109,29 @@ function* newTransfersSteps(
 
 /** What `recordIfAvailableSteps` did. */
 export interface Recorded {
+  /** The transfers were written and the counts added; `false`: nothing was written. */
+  readonly written: boolean
   /** The transfers written: none when refused. */
   readonly transfers: ReadonlyArray<LedgerTransfer>
   /** The debited internal accounts' balances just before (in the order of `debitsOf(legs)`). */
   readonly before: ReadonlyArray<LedgerBalance>
+  /** The counts' totals just before (in the order of `counts`). */
+  readonly totals: ReadonlyArray<number>
   /** `INSUFFICIENT_FUNDS` for the first debit its balance could not cover: nothing was written. */
   readonly refused?: Refused
 }
 
+/** Whether a count would pass its cap. */
+const overCap = (counts: ReadonlyArray<CappedCount>, totals: ReadonlyArray<number>): boolean =>
+  counts.some((c, i) => c.cap !== undefined && totals[i]! + c.amount > c.cap)
+
 /**
  * Records `legs` as transfers caused by `reference` if every internal account they debit has the money available,
  * checked and written in one step (`ledger.recordIfAvailable`); a shortfall writes nothing and is answered, not
- * failed, so the caller can rank it among its other refusals. A plain generator over a store the caller already
- * holds: `yield*` it inside an `Effect.gen` and it costs no run-loop step of its own. `createdAt` is the command's
- * timestamp.
+ * failed, so the caller can rank it among its other refusals. `counts` (a card's day): running totals added to in
+ * the same step, and only if each stays within its cap (nothing is written otherwise, answered with the totals).
+ * A plain generator over a store the caller already holds: `yield*` it inside an `Effect.gen` and it costs no
+ * run-loop step of its own. `createdAt` is the command's timestamp.
  */
 export function* recordIfAvailableSteps(
   store: LedgerPorts,
@@ -130,17 +139,24 @@ export function* recordIfAvailableSteps(
   legs: ReadonlyArray<Leg>,
   state: "POSTED" | "PENDING",
   createdAt: string,
-  knownCount?: number
+  knownCount?: number,
+  counts: ReadonlyArray<CappedCount> = []
 ): Generator<Effect.Effect<unknown, StoreError>, Recorded, any> {
   const transfers = yield* newTransfersSteps(store, reference, legs, state, createdAt, knownCount)
-  if (transfers.length === 0) return { transfers, before: [] }
+  if (transfers.length === 0 && counts.length === 0) return { written: true, transfers, before: [], totals: [] }
   const debits = debitsOf(legs)
-  const done = yield* store.ledger.recordIfAvailable(transfers, debits)
-  if (done.recorded) return { transfers, before: done.balances }
+  const done = yield* store.ledger.recordIfAvailable(transfers, debits, counts)
+  if (done.recorded) return { written: true, transfers, before: done.balances, totals: done.totals }
   const refused = shortfallOf(debits, done.balances)
-  if (refused === undefined)
+  if (refused === undefined && !overCap(counts, done.totals))
     return yield* Effect.die(new Error(`ledger: the store refused debits it covers (${reference})`))
-  return { transfers: [], before: done.balances, refused }
+  return {
+    written: false,
+    transfers: [],
+    before: done.balances,
+    totals: done.totals,
+    ...(refused === undefined ? {} : { refused })
+  }
 }
 
 /**

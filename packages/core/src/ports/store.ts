@@ -27,7 +27,7 @@ import type {
 } from "../cards/model.ts"
 import type { BeneficialOwner, Customer } from "../customers/model.ts"
 import type { InvitationFilter, InvitationRecord } from "../invitations/model.ts"
-import type { AccountTransfers, Debit, LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
+import type { AccountTransfers, CappedCount, Debit, LedgerBalance, LedgerTransfer } from "../ledger/model.ts"
 import type { BulkImportJobRecord, ContactChallenge, DocumentRecord, Verification } from "../onboarding/model.ts"
 import type { PlatformConfig, TokenRecord } from "../platform/model.ts"
 import type { LookupFilter, LookupRecord, QuoteRecord, QuoteStatus } from "../quotes/model.ts"
@@ -83,6 +83,12 @@ export interface Collection<T extends { readonly id: string }, F, U extends stri
   readonly get: (id: string) => Effect.Effect<T | undefined, StoreError>
   /** Like `get`, and on PostgreSQL locks the row until the transaction ends. */
   readonly getForUpdate: (id: string) => Effect.Effect<T | undefined, StoreError>
+  /**
+   * Like `get`, and on PostgreSQL locks the row against changes until the transaction ends, for a caller that only
+   * reads it: callers that do the same share the lock (members of one commit group too), a caller changing the row
+   * waits for them all (a card's authorizations against its freeze).
+   */
+  readonly getForShare: (id: string) => Effect.Effect<T | undefined, StoreError>
   readonly findUnique: (index: U, value: string) => Effect.Effect<T | undefined, StoreError>
   readonly insert: (row: T) => Effect.Effect<void, StoreError | UniqueViolation>
   /**
@@ -210,6 +216,8 @@ export interface RecordedIfAvailable {
   readonly recorded: boolean
   /** The debited accounts' balances before the call, in the order of its debits. */
   readonly balances: ReadonlyArray<LedgerBalance>
+  /** The counts' totals before the call (0 for a key never added to), in the order of its counts. */
+  readonly totals: ReadonlyArray<number>
 }
 
 export interface LedgerStore {
@@ -225,11 +233,15 @@ export interface LedgerStore {
    * account in one database transaction (two members of a commit group) each see what the other moved, with no
    * lock of its own. Answers the debited accounts' balances as they were just before, in the order of `debits`
    * (zeros for unknown accounts), and whether the transfers were recorded: nothing is written when one falls short.
-   * Without debits, `record`.
+   * `counts`: running totals (`counters`) checked and added to in the same step, locked before the balances; the
+   * transfers are recorded and the counts added only if every debit is available and every count stays within its
+   * cap, so two such calls of one card in one database transaction each see the other's count, and no count is ever
+   * given back. Without debits and counts, `record`.
    */
   readonly recordIfAvailable: (
     transfers: ReadonlyArray<LedgerTransfer>,
-    debits: ReadonlyArray<Debit>
+    debits: ReadonlyArray<Debit>,
+    counts?: ReadonlyArray<CappedCount>
   ) => Effect.Effect<RecordedIfAvailable, StoreError>
   /**
    * Resolves pending transfers: POSTED moves the money, VOIDED releases the hold. A transfer that is

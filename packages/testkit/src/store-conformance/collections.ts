@@ -72,23 +72,29 @@ export interface CollectionCase<T extends { readonly id: string }, F> {
 }
 
 export const collectionTests = <T extends { readonly id: string }, F>(it: It, c: CollectionCase<T, F>) => {
-  it.effect("insert then get round-trips rows with and without optional fields; unknown ids are undefined", () =>
-    Effect.gen(function* () {
-      const store = yield* Store
-      const rows = c.of(store)
-      const s = makeScope()
-      const full = c.full(s)
-      const minimal = c.minimal(s)
-      yield* rows.insert(full)
-      yield* rows.insert(minimal)
-      assert.deepStrictEqual(yield* rows.get(full.id), full)
-      assert.deepStrictEqual(yield* rows.get(minimal.id), minimal)
-      assert.isUndefined(yield* rows.get(c.newId()))
-      const locked = yield* store.transaction(
-        Effect.all([rows.getForUpdate(full.id), rows.getForUpdate(minimal.id), rows.getForUpdate(c.newId())])
-      )
-      assert.deepStrictEqual(locked, [full, minimal, undefined])
-    })
+  it.effect(
+    "insert then get (and getForUpdate, getForShare) round-trip rows with and without optional fields; unknown ids are undefined",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const rows = c.of(store)
+        const s = makeScope()
+        const full = c.full(s)
+        const minimal = c.minimal(s)
+        yield* rows.insert(full)
+        yield* rows.insert(minimal)
+        assert.deepStrictEqual(yield* rows.get(full.id), full)
+        assert.deepStrictEqual(yield* rows.get(minimal.id), minimal)
+        assert.isUndefined(yield* rows.get(c.newId()))
+        const locked = yield* store.transaction(
+          Effect.all([rows.getForUpdate(full.id), rows.getForUpdate(minimal.id), rows.getForUpdate(c.newId())])
+        )
+        assert.deepStrictEqual(locked, [full, minimal, undefined])
+        const shared = yield* store.transaction(
+          Effect.all([rows.getForShare(full.id), rows.getForShare(full.id), rows.getForShare(c.newId())])
+        )
+        assert.deepStrictEqual(shared, [full, full, undefined])
+      })
   )
 
   it.effect("update replaces the row: optional fields added and removed", () =>

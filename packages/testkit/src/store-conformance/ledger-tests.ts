@@ -105,7 +105,7 @@ export const ledgerTests = (it: It) => {
         const first = yield* store.transaction(
           store.ledger.recordIfAvailable([hold], [{ account: alice, currency: "USD", amount: 6_000 }])
         )
-        assert.deepStrictEqual(first, { recorded: true, balances: [balance(alice, "USD", 10_000)] })
+        assert.deepStrictEqual(first, { recorded: true, balances: [balance(alice, "USD", 10_000)], totals: [] })
         assert.deepStrictEqual(yield* store.ledger.transfers(ref), [hold])
 
         // 4,000 available: 4,001 is refused, nothing written; the balance answered is the one that refused it.
@@ -116,7 +116,11 @@ export const ledgerTests = (it: It) => {
             [{ account: alice, currency: "USD", amount: 4_001 }]
           )
         )
-        assert.deepStrictEqual(refused, { recorded: false, balances: [balance(alice, "USD", 10_000, 6_000)] })
+        assert.deepStrictEqual(refused, {
+          recorded: false,
+          balances: [balance(alice, "USD", 10_000, 6_000)],
+          totals: []
+        })
         assert.deepStrictEqual(yield* store.ledger.transfers(over), [])
 
         // Two debits, the second short: neither account moves.
@@ -132,7 +136,8 @@ export const ledgerTests = (it: It) => {
         )
         assert.deepStrictEqual(split, {
           recorded: false,
-          balances: [balance(alice, "USD", 10_000, 6_000), balance(bob, "USD", 1_000)]
+          balances: [balance(alice, "USD", 10_000, 6_000), balance(bob, "USD", 1_000)],
+          totals: []
         })
         assert.deepStrictEqual(yield* store.ledger.transfers(both), [])
         assert.deepStrictEqual(yield* store.ledger.balances(accounts), [
@@ -147,7 +152,7 @@ export const ledgerTests = (it: It) => {
             [{ account: unknown, currency: "EUR", amount: 1 }]
           )
         )
-        assert.deepStrictEqual(none, { recorded: false, balances: [balance(unknown, "EUR", 0)] })
+        assert.deepStrictEqual(none, { recorded: false, balances: [balance(unknown, "EUR", 0)], totals: [] })
 
         // In one transaction the second call sees the first's hold: 3,000 then 1,000 go, the last 1 is refused.
         const [a, b, c] = yield* store.transaction(
@@ -172,12 +177,85 @@ export const ledgerTests = (it: It) => {
         const deposit = transfer(plain, 1, deposits, bob, 500, "POSTED")
         assert.deepStrictEqual(yield* store.transaction(store.ledger.recordIfAvailable([deposit], [])), {
           recorded: true,
-          balances: []
+          balances: [],
+          totals: []
         })
         assert.deepStrictEqual(yield* store.ledger.balances(accounts), [
           balance(alice, "USD", 10_000, 10_000),
           balance(bob, "USD", 1_500)
         ])
+      })
+  )
+
+  it.effect(
+    "recordIfAvailable with counts: added only with the transfers, only while each stays within its cap (equal is " +
+      "allowed), answering the totals before; a key never counted starts at 0; calls in one transaction see each " +
+      "other's counts",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const deposits = systemLedgerAccount("deposits", "USD")
+        const network = systemLedgerAccount("card-network", "USD")
+        const alice = ledgerAccount()
+        yield* store.transaction(
+          store.ledger.record([transfer(newId("Transaction"), 1, deposits, alice, 1_000, "POSTED")])
+        )
+        const spend = `count:spend:${unique()}`
+        const count = `count:count:${unique()}`
+        const purchase = (amount: number, cap: number | undefined) =>
+          store.ledger.recordIfAvailable(
+            [transfer(newId("CardTransaction"), 1, alice, network, amount, "PENDING")],
+            [{ account: alice, currency: "USD", amount }],
+            [
+              { key: spend, amount, cap },
+              { key: count, amount: 1, cap: 3 }
+            ]
+          )
+        const totals = Effect.all([store.counters.get(spend), store.counters.get(count)])
+
+        const first = yield* store.transaction(purchase(300, 500))
+        assert.deepStrictEqual(first, { recorded: true, balances: [balance(alice, "USD", 1_000)], totals: [0, 0] })
+        assert.deepStrictEqual(yield* totals, [300, 1])
+
+        // Over the spend cap (300 + 201 > 500) with the money there: nothing written, neither count moves.
+        const over = yield* store.transaction(purchase(201, 500))
+        assert.deepStrictEqual(over, {
+          recorded: false,
+          balances: [balance(alice, "USD", 1_000, 300)],
+          totals: [300, 1]
+        })
+        assert.deepStrictEqual(yield* totals, [300, 1])
+        assert.deepStrictEqual(yield* store.ledger.balances([{ account: alice, currency: "USD" }]), [
+          balance(alice, "USD", 1_000, 300)
+        ])
+
+        // Within the caps but short of money (700 available): nothing counted either.
+        const short = yield* store.transaction(purchase(701, undefined))
+        assert.deepStrictEqual([short.recorded, short.totals], [false, [300, 1]])
+        assert.deepStrictEqual(yield* totals, [300, 1])
+
+        // In one transaction: 200 reaches the cap exactly (allowed), then the count's cap of 3 refuses the next.
+        const [a, b] = yield* store.transaction(Effect.all([purchase(200, 500), purchase(1, undefined)]))
+        assert.deepStrictEqual(
+          [a, b].map((r) => [r!.recorded, r!.totals]),
+          [
+            [true, [300, 1]],
+            [true, [500, 2]]
+          ]
+        )
+        const third = yield* store.transaction(purchase(1, undefined))
+        assert.deepStrictEqual([third.recorded, third.totals], [false, [501, 3]])
+        assert.deepStrictEqual(yield* totals, [501, 3])
+        assert.deepStrictEqual(yield* store.ledger.balances([{ account: alice, currency: "USD" }]), [
+          balance(alice, "USD", 1_000, 501)
+        ])
+
+        // Counts without debits (nothing to hold): added while within their caps.
+        const solo = `count:solo:${unique()}`
+        const counted = (cap: number) => store.ledger.recordIfAvailable([], [], [{ key: solo, amount: 2, cap }])
+        assert.deepStrictEqual(yield* store.transaction(counted(2)), { recorded: true, balances: [], totals: [0] })
+        assert.deepStrictEqual(yield* store.transaction(counted(3)), { recorded: false, balances: [], totals: [2] })
+        assert.strictEqual(yield* store.counters.get(solo), 2)
       })
   )
 
