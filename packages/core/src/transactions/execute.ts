@@ -32,7 +32,7 @@ import type { Steps } from "../shared/tracing.ts"
 import { verifyWalletStamp } from "../wallet-auth/signed-retry.ts"
 import { type Challenged, scaContextSteps, startAuthorizationSteps } from "./authorization.ts"
 import { isInternalTransfer, paymentLegs } from "./legs.ts"
-import { dailyVolumeKey, dailyVolumeRefusal, sizeLimitRefusal } from "./limits.ts"
+import { dailyVolumeKey, dailyVolumeRefusal, limitsOf, sizeLimitRefusal } from "./limits.ts"
 import { outgoingPaymentMachine } from "./machine.ts"
 import type { Transaction, TransactionRecord } from "./model.ts"
 import {
@@ -170,24 +170,24 @@ export function* reserveSteps(
   if (tooLarge !== undefined) return yield* Effect.fail(tooLarge)
   const legs = paymentLegs(quote)
   const internal = isInternalTransfer(quote)
-  // Counted and held first, checked after: the count's `add` is atomic, and so is the hold (checked and written in
-  // one step), so two payments of one customer at once cannot both see room for themselves (a read then a write
-  // could, on a database); a refusal rolls both back. The count and the hold are asked for together (one round trip
-  // on PostgreSQL), always in this order, and with them the payout, screened. A PENDING transaction (re-read under
-  // lock) has no transfers yet: they are numbered from 1, so a racing second reservation would collide on the
-  // transfer ids instead of holding the money twice.
+  // The day's volume counted and the money held in one step, checked there (`ledger.recordIfAvailable` with a count:
+  // written only if the volume stays within the limit and the source covers the payment), so two payments of one
+  // customer at once cannot both see room for themselves; with it, the payout screened (one round trip on
+  // PostgreSQL). A PENDING transaction (re-read under lock) has no transfers yet: they are numbered from 1, so a racing
+  // second reservation would collide on the transfer ids instead of holding the money twice.
   const code = quote.quote.sendingCurrency.code
-  const [[total, held], screened] = yield* together(
+  const amount = quote.quote.totalSendingAmount
+  const volume = {
+    key: dailyVolumeKey(quote.quote.customerId, code, now),
+    amount,
+    cap: limitsOf(config, quote)?.maxDailyVolume
+  }
+  const [held, screened] = yield* together(
     store,
-    () =>
-      together(
-        store,
-        () => store.counters.add(dailyVolumeKey(quote.quote.customerId, code, now), quote.quote.totalSendingAmount),
-        () => recordIfAvailableSteps(ports, record.id, legs, "PENDING", now, 0)
-      ),
+    () => recordIfAvailableSteps(ports, record.id, legs, "PENDING", now, 0, [volume]),
     () => (internal ? Effect.succeed(undefined) : screenPayoutSteps(ports, record))
   )
-  const overVolume = dailyVolumeRefusal(config, quote, total, now)
+  const overVolume = dailyVolumeRefusal(config, quote, held.totals[0]! + amount, now)
   if (overVolume !== undefined) return yield* Effect.fail(overVolume)
   if (screened?.refused !== undefined) return yield* Effect.fail(screened.refused)
   if (held.refused !== undefined) return yield* Effect.fail(held.refused)
