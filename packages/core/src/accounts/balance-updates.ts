@@ -178,22 +178,17 @@ export function* recordSteps(
   return done.transfers
 }
 
-/**
- * The ledger's `writeTransfersSteps` (the caller checked the debits under lock), then the announcements; `locked`: the
- * accounts the caller read under lock before (see `LockedAccount`), announced without reading them again.
- */
+/** The ledger's `writeTransfersSteps` (the caller checked the debits under lock), then the announcements. */
 export function* writeTransfersSteps(
   ports: BalanceUpdatePorts,
   reference: string,
   legs: ReadonlyArray<Leg>,
   state: "POSTED" | "PENDING",
   now: string,
-  knownCount?: number,
-  locked?: ReadonlyArray<LockedAccount>
+  knownCount?: number
 ): Steps<ReadonlyArray<LedgerTransfer>, StoreError> {
   const transfers = yield* writeLedgerTransfersSteps(ports.store, reference, legs, state, now, knownCount)
-  const moved = accountsMovedBy(transfers, state === "POSTED")
-  yield* announceBalancesSteps(ports, moved, now, locked === undefined ? undefined : { locked, transfers })
+  yield* announceBalancesSteps(ports, accountsMovedBy(transfers, state === "POSTED"), now)
   return transfers
 }
 
