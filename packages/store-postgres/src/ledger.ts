@@ -100,7 +100,7 @@ const countRows = arrayRows(
 const recordIfAvailableSql =
   `WITH counted AS MATERIALIZED (SELECT key, value FROM counters WHERE key = ANY($16::text[]) ORDER BY key FOR UPDATE), ` +
   `locked AS MATERIALIZED (SELECT * FROM ledger_balances WHERE account = ANY($14::text[]) ` +
-  `AND (SELECT count(*) FROM counted) >= 0 ORDER BY account, shard FOR UPDATE), ` +
+  `AND (SELECT count(*) FROM counted) = cardinality($16::text[]) ORDER BY account, shard FOR UPDATE), ` +
   `before AS (SELECT account, min(currency) AS currency, sum(posted)::bigint AS posted, ` +
   `sum(pending_debits)::bigint AS pending_debits, sum(pending_credits)::bigint AS pending_credits ` +
   `FROM locked GROUP BY account), ` +
@@ -117,8 +117,11 @@ const recordIfAvailableSql =
   `SELECT b.*, g.ok AS recorded, (SELECT array_agg(key ORDER BY key) FROM counted) AS counted_keys, ` +
   `(SELECT array_agg(value ORDER BY key) FROM counted) AS counted_values FROM go g LEFT JOIN before b ON true`
 // The counters a record counts into, created at 0 when missing: a row not there cannot be locked, and two
-// transactions each finding none would both count from 0. Run (and the record again) only when one was missing.
-const ensureCountersSql = `INSERT INTO counters (key, value) SELECT unnest($1::text[]), 0 ON CONFLICT (key) DO NOTHING`
+// transactions each finding none would both count from 0. Run (and the record again) only when one was missing;
+// the statement that found one missing locked no balance (the condition on `locked`), so a transaction waiting here
+// for another's new counter holds nothing that one wants next. Keys in lock order.
+const ensureCountersSql =
+  `INSERT INTO counters (key, value) SELECT k, 0 FROM unnest($1::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`
 // Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
 // already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
 const resolveSql =

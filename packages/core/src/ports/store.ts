@@ -233,10 +233,10 @@ export interface LedgerStore {
    * account in one database transaction (two members of a commit group) each see what the other moved, with no
    * lock of its own. Answers the debited accounts' balances as they were just before, in the order of `debits`
    * (zeros for unknown accounts), and whether the transfers were recorded: nothing is written when one falls short.
-   * `counts`: running totals (`counters`) checked and added to in the same step, locked before the balances; the
-   * transfers are recorded and the counts added only if every debit is available and every count stays within its
-   * cap, so two such calls of one card in one database transaction each see the other's count, and no count is ever
-   * given back. Without debits and counts, `record`.
+   * `counts`: running totals (`counters`, distinct keys) checked and added to in the same step, locked before the
+   * balances; the transfers are recorded and the counts added only if every debit is available and every count stays
+   * within its cap, so two such calls of one card in one database transaction each see the other's count, and no
+   * count is ever given back. Without debits and counts, `record`.
    */
   readonly recordIfAvailable: (
     transfers: ReadonlyArray<LedgerTransfer>,
