@@ -80,9 +80,10 @@ interface ResolvedSource {
 function* usableCustomer(
   store: Store["Service"],
   customerId: string,
-  config: PlatformConfig | undefined
+  config: PlatformConfig | undefined,
+  read: Customer | undefined
 ): Steps<Customer, QuoteError> {
-  const customer = yield* store.customers.get(customerId)
+  const customer = read?.id === customerId ? read : yield* store.customers.get(customerId)
   if (customer === undefined) return yield* Effect.fail(customerNotFound(customerId))
   if (customer.isDeleted) return yield* Effect.fail(customerDeleted(customerId))
   if (isNotReady(customer)) return yield* Effect.fail(userNotReady(customerId, customer.kycStatus))
@@ -101,11 +102,14 @@ interface FirstReads {
   readonly source: InternalAccountRecord | undefined
   /** The destination account (an ACCOUNT destination), internal or external, as read. */
   readonly destination: InternalAccountRecord | ExternalAccount | undefined
+  /** The customer the source names (`source.customerId`), as read. */
+  readonly customer: Customer | undefined
 }
 
 /**
- * The first reads, independent of each other: together where the store pipelines (one round trip instead of three),
- * else one after the other. Nothing is checked here, so a quote refused for its source still says so first.
+ * The first reads, independent of each other: together where the store pipelines (one round trip instead of four),
+ * else one after the other; the customer only when the source names one (else it is the source account's, read
+ * after). Nothing is checked here, so a quote refused for its source still says so first.
  */
 function* firstReads(store: Store["Service"], request: CreateQuoteRequest): Steps<FirstReads, QuoteError> {
   const { source, destination } = request
@@ -117,12 +121,14 @@ function* firstReads(store: Store["Service"], request: CreateQuoteRequest): Step
       : destination.accountId.startsWith("InternalAccount:")
         ? store.internalAccounts.get(destination.accountId)
         : store.externalAccounts.get(destination.accountId)
-  const [config, [sourceAccount, destinationAccount]] = yield* together(
+  const readCustomer = () =>
+    source.customerId === undefined ? Effect.undefined : store.customers.get(source.customerId)
+  const [[config, customer], [sourceAccount, destinationAccount]] = yield* together(
     store,
-    () => store.config.get(),
+    () => together(store, () => store.config.get(), readCustomer),
     () => together(store, readSource, readDestination)
   )
-  return { config, source: sourceAccount, destination: destinationAccount }
+  return { config, source: sourceAccount, destination: destinationAccount, customer }
 }
 
 /**
@@ -192,7 +198,8 @@ function* resolveSource(
       )
     }
   }
-  const customer = customerId === undefined ? undefined : yield* usableCustomer(store, customerId, config)
+  const customer =
+    customerId === undefined ? undefined : yield* usableCustomer(store, customerId, config, reads.customer)
   return { sendingCode, sourceAccount, customer }
 }
 
