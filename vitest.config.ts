@@ -26,7 +26,11 @@ export default defineConfig({
       "test/spec/*.test.ts",
       "test/docs/*.test.ts"
     ],
-    globalSetup: ["packages/http/test/conformance-setup.ts", "packages/store-postgres/test/pglite-template-setup.ts"],
+    globalSetup: [
+      "packages/http/test/conformance-setup.ts",
+      "packages/store-postgres/test/pglite-template-setup.ts",
+      "test/install/install-setup.ts"
+    ],
     reporters: ["default", "./vitest.closing-line.ts"],
     // Three workers for two cores: the suite spends much of its time waiting on PostgreSQL, PGlite and the servers,
     // browsers and installs it starts, so a third worker fills the waits (on the 2-core CI machine, 571 s instead of
