@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os"
+import { join } from "node:path"
 import { defineConfig } from "vitest/config"
 
 /**
@@ -12,6 +13,14 @@ const SOURCE_CONDITION = "@paycore/source"
 const nodeOptions = process.env.NODE_OPTIONS ?? ""
 if (!nodeOptions.includes(`--conditions=${SOURCE_CONDITION}`))
   process.env.NODE_OPTIONS = `${nodeOptions} --conditions=${SOURCE_CONDITION}`.trim()
+
+/**
+ * The suite starts node processes by the hundred (the servers, the CLI, the examples, each loading the engine's
+ * TypeScript sources): with Node's compile cache they share the compiled modules instead of compiling them again,
+ * about half of a start's CPU time. A cache only (entries are checked against the file's contents): set in this
+ * process, so vitest's workers and every process a test spawns inherit it.
+ */
+process.env.NODE_COMPILE_CACHE ??= join(import.meta.dirname, "node_modules/.cache/node-compile-cache")
 
 export default defineConfig({
   resolve: { conditions: [SOURCE_CONDITION] },
