@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { defineConfig } from "vitest/config"
+import SlowFilesFirst from "./vitest.sequencer.ts"
 
 /**
  * The monorepo runs the TypeScript sources, never a build: every @paycore package exports its `src/` under this
@@ -41,6 +42,8 @@ export default defineConfig({
       "test/install/install-setup.ts"
     ],
     reporters: ["default", "./vitest.closing-line.ts"],
+    // The longest files first (vitest.sequencer.ts says why).
+    sequence: { sequencer: SlowFilesFirst },
     // Three workers for two cores: the suite spends much of its time waiting on PostgreSQL, PGlite and the servers,
     // browsers and installs it starts, so a third worker fills the waits (on the 2-core CI machine, 571 s instead of
     // 630 s with a worker per core, and two workers took about two thirds of the time of one). A fourth worker gains
