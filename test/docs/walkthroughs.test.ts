@@ -254,32 +254,6 @@ describe.skipIf(missing.length > 0)("the walk-throughs, run as written against n
     if (work !== "") rmSync(work, { recursive: true, force: true })
   })
 
-  it("npm start writes sandbox.env at each start: the URL and token its banner printed, owner-only", async () => {
-    const reader = mkdtempSync(join(work, "restart-"))
-    cpSync(template, join(reader, ".paycore-data"), { recursive: true })
-    const env = join(reader, ".paycore-data", "sandbox.env")
-    const read = () =>
-      execFileSync("sh", ["-c", ". ./.paycore-data/sandbox.env && echo $PAYCORE_API $PAYCORE_CLIENT_ID"], {
-        cwd: reader,
-        encoding: "utf8"
-      }).trim()
-    const seen: Array<string> = []
-    for (const _ of [1, 2]) {
-      const sandbox = await startSandbox(join(reader, ".paycore-data"))
-      // What the banner printed, as the file says it.
-      const printed = (name: string) => new RegExp(`${name}\\s+(\\S+)`).exec(sandbox.banner)?.[1]
-      expect(read()).toBe(`${printed("base URL")} ${printed("token id")}`)
-      expect(statSync(env).mode & 0o777).toBe(0o600)
-      seen.push(read())
-      sandbox.process.kill("SIGTERM")
-      await sandbox.exited
-    }
-    // The token is kept in the data folder: the same at the second start.
-    expect(seen[1]!.split(" ")[1]).toBe(seen[0]!.split(" ")[1])
-    // Two starts and stops of the sandbox on PGlite, beside the walk-throughs' own sandboxes: 23-26 s in a full run,
-    // past 30 s once in CI. A limit, not a measurement.
-  }, 120_000)
-
   // The documents run side by side (each its own sandbox): most of a walk-through's time is waiting on its server.
   it.concurrent.for(walked.map((doc) => doc.file))(
     "%s: every block, then every block again on the same data",
@@ -304,4 +278,34 @@ describe.skipIf(missing.length > 0)("the walk-throughs, run as written against n
       }
     }
   )
+
+  // Beside the documents (declared after them: they take the first slots of vitest's maxConcurrency, cli.md the
+  // longest among them), not before them.
+  it.concurrent("npm start writes sandbox.env at each start: the URL and token its banner printed, owner-only", async ({
+    expect
+  }) => {
+    const reader = mkdtempSync(join(work, "restart-"))
+    cpSync(template, join(reader, ".paycore-data"), { recursive: true })
+    const env = join(reader, ".paycore-data", "sandbox.env")
+    const read = () =>
+      execFileSync("sh", ["-c", ". ./.paycore-data/sandbox.env && echo $PAYCORE_API $PAYCORE_CLIENT_ID"], {
+        cwd: reader,
+        encoding: "utf8"
+      }).trim()
+    const seen: Array<string> = []
+    for (const _ of [1, 2]) {
+      const sandbox = await startSandbox(join(reader, ".paycore-data"))
+      // What the banner printed, as the file says it.
+      const printed = (name: string) => new RegExp(`${name}\\s+(\\S+)`).exec(sandbox.banner)?.[1]
+      expect(read()).toBe(`${printed("base URL")} ${printed("token id")}`)
+      expect(statSync(env).mode & 0o777).toBe(0o600)
+      seen.push(read())
+      sandbox.process.kill("SIGTERM")
+      await sandbox.exited
+    }
+    // The token is kept in the data folder: the same at the second start.
+    expect(seen[1]!.split(" ")[1]).toBe(seen[0]!.split(" ")[1])
+    // Two starts and stops of the sandbox on PGlite, beside the walk-throughs' own sandboxes: 23-26 s in a full run,
+    // past 30 s once in CI. A limit, not a measurement.
+  }, 120_000)
 })

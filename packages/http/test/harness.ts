@@ -1,5 +1,5 @@
 import type { Server } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, Socket } from "node:net"
 import {
   CardsWorker,
   DocumentStore,
@@ -134,6 +134,13 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   const admin = { clientId: created.clientId, clientSecret: created.clientSecret }
 
   const server: Server = createApiServer(app.listener)
+  // The connections no request came on (fetch's pool opens one now and then and keeps it): Node counts each as a
+  // request whose headers are on the way, so close() would wait its headers timeout (60 s) for it.
+  const connections = new Set<Socket>()
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket)
+    socket.once("close", () => connections.delete(socket))
+  })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/${API_VERSION}`
 
@@ -200,6 +207,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       // The server stops taking connections; closing the app ends its event streams, so their connections end too.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       await Effect.runPromise(Scope.close(scope, Exit.void))
+      for (const socket of connections) if (socket.bytesRead === 0) socket.destroy()
       await closed
     }
   }

@@ -3,7 +3,7 @@ import { documentStoreLayer } from "@paycore/store-memory"
 import { documentStoreLayerPglite, layerPglite } from "@paycore/store-postgres"
 import type { Layer } from "effect"
 import { describe } from "vitest"
-import { pgliteConfig, testDatabase } from "../../store-postgres/test/helpers.ts"
+import { pgliteConfig, pgliteMigratedConfig, testDatabase } from "../../store-postgres/test/helpers.ts"
 import type { TestServerOptions } from "./harness.ts"
 
 /** A store and the DocumentStore beside it, as a deployment pairs them. */
@@ -19,7 +19,8 @@ export const onEveryStore = (name: string, database: string, suite: (stores: () 
   })
   describe(`${name} on PGlite`, () => {
     suite(() => ({
-      storeLayer: layerPglite(pgliteConfig()),
+      // Migrated already: its migrate() at start finds every migration applied (the store's own tests migrate).
+      storeLayer: layerPglite(pgliteMigratedConfig()),
       documentStoreLayer: documentStoreLayerPglite(pgliteConfig())
     }))
   })

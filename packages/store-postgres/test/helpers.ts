@@ -20,22 +20,37 @@ import {
   type PgliteConfig
 } from "../src/index.ts"
 
-let template: Blob | null | undefined
+const templates = new Map<string, Blob | null>()
+/** The global setup's dump of that name, read once per worker; null when there is none. */
+const templateOf = (name: "paycorePgliteTemplate" | "paycorePgliteMigratedTemplate"): Blob | null => {
+  if (!templates.has(name)) {
+    let file: string | undefined
+    try {
+      file = inject(name)
+    } catch {
+      file = undefined
+    }
+    templates.set(name, file === undefined ? null : new Blob([new Uint8Array(readFileSync(file))]))
+  }
+  return templates.get(name)!
+}
+
 /**
  * The configuration of a test database on PGlite: it starts from the run's template (pglite-template-setup.ts) when
  * the global setup made one, else from initdb.
  */
 export const pgliteConfig = (): PgliteConfig => {
-  if (template === undefined) {
-    let file: string | undefined
-    try {
-      file = inject("paycorePgliteTemplate")
-    } catch {
-      file = undefined
-    }
-    template = file === undefined ? null : new Blob([new Uint8Array(readFileSync(file))])
-  }
+  const template = templateOf("paycorePgliteTemplate")
   return template === null ? {} : { template }
+}
+
+/**
+ * A test database on PGlite with every migration of this checkout applied (the global setup's migrated template),
+ * for a store whose migrate() at start is not what the test is about; else as `pgliteConfig()`.
+ */
+export const pgliteMigratedConfig = (): PgliteConfig => {
+  const template = templateOf("paycorePgliteMigratedTemplate")
+  return template === null ? pgliteConfig() : { template }
 }
 
 export interface TestDatabase {
