@@ -120,8 +120,7 @@ const recordIfAvailableSql =
 // transactions each finding none would both count from 0. Run (and the record again) only when one was missing;
 // the statement that found one missing locked no balance (the condition on `locked`), so a transaction waiting here
 // for another's new counter holds nothing that one wants next. Keys in lock order.
-const ensureCountersSql =
-  `INSERT INTO counters (key, value) SELECT k, 0 FROM unnest($1::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`
+const ensureCountersSql = `INSERT INTO counters (key, value) SELECT k, 0 FROM unnest($1::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`
 // Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
 // already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
 const resolveSql =
