@@ -150,6 +150,15 @@ const allBalancesSql =
   `SELECT account, min(currency) AS currency, sum(posted)::bigint AS posted, sum(pending_debits)::bigint AS ` +
   `pending_debits, sum(pending_credits)::bigint AS pending_credits FROM ledger_balances GROUP BY account ORDER BY account`
 
+/** The balance of an account with no row yet. */
+const emptyBalance = (a: { readonly account: string; readonly currency: string }): LedgerBalance => ({
+  account: a.account,
+  currency: a.currency,
+  posted: 0,
+  pendingDebits: 0,
+  pendingCredits: 0
+})
+
 const byAccount = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** The parameters of `recordSql`: the transfers, then the balance moves they make (sorted by account). */
@@ -231,16 +240,7 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
                 }
           )
         }
-        return accounts.map(
-          (a) =>
-            found.get(a.account) ?? {
-              account: a.account,
-              currency: a.currency,
-              posted: 0,
-              pendingDebits: 0,
-              pendingCredits: 0
-            }
-        )
+        return accounts.map((a) => found.get(a.account) ?? emptyBalance(a))
       }
       return x.locking(
         names.map((name) => `balance:${name}`),
@@ -287,16 +287,7 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
         for (const row of rows) if (row.account !== null) before.set(row.account, balanceCodec.decode(row))
         return {
           recorded: first.recorded === true,
-          balances: debits.map(
-            (d) =>
-              before.get(d.account) ?? {
-                account: d.account,
-                currency: d.currency,
-                posted: 0,
-                pendingDebits: 0,
-                pendingCredits: 0
-              }
-          ),
+          balances: debits.map((d) => before.get(d.account) ?? emptyBalance(d)),
           totals: counts.map((c) => totals.get(c.key)!)
         }
       })
