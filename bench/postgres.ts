@@ -1032,6 +1032,65 @@ export const waits = (s: SessionSplit): string => {
   )
 }
 
+/** CPU per operation of one kind of window, in µs: the node process and the server (all windows of the kind). */
+interface CpuPerOperation {
+  readonly node: number
+  readonly server: number
+}
+const cpuPerOperation = (
+  split: CpuSplit | undefined,
+  windows: ReadonlyArray<WindowResult>
+): CpuPerOperation | undefined => {
+  const rate = sum(windows.map((w) => w.count)) / sum(windows.map((w) => w.seconds))
+  if (split === undefined || !(rate > 0)) return undefined
+  return { node: (split.node / rate) * 1e6, server: (split.postgres / rate) * 1e6 }
+}
+
+/**
+ * What CPU per operation allows, whatever the waiting: with every core busy at this CPU per operation, the rate
+ * would be cores / CPU per operation; against pgbench's tps that is the most the ratio can reach before the
+ * operation itself costs less (`all`), and with the node side free, the server's work alone (`server`). The
+ * ratio targets cannot be met by waiting less when they are above these.
+ */
+export const ceilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>) => {
+  const cores = r.cpu.pgbench?.cores ?? availableParallelism()
+  const tps = r.median.pgbenchTps
+  const pgbench = r.cpu.pgbench
+  const perTx =
+    pgbench === undefined
+      ? undefined
+      : { client: (pgbench.pgbench / tps) * 1e6, server: (pgbench.postgres / tps) * 1e6 }
+  const of = (op: CpuPerOperation | undefined) =>
+    op === undefined
+      ? undefined
+      : {
+          ...op,
+          all: cores / ((op.node + op.server) / 1e6) / tps,
+          server: op.server,
+          serverOnly: cores / (op.server / 1e6) / tps
+        }
+  return {
+    pgbench: perTx,
+    executes: of(cpuPerOperation(r.cpu.executes, r.executes)),
+    hotAccount: of(cpuPerOperation(r.cpu.hotAccount, r.hotAccount)),
+    lifecycles: of(cpuPerOperation(r.cpu.lifecycles, r.lifecycles))
+  }
+}
+
+const formatCeilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>): string => {
+  const c = ceilings(r)
+  const us = (x: number) => `${Math.round(x)} µs`
+  const one = (name: string, x: ReturnType<typeof ceilings>["executes"]) =>
+    x === undefined
+      ? `${name} n/a`
+      : `${name} ${us(x.node)} + ${us(x.server)} (at most ${x.all.toFixed(2)}x; ${x.serverOnly.toFixed(2)}x with node's share free)`
+  return (
+    `    CPU per operation, node + server, and the most its ratio can be with every core busy: ` +
+    `${c.pgbench === undefined ? "" : `pgbench TPC-B ${us(c.pgbench.client)} + ${us(c.pgbench.server)}; `}` +
+    `${one("execute", c.executes)}; ${one("hot-account execute", c.hotAccount)}; ${one("lifecycle", c.lifecycles)}`
+  )
+}
+
 export const formatPostgresBench = (r: PostgresBenchResult): string => {
   if (r._tag === "Skipped") return `PostgreSQL: skipped (${r.reason})`
   const m = r.median
@@ -1054,6 +1113,7 @@ export const formatPostgresBench = (r: PostgresBenchResult): string => {
       `one execute alone ${s.executeLatencyMs.toFixed(2)} ms`,
     `    CPU (other: the rest of the machine, steal included), pgbench: ${cores(r.cpu.pgbench)}`,
     `    CPU, executes: ${cores(r.cpu.executes)}; hot account: ${cores(r.cpu.hotAccount)}; lifecycles: ${cores(r.cpu.lifecycles)}`,
+    formatCeilings(r),
     `    sessions, executes: ${waits(r.sessions.executes)}`,
     `    sessions, hot account: ${waits(r.sessions.hotAccount)}`,
     `invariants OK: ${fmt(r.invariants.executed)} executed payments held exactly once (${r.schemas[0]}), ${fmt(r.invariants.settled)} lifecycles settled (${r.schemas[1]}), ledger sums to 0 in ${r.invariants.currencies.join(", ")}`

@@ -127,7 +127,7 @@ describe("the shape of every context (CONTRIBUTING.md, A context)", () => {
       .filter((cls) => cls.hasLayer)
       .flatMap((cls) => cls.operations.map((op) => `${cls.name}.${op}`))
       .filter((op) => !UNTRACED.has(op))
-      .filter((op) => !new RegExp(`(Effect\\.fn|command)\\(\\s*"${op.replace(".", "\\.")}"`).test(source))
+      .filter((op) => !new RegExp(`(operation|command)\\(\\s*"${op.replace(".", "\\.")}"`).test(source))
     expect(unbound).toEqual([])
   })
 

@@ -610,6 +610,9 @@ describe("Quotes", () => {
       const seen = names.length
       yield* quotes.get(quote.id)
       assert.strictEqual(names.length, seen)
+      // Every other public operation (`operation` in service.ts) likewise: a span only under a tracer.
+      yield* quotes.get(quote.id).pipe(Effect.withTracer(recording))
+      assert.deepStrictEqual(names.slice(seen), ["Quotes.get"])
     }).pipe(Effect.provide(env.layer))
   })
 

@@ -5,6 +5,7 @@ import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import type { Conflict, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
+import { operation } from "../shared/tracing.ts"
 import {
   createExternalAccount,
   createPlatformExternalAccount,
@@ -111,46 +112,46 @@ export class Accounts extends Context.Service<
         beneficiaryVerification: yield* BeneficiaryVerification
       }
       return Accounts.of({
-        listInternal: Effect.fn("Accounts.listInternal")(function* (query: ListInternalAccountsQuery) {
+        listInternal: operation("Accounts.listInternal")(function* (query: ListInternalAccountsQuery) {
           return yield* listInternalAccounts(ports, query)
         }),
-        getInternal: Effect.fn("Accounts.getInternal")(function* (id: string) {
+        getInternal: operation("Accounts.getInternal")(function* (id: string) {
           return yield* getInternalAccount(ports, id)
         }),
-        createExternal: Effect.fn("Accounts.createExternal")(function* (req: CreateExternalAccountRequest) {
+        createExternal: operation("Accounts.createExternal")(function* (req: CreateExternalAccountRequest) {
           return yield* createExternalAccount(ports, req)
         }),
-        listExternal: Effect.fn("Accounts.listExternal")(function* (query: ListExternalAccountsQuery) {
+        listExternal: operation("Accounts.listExternal")(function* (query: ListExternalAccountsQuery) {
           return yield* listExternalAccounts(ports, query)
         }),
-        getExternal: Effect.fn("Accounts.getExternal")(function* (id: string) {
+        getExternal: operation("Accounts.getExternal")(function* (id: string) {
           return yield* getExternalAccount(ports, "CUSTOMER", id)
         }),
-        deleteExternal: Effect.fn("Accounts.deleteExternal")(function* (id: string) {
+        deleteExternal: operation("Accounts.deleteExternal")(function* (id: string) {
           return yield* deleteExternalAccount(ports, "CUSTOMER", id)
         }),
-        listPlatformInternal: Effect.fn("Accounts.listPlatformInternal")(function* (
+        listPlatformInternal: operation("Accounts.listPlatformInternal")(function* (
           query: ListPlatformInternalAccountsQuery
         ) {
           return yield* listPlatformInternalAccounts(ports, query)
         }),
-        createPlatformExternal: Effect.fn("Accounts.createPlatformExternal")(function* (
+        createPlatformExternal: operation("Accounts.createPlatformExternal")(function* (
           req: CreatePlatformExternalAccountRequest
         ) {
           return yield* createPlatformExternalAccount(ports, req)
         }),
-        listPlatformExternal: Effect.fn("Accounts.listPlatformExternal")(function* (
+        listPlatformExternal: operation("Accounts.listPlatformExternal")(function* (
           query: ListPlatformExternalAccountsQuery
         ) {
           return yield* listPlatformExternalAccounts(ports, query)
         }),
-        getPlatformExternal: Effect.fn("Accounts.getPlatformExternal")(function* (id: string) {
+        getPlatformExternal: operation("Accounts.getPlatformExternal")(function* (id: string) {
           return yield* getExternalAccount(ports, "PLATFORM", id)
         }),
-        deletePlatformExternal: Effect.fn("Accounts.deletePlatformExternal")(function* (id: string) {
+        deletePlatformExternal: operation("Accounts.deletePlatformExternal")(function* (id: string) {
           return yield* deleteExternalAccount(ports, "PLATFORM", id)
         }),
-        listPostings: Effect.fn("Accounts.listPostings")(function* (
+        listPostings: operation("Accounts.listPostings")(function* (
           owner: AccountOwner,
           id: string,
           query: ListPostingsQuery
@@ -200,21 +201,21 @@ export class OwnershipVerification extends Context.Service<
     Effect.gen(function* () {
       const ports: OwnershipPorts = { store: yield* Store, ids: yield* Ids }
       return OwnershipVerification.of({
-        challenge: Effect.fn("OwnershipVerification.challenge")(function* (
+        challenge: operation("OwnershipVerification.challenge")(function* (
           id: string,
           req: OwnershipChallengeRequest,
           owner?: AccountOwner
         ) {
           return yield* challengeOwnership(ports, id, req, owner)
         }),
-        verify: Effect.fn("OwnershipVerification.verify")(function* (
+        verify: operation("OwnershipVerification.verify")(function* (
           id: string,
           req: OwnershipVerifyRequest,
           owner?: AccountOwner
         ) {
           return yield* verifyOwnership(ports, id, req, owner)
         }),
-        settleLiveness: Effect.fn("OwnershipVerification.settleLiveness")(function* (
+        settleLiveness: operation("OwnershipVerification.settleLiveness")(function* (
           id: string,
           req: SandboxLivenessRequest
         ) {

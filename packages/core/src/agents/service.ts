@@ -11,6 +11,7 @@ import type { CreateQuoteRequest, Quote } from "../quotes/model.ts"
 import type { Quotes } from "../quotes/service.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
+import { operation } from "../shared/tracing.ts"
 import type { Timeline } from "../timelines/model.ts"
 import type { TransactionOneOf, TransferInRequest, TransferOutRequest } from "../transactions/model.ts"
 import type { Transactions } from "../transactions/service.ts"
@@ -107,38 +108,38 @@ export class Agents extends Context.Service<
     Effect.gen(function* () {
       const ports = yield* agentPorts
       return Agents.of({
-        create: Effect.fn("Agents.create")(function* (request) {
+        create: operation("Agents.create")(function* (request) {
           return yield* createAgent(ports, request)
         }),
-        list: Effect.fn("Agents.list")(function* (query) {
+        list: operation("Agents.list")(function* (query) {
           return yield* listAgents(ports, query)
         }),
-        get: Effect.fn("Agents.get")(function* (agentId) {
+        get: operation("Agents.get")(function* (agentId) {
           return yield* getAgent(ports, agentId)
         }),
-        update: Effect.fn("Agents.update")(function* (agentId, request) {
+        update: operation("Agents.update")(function* (agentId, request) {
           return yield* updateAgent(ports, agentId, request)
         }),
-        delete: Effect.fn("Agents.delete")(function* (agentId) {
+        delete: operation("Agents.delete")(function* (agentId) {
           return yield* deleteAgent(ports, agentId)
         }),
-        updatePolicy: Effect.fn("Agents.updatePolicy")(function* (agentId, request) {
+        updatePolicy: operation("Agents.updatePolicy")(function* (agentId, request) {
           return yield* updateAgentPolicy(ports, agentId, request)
         }),
-        createDeviceCode: Effect.fn("Agents.createDeviceCode")(function* (agentId) {
+        createDeviceCode: operation("Agents.createDeviceCode")(function* (agentId) {
           return yield* createDeviceCode(ports, agentId)
         }),
-        deviceCodeStatus: Effect.fn("Agents.deviceCodeStatus")(function* (code) {
+        deviceCodeStatus: operation("Agents.deviceCodeStatus")(function* (code) {
           return yield* deviceCodeStatus(ports, code)
         }),
-        redeem: Effect.fn("Agents.redeem")(function* (code, caller) {
+        redeem: operation("Agents.redeem")(function* (code, caller) {
           return yield* redeemDeviceCode(ports, code, caller)
         }),
         // Untraced (`authenticateAgent` is an `Effect.fnUntraced`, bound as is): it checks the Bearer credential of
         // every `/agents/me/*` request (never cached), where a span would cost more than the lookup it wraps, as
         // `Tokens.authenticate`.
         authenticate: (token) => authenticateAgent(ports, token),
-        me: Effect.fn("Agents.me")(function* (principal) {
+        me: operation("Agents.me")(function* (principal) {
           return yield* getMe(ports, principal)
         })
       })
@@ -183,22 +184,22 @@ export class AgentActions extends Context.Service<
     Effect.gen(function* () {
       const ports = yield* agentPorts
       return AgentActions.of({
-        executeQuote: Effect.fn("AgentActions.executeQuote")(function* (principal, quoteId, walletSignature) {
+        executeQuote: operation("AgentActions.executeQuote")(function* (principal, quoteId, walletSignature) {
           return yield* executeAgentQuote(ports, principal, quoteId, walletSignature)
         }),
-        transferOut: Effect.fn("AgentActions.transferOut")(function* (principal, request) {
+        transferOut: operation("AgentActions.transferOut")(function* (principal, request) {
           return yield* agentTransferOut(ports, principal, request)
         }),
-        transferIn: Effect.fn("AgentActions.transferIn")(function* (principal, request) {
+        transferIn: operation("AgentActions.transferIn")(function* (principal, request) {
           return yield* agentTransferIn(ports, principal, request)
         }),
-        listApprovals: Effect.fn("AgentActions.listApprovals")(function* (query) {
+        listApprovals: operation("AgentActions.listApprovals")(function* (query) {
           return yield* listApprovals(ports, query)
         }),
-        approve: Effect.fn("AgentActions.approve")(function* (agentId, actionId) {
+        approve: operation("AgentActions.approve")(function* (agentId, actionId) {
           return yield* approveAction(ports, agentId, actionId)
         }),
-        reject: Effect.fn("AgentActions.reject")(function* (agentId, actionId, request) {
+        reject: operation("AgentActions.reject")(function* (agentId, actionId, request) {
           return yield* rejectAction(ports, agentId, actionId, request)
         })
       })
@@ -257,40 +258,40 @@ export class AgentScope extends Context.Service<
     Effect.gen(function* () {
       const ports = yield* agentPorts
       return AgentScope.of({
-        listInternalAccounts: Effect.fn("AgentScope.listInternalAccounts")(function* (principal, query) {
+        listInternalAccounts: operation("AgentScope.listInternalAccounts")(function* (principal, query) {
           return yield* listInternalAccounts(ports, principal, query)
         }),
-        createExternalAccount: Effect.fn("AgentScope.createExternalAccount")(function* (principal, request) {
+        createExternalAccount: operation("AgentScope.createExternalAccount")(function* (principal, request) {
           return yield* createExternalAccount(ports, principal, request)
         }),
-        listExternalAccounts: Effect.fn("AgentScope.listExternalAccounts")(function* (principal, query) {
+        listExternalAccounts: operation("AgentScope.listExternalAccounts")(function* (principal, query) {
           return yield* listExternalAccounts(ports, principal, query)
         }),
-        getExternalAccount: Effect.fn("AgentScope.getExternalAccount")(function* (principal, id) {
+        getExternalAccount: operation("AgentScope.getExternalAccount")(function* (principal, id) {
           return yield* getExternalAccount(ports, principal, id)
         }),
-        deleteExternalAccount: Effect.fn("AgentScope.deleteExternalAccount")(function* (principal, id) {
+        deleteExternalAccount: operation("AgentScope.deleteExternalAccount")(function* (principal, id) {
           return yield* deleteExternalAccount(ports, principal, id)
         }),
-        createQuote: Effect.fn("AgentScope.createQuote")(function* (principal, request) {
+        createQuote: operation("AgentScope.createQuote")(function* (principal, request) {
           return yield* createAgentQuote(ports, principal, request)
         }),
-        getQuote: Effect.fn("AgentScope.getQuote")(function* (principal, quoteId) {
+        getQuote: operation("AgentScope.getQuote")(function* (principal, quoteId) {
           return yield* getAgentQuote(ports, principal, quoteId)
         }),
-        listTransactions: Effect.fn("AgentScope.listTransactions")(function* (principal, query) {
+        listTransactions: operation("AgentScope.listTransactions")(function* (principal, query) {
           return yield* listAgentTransactions(ports, principal, query)
         }),
-        getTransaction: Effect.fn("AgentScope.getTransaction")(function* (principal, id) {
+        getTransaction: operation("AgentScope.getTransaction")(function* (principal, id) {
           return yield* getAgentTransaction(ports, principal, id)
         }),
-        getTransactionTimeline: Effect.fn("AgentScope.getTransactionTimeline")(function* (principal, id) {
+        getTransactionTimeline: operation("AgentScope.getTransactionTimeline")(function* (principal, id) {
           return yield* getAgentTransactionTimeline(ports, principal, id)
         }),
-        listActions: Effect.fn("AgentScope.listActions")(function* (principal, query) {
+        listActions: operation("AgentScope.listActions")(function* (principal, query) {
           return yield* listAgentActions(ports, principal, query)
         }),
-        getAction: Effect.fn("AgentScope.getAction")(function* (principal, actionId) {
+        getAction: operation("AgentScope.getAction")(function* (principal, actionId) {
           return yield* getAgentAction(ports, principal, actionId)
         })
       })

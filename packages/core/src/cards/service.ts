@@ -6,7 +6,7 @@ import { KeyVault } from "../ports/key-vault.ts"
 import { Store } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
-import { command } from "../shared/tracing.ts"
+import { command, operation } from "../shared/tracing.ts"
 import { cardsNotImplemented } from "./errors.ts"
 import { issueCard } from "./issue.ts"
 import type {
@@ -120,24 +120,24 @@ export class Cards extends Context.Service<
           : Effect.succeed<IssuerPorts>({ ...ports, issuer, vault })
       })
       return Cards.of({
-        create: Effect.fn("Cards.create")(function* (request: CardCreateRequest) {
+        create: operation("Cards.create")(function* (request: CardCreateRequest) {
           return yield* issueCard(yield* issuing, request)
         }),
-        list: Effect.fn("Cards.list")(function* (query: ListCardsQuery) {
+        list: operation("Cards.list")(function* (query: ListCardsQuery) {
           yield* issuing
           return yield* listCards(ports.store, query)
         }),
-        get: Effect.fn("Cards.get")(function* (id: string) {
+        get: operation("Cards.get")(function* (id: string) {
           yield* issuing
           return yield* getCard(ports.store, id)
         }),
-        update: Effect.fn("Cards.update")(function* (id: string, request: CardUpdateRequest) {
+        update: operation("Cards.update")(function* (id: string, request: CardUpdateRequest) {
           return yield* updateCard(yield* issuing, id, request)
         }),
-        reveal: Effect.fn("Cards.reveal")(function* (id: string, actor: string) {
+        reveal: operation("Cards.reveal")(function* (id: string, actor: string) {
           return yield* revealCard(yield* issuing, id, actor)
         }),
-        closeByService: Effect.fn("Cards.closeByService")(function* (id: string) {
+        closeByService: operation("Cards.closeByService")(function* (id: string) {
           return yield* closeCardByService(yield* issuing, id)
         })
       })
@@ -183,7 +183,7 @@ export class CardNetwork extends Context.Service<
       return CardNetwork.of({
         // The hot path of cards: a `command` (a span only when a tracing backend is installed), as Quotes.execute.
         authorize: (request) => command("CardNetwork.authorize", (env) => authorizeCard(ports, request, env.nowMs)),
-        reconcile: Effect.fn("CardNetwork.reconcile")(function* (
+        reconcile: operation("CardNetwork.reconcile")(function* (
           event: NetworkEvent,
           options?: { readonly dueAt?: string | undefined }
         ) {
@@ -220,7 +220,7 @@ export class CardSimulations extends Context.Service<
         network: yield* CardNetwork
       }
       return CardSimulations.of({
-        simulate: Effect.fn("CardSimulations.simulate")(function* (
+        simulate: operation("CardSimulations.simulate")(function* (
           cardId: string,
           kind: SimulationKind,
           body: SimulationBody
@@ -247,7 +247,7 @@ export class CardsWorker extends Context.Service<
       const ports: CardPorts = { store: yield* Store, ids: yield* Ids, issuer: yield* CardIssuer }
       const vault = yield* KeyVault
       return CardsWorker.of({
-        processDue: Effect.fn("CardsWorker.processDue")(function* () {
+        processDue: operation("CardsWorker.processDue")(function* () {
           return yield* processDueCards(ports, vault)
         })
       })

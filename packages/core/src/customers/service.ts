@@ -4,6 +4,7 @@ import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import type { Conflict, InvalidInput, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
+import { operation } from "../shared/tracing.ts"
 import type { SignedRetryChallenge, SignedRetryInput } from "../wallet-auth/model.ts"
 import { createCustomer, createManyCustomers } from "./create.ts"
 import { deleteCustomer } from "./delete.ts"
@@ -76,31 +77,31 @@ export class Customers extends Context.Service<
         config: yield* PlatformConfigService
       }
       return Customers.of({
-        create: Effect.fn("Customers.create")(function* (req: CreateCustomerRequest | BulkCreateCustomerRequest) {
+        create: operation("Customers.create")(function* (req: CreateCustomerRequest | BulkCreateCustomerRequest) {
           return yield* createCustomer(ports, req)
         }),
-        createMany: Effect.fn("Customers.createMany")(function* (
+        createMany: operation("Customers.createMany")(function* (
           reqs: ReadonlyArray<CreateCustomerRequest | BulkCreateCustomerRequest>
         ) {
           return yield* createManyCustomers(ports, reqs)
         }),
-        list: Effect.fn("Customers.list")(function* (query: ListCustomersQuery) {
+        list: operation("Customers.list")(function* (query: ListCustomersQuery) {
           return yield* listCustomers(ports, query)
         }),
-        get: Effect.fn("Customers.get")(function* (id: string) {
+        get: operation("Customers.get")(function* (id: string) {
           return yield* getCustomer(ports, id)
         }),
-        update: Effect.fn("Customers.update")(function* (
+        update: operation("Customers.update")(function* (
           id: string,
           req: UpdateCustomerRequest,
           input?: SignedRetryInput
         ) {
           return yield* updateCustomer(ports, id, req, input)
         }),
-        delete: Effect.fn("Customers.delete")(function* (id: string) {
+        delete: operation("Customers.delete")(function* (id: string) {
           return yield* deleteCustomer(ports, id)
         }),
-        hasAcceptedTerms: Effect.fn("Customers.hasAcceptedTerms")(function* (id: string) {
+        hasAcceptedTerms: operation("Customers.hasAcceptedTerms")(function* (id: string) {
           return yield* hasAcceptedTerms(ports, id)
         })
       })

@@ -3,6 +3,7 @@ import { PlatformConfigService } from "../platform/service.ts"
 import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
+import { operation } from "../shared/tracing.ts"
 import { cancelInvitation, claimInvitation, getInvitation } from "./claim.ts"
 import { createInvitation } from "./create.ts"
 import type { ClaimInvitationRequest, CreateInvitationRequest, Invitation } from "./model.ts"
@@ -45,19 +46,19 @@ export class Invitations extends Context.Service<
         config: yield* PlatformConfigService
       }
       return Invitations.of({
-        create: Effect.fn("Invitations.create")(function* (request) {
+        create: operation("Invitations.create")(function* (request) {
           return yield* createInvitation(ports, request)
         }),
-        get: Effect.fn("Invitations.get")(function* (code, caller) {
+        get: operation("Invitations.get")(function* (code, caller) {
           return yield* getInvitation(ports, code, caller)
         }),
-        claim: Effect.fn("Invitations.claim")(function* (code, request, caller) {
+        claim: operation("Invitations.claim")(function* (code, request, caller) {
           return yield* claimInvitation(ports, code, request, caller)
         }),
-        cancel: Effect.fn("Invitations.cancel")(function* (code, caller) {
+        cancel: operation("Invitations.cancel")(function* (code, caller) {
           return yield* cancelInvitation(ports, code, caller)
         }),
-        processDue: Effect.fn("Invitations.processDue")(function* () {
+        processDue: operation("Invitations.processDue")(function* () {
           return yield* expireDue(ports)
         })
       })

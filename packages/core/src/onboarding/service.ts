@@ -9,6 +9,7 @@ import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
 import type { Conflict, InvalidInput, LimitExceeded, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
+import { operation } from "../shared/tracing.ts"
 import {
   createBeneficialOwner,
   getBeneficialOwner,
@@ -134,44 +135,44 @@ export class Onboarding extends Context.Service<
         notifier: yield* Notifier
       }
       return Onboarding.of({
-        createKycLink: Effect.fn("Onboarding.createKycLink")(function* (customerId: string, req: KycLinkRequest) {
+        createKycLink: operation("Onboarding.createKycLink")(function* (customerId: string, req: KycLinkRequest) {
           return yield* createKycLink(ports, customerId, req)
         }),
-        submitVerification: Effect.fn("Onboarding.submitVerification")(function* (req: CreateVerificationRequest) {
+        submitVerification: operation("Onboarding.submitVerification")(function* (req: CreateVerificationRequest) {
           return yield* submitVerification(ports, req)
         }),
-        listVerifications: Effect.fn("Onboarding.listVerifications")(function* (query: ListVerificationsQuery) {
+        listVerifications: operation("Onboarding.listVerifications")(function* (query: ListVerificationsQuery) {
           return yield* listVerifications(ports, query)
         }),
-        getVerification: Effect.fn("Onboarding.getVerification")(function* (id: string) {
+        getVerification: operation("Onboarding.getVerification")(function* (id: string) {
           return yield* getVerification(ports, id)
         }),
-        createBeneficialOwner: Effect.fn("Onboarding.createBeneficialOwner")(function* (
+        createBeneficialOwner: operation("Onboarding.createBeneficialOwner")(function* (
           req: CreateBeneficialOwnerRequest
         ) {
           return yield* createBeneficialOwner(ports, req)
         }),
-        listBeneficialOwners: Effect.fn("Onboarding.listBeneficialOwners")(function* (
+        listBeneficialOwners: operation("Onboarding.listBeneficialOwners")(function* (
           query: ListBeneficialOwnersQuery
         ) {
           return yield* listBeneficialOwners(ports, query)
         }),
-        getBeneficialOwner: Effect.fn("Onboarding.getBeneficialOwner")(function* (id: string) {
+        getBeneficialOwner: operation("Onboarding.getBeneficialOwner")(function* (id: string) {
           return yield* getBeneficialOwner(ports, id)
         }),
-        updateBeneficialOwner: Effect.fn("Onboarding.updateBeneficialOwner")(function* (
+        updateBeneficialOwner: operation("Onboarding.updateBeneficialOwner")(function* (
           id: string,
           req: UpdateBeneficialOwnerRequest
         ) {
           return yield* updateBeneficialOwner(ports, id, req)
         }),
-        sendContactCode: Effect.fn("Onboarding.sendContactCode")(function* (
+        sendContactCode: operation("Onboarding.sendContactCode")(function* (
           customerId: string,
           channel: ContactChannel
         ) {
           return yield* sendContactCode(ports, customerId, channel)
         }),
-        confirmContactCode: Effect.fn("Onboarding.confirmContactCode")(function* (
+        confirmContactCode: operation("Onboarding.confirmContactCode")(function* (
           customerId: string,
           channel: ContactChannel,
           code: string
@@ -233,29 +234,29 @@ export class Documents extends Context.Service<
         kyc: yield* KycProvider
       }
       return Documents.of({
-        receiveFile: Effect.fn("Documents.receiveFile")(function* (incoming: IncomingFile) {
+        receiveFile: operation("Documents.receiveFile")(function* (incoming: IncomingFile) {
           return yield* receiveDocumentFile(ports, incoming)
         }),
-        discardFile: Effect.fn("Documents.discardFile")(function* (file: ReceivedFile) {
+        discardFile: operation("Documents.discardFile")(function* (file: ReceivedFile) {
           yield* discardDocumentFile(ports, file)
         }),
-        upload: Effect.fn("Documents.upload")(function* (fields: UploadDocumentFields, file: ReceivedFile) {
+        upload: operation("Documents.upload")(function* (fields: UploadDocumentFields, file: ReceivedFile) {
           return yield* uploadDocument(ports, fields, file)
         }),
-        replace: Effect.fn("Documents.replace")(function* (
+        replace: operation("Documents.replace")(function* (
           id: string,
           fields: ReplaceDocumentFields,
           file: ReceivedFile | undefined
         ) {
           return yield* replaceDocument(ports, id, fields, file)
         }),
-        list: Effect.fn("Documents.list")(function* (query: ListDocumentsQuery) {
+        list: operation("Documents.list")(function* (query: ListDocumentsQuery) {
           return yield* listDocuments(ports, query)
         }),
-        get: Effect.fn("Documents.get")(function* (id: string) {
+        get: operation("Documents.get")(function* (id: string) {
           return yield* getDocument(ports, id)
         }),
-        delete: Effect.fn("Documents.delete")(function* (id: string) {
+        delete: operation("Documents.delete")(function* (id: string) {
           return yield* deleteDocument(ports, id)
         })
       })
@@ -304,22 +305,22 @@ export class BulkImports extends Context.Service<
         customers: yield* Customers
       }
       return BulkImports.of({
-        receiveFile: Effect.fn("BulkImports.receiveFile")(function* (incoming: IncomingFile) {
+        receiveFile: operation("BulkImports.receiveFile")(function* (incoming: IncomingFile) {
           return yield* receiveCsvFile(ports, incoming)
         }),
-        discardFile: Effect.fn("BulkImports.discardFile")(function* (file: ReceivedFile) {
+        discardFile: operation("BulkImports.discardFile")(function* (file: ReceivedFile) {
           yield* discardCsvFile(ports, file)
         }),
-        accept: Effect.fn("BulkImports.accept")(function* (file: ReceivedFile) {
+        accept: operation("BulkImports.accept")(function* (file: ReceivedFile) {
           return yield* acceptBulkImport(ports, file)
         }),
-        run: Effect.fn("BulkImports.run")(function* (jobId: string) {
+        run: operation("BulkImports.run")(function* (jobId: string) {
           return yield* runBulkImport(ports, jobId)
         }),
-        get: Effect.fn("BulkImports.get")(function* (jobId: string) {
+        get: operation("BulkImports.get")(function* (jobId: string) {
           return yield* getBulkImportJob(ports, jobId)
         }),
-        sweep: Effect.fn("BulkImports.sweep")(function* () {
+        sweep: operation("BulkImports.sweep")(function* () {
           return yield* sweepBulkImports(ports)
         })
       })

@@ -4,6 +4,7 @@ import { Ids } from "../ports/ids.ts"
 import { Store } from "../ports/store.ts"
 import type { InvalidInput, NotFound, StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
+import { operation } from "../shared/tracing.ts"
 import { endUserTerms, loadOrCreateConfig, updateConfig } from "./config.ts"
 import { institutions, umaProviders, vasps } from "./discoveries.ts"
 import type {
@@ -62,19 +63,19 @@ export class Tokens extends Context.Service<
     Effect.gen(function* () {
       const ports: TokenPorts = { store: yield* Store, ids: yield* Ids, cache: new Map() }
       return Tokens.of({
-        create: Effect.fn("Tokens.create")(function* (req: CreateTokenRequest) {
+        create: operation("Tokens.create")(function* (req: CreateTokenRequest) {
           return yield* createToken(ports, req)
         }),
-        createWithCredentials: Effect.fn("Tokens.createWithCredentials")(function* (given: GivenCredentials) {
+        createWithCredentials: operation("Tokens.createWithCredentials")(function* (given: GivenCredentials) {
           return yield* createTokenWithCredentials(ports, given)
         }),
-        list: Effect.fn("Tokens.list")(function* (query: ListTokensQuery) {
+        list: operation("Tokens.list")(function* (query: ListTokensQuery) {
           return yield* listTokens(ports, query)
         }),
-        get: Effect.fn("Tokens.get")(function* (id: string) {
+        get: operation("Tokens.get")(function* (id: string) {
           return yield* getToken(ports, id)
         }),
-        delete: Effect.fn("Tokens.delete")(function* (id: string) {
+        delete: operation("Tokens.delete")(function* (id: string) {
           return yield* deleteToken(ports, id)
         }),
         // Untraced (`authenticate` in tokens.ts): it answers HTTP Basic on a miss of the server's credential cache,
@@ -101,13 +102,13 @@ export class PlatformConfigService extends Context.Service<
     Effect.gen(function* () {
       const ports: PlatformPorts = { store: yield* Store, ids: yield* Ids }
       return PlatformConfigService.of({
-        get: Effect.fn("PlatformConfigService.get")(function* () {
+        get: operation("PlatformConfigService.get")(function* () {
           return yield* loadOrCreateConfig(ports)
         }),
-        update: Effect.fn("PlatformConfigService.update")(function* (req: UpdateConfigRequest) {
+        update: operation("PlatformConfigService.update")(function* (req: UpdateConfigRequest) {
           return yield* updateConfig(ports, req)
         }),
-        endUserTerms: Effect.fn("PlatformConfigService.endUserTerms")(function* () {
+        endUserTerms: operation("PlatformConfigService.endUserTerms")(function* () {
           return yield* endUserTerms()
         })
       })
@@ -131,13 +132,13 @@ export class Discoveries extends Context.Service<
     Effect.gen(function* () {
       const ports: DiscoveryPorts = { directory: yield* Directory }
       return Discoveries.of({
-        institutions: Effect.fn("Discoveries.institutions")(function* (query: DiscoveriesQuery) {
+        institutions: operation("Discoveries.institutions")(function* (query: DiscoveriesQuery) {
           return yield* institutions(ports, query)
         }),
-        umaProviders: Effect.fn("Discoveries.umaProviders")(function* (query: UmaProvidersQuery) {
+        umaProviders: operation("Discoveries.umaProviders")(function* (query: UmaProvidersQuery) {
           return yield* umaProviders(ports, query)
         }),
-        vasps: Effect.fn("Discoveries.vasps")(function* (query: VaspsQuery) {
+        vasps: operation("Discoveries.vasps")(function* (query: VaspsQuery) {
           return yield* vasps(ports, query)
         })
       })

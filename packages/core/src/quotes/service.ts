@@ -7,7 +7,7 @@ import { NetworkFees } from "../ports/network-fees.ts"
 import { RailSelection } from "../ports/rail.ts"
 import { Store } from "../ports/store.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
-import { command } from "../shared/tracing.ts"
+import { command, operation } from "../shared/tracing.ts"
 import { type CreateOptions, createQuote } from "./create.ts"
 import { exchangeRates } from "./exchange-rates.ts"
 import type {
@@ -102,25 +102,25 @@ export class Quotes extends Context.Service<
         create: (request, options = {}) =>
           command("Quotes.create", (env) => createQuote(creation, request, env, options)),
         execute: (id, request = {}) => command("Quotes.execute", (env) => payments.execute(id, env, request)),
-        get: Effect.fn("Quotes.get")(function* (id: string) {
+        get: operation("Quotes.get")(function* (id: string) {
           return yield* getQuote(store, id)
         }),
-        marketRate: Effect.fn("Quotes.marketRate")(function* (from: string, to: string) {
+        marketRate: operation("Quotes.marketRate")(function* (from: string, to: string) {
           return (yield* rateFor(rates, from, to)).rate
         }),
-        exchangeRates: Effect.fn("Quotes.exchangeRates")(function* (query: ExchangeRatesQuery) {
+        exchangeRates: operation("Quotes.exchangeRates")(function* (query: ExchangeRatesQuery) {
           return yield* exchangeRates(store, rates, query)
         }),
-        lookupExternalAccount: Effect.fn("Quotes.lookupExternalAccount")(function* (
+        lookupExternalAccount: operation("Quotes.lookupExternalAccount")(function* (
           accountId: string,
           query?: ReceiverLookupQuery
         ) {
           return yield* lookupExternalAccount(lookups, accountId, query)
         }),
-        lookupUma: Effect.fn("Quotes.lookupUma")(function* (address: string, query?: ReceiverLookupQuery) {
+        lookupUma: operation("Quotes.lookupUma")(function* (address: string, query?: ReceiverLookupQuery) {
           return yield* lookupUma(lookups, address, query)
         }),
-        estimateWithdrawalFee: Effect.fn("Quotes.estimateWithdrawalFee")(function* (
+        estimateWithdrawalFee: operation("Quotes.estimateWithdrawalFee")(function* (
           request: EstimateWithdrawalFeeRequest
         ) {
           return yield* estimateWithdrawalFee(store, networkFees, request)

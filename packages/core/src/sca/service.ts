@@ -6,6 +6,7 @@ import { KycProvider } from "../ports/kyc.ts"
 import { LivenessProvider } from "../ports/liveness.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
+import { operation } from "../shared/tracing.ts"
 import { confirmFactorEnrollment, deleteFactor, listFactors, startFactorEnrollment } from "./factors.ts"
 import type {
   BeneficiaryTrustConfirm,
@@ -151,74 +152,74 @@ export class Sca extends Context.Service<
         liveness: yield* LivenessProvider
       }
       return Sca.of({
-        listFactors: Effect.fn("Sca.listFactors")(function* (customerId: string) {
+        listFactors: operation("Sca.listFactors")(function* (customerId: string) {
           return yield* listFactors(ports, customerId)
         }),
-        startFactorEnrollment: Effect.fn("Sca.startFactorEnrollment")(function* (
+        startFactorEnrollment: operation("Sca.startFactorEnrollment")(function* (
           customerId: string,
           req: ScaFactorEnrollRequest
         ) {
           return yield* startFactorEnrollment(ports, customerId, req)
         }),
-        confirmFactorEnrollment: Effect.fn("Sca.confirmFactorEnrollment")(function* (
+        confirmFactorEnrollment: operation("Sca.confirmFactorEnrollment")(function* (
           customerId: string,
           req: ScaFactorConfirmRequest
         ) {
           return yield* confirmFactorEnrollment(ports, customerId, req)
         }),
-        deleteFactor: Effect.fn("Sca.deleteFactor")(function* (customerId: string, credentialId: string) {
+        deleteFactor: operation("Sca.deleteFactor")(function* (customerId: string, credentialId: string) {
           return yield* deleteFactor(ports, customerId, credentialId)
         }),
-        startLogin: Effect.fn("Sca.startLogin")(function* (customerId: string, req: ScaLoginStartRequest) {
+        startLogin: operation("Sca.startLogin")(function* (customerId: string, req: ScaLoginStartRequest) {
           return yield* startLogin(ports, customerId, req)
         }),
-        completeLogin: Effect.fn("Sca.completeLogin")(function* (customerId: string, req: ScaLoginCompleteRequest) {
+        completeLogin: operation("Sca.completeLogin")(function* (customerId: string, req: ScaLoginCompleteRequest) {
           return yield* completeLogin(ports, customerId, req)
         }),
-        recordSecurityEvent: Effect.fn("Sca.recordSecurityEvent")(function* (
+        recordSecurityEvent: operation("Sca.recordSecurityEvent")(function* (
           customerId: string,
           req: RecordSecurityEventRequest
         ) {
           return yield* recordSecurityEvent(ports, customerId, req)
         }),
-        startBeneficiaryTrust: Effect.fn("Sca.startBeneficiaryTrust")(function* (externalAccountId: string) {
+        startBeneficiaryTrust: operation("Sca.startBeneficiaryTrust")(function* (externalAccountId: string) {
           return yield* startTrustMove(ports, "TRUST", externalAccountId)
         }),
-        confirmBeneficiaryTrust: Effect.fn("Sca.confirmBeneficiaryTrust")(function* (
+        confirmBeneficiaryTrust: operation("Sca.confirmBeneficiaryTrust")(function* (
           externalAccountId: string,
           req: BeneficiaryTrustConfirmRequest
         ) {
           return yield* confirmTrustMove(ports, "TRUST", externalAccountId, req)
         }),
-        startBeneficiaryUntrust: Effect.fn("Sca.startBeneficiaryUntrust")(function* (externalAccountId: string) {
+        startBeneficiaryUntrust: operation("Sca.startBeneficiaryUntrust")(function* (externalAccountId: string) {
           return yield* startTrustMove(ports, "UNTRUST", externalAccountId)
         }),
-        confirmBeneficiaryUntrust: Effect.fn("Sca.confirmBeneficiaryUntrust")(function* (
+        confirmBeneficiaryUntrust: operation("Sca.confirmBeneficiaryUntrust")(function* (
           externalAccountId: string,
           req: BeneficiaryTrustConfirmRequest
         ) {
           return yield* confirmTrustMove(ports, "UNTRUST", externalAccountId, req)
         }),
-        requireSession: Effect.fn("Sca.requireSession")(function* (customerId: string) {
+        requireSession: operation("Sca.requireSession")(function* (customerId: string) {
           return yield* requireSession(ports, customerId)
         }),
-        startFactorReset: Effect.fn("Sca.startFactorReset")(function* (
+        startFactorReset: operation("Sca.startFactorReset")(function* (
           customerId: string,
           req: TwoFactorResetStartRequest
         ) {
           return yield* startFactorReset(ports, customerId, req)
         }),
-        getFactorReset: Effect.fn("Sca.getFactorReset")(function* (customerId: string, resetId: string) {
+        getFactorReset: operation("Sca.getFactorReset")(function* (customerId: string, resetId: string) {
           return yield* getFactorReset(ports, customerId, resetId)
         }),
-        completeFactorReset: Effect.fn("Sca.completeFactorReset")(function* (
+        completeFactorReset: operation("Sca.completeFactorReset")(function* (
           customerId: string,
           resetId: string,
           req: TwoFactorResetCompleteRequest
         ) {
           return yield* completeFactorReset(ports, customerId, resetId, req)
         }),
-        settleResetLiveness: Effect.fn("Sca.settleResetLiveness")(function* (
+        settleResetLiveness: operation("Sca.settleResetLiveness")(function* (
           resetId: string,
           req: SandboxResetLivenessRequest
         ) {

@@ -8,6 +8,7 @@ import { StablecoinProvider } from "../ports/stablecoin-provider.ts"
 import { Store } from "../ports/store.ts"
 import type { StoreError } from "../shared/errors.ts"
 import type { Page } from "../shared/paging.ts"
+import { operation } from "../shared/tracing.ts"
 import { stablecoinsNotImplemented } from "./errors.ts"
 import type {
   BurnRequest,
@@ -89,36 +90,36 @@ export class Stablecoins extends Context.Service<
           ? Effect.fail(stablecoinsNotImplemented())
           : Effect.succeed({ store, ids, provider, vault })
       return Stablecoins.of({
-        linkProviderAccount: Effect.fn("Stablecoins.linkProviderAccount")(
+        linkProviderAccount: operation("Stablecoins.linkProviderAccount")(
           function* (request, environment, idempotency) {
             return yield* linkProviderAccount(yield* ports, request, environment, idempotency)
           }
         ),
-        listProviderAccounts: Effect.fn("Stablecoins.listProviderAccounts")(function* (query) {
+        listProviderAccounts: operation("Stablecoins.listProviderAccounts")(function* (query) {
           return yield* listProviderAccounts(yield* ports, query)
         }),
-        getProviderAccount: Effect.fn("Stablecoins.getProviderAccount")(function* (id) {
+        getProviderAccount: operation("Stablecoins.getProviderAccount")(function* (id) {
           return yield* getProviderAccount(yield* ports, id)
         }),
-        register: Effect.fn("Stablecoins.register")(function* (request, environment, idempotency) {
+        register: operation("Stablecoins.register")(function* (request, environment, idempotency) {
           return yield* registerStablecoin(yield* ports, request, environment, idempotency)
         }),
-        list: Effect.fn("Stablecoins.list")(function* (query) {
+        list: operation("Stablecoins.list")(function* (query) {
           return yield* listStablecoins(yield* ports, query)
         }),
-        get: Effect.fn("Stablecoins.get")(function* (id) {
+        get: operation("Stablecoins.get")(function* (id) {
           return yield* getStablecoin(yield* ports, id)
         }),
-        mint: Effect.fn("Stablecoins.mint")(function* (stablecoinId, request, environment, idempotency) {
+        mint: operation("Stablecoins.mint")(function* (stablecoinId, request, environment, idempotency) {
           return yield* createMint(yield* ports, stablecoinId, request, environment, idempotency)
         }),
-        burn: Effect.fn("Stablecoins.burn")(function* (stablecoinId, request, environment, idempotency) {
+        burn: operation("Stablecoins.burn")(function* (stablecoinId, request, environment, idempotency) {
           return yield* createBurn(yield* ports, stablecoinId, request, environment, idempotency)
         }),
-        listOperations: Effect.fn("Stablecoins.listOperations")(function* (stablecoinId, query) {
+        listOperations: operation("Stablecoins.listOperations")(function* (stablecoinId, query) {
           return yield* listOperations(yield* ports, stablecoinId, query)
         }),
-        getOperation: Effect.fn("Stablecoins.getOperation")(function* (id) {
+        getOperation: operation("Stablecoins.getOperation")(function* (id) {
           return yield* getOperation(yield* ports, id)
         })
       })
@@ -143,7 +144,7 @@ export class StablecoinsWorker extends Context.Service<
       const vault = yield* KeyVault
       const ports: StablecoinPorts | undefined = provider === undefined ? undefined : { store, ids, provider, vault }
       return StablecoinsWorker.of({
-        processDue: Effect.fn("StablecoinsWorker.processDue")(function* () {
+        processDue: operation("StablecoinsWorker.processDue")(function* () {
           return yield* processDueStablecoins(ports)
         })
       })

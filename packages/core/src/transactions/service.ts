@@ -12,7 +12,7 @@ import type { ScaAuthorization } from "../sca/model.ts"
 import type { InvalidInput, NotFound, StoreError } from "../shared/errors.ts"
 import type { CardTransactionId, TransactionId } from "../shared/ids.ts"
 import type { Page } from "../shared/paging.ts"
-import { command } from "../shared/tracing.ts"
+import { command, operation } from "../shared/tracing.ts"
 import type { Timeline } from "../timelines/model.ts"
 import { approveIncoming, rejectIncoming } from "./approvals.ts"
 import { authorizeQuote, resendQuoteCode } from "./authorize.ts"
@@ -135,58 +135,58 @@ export class Transactions extends Context.Service<
       const ports = yield* scaPaymentPorts
       const quotes = yield* Quotes
       return Transactions.of({
-        list: Effect.fn("Transactions.list")(function* (query: ListTransactionsQuery) {
+        list: operation("Transactions.list")(function* (query: ListTransactionsQuery) {
           return yield* listTransactions(ports, query)
         }),
-        get: Effect.fn("Transactions.get")(function* <Id extends string>(id: Id) {
+        get: operation("Transactions.get")(function* <Id extends string>(id: Id) {
           return (yield* getTransaction(ports, id)) as TransactionById<Id>
         }),
-        timeline: Effect.fn("Transactions.timeline")(function* (id: string) {
+        timeline: operation("Transactions.timeline")(function* (id: string) {
           return yield* getTimeline(ports, id)
         }),
         // A hot command (see shared/tracing.ts): the worker's pass, whose span would enclose every settlement.
         processDue: () => command("Transactions.processDue", (env) => processDue(ports, env.clock)),
-        fundSandbox: Effect.fn("Transactions.fundSandbox")(function* (accountId: string, amount: number) {
+        fundSandbox: operation("Transactions.fundSandbox")(function* (accountId: string, amount: number) {
           return yield* fundSandbox(ports, accountId, amount)
         }),
-        sandboxSend: Effect.fn("Transactions.sandboxSend")(function* (request: SandboxSendRequest) {
+        sandboxSend: operation("Transactions.sandboxSend")(function* (request: SandboxSendRequest) {
           return yield* sandboxSend(ports, request)
         }),
-        sandboxUmaReceive: Effect.fn("Transactions.sandboxUmaReceive")(function* (request: SandboxUmaReceiveRequest) {
+        sandboxUmaReceive: operation("Transactions.sandboxUmaReceive")(function* (request: SandboxUmaReceiveRequest) {
           return yield* sandboxUmaReceive(ports, request)
         }),
-        transferIn: Effect.fn("Transactions.transferIn")(function* (request: TransferInRequest) {
+        transferIn: operation("Transactions.transferIn")(function* (request: TransferInRequest) {
           return yield* transferIn(ports, request)
         }),
-        transferOut: Effect.fn("Transactions.transferOut")(function* (request: TransferOutRequest) {
+        transferOut: operation("Transactions.transferOut")(function* (request: TransferOutRequest) {
           return yield* transferOut(ports, quotes, request)
         }),
-        authorizeQuote: Effect.fn("Transactions.authorizeQuote")(function* (quoteId: string, proof: ScaAuthorization) {
+        authorizeQuote: operation("Transactions.authorizeQuote")(function* (quoteId: string, proof: ScaAuthorization) {
           const authorized = yield* authorizeQuote(ports, quoteId, proof, yield* currentClock)
           return authorized.quote.quote
         }),
-        resendQuoteScaCode: Effect.fn("Transactions.resendQuoteScaCode")(function* (quoteId: string) {
+        resendQuoteScaCode: operation("Transactions.resendQuoteScaCode")(function* (quoteId: string) {
           return yield* resendQuoteCode(ports, quoteId, yield* currentClock)
         }),
-        confirm: Effect.fn("Transactions.confirm")(function* (id: string, request?: ConfirmTransactionRequest) {
+        confirm: operation("Transactions.confirm")(function* (id: string, request?: ConfirmTransactionRequest) {
           return yield* confirmReceipt(ports, id, request, yield* currentClock)
         }),
-        cancel: Effect.fn("Transactions.cancel")(function* (id: string, request?: TransactionReasonRequest) {
+        cancel: operation("Transactions.cancel")(function* (id: string, request?: TransactionReasonRequest) {
           return yield* cancelPayout(ports, id, request, yield* currentClock)
         }),
-        approve: Effect.fn("Transactions.approve")(function* (id: string, request?: ApproveTransactionRequest) {
+        approve: operation("Transactions.approve")(function* (id: string, request?: ApproveTransactionRequest) {
           return yield* approveIncoming(ports, id, request, yield* currentClock)
         }),
-        reject: Effect.fn("Transactions.reject")(function* (id: string, request?: TransactionReasonRequest) {
+        reject: operation("Transactions.reject")(function* (id: string, request?: TransactionReasonRequest) {
           return yield* rejectIncoming(ports, id, request, yield* currentClock)
         }),
-        sandboxReturnDeposit: Effect.fn("Transactions.sandboxReturnDeposit")(function* (id: string) {
+        sandboxReturnDeposit: operation("Transactions.sandboxReturnDeposit")(function* (id: string) {
           return yield* sandboxReturnDeposit(ports, id, yield* currentClock)
         }),
-        releaseComplianceHold: Effect.fn("Transactions.releaseComplianceHold")(function* (id: string) {
+        releaseComplianceHold: operation("Transactions.releaseComplianceHold")(function* (id: string) {
           return yield* releaseComplianceHold(ports, id, yield* currentClock)
         }),
-        rejectComplianceHold: Effect.fn("Transactions.rejectComplianceHold")(function* (
+        rejectComplianceHold: operation("Transactions.rejectComplianceHold")(function* (
           id: string,
           request?: TransactionReasonRequest
         ) {

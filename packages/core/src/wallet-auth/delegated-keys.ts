@@ -7,6 +7,7 @@ import { Store } from "../ports/store.ts"
 import type { Conflict, NotFound, StoreError } from "../shared/errors.ts"
 import { transition } from "../shared/machine.ts"
 import { isoOf } from "../shared/time.ts"
+import { operation } from "../shared/tracing.ts"
 import { walletAccount } from "./credentials.ts"
 import {
   activeKeyExists,
@@ -68,7 +69,7 @@ export const signWithKey = Effect.fnUntraced(function* (
 })
 
 /** `signWithKey` for a caller whose context holds `Store` and `KeyVault` (the cards context, W-47). */
-export const signWithDelegatedKey = Effect.fn("WalletAuth.signWithDelegatedKey")(function* (
+export const signWithDelegatedKey = operation("WalletAuth.signWithDelegatedKey")(function* (
   keyId: string,
   payload: string | Uint8Array
 ) {

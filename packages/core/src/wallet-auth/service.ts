@@ -16,6 +16,7 @@ import { KeyVault } from "../ports/key-vault.ts"
 import { Notifier } from "../ports/notifier.ts"
 import { Store } from "../ports/store.ts"
 import type { NotFound, Refused, StoreError } from "../shared/errors.ts"
+import { operation } from "../shared/tracing.ts"
 import { createCredential, listCredentials, revokeCredential } from "./credentials.ts"
 import {
   createDelegatedKey,
@@ -150,68 +151,68 @@ export class WalletAuth extends Context.Service<
         provide: providing(store, ids)
       }
       return WalletAuth.of({
-        listCredentials: Effect.fn("WalletAuth.listCredentials")(function* (accountId: string) {
+        listCredentials: operation("WalletAuth.listCredentials")(function* (accountId: string) {
           return yield* listCredentials(ports, accountId)
         }),
-        createCredential: Effect.fn("WalletAuth.createCredential")(function* (
+        createCredential: operation("WalletAuth.createCredential")(function* (
           req: CreateCredentialRequest,
           input: SignedRetryInput,
           environment: Environment
         ) {
           return yield* createCredential(ports, req, input, environment)
         }),
-        challengeCredential: Effect.fn("WalletAuth.challengeCredential")(function* (
+        challengeCredential: operation("WalletAuth.challengeCredential")(function* (
           id: string,
           req: ChallengeCredentialRequest,
           environment: Environment
         ) {
           return yield* challengeCredential(ports, id, req, environment)
         }),
-        verifyCredential: Effect.fn("WalletAuth.verifyCredential")(function* (
+        verifyCredential: operation("WalletAuth.verifyCredential")(function* (
           id: string,
           req: VerifyCredentialRequest,
           input: SignedRetryInput
         ) {
           return yield* verifyCredential(ports, id, req, input)
         }),
-        revokeCredential: Effect.fn("WalletAuth.revokeCredential")(function* (id: string, input: SignedRetryInput) {
+        revokeCredential: operation("WalletAuth.revokeCredential")(function* (id: string, input: SignedRetryInput) {
           return yield* revokeCredential(ports, id, input)
         }),
-        listSessions: Effect.fn("WalletAuth.listSessions")(function* (accountId: string) {
+        listSessions: operation("WalletAuth.listSessions")(function* (accountId: string) {
           return yield* listSessions(ports, accountId)
         }),
-        refreshSession: Effect.fn("WalletAuth.refreshSession")(function* (
+        refreshSession: operation("WalletAuth.refreshSession")(function* (
           id: string,
           req: RefreshSessionRequest,
           input: SignedRetryInput
         ) {
           return yield* refreshSession(ports, id, req, input)
         }),
-        revokeSession: Effect.fn("WalletAuth.revokeSession")(function* (id: string, input: SignedRetryInput) {
+        revokeSession: operation("WalletAuth.revokeSession")(function* (id: string, input: SignedRetryInput) {
           return yield* revokeSession(ports, id, input)
         }),
-        createDelegatedKey: Effect.fn("WalletAuth.createDelegatedKey")(function* (
+        createDelegatedKey: operation("WalletAuth.createDelegatedKey")(function* (
           req: CreateDelegatedKeyRequest,
           input: SignedRetryInput
         ) {
           return yield* createDelegatedKey(ports, req, input)
         }),
-        listDelegatedKeys: Effect.fn("WalletAuth.listDelegatedKeys")(function* (query: ListDelegatedKeysQuery) {
+        listDelegatedKeys: operation("WalletAuth.listDelegatedKeys")(function* (query: ListDelegatedKeysQuery) {
           return yield* listDelegatedKeys(ports, query)
         }),
-        getDelegatedKey: Effect.fn("WalletAuth.getDelegatedKey")(function* (id: string) {
+        getDelegatedKey: operation("WalletAuth.getDelegatedKey")(function* (id: string) {
           return yield* getDelegatedKey(ports, id)
         }),
-        revokeDelegatedKey: Effect.fn("WalletAuth.revokeDelegatedKey")(function* (id: string) {
+        revokeDelegatedKey: operation("WalletAuth.revokeDelegatedKey")(function* (id: string) {
           return yield* revokeDelegatedKey(ports, id)
         }),
-        signWithDelegatedKey: Effect.fn("WalletAuth.signWithDelegatedKey")(function* (
+        signWithDelegatedKey: operation("WalletAuth.signWithDelegatedKey")(function* (
           keyId: string,
           payload: string | Uint8Array
         ) {
           return yield* signWithKey(ports, keyId, payload)
         }),
-        exportWallet: Effect.fn("WalletAuth.exportWallet")(function* (
+        exportWallet: operation("WalletAuth.exportWallet")(function* (
           accountId: string,
           req: InternalAccountExportRequest,
           input: SignedRetryInput,
@@ -219,7 +220,7 @@ export class WalletAuth extends Context.Service<
         ) {
           return yield* exportWallet(ports, accountId, req, input, environment)
         }),
-        updateInternalAccount: Effect.fn("WalletAuth.updateInternalAccount")(function* (
+        updateInternalAccount: operation("WalletAuth.updateInternalAccount")(function* (
           accountId: string,
           req: InternalAccountUpdateRequest,
           input: SignedRetryInput

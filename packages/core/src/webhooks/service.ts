@@ -4,6 +4,7 @@ import { type OutboxFilter, Store } from "../ports/store.ts"
 import { WebhookTransport } from "../ports/webhook-transport.ts"
 import type { Conflict, NotFound, Refused, StoreError } from "../shared/errors.ts"
 import type { Page, PageRequest } from "../shared/paging.ts"
+import { operation } from "../shared/tracing.ts"
 import {
   DEFAULT_LEASE_SECONDS,
   type DispatcherOptions,
@@ -62,13 +63,13 @@ export class WebhookSecrets extends Context.Service<WebhookSecrets, WebhookSecre
   static readonly make = Effect.fnUntraced(function* () {
     const ports: WebhookPorts = { store: yield* Store, ids: yield* Ids }
     return WebhookSecrets.of({
-      rotate: Effect.fn("WebhookSecrets.rotate")(function* (overlapSeconds?: number) {
+      rotate: operation("WebhookSecrets.rotate")(function* (overlapSeconds?: number) {
         return yield* rotateSecrets(ports, overlapSeconds)
       }),
-      list: Effect.fn("WebhookSecrets.list")(function* () {
+      list: operation("WebhookSecrets.list")(function* () {
         return yield* listSecrets(ports)
       }),
-      ensure: Effect.fn("WebhookSecrets.ensure")(function* () {
+      ensure: operation("WebhookSecrets.ensure")(function* () {
         return yield* ensureSecret(ports)
       })
     })
@@ -122,7 +123,7 @@ export class WebhookDispatcher extends Context.Service<WebhookDispatcher, Webhoo
       leaseSeconds: options?.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
       concurrency: options?.concurrency ?? 8
     }
-    const dispatchUntil = Effect.fn("WebhookDispatcher.dispatchDue")(function* (
+    const dispatchUntil = operation("WebhookDispatcher.dispatchDue")(function* (
       stop: Deferred.Deferred<void> | undefined
     ) {
       return yield* dispatchDueEvents(ports, stop)
@@ -130,19 +131,19 @@ export class WebhookDispatcher extends Context.Service<WebhookDispatcher, Webhoo
     const dispatchDue = () => dispatchUntil(undefined)
     return WebhookDispatcher.of({
       dispatchDue,
-      replay: Effect.fn("WebhookDispatcher.replay")(function* (eventId: string) {
+      replay: operation("WebhookDispatcher.replay")(function* (eventId: string) {
         return yield* replayEvent(ports, eventId)
       }),
-      get: Effect.fn("WebhookDispatcher.get")(function* (eventId: string) {
+      get: operation("WebhookDispatcher.get")(function* (eventId: string) {
         return yield* getEvent(ports, eventId)
       }),
-      list: Effect.fn("WebhookDispatcher.list")(function* (filter: OutboxFilter, page: PageRequest) {
+      list: operation("WebhookDispatcher.list")(function* (filter: OutboxFilter, page: PageRequest) {
         return yield* listEvents(ports, filter, page)
       }),
-      sendTest: Effect.fn("WebhookDispatcher.sendTest")(function* () {
+      sendTest: operation("WebhookDispatcher.sendTest")(function* () {
         return yield* sendTestEvent(ports)
       }),
-      follow: Effect.fn("WebhookDispatcher.follow")(function* (
+      follow: operation("WebhookDispatcher.follow")(function* (
         after: string | undefined,
         followOptions: FollowOptions
       ) {
