@@ -51,6 +51,7 @@ import {
   describeStatements,
   listStatements,
   mergeSessions,
+  mostRatio,
   onPath,
   type PostgresBenchOptions,
   pgbench,
@@ -496,10 +497,12 @@ const rate = (r: Rate, unit: string) =>
   `${fmt(r.perSecond).padStart(7)} ${unit}/s  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  (${fmt(r.count)} in ${r.seconds.toFixed(1)} s)`
 
 /** The CPU of node and of the server per authorization, in ms (from the windows' cores and the median rate). */
-const perAuthorization = (c: CpuSplit | undefined, r: Rate): string =>
+/** Node's and the server's CPU per authorization, and the most the rate could be against pgbench with every core busy. */
+const perAuthorization = (c: CpuSplit | undefined, r: Rate, pgbenchTps: number): string =>
   c === undefined
     ? "n/a"
-    : `node ${((c.node * 1000) / r.perSecond).toFixed(2)} ms, postgres ${((c.postgres * 1000) / r.perSecond).toFixed(2)} ms`
+    : `node ${((c.node * 1000) / r.perSecond).toFixed(2)} ms, postgres ${((c.postgres * 1000) / r.perSecond).toFixed(2)} ms ` +
+      `(at most ${mostRatio(c.cores, (c.node + c.postgres) / r.perSecond, pgbenchTps).toFixed(2)}x pgbench with every core busy)`
 
 const listingLines = (l: ListingFigures): ReadonlyArray<string> => [
   `  listing (${fmt(l.rows.payments)} payments + ${fmt(l.rows.cardTransactions)} card transactions, ${PAGE} a page, walks of ${PAGES_PER_WALK} pages)`,
@@ -538,7 +541,7 @@ export const formatCardsBench = (r: CardsBenchResult): string => {
       `  targets ≥ ${TARGET_PG_RATIO}x pgbench, p99 < ${TARGET_PG_P99_MS} ms on own cards and on the hot card: ${pa.meetsTarget ? "met" : "NOT met"}`,
       `    one authorization alone ${pa.alone.latencyMs.toFixed(2)} ms (median of ${LONE_AUTHORIZATIONS}): ${describeStatements(pa.alone.statements)}`,
       `    CPU, own cards: ${cores(pa.cpu.spread)}; hot card: ${cores(pa.cpu.hotCard)}`,
-      `    CPU per authorization, own cards: ${perAuthorization(pa.cpu.spread, pa.median.spread)}; hot card: ${perAuthorization(pa.cpu.hotCard, pa.median.hotCard)}`,
+      `    CPU per authorization, own cards: ${perAuthorization(pa.cpu.spread, pa.median.spread, pa.median.pgbenchTps)}; hot card: ${perAuthorization(pa.cpu.hotCard, pa.median.hotCard, pa.median.pgbenchTps)}`,
       `    sessions, own cards: ${waits(pa.sessions.spread)}`,
       `    sessions, hot card: ${waits(pa.sessions.hotCard)}`
     )

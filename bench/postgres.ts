@@ -1052,6 +1052,10 @@ const cpuPerOperation = (
  * operation itself costs less (`all`), and with the node side free, the server's work alone (`server`). The
  * ratio targets cannot be met by waiting less when they are above these.
  */
+/** The most an operation's rate can be against a baseline's, with `cores` all busy at its CPU (seconds) per operation. */
+export const mostRatio = (cores: number, cpuSecondsPerOperation: number, baselineTps: number): number =>
+  cores / cpuSecondsPerOperation / baselineTps
+
 export const ceilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>) => {
   const cores = r.cpu.pgbench?.cores ?? availableParallelism()
   const tps = r.median.pgbenchTps
@@ -1065,9 +1069,8 @@ export const ceilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>) 
       ? undefined
       : {
           ...op,
-          all: cores / ((op.node + op.server) / 1e6) / tps,
-          server: op.server,
-          serverOnly: cores / (op.server / 1e6) / tps
+          all: mostRatio(cores, (op.node + op.server) / 1e6, tps),
+          serverOnly: mostRatio(cores, op.server / 1e6, tps)
         }
   return {
     pgbench: perTx,
