@@ -496,7 +496,6 @@ export const benchCards = async (options: CardsBenchOptions = {}): Promise<Cards
 const rate = (r: Rate, unit: string) =>
   `${fmt(r.perSecond).padStart(7)} ${unit}/s  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  (${fmt(r.count)} in ${r.seconds.toFixed(1)} s)`
 
-/** The CPU of node and of the server per authorization, in ms (from the windows' cores and the median rate). */
 /** Node's and the server's CPU per authorization, and the most the rate could be against pgbench with every core busy. */
 const perAuthorization = (c: CpuSplit | undefined, r: Rate, pgbenchTps: number): string =>
   c === undefined

@@ -1046,16 +1046,16 @@ const cpuPerOperation = (
   return { node: (split.node / rate) * 1e6, server: (split.postgres / rate) * 1e6 }
 }
 
-/**
- * What CPU per operation allows, whatever the waiting: with every core busy at this CPU per operation, the rate
- * would be cores / CPU per operation; against pgbench's tps that is the most the ratio can reach before the
- * operation itself costs less (`all`), and with the node side free, the server's work alone (`server`). The
- * ratio targets cannot be met by waiting less when they are above these.
- */
 /** The most an operation's rate can be against a baseline's, with `cores` all busy at its CPU (seconds) per operation. */
 export const mostRatio = (cores: number, cpuSecondsPerOperation: number, baselineTps: number): number =>
   cores / cpuSecondsPerOperation / baselineTps
 
+/**
+ * What CPU per operation allows, whatever the waiting: with every core busy at this CPU per operation, the rate
+ * would be cores / CPU per operation; against pgbench's tps that is the most the ratio can reach before the
+ * operation itself costs less (`all`), and with the node side free, the server's work alone (`serverOnly`). The
+ * ratio targets cannot be met by waiting less when they are above these.
+ */
 export const ceilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>) => {
   const cores = r.cpu.pgbench?.cores ?? availableParallelism()
   const tps = r.median.pgbenchTps

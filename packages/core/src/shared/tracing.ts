@@ -19,6 +19,12 @@ import { type CommandEnv, EngineConfig } from "./engine-config.ts"
 /** Spans of service calls carry no captured stack trace (capturing one costs more than the rest of the span). */
 const SERVICE_SPAN = { captureStackTrace: false } as const
 
+/** `effect` in a span named `name` when the fiber has a tracing backend; with `Tracer.nativeTracer`, as it is. */
+const inSpan = <A, E, R>(fiber: Fiber.Fiber<unknown, unknown>, name: string, effect: Effect.Effect<A, E, R>) =>
+  fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+    ? effect
+    : (Effect.withSpan(effect, name, SERVICE_SPAN) as Effect.Effect<A, E, R>)
+
 /**
  * A hot command named `name` (e.g. `"Quotes.create"`): `body` gets its fiber's clock and settings read in one
  * run-loop step (see `CommandEnv`), and it runs in a span of that name only when a tracing backend is installed.
@@ -36,12 +42,6 @@ export const command = <A, E, R>(
       body({ clock, nowMs: clock.currentTimeMillisUnsafe(), settings: fiber.getRef(EngineConfig) })
     )
   })
-
-/** `effect` in a span named `name` when the fiber has a tracing backend; with `Tracer.nativeTracer`, as it is. */
-const inSpan = <A, E, R>(fiber: Fiber.Fiber<unknown, unknown>, name: string, effect: Effect.Effect<A, E, R>) =>
-  fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
-    ? effect
-    : (Effect.withSpan(effect, name, SERVICE_SPAN) as Effect.Effect<A, E, R>)
 
 /** A step of a command, as a plain generator (see above): `yield*` it inside a generator. */
 export type Steps<A, E = never> = Generator<Effect.Effect<unknown, E>, A, any>
