@@ -48,6 +48,7 @@ import {
   type CpuSplit,
   cores,
   countStatements,
+  cpuPerOperation,
   describeStatements,
   listStatements,
   mergeSessions,
@@ -497,11 +498,14 @@ const rate = (r: Rate, unit: string) =>
   `${fmt(r.perSecond).padStart(7)} ${unit}/s  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms  (${fmt(r.count)} in ${r.seconds.toFixed(1)} s)`
 
 /** Node's and the server's CPU per authorization, and the most the rate could be against pgbench with every core busy. */
-const perAuthorization = (c: CpuSplit | undefined, r: Rate, pgbenchTps: number): string =>
-  c === undefined
-    ? "n/a"
-    : `node ${((c.node * 1000) / r.perSecond).toFixed(2)} ms, postgres ${((c.postgres * 1000) / r.perSecond).toFixed(2)} ms ` +
-      `(at most ${mostRatio(c.cores, (c.node + c.postgres) / r.perSecond, pgbenchTps).toFixed(2)}x pgbench with every core busy)`
+const perAuthorization = (c: CpuSplit | undefined, r: Rate, pgbenchTps: number): string => {
+  const op = cpuPerOperation(c, r.perSecond)
+  if (c === undefined || op === undefined) return "n/a"
+  return (
+    `node ${(op.node / 1000).toFixed(2)} ms, postgres ${(op.server / 1000).toFixed(2)} ms ` +
+    `(at most ${mostRatio(c.cores, (op.node + op.server) / 1e6, pgbenchTps).toFixed(2)}x pgbench with every core busy)`
+  )
+}
 
 const listingLines = (l: ListingFigures): ReadonlyArray<string> => [
   `  listing (${fmt(l.rows.payments)} payments + ${fmt(l.rows.cardTransactions)} card transactions, ${PAGE} a page, walks of ${PAGES_PER_WALK} pages)`,

@@ -1032,19 +1032,19 @@ export const waits = (s: SessionSplit): string => {
   )
 }
 
-/** CPU per operation of one kind of window, in µs: the node process and the server (all windows of the kind). */
-interface CpuPerOperation {
+/** CPU per operation, in µs: the node process and the server. */
+export interface CpuPerOperation {
   readonly node: number
   readonly server: number
 }
-const cpuPerOperation = (
-  split: CpuSplit | undefined,
-  windows: ReadonlyArray<WindowResult>
-): CpuPerOperation | undefined => {
-  const rate = sum(windows.map((w) => w.count)) / sum(windows.map((w) => w.seconds))
-  if (split === undefined || !(rate > 0)) return undefined
-  return { node: (split.node / rate) * 1e6, server: (split.postgres / rate) * 1e6 }
-}
+/** The CPU per operation of a window whose cores are `split`, at `perSecond` operations a second. */
+export const cpuPerOperation = (split: CpuSplit | undefined, perSecond: number): CpuPerOperation | undefined =>
+  split === undefined || !(perSecond > 0)
+    ? undefined
+    : { node: (split.node / perSecond) * 1e6, server: (split.postgres / perSecond) * 1e6 }
+/** The operations a second over all windows of one kind. */
+const rateOf = (windows: ReadonlyArray<WindowResult>): number =>
+  sum(windows.map((w) => w.count)) / sum(windows.map((w) => w.seconds))
 
 /** The most an operation's rate can be against a baseline's, with `cores` all busy at its CPU (seconds) per operation. */
 export const mostRatio = (cores: number, cpuSecondsPerOperation: number, baselineTps: number): number =>
@@ -1056,7 +1056,7 @@ export const mostRatio = (cores: number, cpuSecondsPerOperation: number, baselin
  * operation itself costs less (`all`), and with the node side free, the server's work alone (`serverOnly`). The
  * ratio targets cannot be met by waiting less when they are above these.
  */
-export const ceilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>) => {
+const ceilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>) => {
   const cores = r.cpu.pgbench?.cores ?? availableParallelism()
   const tps = r.median.pgbenchTps
   const pgbench = r.cpu.pgbench
@@ -1074,9 +1074,9 @@ export const ceilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>) 
         }
   return {
     pgbench: perTx,
-    executes: of(cpuPerOperation(r.cpu.executes, r.executes)),
-    hotAccount: of(cpuPerOperation(r.cpu.hotAccount, r.hotAccount)),
-    lifecycles: of(cpuPerOperation(r.cpu.lifecycles, r.lifecycles))
+    executes: of(cpuPerOperation(r.cpu.executes, rateOf(r.executes))),
+    hotAccount: of(cpuPerOperation(r.cpu.hotAccount, rateOf(r.hotAccount))),
+    lifecycles: of(cpuPerOperation(r.cpu.lifecycles, rateOf(r.lifecycles)))
   }
 }
 
