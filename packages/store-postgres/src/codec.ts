@@ -74,7 +74,7 @@ const interpreted = (written: ReadonlyArray<Mapping>) => {
 // ---- compiled: the same steps as straight-line code ----
 
 /** `new Function` may be refused (a strict Content Security Policy): the codecs are interpreted then. */
-const canCompile = ((): boolean => {
+export const canCompile = ((): boolean => {
   try {
     return new Function("return true")() === true
   } catch {
