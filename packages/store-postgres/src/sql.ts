@@ -106,9 +106,10 @@ export const stopPreparing = (db: Kysely<any>): void => {
 }
 
 /**
- * A connection beside the pool in pipeline mode, each statement its own implicit transaction (its own Sync): the
- * statements issued in one turn of the event loop (the requests of one I/O batch) go out in one socket write when
- * the loop reaches its check phase, and a named statement whose row shape is known is sent without Describe. Each
+ * A connection beside the pool in pipeline mode, each write its own implicit transaction (its own Sync) and the reads
+ * of a turn one (see `read`): the statements issued in one turn of the event loop (the requests of one I/O batch) go
+ * out in one socket write when the loop reaches its check phase, and a named statement whose row shape is known is
+ * sent without Describe. Each
  * write costs both processes a system call and a wake-up, which on a VM costs more than the statement itself.
  * Opened at first use, again after it broke (or after a prepared statement went stale under it).
  */
@@ -161,15 +162,72 @@ class PipelinedSession {
     void client.end().catch(ignoreError)
   }
 
+  /** The turn's reads (see `read`), sent at its check phase. */
+  private reads: Array<Queued> = []
+
+  /** Statements were issued this turn: at its check phase, the turn's reads go out and the corked sockets write. */
+  private schedule(): void {
+    if (this.writing) return
+    this.writing = true
+    setImmediate(() => {
+      this.writing = false
+      if (this.reads.length > 0) this.sendReads()
+      for (const stream of this.corked.splice(0)) stream.uncork()
+    })
+  }
+
+  /**
+   * A SELECT: the reads of one turn go out as one batch with one Sync, so the server runs them in one implicit
+   * transaction and answers one ReadyForQuery (each still reads what was committed when it starts: read committed).
+   * A failed read skips the rest of its batch (PostgreSQL skips to the Sync): those run again alone.
+   */
+  read(config: QueryConfig): Promise<Answer> {
+    this.inFlight++
+    return new Promise<Answer>((resolve, reject) => {
+      const settle = () => this.inFlight--
+      this.reads.push({
+        config,
+        resolve: (answer) => {
+          settle()
+          resolve(answer)
+        },
+        reject: (error) => {
+          settle()
+          if (error instanceof NotRun) this.query(config).then(resolve, reject)
+          else reject(error)
+        }
+      })
+      this.schedule()
+    })
+  }
+
+  private sendReads(): void {
+    const reads = this.reads
+    this.reads = []
+    ;(this.client ?? this.connect()).then(
+      (client) => {
+        const batch: Batch = new Batch(undefined, reads, (error) => this.afterBatch(client, batch, error))
+        client.query(batch)
+      },
+      (error: unknown) => {
+        for (const read of reads) read.reject(error)
+      }
+    )
+  }
+
+  /**
+   * A session the server ended (its FATAL answers the statement before the socket closes) is dropped at once, so
+   * that the statement's rerun opens another instead of writing to the closing one.
+   */
+  private afterBatch(client: pg.Client, batch: Batch, error: unknown): void {
+    if (batch.suspect || isStalePlan(error) || (error !== undefined && isBrokenConnection(error))) {
+      this.discard(client)
+    }
+  }
+
   async query(config: QueryConfig): Promise<Answer> {
     this.inFlight++
-    if (!this.writing) {
-      this.writing = true
-      setImmediate(() => {
-        this.writing = false
-        for (const stream of this.corked.splice(0)) stream.uncork()
-      })
-    }
+    this.schedule()
     try {
       const client = await (this.client ?? this.connect())
       const stream = (client as unknown as { connection: { stream: Wire["stream"] } }).connection.stream
@@ -179,13 +237,9 @@ class PipelinedSession {
         stream.cork()
       }
       return await new Promise<Answer>((resolve, reject) => {
-        const batch: Batch = new Batch(undefined, [{ config, resolve, reject }], (error) => {
-          // A session the server ended (its FATAL answers the statement before the socket closes) is dropped at
-          // once, so that the statement's rerun opens another instead of writing to the closing one.
-          if (batch.suspect || isStalePlan(error) || (error !== undefined && isBrokenConnection(error))) {
-            this.discard(client)
-          }
-        })
+        const batch: Batch = new Batch(undefined, [{ config, resolve, reject }], (error) =>
+          this.afterBatch(client, batch, error)
+        )
         client.query(batch)
       })
     } finally {
@@ -347,7 +401,11 @@ const BEGIN = queryConfig(BEGIN_TEXT, [], true)
 const BEGIN_UNNAMED = queryConfig(BEGIN_TEXT, [], false)
 
 /** A statement after the one that failed: PostgreSQL skipped it (the transaction is aborted). */
-const notRun = (): Error => new Error("not run: an earlier statement of its batch failed")
+class NotRun extends Error {
+  constructor() {
+    super("not run: an earlier statement of its batch failed")
+  }
+}
 
 /** How pg writes a JS value as a parameter (dates, arrays, buffers, objects as JSON). */
 const prepareValue = (pg as unknown as { utils: { prepareValue: (value: unknown) => unknown } }).utils.prepareValue
@@ -461,7 +519,7 @@ class Batch {
     // A statement prepared here at or after the failure may or may not exist on the connection.
     for (const i of this.prepared) if (i >= failed) this.suspect = true
     this.statements[failed]?.reject(error)
-    const skipped = failed < 0 ? error : notRun()
+    const skipped = failed < 0 ? error : new NotRun()
     for (let i = failed + 1; i < this.statements.length; i++) this.statements[i]!.reject(skipped)
     this.onDone(error)
   }
@@ -561,7 +619,7 @@ const pgClient = ({ pool, unflushed, reads, prepared }: Registered): SqlClient =
       }
       if (other.inFlight < session.inFlight) session = other
     }
-    return session.query(queryConfig(text, params, true))
+    return session.read(queryConfig(text, params, true))
   }
   return {
     queryUnflushed: prepared
