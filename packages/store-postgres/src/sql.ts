@@ -601,8 +601,8 @@ const COMMIT_UNNAMED = queryConfig("COMMIT", [], false)
  *
  * A prepared autocommitted SELECT (a read by id or by a unique key, outside a transaction) goes to the read session
  * with fewer unanswered statements instead of a pooled connection: the reads of one I/O batch then share one write
- * and one wake-up of the server per session instead of one each. Each is still its own statement and transaction,
- * on the database itself: nothing is cached. Statements whose text varies (lists) stay on the pool, so a long one
+ * and one wake-up of the server per session instead of one each, and one implicit transaction (see
+ * `PipelinedSession.read`). Each is still its own statement on the database itself: nothing is cached. Statements whose text varies (lists) stay on the pool, so a long one
  * holds up no other.
  */
 const pgClient = ({ pool, unflushed, reads, prepared }: Registered): SqlClient => {
