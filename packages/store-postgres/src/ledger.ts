@@ -122,18 +122,30 @@ const recordIfAvailableSql =
 // for another's new counter holds nothing that one wants next. Keys in lock order.
 const ensureCountersSql = `INSERT INTO counters (key, value) SELECT k, 0 FROM unnest($1::text[]) AS k ORDER BY k ON CONFLICT (key) DO NOTHING`
 // Resolves the still-PENDING transfers and moves their balances in one statement; a transfer resolved
-// already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone.
-const resolveSql =
-  `WITH resolved AS (UPDATE ledger_transfers SET state = $2 WHERE id = ANY($1::text[]) AND state = 'PENDING' ` +
+// already (or concurrently: READ COMMITTED re-checks `state` after the row lock) is left alone. `ids`: where the
+// transfers' ids are, after the outcome ($1) and its sign ($2).
+const resolveSqlOf = (ids: string) =>
+  `WITH resolved AS (UPDATE ledger_transfers SET state = $1 WHERE id ${ids} AND state = 'PENDING' ` +
   `RETURNING debit, credit, amount, currency), ` +
-  `moves AS (SELECT debit AS account, currency, -amount * $3::bigint AS posted, -amount AS pending_debits, ` +
+  `moves AS (SELECT debit AS account, currency, -amount * $2::bigint AS posted, -amount AS pending_debits, ` +
   `0::bigint AS pending_credits FROM resolved UNION ALL ` +
-  `SELECT credit, currency, amount * $3::bigint, 0::bigint, -amount FROM resolved) ` +
+  `SELECT credit, currency, amount * $2::bigint, 0::bigint, -amount FROM resolved) ` +
   `INSERT INTO ledger_balances AS b (account, shard, currency, posted, pending_debits, pending_credits) ` +
   `SELECT account, ${shardOf("account")}, min(currency), sum(posted), sum(pending_debits), sum(pending_credits) ` +
   `FROM moves GROUP BY account ORDER BY account ON CONFLICT (account, shard) DO UPDATE SET posted = b.posted + EXCLUDED.posted, ` +
   `pending_debits = b.pending_debits + EXCLUDED.pending_debits, ` +
   `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
+/**
+ * A payment's few transfers each by a parameter of their own: PostgreSQL plans the array form again on every
+ * execution (its generic plan looks dearer than a plan for the values at hand; a settlement spent more planning it
+ * than running it), and keeps one plan for each of these.
+ */
+const RESOLVE_LISTED = 4
+/** The statement for `n` transfers is `resolveListedSql[n - 1]`. */
+const resolveListedSql = Array.from({ length: RESOLVE_LISTED }, (_, i) =>
+  resolveSqlOf(`IN (${Array.from({ length: i + 1 }, (_, j) => `$${j + 3}`).join(", ")})`)
+)
+const resolveSql = resolveSqlOf("= ANY($3::text[])")
 // An account's transfers newest first, before a position (`seq`): the newest of each side by its index, merged; and
 // the account's posted balance through the newest of them (its POSTED transfers up to it, credits minus debits).
 const accountTransfersSql =
@@ -310,7 +322,13 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
     resolve: (ids, outcome) =>
       ids.length === 0
         ? Effect.void
-        : x.locking([], x.run(resolveSql, [ids, outcome, outcome === "POSTED" ? 1 : 0]), true),
+        : x.locking(
+            [],
+            ids.length <= RESOLVE_LISTED
+              ? x.run(resolveListedSql[ids.length - 1]!, [outcome, outcome === "POSTED" ? 1 : 0, ...ids])
+              : x.run(resolveSql, [outcome, outcome === "POSTED" ? 1 : 0, ids]),
+            true
+          ),
     transfers: (reference) =>
       Effect.map(x.query(`SELECT * FROM ledger_transfers WHERE reference = $1 ORDER BY seq`, [reference]), (rows) =>
         rows.map(transferCodec.decode)
