@@ -109,8 +109,8 @@ export const stopPreparing = (db: Kysely<any>): void => {
  * A connection beside the pool in pipeline mode, each write its own implicit transaction (its own Sync) and the reads
  * of a turn one (see `read`): the statements issued in one turn of the event loop (the requests of one I/O batch) go
  * out in one socket write when the loop reaches its check phase, and a named statement whose row shape is known is
- * sent without Describe. Each
- * write costs both processes a system call and a wake-up, which on a VM costs more than the statement itself.
+ * sent without Describe. Each write costs both processes a system call and a wake-up, which on a VM costs more than
+ * the statement itself.
  * Opened at first use, again after it broke (or after a prepared statement went stale under it).
  */
 class PipelinedSession {
@@ -414,7 +414,7 @@ const prepareValue = (pg as unknown as { utils: { prepareValue: (value: unknown)
  * Statements sent together with one Sync at the end, as pg's pipelining would send them with one Sync each:
  * PostgreSQL then answers the whole batch in one write instead of one per statement, and a named statement
  * whose row shape is known is sent without Describe (no RowDescription comes back). The first failure
- * fails its statement; PostgreSQL skips the rest up to the Sync, so they fail with `notRun`.
+ * fails its statement; PostgreSQL skips the rest up to the Sync, so they fail with `NotRun`.
  *
  * It is a `pg.Query` (by its prototype, see below) only so that a pipelining client accepts it; it answers through
  * the handlers a client calls on its active query (see pg's client.js).
@@ -602,8 +602,8 @@ const COMMIT_UNNAMED = queryConfig("COMMIT", [], false)
  * A prepared autocommitted SELECT (a read by id or by a unique key, outside a transaction) goes to the read session
  * with fewer unanswered statements instead of a pooled connection: the reads of one I/O batch then share one write
  * and one wake-up of the server per session instead of one each, and one implicit transaction (see
- * `PipelinedSession.read`). Each is still its own statement on the database itself: nothing is cached. Statements whose text varies (lists) stay on the pool, so a long one
- * holds up no other.
+ * `PipelinedSession.read`). Each is still its own statement on the database itself: nothing is cached. Statements
+ * whose text varies (lists) stay on the pool, so a long one holds up no other.
  */
 const pgClient = ({ pool, unflushed, reads, prepared }: Registered): SqlClient => {
   const onPool: SqlClient["query"] = (text, params, prepare) =>
