@@ -312,6 +312,61 @@ export const ledgerTests = (it: It) => {
       })
   )
 
+  it.effect(
+    "resolve takes any number of transfers at once, some of them not pending, and moves each pending one once",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const deposits = systemLedgerAccount("deposits", "USD")
+        const alice = ledgerAccount()
+        const bob = ledgerAccount()
+        const accounts = [alice, bob].map((account) => ({ account, currency: "USD" }))
+        yield* store.transaction(
+          store.ledger.record([transfer(newId("Transaction"), 1, deposits, alice, 10_000_000, "POSTED")])
+        )
+        // Holds of 2, 4, 8, ... cents (22 in all), so that any wrong selection shows in the sums; resolved in calls of
+        // 1 to 7 (a store may have a statement for a few and another for more).
+        let amount = 1
+        let posted = 0
+        let held = 0
+        for (const count of [1, 2, 3, 4, 5, 7]) {
+          const ref = newId("Transaction")
+          const holds = Array.from({ length: count }, (_, i) =>
+            transfer(ref, i + 1, alice, bob, (amount *= 2), "PENDING")
+          )
+          yield* store.transaction(store.ledger.record(holds))
+          held += holds.reduce((sum, h) => sum + h.amount, 0)
+          // Every other one is posted first: resolving it again with the others moves nothing more.
+          const first = holds.filter((_, i) => i % 2 === 1)
+          if (first.length > 0)
+            yield* store.transaction(
+              store.ledger.resolve(
+                first.map((h) => h.id),
+                "POSTED"
+              )
+            )
+          yield* store.transaction(
+            store.ledger.resolve(
+              holds.map((h) => h.id),
+              "POSTED"
+            )
+          )
+          posted += holds.reduce((sum, h) => sum + h.amount, 0)
+          held -= holds.reduce((sum, h) => sum + h.amount, 0)
+          assert.deepStrictEqual(
+            yield* store.ledger.transfers(ref),
+            holds.map((h) => ({ ...h, state: "POSTED" })),
+            `${count} at once`
+          )
+          assert.deepStrictEqual(
+            yield* store.ledger.balances(accounts),
+            [balance(alice, "USD", 10_000_000 - posted, held, 0), balance(bob, "USD", posted, 0, held)],
+            `${count} at once`
+          )
+        }
+      })
+  )
+
   it.effect("transfers(reference) returns them oldest first (recording order), across record calls", () =>
     Effect.gen(function* () {
       const store = yield* Store
