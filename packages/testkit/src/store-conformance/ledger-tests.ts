@@ -326,16 +326,15 @@ export const ledgerTests = (it: It) => {
         )
         // Holds of 2, 4, 8, ... cents (22 in all), so that any wrong selection shows in the sums; resolved in calls of
         // 1 to 7 (a store may have a statement for a few and another for more).
-        let amount = 1
+        let next = 1
         let posted = 0
-        let held = 0
         for (const count of [1, 2, 3, 4, 5, 7]) {
           const ref = newId("Transaction")
           const holds = Array.from({ length: count }, (_, i) =>
-            transfer(ref, i + 1, alice, bob, (amount *= 2), "PENDING")
+            transfer(ref, i + 1, alice, bob, 2 ** (next + i), "PENDING")
           )
+          next += count
           yield* store.transaction(store.ledger.record(holds))
-          held += holds.reduce((sum, h) => sum + h.amount, 0)
           // Every other one is posted first: resolving it again with the others moves nothing more.
           const first = holds.filter((_, i) => i % 2 === 1)
           if (first.length > 0)
@@ -352,7 +351,6 @@ export const ledgerTests = (it: It) => {
             )
           )
           posted += holds.reduce((sum, h) => sum + h.amount, 0)
-          held -= holds.reduce((sum, h) => sum + h.amount, 0)
           assert.deepStrictEqual(
             yield* store.ledger.transfers(ref),
             holds.map((h) => ({ ...h, state: "POSTED" })),
@@ -360,7 +358,7 @@ export const ledgerTests = (it: It) => {
           )
           assert.deepStrictEqual(
             yield* store.ledger.balances(accounts),
-            [balance(alice, "USD", 10_000_000 - posted, held, 0), balance(bob, "USD", posted, 0, held)],
+            [balance(alice, "USD", 10_000_000 - posted), balance(bob, "USD", posted)],
             `${count} at once`
           )
         }
