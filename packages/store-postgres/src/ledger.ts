@@ -319,16 +319,12 @@ export const ledgerRepositories = (x: Executor): Pick<Repositories, "ledger"> =>
         true
       )
     },
-    resolve: (ids, outcome) =>
-      ids.length === 0
-        ? Effect.void
-        : x.locking(
-            [],
-            ids.length <= RESOLVE_LISTED
-              ? x.run(resolveListedSql[ids.length - 1]!, [outcome, outcome === "POSTED" ? 1 : 0, ...ids])
-              : x.run(resolveSql, [outcome, outcome === "POSTED" ? 1 : 0, ids]),
-            true
-          ),
+    resolve: (ids, outcome) => {
+      if (ids.length === 0) return Effect.void
+      const listed = ids.length <= RESOLVE_LISTED
+      const params = [outcome, outcome === "POSTED" ? 1 : 0, ...(listed ? ids : [ids])]
+      return x.locking([], x.run(listed ? resolveListedSql[ids.length - 1]! : resolveSql, params), true)
+    },
     transfers: (reference) =>
       Effect.map(x.query(`SELECT * FROM ledger_transfers WHERE reference = $1 ORDER BY seq`, [reference]), (rows) =>
         rows.map(transferCodec.decode)
