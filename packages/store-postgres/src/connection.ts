@@ -24,6 +24,14 @@ export interface PgConfig extends StoreOptions {
   /** Pool size (default 10). */
   readonly max?: number | undefined
   /**
+   * Connections the pool keeps open however long they stay idle (default `max`: a pool of fixed size). Above this
+   * many, a connection idle for 10 s is closed. A new server connection costs a backend process, its catalog caches
+   * loaded again, and every statement prepared again and planned five times before PostgreSQL keeps a generic plan:
+   * after a lull, a pool that had shrunk spends its first seconds of traffic on that (docs/operations.md, "Connections
+   * stay open").
+   */
+  readonly minConnections?: number | undefined
+  /**
    * A schema to work in (it must exist): the first of the connections' `search_path`, set by the `options` startup
    * parameter (which pgbouncer refuses: behind it, set the role's search_path instead, docs/operations.md).
    */
@@ -67,9 +75,11 @@ export const makePgKysely = (config: PgConfig): Kysely<Database> => {
   if (config.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(config.schema)) {
     throw new Error(`store-postgres: schema name ${JSON.stringify(config.schema)} is not a plain identifier`)
   }
+  const max = config.max ?? 10
   const pool = new Pool({
     connectionString: config.connectionString,
-    max: config.max ?? 10,
+    max,
+    min: Math.min(config.minConnections ?? max, max),
     types: pgTypeParsers,
     // Statements sent before the answer to the previous one (see sql.ts): BEGIN with the first statement, writes
     // with the next statement or the COMMIT.

@@ -1,0 +1,70 @@
+import { sql } from "kysely"
+import pg from "pg"
+import { afterEach, assert, describe, it, vi } from "vitest"
+import { makePgKysely, type PgConfig } from "../src/index.ts"
+
+// The pool keeps its server connections through a lull: a new one costs a backend process, its caches, and every
+// statement prepared and planned again (docs/operations.md, "Connections stay open"). node-postgres closes a
+// connection after 10 s idle, above the pool's minimum; the tests move a fake clock past that. A server-only path.
+const url = process.env.DATABASE_URL
+
+/** The backends of two connections the pool opens for two statements at once, then leaves idle for a minute. */
+const idleForAMinute = async (config: Partial<PgConfig>) => {
+  const db = makePgKysely({ connectionString: url!, max: 2, ...config })
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] })
+  const backend = async () =>
+    (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.05)`.execute(db)).rows[0]!.pid
+  const pids = await Promise.all([backend(), backend()])
+  assert.strictEqual(new Set(pids).size, 2, "two statements at once ran on two connections")
+  vi.advanceTimersByTime(60_000)
+  vi.useRealTimers()
+  return { db, pids }
+}
+
+/** Which of `pids` are server backends still, once those closing have had `ms` to go. */
+const alive = async (pids: ReadonlyArray<number>, ms: number): Promise<ReadonlyArray<number>> => {
+  const client = new pg.Client({ connectionString: url! })
+  await client.connect()
+  try {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const { rows } = await client.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[]) ORDER BY pid",
+        [pids]
+      )
+      if (rows.length < pids.length || Date.now() >= deadline) return rows.map((r) => r.pid)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+describe.skipIf(url === undefined)("postgres store: the pool", () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it("keeps every connection it opened through a minute idle (minConnections defaults to max)", async () => {
+    const { db, pids } = await idleForAMinute({})
+    try {
+      assert.deepStrictEqual(
+        await alive(pids, 500),
+        [...pids].sort((a, b) => a - b)
+      )
+      // And they still answer.
+      assert.strictEqual((await sql<{ n: number }>`SELECT 1 AS n`.execute(db)).rows[0]!.n, 1)
+    } finally {
+      await db.destroy()
+    }
+  })
+
+  it("with minConnections below max, closes those above it after 10 s idle", async () => {
+    const { db, pids } = await idleForAMinute({ minConnections: 1 })
+    try {
+      assert.strictEqual((await alive(pids, 5_000)).length, 1)
+    } finally {
+      await db.destroy()
+    }
+  })
+})
