@@ -91,6 +91,13 @@ export const registerPool = (db: Kysely<any>, pool: Pool, prepared = true): void
   const end = pool.end.bind(pool)
   pool.end = (() =>
     Promise.all([unflushed, ...reads].map((session) => session.close())).then(() => end())) as Pool["end"]
+  // Kysely ends the pool only if it ran a statement itself (its driver takes the pool at its first): a store that
+  // reached the database only through this module would keep its connections, and node its process, open.
+  const destroy = db.destroy.bind(db)
+  db.destroy = async () => {
+    await destroy()
+    if (!pool.ending) await pool.end()
+  }
   pool.on("error", ignoreError)
   pool.on("connect", (client) => client.on("error", ignoreError))
   pools.set(db, { pool, unflushed, reads, prepared })

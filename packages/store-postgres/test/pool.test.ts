@@ -2,6 +2,7 @@ import { sql } from "kysely"
 import pg from "pg"
 import { afterEach, assert, describe, it, vi } from "vitest"
 import { makePgKysely, type PgConfig } from "../src/index.ts"
+import { poolOf, sqlClientOf } from "../src/sql.ts"
 
 // The pool keeps its server connections through a lull: a new one costs a backend process, its caches, and every
 // statement prepared and planned again (docs/operations.md, "Connections stay open"). node-postgres closes a
@@ -21,8 +22,12 @@ const idleForAMinute = async (config: Partial<PgConfig>) => {
   return { db, pids }
 }
 
-/** Which of `pids` are server backends still, once those closing have had `ms` to go. */
-const alive = async (pids: ReadonlyArray<number>, ms: number): Promise<ReadonlyArray<number>> => {
+/** Which of `pids` are server backends still, once fewer than `atLeast` remain or `ms` have passed. */
+const alive = async (
+  pids: ReadonlyArray<number>,
+  ms: number,
+  atLeast = pids.length
+): Promise<ReadonlyArray<number>> => {
   const client = new pg.Client({ connectionString: url! })
   await client.connect()
   try {
@@ -32,7 +37,7 @@ const alive = async (pids: ReadonlyArray<number>, ms: number): Promise<ReadonlyA
         "SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[]) ORDER BY pid",
         [pids]
       )
-      if (rows.length < pids.length || Date.now() >= deadline) return rows.map((r) => r.pid)
+      if (rows.length < atLeast || Date.now() >= deadline) return rows.map((r) => r.pid)
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
   } finally {
@@ -66,5 +71,17 @@ describe.skipIf(url === undefined)("postgres store: the pool", () => {
     } finally {
       await db.destroy()
     }
+  })
+
+  it("destroy() closes the pool and the sessions beside it though Kysely itself ran no statement", async () => {
+    const db = makePgKysely({ connectionString: url!, max: 2 })
+    const sql = sqlClientOf(db)
+    const backend = async (read: boolean) =>
+      (await sql.query("SELECT pg_backend_pid() AS pid", [], read)).rows[0]!.pid as number
+    // One through the pool, one on a read session: the store's own paths, which Kysely's driver never sees.
+    const pids = [await backend(false), await backend(true)]
+    await db.destroy()
+    assert.strictEqual(poolOf(db)!.ended, true)
+    assert.deepStrictEqual(await alive(pids, 5_000, 1), [])
   })
 })
