@@ -19,6 +19,9 @@ export const pgTypeParsers: CustomTypesConfig = {
     oid === INT8_OID ? int8 : pgTypes.getTypeParser(oid, format)) as CustomTypesConfig["getTypeParser"]
 }
 
+/** How long a pool's connection stays idle before TCP keepalive probes it (then again at each such idle spell). */
+export const KEEP_ALIVE_IDLE_MS = 60_000
+
 export interface PgConfig extends StoreOptions {
   readonly connectionString: string
   /** Pool size (default 10). */
@@ -80,6 +83,10 @@ export const makePgKysely = (config: PgConfig): Kysely<Database> => {
     connectionString: config.connectionString,
     max,
     min: Math.min(config.minConnections ?? max, max),
+    // Connections kept through a lull must outlast the middleboxes' idle timeouts (NAT gateways, cloud balancers:
+    // 4 to 6 minutes): a mapping dropped silently would make the next statement wait for TCP's own timeout.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_IDLE_MS,
     types: pgTypeParsers,
     // Statements sent before the answer to the previous one (see sql.ts): BEGIN with the first statement, writes
     // with the next statement or the COMMIT.

@@ -1,6 +1,8 @@
+import { Socket } from "node:net"
 import { sql } from "kysely"
 import pg from "pg"
 import { afterEach, assert, describe, it, vi } from "vitest"
+import { KEEP_ALIVE_IDLE_MS } from "../src/connection.ts"
 import { makePgKysely, type PgConfig } from "../src/index.ts"
 import { poolOf, sqlClientOf } from "../src/sql.ts"
 
@@ -83,5 +85,30 @@ describe.skipIf(url === undefined)("postgres store: the pool", () => {
     await db.destroy()
     assert.strictEqual(poolOf(db)!.ended, true)
     assert.deepStrictEqual(await alive(pids, 5_000, 1), [])
+  })
+
+  it("has TCP probe a connection idle for a minute, so a middlebox does not drop a connection kept through a lull", async () => {
+    const asked: Array<readonly [boolean | undefined, number | undefined]> = []
+    const setKeepAlive = Socket.prototype.setKeepAlive
+    Socket.prototype.setKeepAlive = function (this: Socket, ...args: Array<unknown>) {
+      asked.push([args[0] as boolean | undefined, args[1] as number | undefined])
+      return Reflect.apply(setKeepAlive, this, args) as Socket
+    } as Socket["setKeepAlive"]
+    try {
+      const db = makePgKysely({ connectionString: url!, max: 2 })
+      try {
+        // A connection of the pool and a read session beside it.
+        await sql`SELECT 1`.execute(db)
+        await sqlClientOf(db).query("SELECT 1 AS n", [], true)
+      } finally {
+        await db.destroy()
+      }
+    } finally {
+      Socket.prototype.setKeepAlive = setKeepAlive
+    }
+    assert.deepStrictEqual(asked, [
+      [true, KEEP_ALIVE_IDLE_MS],
+      [true, KEEP_ALIVE_IDLE_MS]
+    ])
   })
 })
