@@ -6,7 +6,7 @@
  * every statement captured, then EXPLAINs (ANALYZE, BUFFERS) each distinct statement with the values it was sent, both
  * with the plan PostgreSQL picks for those values and with the generic plan a prepared statement falls back to.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=@paycore/source bench/worker-plans.ts [--rows 200000]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=@paycore/source bench/worker-plans.ts [--rows 200000] [--churn]
  *
  * A statement is bounded when its plan reaches rows through an index condition on what makes a row due (or a
  * primary key), never a Seq Scan or a full index scan over a table that grows.
@@ -37,6 +37,8 @@ import { admin, statementLabel, withApplicationName } from "./postgres.ts"
 const url = process.env.DATABASE_URL
 if (url === undefined || url === "") throw new Error("DATABASE_URL is not set")
 const rows = numberFlag("rows") ?? 200_000
+/** `--churn`: the settled payments' rows updated as the worker leaves them, their dead versions not yet vacuumed. */
+const churn = process.argv.includes("--churn")
 const schema = `paycore_plans_${process.pid}`
 await admin(url, `CREATE SCHEMA ${schema}`)
 
@@ -128,6 +130,16 @@ try {
   )
   for (const table of ["quotes", "transactions", "transaction_transitions", "outbox"]) {
     await admin(url, `ANALYZE ${schema}.${table}`)
+  }
+  if (churn) {
+    // Each settled payment was due once and then no longer: the version that was due stays, dead, in the due index
+    // until VACUUM, as between two vacuums of a live store (the worker's passes update due times all day).
+    const started = performance.now()
+    await admin(url, `UPDATE ${schema}.transactions SET due_at = '2000-01-01T00:00:00.000Z' WHERE status = 'COMPLETED'`)
+    await admin(url, `UPDATE ${schema}.transactions SET due_at = NULL WHERE status = 'COMPLETED'`)
+    console.log(
+      `churn: every settled payment due once and done, not vacuumed, in ${((performance.now() - started) / 1000).toFixed(1)} s`
+    )
   }
   console.log(
     `copied ${rows} rows of quotes, transactions, timelines, outbox in ${((performance.now() - t0) / 1000).toFixed(1)} s`
