@@ -106,6 +106,12 @@ export interface ServerHandle {
   readonly stop: () => Promise<number>
 }
 
+/**
+ * `BENCH_CPU_PROFILES=<folder>`: each server thread writes a V8 CPU profile of its whole life there (`.cpuprofile`,
+ * opened by Chrome's DevTools), to see where a server's time goes; its start is in it too.
+ */
+const CPU_PROFILES = process.env.BENCH_CPU_PROFILES || undefined
+
 // The worker's entry (CommonJS, evaluated): builds the listener, serves, reports its thread CPU time on request.
 const workerSource = `
 const { parentPort, workerData } = require("node:worker_threads")
@@ -127,7 +133,10 @@ const startServer = (listener: ListenerFactory) =>
       eval: true,
       // The worker imports the listener's module from the workspace's sources, as its parent does (said here, so it
       // does not depend on the flags the parent happened to get).
-      execArgv: [SOURCE_CONDITION],
+      execArgv: [
+        SOURCE_CONDITION,
+        ...(CPU_PROFILES === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${CPU_PROFILES}`])
+      ],
       workerData: { module: String(listener.module), factory: listener.factory }
     })
     worker.once("error", reject)
