@@ -62,6 +62,7 @@ import {
   type SentStatement,
   SessionSampler,
   type SessionSplit,
+  vacuumHotTables,
   waits,
   withApplicationName
 } from "./postgres.ts"
@@ -444,6 +445,7 @@ const benchPostgresCards = async (options: PostgresBenchOptions): Promise<CardsB
       sessions.start(schema)
       for (let round = 0; round < rounds; round++) {
         tps.push(await pgbenchRun(target, clients, seconds))
+        await vacuumHotTables(url, [schema])
         sessions.take()
         spread.push(await runtime.runPromise(authorizationWindow(clients, own, seconds / 2, cpu.spread)))
         sessionSplits.spread.push(sessions.take())

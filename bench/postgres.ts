@@ -21,7 +21,8 @@
  *     the sandbox rail runs with `speedUp` (an instant rail settles after 1 ms) on a TestClock, and the bench moves the
  *     TestClock by 1 ms and runs one `Transactions.processDue()` pass (the worker: on PostgreSQL 16 steps at once).
  *   Each round gives pgbench `seconds`, then paycore the same time (half to executes, a quarter each to the hot
- *   account and the lifecycles); rounds alternate so machine noise hits both; medians are reported.
+ *   account and the lifecycles); rounds alternate so machine noise hits both; medians are reported. pgbench vacuums
+ *   its hot tables before each run; paycore's (balances, counters, event subjects) are vacuumed before its turn.
  * - One lifecycle is run alone first with every SQL statement counted, and its round trips (statements sent while an
  *   earlier one of the same connection is unanswered, pipelined, share the round trip of the one they follow).
  * - CPU (from /proc, when the server is local) and the sessions' wait states (pg_stat_activity, sampled) are recorded
@@ -183,6 +184,18 @@ export type PostgresBenchResult =
 // -----------------------------------------------------------------------------
 
 export const sum = (values: ReadonlyArray<number>): number => values.reduce((a, b) => a + b, 0)
+
+/**
+ * The tables of which every payment or authorization updates the same few rows: balances, daily counters, the event
+ * subjects' sequences. Vacuumed before each round of paycore's windows, as pgbench (run without `-n`) vacuums its own
+ * (branches, tellers) before each run: else their dead row versions pile up all through a bench on a server whose
+ * autovacuum is off, or has not come round (it looks at a database once a minute at most).
+ */
+const HOT_TABLES = ["ledger_balances", "counters", "outbox_subjects"] as const
+
+export const vacuumHotTables = async (url: string, schemas: ReadonlyArray<string>): Promise<void> => {
+  for (const schema of schemas) await admin(url, `VACUUM ${HOT_TABLES.map((table) => `${schema}.${table}`).join(", ")}`)
+}
 
 /** One statement on a short-lived connection (administration: schemas, databases, settings). */
 export const admin = async <R extends pg.QueryResultRow = pg.QueryResultRow>(
@@ -942,6 +955,7 @@ export async function benchPostgres(options: PostgresBenchOptions = {}): Promise
       const window = cpu.pgbench.begin()
       tps.push(await pgbenchRun(pgb, clients, seconds))
       window?.end()
+      await vacuumHotTables(url, [execSchema, lifeSchema])
       sessions.take()
       executes.push(await exec.runPromise(executeWindow(spread, seconds / 2, cpu.executes, sessions)))
       sessionSplits.executes.push(sessions.take())
