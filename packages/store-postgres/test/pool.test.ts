@@ -77,9 +77,9 @@ describe.skipIf(url === undefined)("postgres store: the pool", () => {
 
   it("destroy() closes the pool and the sessions beside it though Kysely itself ran no statement", async () => {
     const db = makePgKysely({ connectionString: url!, max: 2 })
-    const sql = sqlClientOf(db)
+    const client = sqlClientOf(db)
     const backend = async (read: boolean) =>
-      (await sql.query("SELECT pg_backend_pid() AS pid", [], read)).rows[0]!.pid as number
+      (await client.query("SELECT pg_backend_pid() AS pid", [], read)).rows[0]!.pid as number
     // One through the pool, one on a read session: the store's own paths, which Kysely's driver never sees.
     const pids = [await backend(false), await backend(true)]
     await db.destroy()
