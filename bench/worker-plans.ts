@@ -6,7 +6,7 @@
  * every statement captured, then EXPLAINs (ANALYZE, BUFFERS) each distinct statement with the values it was sent, both
  * with the plan PostgreSQL picks for those values and with the generic plan a prepared statement falls back to.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=@paycore/source bench/worker-plans.ts [--rows 200000] [--churn]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --conditions=@paycore/source bench/worker-plans.ts [--rows 200000] [--churn | --backlog]
  *
  * A statement is bounded when its plan reaches rows through an index condition on what makes a row due (or a
  * primary key), never a Seq Scan or a full index scan over a table that grows.
@@ -17,6 +17,7 @@ import type { AddressInfo } from "node:net"
 import {
   BulkImports,
   CardsWorker,
+  type DueCursor,
   Ids,
   Invitations,
   StablecoinsWorker,
@@ -39,6 +40,11 @@ if (url === undefined || url === "") throw new Error("DATABASE_URL is not set")
 const rows = numberFlag("rows") ?? 200_000
 /** `--churn`: the settled payments' rows updated as the worker leaves them, their dead versions not yet vacuumed. */
 const churn = process.argv.includes("--churn")
+/**
+ * `--backlog`: every copied payment due now and waiting for its rail (a rail's outage just over), and no pass: the
+ * worker's walk over them is timed page by page instead, the cost of finding the due rows apart from stepping them.
+ */
+const backlog = process.argv.includes("--backlog")
 const schema = `paycore_plans_${process.pid}`
 await admin(url, `CREATE SCHEMA ${schema}`)
 
@@ -144,16 +150,72 @@ try {
   console.log(
     `copied ${rows} rows of quotes, transactions, timelines, outbox in ${((performance.now() - t0) / 1000).toFixed(1)} s`
   )
+  if (backlog) {
+    await admin(
+      url,
+      `UPDATE ${schema}.transactions SET state = 'PROCESSING', status = 'PROCESSING', due_at = '2000-01-01T00:00:00.000Z'`
+    )
+    await admin(url, `VACUUM ANALYZE ${schema}.transactions`)
+    const now = new Date().toISOString()
+    const filter = { states: ["PROCESSING"], dueBy: now }
+    /** Walks every due row by `page` (a list by id, or the due queue), timing each page. */
+    const walk = async <C>(
+      label: string,
+      page: (after: C | undefined) => Effect.Effect<{ rows: number; after: C | undefined }, unknown>
+    ) => {
+      const times: Array<number> = []
+      let seen = 0
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          let after: C | undefined
+          for (;;) {
+            const started = performance.now()
+            const next = yield* page(after)
+            times.push(performance.now() - started)
+            seen += next.rows
+            if (next.after === undefined) break
+            after = next.after
+          }
+        })
+      )
+      const total = times.reduce((a, b) => a + b, 0)
+      console.log(
+        `backlog, ${label}: ${seen} due rows in ${times.length} pages, ${total.toFixed(0)} ms ` +
+          `(first page ${times[0]?.toFixed(1)} ms, last ${times[times.length - 1]?.toFixed(1)} ms, ` +
+          `${(total / times.length).toFixed(2)} ms a page)`
+      )
+      return seen
+    }
+    const listed = await walk<string>("a list by id (the walk before issue 34's due queues)", (after) =>
+      Effect.map(store.transactions.list(filter, { limit: 100, after, sortOrder: "asc" }), (page) => ({
+        rows: page.data.length,
+        after: page.hasMore ? page.data[page.data.length - 1]?.id : undefined
+      }))
+    )
+    const queued = await walk<DueCursor>("the due queue", (after) =>
+      Effect.map(store.transactions.due(filter, 100, after), (page) => ({ rows: page.data.length, after: page.next }))
+    )
+    if (listed !== rows + 1 || queued !== rows + 1) throw new Error(`walked ${listed} and ${queued} of ${rows + 1}`)
+  }
 
   // One pass of every worker, and one webhook claim, captured.
+  if (!backlog) await passAndExplain(app.context, store)
+} finally {
+  proto.query = original
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  await admin(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+}
+
+/** One pass of every worker and one webhook claim, each distinct statement of them explained. */
+async function passAndExplain(context: Effect.Success<ReturnType<typeof makeApp>>["context"], store: Store["Service"]) {
   capturing = true
   await Effect.runPromise(
     Effect.gen(function* () {
-      yield* Context.get(app.context, Transactions).processDue()
-      yield* Context.get(app.context, BulkImports).sweep()
-      yield* Context.get(app.context, CardsWorker).processDue()
-      yield* Context.get(app.context, Invitations).processDue()
-      yield* Context.get(app.context, StablecoinsWorker).processDue()
+      yield* Context.get(context, Transactions).processDue()
+      yield* Context.get(context, BulkImports).sweep()
+      yield* Context.get(context, CardsWorker).processDue()
+      yield* Context.get(context, Invitations).processDue()
+      yield* Context.get(context, StablecoinsWorker).processDue()
       const now = new Date().toISOString()
       yield* store.transaction(store.outbox.claimDue(now, 100, now, "plans"))
     }) as Effect.Effect<void, unknown>
@@ -218,8 +280,4 @@ try {
     }
   }
   await client.end()
-} finally {
-  proto.query = original
-  await Effect.runPromise(Scope.close(scope, Exit.void))
-  await admin(url, `DROP SCHEMA IF EXISTS ${schema} CASCADE`)
 }

@@ -192,6 +192,8 @@ export { Lru } from "./shared/lru.ts"
 export * from "./shared/machine.ts"
 export * from "./shared/money.ts"
 export {
+  type DueCursor,
+  type DuePage,
   decodeCursor,
   encodeCursor,
   type Page,

@@ -285,6 +285,29 @@ describe("Transactions", () => {
     }).pipe(Effect.provide(env.layer))
   })
 
+  it.effect(
+    "a backlog of more than two pages, all due at one instant, settles in one pass (issue 34: the due walk)",
+    () => {
+      const env = makeEnv()
+      return Effect.gen(function* () {
+        const { account, usdPayee } = yield* seedPayer()
+        const ids: Array<string> = []
+        // One instant for all: their due times tie, so the walk's pages go on by id.
+        for (let i = 0; i < 230; i++) {
+          ids.push((yield* executePayment(env, account.id, usdPayee.id, 100 + i, { _tag: "Settle" })).transactionId)
+        }
+        const store = yield* Store
+        const dueAt = new Set<string | undefined>()
+        for (const id of ids) dueAt.add((yield* store.transactions.get(id))?.dueAt)
+        assert.strictEqual(dueAt.size, 1, "every payment is due at the same instant")
+        const report = yield* advance(60)
+        assert.strictEqual(report.stepped, 230)
+        for (const id of ids) assert.strictEqual((yield* store.transactions.get(id))?.state, "COMPLETED")
+        yield* invariants
+      }).pipe(Effect.provide(env.layer))
+    }
+  )
+
   it.effect("transfer-in pulls from a US account: PENDING, then COMPLETED when the pull settles (or FAILED)", () => {
     const env = makeEnv()
     return Effect.gen(function* () {

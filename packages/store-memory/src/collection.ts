@@ -1,4 +1,4 @@
-import type { Collection, Page, PageRequest, UniqueViolation } from "@paycore/core"
+import type { Collection, DueCursor, DuePage, DueQueue, Page, PageRequest, UniqueViolation } from "@paycore/core"
 import { toPage } from "@paycore/core"
 import type { Table } from "@paycore/store-tables"
 import { Effect } from "effect"
@@ -15,14 +15,41 @@ export interface CollectionSpec<T, F, U extends string> {
 }
 
 /** A collection, and the steps store methods that read and write several rows in one step use. */
-export type MemoryCollection<T extends { readonly id: string }, F, U extends string = never> = Collection<T, F, U> & {
-  readonly rows: () => ReadonlyArray<T>
-  /** Rows whose due key is at or before `bound`, by id (collections with a `due` index only). */
-  readonly dueBy: (bound: string) => ReadonlyArray<T>
-  /** `insert`, `get` and `update`, run now (for store methods that read and write several rows in one step). */
-  readonly insertNow: (row: T) => UniqueViolation | undefined
-  readonly getNow: (id: string) => T | undefined
-  readonly updateNow: (row: T) => UniqueViolation | undefined
+export type MemoryCollection<T extends { readonly id: string }, F, U extends string = never> = Collection<T, F, U> &
+  // Described tables with a queue only (the others throw).
+  DueQueue<T, F> & {
+    readonly rows: () => ReadonlyArray<T>
+    /** Rows whose due key is at or before `bound`, by id (collections with a `due` index only). */
+    readonly dueBy: (bound: string) => ReadonlyArray<T>
+    /** `insert`, `get` and `update`, run now (for store methods that read and write several rows in one step). */
+    readonly insertNow: (row: T) => UniqueViolation | undefined
+    readonly getNow: (id: string) => T | undefined
+    readonly updateNow: (row: T) => UniqueViolation | undefined
+  }
+
+/** A page of the due walk of `table` (see the port's `DueQueue`) among `candidates` (rows in any order). */
+const duePageOf = <T extends { readonly id: string }>(
+  table: Table<T, any, any>,
+  candidates: ReadonlyArray<T>,
+  matches: (row: T) => boolean,
+  limit: number,
+  after: DueCursor | undefined
+): DuePage<T> => {
+  const queue = table.queue
+  if (queue === undefined) throw new Error(`memory store: ${table.name} has no queue`)
+  const found: Array<{ readonly at: string; readonly row: T }> = []
+  for (const row of candidates) {
+    const at = queue.read(row) as string | undefined
+    if (at === undefined || !matches(row)) continue
+    if (after !== undefined && (at < after.dueAt || (at === after.dueAt && row.id <= after.id))) continue
+    found.push({ at, row })
+  }
+  found.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.row.id < b.row.id ? -1 : 1))
+  const last = found.length > limit ? found[limit - 1] : undefined
+  return {
+    data: found.slice(0, limit).map((f) => f.row),
+    next: last === undefined ? undefined : { dueAt: last.at, id: last.row.id }
+  }
 }
 
 /** Makes the collections of one store: their writes are remembered in its `journal`. */
@@ -166,6 +193,12 @@ export const collectionsOf =
               writeNow(row, slotOf(row.id))
             })
         : (row) => Effect.suspend(() => written(writeNow(row, slotOf(row.id)))),
+      due: (filter, limit, after) =>
+        Effect.sync(() => {
+          const bound = due?.bound(filter)
+          const candidates = (bound === undefined ? undefined : due!.rows(bound)) ?? ids.map((id) => byId.get(id)!)
+          return duePageOf(spec.table, candidates, matcher(filter), limit, after)
+        }),
       list: (filter: F, page: PageRequest) =>
         Effect.sync((): Page<T> => {
           const out: Array<T> = []

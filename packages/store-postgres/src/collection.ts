@@ -1,4 +1,4 @@
-import type { Collection, Page, PageRequest, UniqueViolation } from "@paycore/core"
+import type { Collection, DueCursor, DuePage, DueQueue, Page, PageRequest, UniqueViolation } from "@paycore/core"
 import { StoreError, toPage } from "@paycore/core"
 import type { Table } from "@paycore/store-tables"
 import { Effect } from "effect"
@@ -63,6 +63,33 @@ export const pageOf = <T extends { readonly id: string }>(
     const total = first === undefined ? 0 : Number(first.total)
     const data = first === undefined || first.id === null ? [] : rows.map(decode)
     return toPage(data, page.limit, total)
+  })
+}
+
+/**
+ * A page of a due walk: rows of the filter with a due instant in `column`, after the cursor in the order of
+ * `(column, id)`, which the table's due index holds, so that the page reads its own rows only (no count).
+ */
+const duePageOf = <T>(
+  x: Executor,
+  table: string,
+  column: string,
+  decode: (row: Row) => T,
+  filter: Filter,
+  limit: number,
+  after: DueCursor | undefined
+): Effect.Effect<DuePage<T>, StoreError> => {
+  filter.where(`${column} IS NOT NULL`)
+  if (after !== undefined) filter.where(`(${column}, id) > (${filter.param(after.dueAt)}, ${filter.param(after.id)})`)
+  const text =
+    `SELECT * FROM ${table} WHERE ${filter.conditions.join(" AND ")} ` +
+    `ORDER BY ${column}, id LIMIT ${filter.param(limit + 1)}`
+  return Effect.map(x.queryAdHoc(text, filter.params), (rows) => {
+    const last = rows.length > limit ? rows[limit - 1] : undefined
+    return {
+      data: (rows.length > limit ? rows.slice(0, limit) : rows).map(decode),
+      next: last === undefined ? undefined : { dueAt: last[column] as string, id: last.id as string }
+    }
   })
 }
 
@@ -242,3 +269,22 @@ export const makeCollection = <T extends { readonly id: string }, F, U extends s
   x: Executor,
   table: Table<T, F, U>
 ): Collection<T, F, U> => collectionOf(x, rowCodecOf(table), whereOf(table), uniqueKeysOf(table))
+
+/** `makeCollection`, and the due walk of a table described with a queue. */
+export const makeQueue = <T extends { readonly id: string }, F, U extends string>(
+  x: Executor,
+  table: Table<T, F, U>
+): Collection<T, F, U> & DueQueue<T, F> => {
+  const queue = table.queue
+  if (queue === undefined) throw new Error(`store-postgres: ${table.name} has no queue`)
+  const codec = rowCodecOf(table)
+  const where = whereOf(table)
+  return {
+    ...collectionOf(x, codec, where, uniqueKeysOf(table)),
+    due: (filter, limit, after) => {
+      const w = new Filter()
+      where(filter, w)
+      return duePageOf(x, table.name, queue.name, codec.decode, w, limit, after)
+    }
+  }
+}

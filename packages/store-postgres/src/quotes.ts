@@ -2,7 +2,7 @@ import type { LockedQuoteRows, Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import { rowCodecOf } from "./codec.ts"
-import { makeCollection } from "./collection.ts"
+import { makeCollection, makeQueue } from "./collection.ts"
 import type { Executor } from "./statements.ts"
 
 const lockQuoteSql = `SELECT * FROM quotes WHERE id = $1 FOR UPDATE`
@@ -15,7 +15,7 @@ const customerCodec = rowCodecOf(tables.customers)
 
 /** Quotes and receiver lookups. */
 export const quoteRepositories = (x: Executor): Pick<Repositories, "quotes" | "lookups"> => {
-  const quoteRows = makeCollection(x, tables.quotes)
+  const quoteRows = makeQueue(x, tables.quotes)
   return {
     lookups: makeCollection(x, tables.lookups),
     quotes: {

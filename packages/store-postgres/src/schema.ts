@@ -29,6 +29,7 @@ import { webhookRetryRounds } from "./migrations/0026_webhook_retry_rounds.ts"
 import { transferDirection } from "./migrations/0027_transfer_direction.ts"
 import { beneficiaryVerification } from "./migrations/0028_beneficiary_verification.ts"
 import { sharedInstances } from "./migrations/0029_shared_instances.ts"
+import { dueQueues } from "./migrations/0030_due_queues.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -71,7 +72,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0026_webhook_retry_rounds": webhookRetryRounds,
   "0027_transfer_direction": transferDirection,
   "0028_beneficiary_verification": beneficiaryVerification,
-  "0029_shared_instances": sharedInstances
+  "0029_shared_instances": sharedInstances,
+  "0030_due_queues": dueQueues
 }
 
 export const MIGRATION_TABLE = "paycore_migrations"

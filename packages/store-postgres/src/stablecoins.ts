@@ -1,6 +1,6 @@
 import type { Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
-import { makeCollection } from "./collection.ts"
+import { makeCollection, makeQueue } from "./collection.ts"
 import type { Executor } from "./statements.ts"
 
 /** Stablecoin provider account links, registered stablecoins and their operations. */
@@ -9,5 +9,5 @@ export const stablecoinRepositories = (
 ): Pick<Repositories, "stablecoinProviderAccounts" | "stablecoins" | "stablecoinOperations"> => ({
   stablecoinProviderAccounts: makeCollection(x, tables.stablecoinProviderAccounts),
   stablecoins: makeCollection(x, tables.stablecoins),
-  stablecoinOperations: makeCollection(x, tables.stablecoinOperations)
+  stablecoinOperations: makeQueue(x, tables.stablecoinOperations)
 })

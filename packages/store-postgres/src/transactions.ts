@@ -2,7 +2,7 @@ import type { Repositories } from "@paycore/core"
 import * as tables from "@paycore/store-tables"
 import { Effect } from "effect"
 import { rowCodecOf } from "./codec.ts"
-import { makeCollection } from "./collection.ts"
+import { makeQueue } from "./collection.ts"
 import { affected, type Executor } from "./statements.ts"
 
 // What `updateIf` compares (every write of a transaction changes one of these columns).
@@ -15,7 +15,7 @@ const updateIfSql =
   versionColumns.map((c, i) => `${c} IS NOT DISTINCT FROM $${transactionColumns.length + i + 1}`).join(" AND ")
 
 export const transactionRepositories = (x: Executor): Pick<Repositories, "transactions"> => {
-  const transactionRows = makeCollection(x, tables.transactions)
+  const transactionRows = makeQueue(x, tables.transactions)
   return {
     transactions: {
       ...transactionRows,

@@ -66,6 +66,7 @@ export const cards = table<CardRecord, CardFilter, "platformCardId">()({
     updatedAt: instant("updated_at")
   },
   primaryKey: ["id"],
+  queue: "dueAt",
   unique: { platformCardId: { column: "platformCardId" } },
   filters: {
     cardholderId: eq("cardholderId"),
@@ -149,6 +150,7 @@ export const cardNetworkEvents = table<CardNetworkEventRecord, CardNetworkEventF
     createdAt: instant("created_at")
   },
   primaryKey: ["id"],
+  queue: "dueAt",
   unique: { issuerEventId: { column: "issuerEventId" } },
   filters: {
     cardId: eq("cardId"),

@@ -134,6 +134,8 @@ export interface TableSpec {
   readonly filters?: Readonly<Record<string, Condition>>
   /** Conditions of every list. */
   readonly always?: ReadonlyArray<Condition>
+  /** The instant a worker's walk of the rows goes by (the port's `DueQueue`: by it, then by id). */
+  readonly queue?: string
 }
 
 /** A described column, resolved. */
@@ -181,6 +183,8 @@ export interface Table<T, F = {}, U extends string = never> {
   readonly unique: ReadonlyArray<DescribedUnique<T, U>>
   readonly filters: ReadonlyArray<{ readonly name: keyof F & string; readonly condition: DescribedCondition<T> }>
   readonly always: ReadonlyArray<DescribedCondition<T>>
+  /** The column of the rows' due walk (see `TableSpec.queue`), if they have one. */
+  readonly queue: DescribedColumn<T> | undefined
 }
 
 /** Reads the value at `path` (`undefined` when a step is absent). */
@@ -196,6 +200,14 @@ export const readerOf = (path: ReadonlyArray<string>): ((record: any) => unknown
     default:
       return (r) => path.reduce((value, step) => value?.[step], r)
   }
+}
+
+/** The column of `spec`'s due walk: an instant. */
+const queueOf = (spec: TableSpec, columnOf: (key: string) => DescribedColumn): DescribedColumn | undefined => {
+  if (spec.queue === undefined) return undefined
+  const c = columnOf(spec.queue)
+  if (c.kind !== "instant") throw new Error(`store-tables: ${spec.name}.${c.name}: a queue goes by an instant`)
+  return c
 }
 
 /** The description of `spec`, resolved; throws when a condition or key does not fit its column. */
@@ -248,7 +260,8 @@ const build = (spec: TableSpec): Table<any, any, any> => {
       return { name, column: c, unless, index: u.index ?? `${spec.name}_${c.name}_key` }
     }),
     filters: Object.entries(spec.filters ?? {}).map(([name, condition]) => ({ name, condition: resolve(condition) })),
-    always: (spec.always ?? []).map(resolve)
+    always: (spec.always ?? []).map(resolve),
+    queue: queueOf(spec, columnOf)
   }
 }
 
@@ -344,6 +357,7 @@ type Checked<T, F, U extends string, S extends TableSpec> = ([Missing<T, FieldKe
   readonly columns: { readonly [K in keyof S["columns"]]: CheckColumn<T, K & string, S["columns"][K]> }
   readonly primaryKey: ReadonlyArray<ColumnKeys<S>>
   readonly always?: ReadonlyArray<Condition<ColumnKeys<S>>>
+  readonly queue?: ColumnKeys<S>
 } & ([U] extends [never]
     ? { readonly unique?: { readonly [key: string]: never } }
     : { readonly unique: { readonly [I in U]: UniqueKey<ColumnKeys<S>> } }) &

@@ -26,6 +26,7 @@ export const invitations = table<InvitationRecord, InvitationFilter, "code">()({
     updatedAt: instant("updated_at")
   },
   primaryKey: ["id"],
+  queue: "expiresAt",
   unique: { code: { column: "code" } },
   filters: {
     inviterCustomerId: eq("inviterCustomerId"),

@@ -35,6 +35,7 @@ export const quotes = table<QuoteRecord, QuoteFilter, "transactionId">()({
     agentId: optional(text("agent_id"))
   },
   primaryKey: ["id"],
+  queue: "quote.expiresAt",
   unique: { transactionId: { column: "quote.transactionId" } },
   filters: {
     status: eq("quote.status"),

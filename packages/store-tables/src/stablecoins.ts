@@ -110,6 +110,7 @@ export const stablecoinOperations = table<StablecoinOperationRecord, StablecoinO
     updatedAt: instant("updated_at")
   },
   primaryKey: ["id"],
+  queue: "dueAt",
   unique: { clientReference: { column: "clientReference" } },
   filters: {
     stablecoinId: eq("stablecoinId"),

@@ -69,6 +69,7 @@ export const transactions = table<TransactionRecord, TransactionFilter>()({
     transfer: optional(text("transfer"))
   },
   primaryKey: ["id"],
+  queue: "dueAt",
   filters: {
     customerId: eq("transaction.customerId"),
     platformCustomerId: eq("transaction.platformCustomerId"),

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { walkDue } from "../shared/due-walk.ts"
 import type { NotFound, StoreError } from "../shared/errors.ts"
 import type { Steps } from "../shared/tracing.ts"
 import { cardNotFound, cardTransactionNotFound } from "./errors.ts"
@@ -85,22 +86,17 @@ const applyDue = (ports: CardPorts, pending: CardNetworkEventRecord, now: string
 export const applyDueNetworkEvents = Effect.fnUntraced(function* (ports: CardPorts, now: string) {
   let applied = 0
   let errors = 0
-  let after: string | undefined
-  for (;;) {
-    const page = yield* ports.store.cardNetworkEvents.list(
-      { includeApplied: false, dueBy: now },
-      { limit: WORKER_PAGE, after, sortOrder: "asc" }
-    )
-    for (const pending of page.data) {
-      const exit = yield* Effect.exit(applyDue(ports, pending, now))
-      if (exit._tag === "Failure") {
+  yield* walkDue(ports.store.cardNetworkEvents, { includeApplied: false, dueBy: now }, WORKER_PAGE, (events) =>
+    Effect.forEach(events, (pending) =>
+      Effect.flatMap(Effect.exit(applyDue(ports, pending, now)), (exit) => {
+        if (exit._tag === "Success") {
+          if (exit.value) applied++
+          return Effect.void
+        }
         errors++
-        yield* Effect.logWarning("paycore cards worker: a network event failed to apply", exit.cause)
-      } else if (exit.value) applied++
-    }
-    const last = page.data[page.data.length - 1]
-    if (!page.hasMore || last === undefined) break
-    after = last.id
-  }
+        return Effect.logWarning("paycore cards worker: a network event failed to apply", exit.cause)
+      })
+    )
+  )
   return { applied, errors }
 })

@@ -1,6 +1,7 @@
 import { Effect, Result } from "effect"
 import type { CardIssuerError, CardIssuerUpdate, CardProvisioning } from "../ports/card-issuer.ts"
 import type { KeyVaultService } from "../ports/key-vault.ts"
+import { walkDue } from "../shared/due-walk.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { addSeconds, pollBackoffSeconds } from "../shared/time.ts"
 import type { Steps } from "../shared/tracing.ts"
@@ -214,19 +215,17 @@ export const provisionDueCards = Effect.fnUntraced(function* (ports: CardPorts, 
   const issuing: IssuerPorts = { ...ports, issuer, vault }
   let stepped = 0
   let errors = 0
-  let after: string | undefined
-  for (;;) {
-    const page = yield* ports.store.cards.list({ dueBy: now }, { limit: WORKER_PAGE, after, sortOrder: "asc" })
-    for (const card of page.data) {
-      const exit = yield* Effect.exit(stepCard(issuing, card, now))
-      if (exit._tag === "Failure") {
+  yield* walkDue(ports.store.cards, { dueBy: now }, WORKER_PAGE, (cards) =>
+    Effect.forEach(cards, (card) =>
+      Effect.flatMap(Effect.exit(stepCard(issuing, card, now)), (exit) => {
+        if (exit._tag === "Success") {
+          stepped++
+          return Effect.void
+        }
         errors++
-        yield* Effect.logWarning("paycore cards worker step failed", exit.cause)
-      } else stepped++
-    }
-    const last = page.data[page.data.length - 1]
-    if (!page.hasMore || last === undefined) break
-    after = last.id
-  }
+        return Effect.logWarning("paycore cards worker step failed", exit.cause)
+      })
+    )
+  )
   return { stepped, errors }
 })

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { walkDue } from "../shared/due-walk.ts"
 import { commandEnv } from "../shared/engine-config.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { isoOf } from "../shared/time.ts"
@@ -20,20 +21,22 @@ export const expireDue = Effect.fnUntraced(function* (
   const env = yield* commandEnv
   const filter = { states: ["PENDING" as const], expiresAtOrBefore: isoOf(env.nowMs) }
   let expired = 0
-  for (;;) {
-    const due = yield* store.invitations.list(filter, { limit: PAGE, sortOrder: "asc" })
-    let moved = 0
-    for (const row of due.data) {
-      moved += yield* store.transaction(
-        Effect.gen(function* () {
-          const current = yield* store.invitations.getForUpdate(row.id)
-          if (current?.state !== "PENDING" || !isPastExpiry(current, env.nowMs)) return 0
-          yield* moveInvitationSteps(ports, current, "EXPIRE", env.nowMs)
-          return 1
-        })
-      )
-    }
-    expired += moved
-    if (due.data.length < PAGE || moved === 0) return { expired }
-  }
+  yield* walkDue(store.invitations, filter, PAGE, (rows) =>
+    Effect.map(
+      Effect.forEach(rows, (row) =>
+        store.transaction(
+          Effect.gen(function* () {
+            const current = yield* store.invitations.getForUpdate(row.id)
+            if (current?.state !== "PENDING" || !isPastExpiry(current, env.nowMs)) return 0
+            yield* moveInvitationSteps(ports, current, "EXPIRE", env.nowMs)
+            return 1
+          })
+        )
+      ),
+      (moved) => {
+        for (const n of moved) expired += n
+      }
+    )
+  )
+  return { expired }
 })

@@ -44,7 +44,7 @@ import type {
   ScaSessionRecord
 } from "../sca/model.ts"
 import type { StoreError } from "../shared/errors.ts"
-import type { Page, PageRequest } from "../shared/paging.ts"
+import type { DueCursor, DuePage, Page, PageRequest } from "../shared/paging.ts"
 import type {
   ProviderAccountFilter,
   ProviderAccountRecord,
@@ -99,6 +99,20 @@ export interface Collection<T extends { readonly id: string }, F, U extends stri
   readonly insertMany: (rows: ReadonlyArray<T>) => Effect.Effect<void, StoreError | UniqueViolation>
   readonly update: (row: T) => Effect.Effect<void, StoreError | UniqueViolation>
   readonly list: (filter: F, page: PageRequest) => Effect.Effect<Page<T>, StoreError>
+}
+
+/**
+ * The rows a background worker acts on, as a queue ordered by their due instant (then id). A list pages by id and
+ * counts every row of its filter, so a worker's pass over a backlog of due rows by lists costs in proportion to
+ * the backlog's square; a page of `due` costs the rows it returns (PostgreSQL: an index walk of `(due instant, id)`,
+ * whatever the planner's statistics), so the pass costs in proportion to the backlog.
+ */
+export interface DueQueue<T, F> {
+  /**
+   * Up to `limit` rows matching `filter` (which holds the due bound: `dueBy`, `expiresAtOrBefore`), earliest due
+   * first, after `after` in that order.
+   */
+  readonly due: (filter: F, limit: number, after?: DueCursor) => Effect.Effect<DuePage<T>, StoreError>
 }
 
 export interface TokenFilter {
@@ -315,7 +329,9 @@ export interface LockedQuoteRows {
 }
 
 /** Quotes, and the lock a command that moves a quote with its transaction takes. */
-export interface QuoteCollection extends Collection<QuoteRecord, QuoteFilter, "transactionId"> {
+export interface QuoteCollection
+  extends Collection<QuoteRecord, QuoteFilter, "transactionId">,
+    DueQueue<QuoteRecord, QuoteFilter> {
   /**
    * A quote and its transaction (by the quote's `transactionId`), locked on PostgreSQL in that order until the
    * store transaction ends, in one round trip; `undefined` when there is no such quote. `withCustomer`: the quote's
@@ -333,7 +349,9 @@ export interface QuoteCollection extends Collection<QuoteRecord, QuoteFilter, "t
 }
 
 /** Transactions, and the compare-and-set a command writes one with when it needs no store transaction. */
-export interface TransactionCollection extends Collection<TransactionRecord, TransactionFilter> {
+export interface TransactionCollection
+  extends Collection<TransactionRecord, TransactionFilter>,
+    DueQueue<TransactionRecord, TransactionFilter> {
   /**
    * Writes `row` only if the stored row still has `expected`'s `state`, `transaction.updatedAt`,
    * `railReference`, `dueAt`, `attempts` and `stalledAt` (every write of a transaction changes one of them);
@@ -394,11 +412,12 @@ export interface Repositories {
   /** Factor resets; the start limit counts a customer's rows of the last 24 h (`createdAfter`). */
   readonly scaFactorResets: Collection<ScaFactorResetRecord, ScaFactorResetFilter>
   /** `platformCardId` is unique (design Q21). */
-  readonly cards: Collection<CardRecord, CardFilter, "platformCardId">
+  readonly cards: Collection<CardRecord, CardFilter, "platformCardId"> & DueQueue<CardRecord, CardFilter>
   /** `issuerTransactionToken` is unique: a network retry of one authorization finds the first decision. */
   readonly cardTransactions: Collection<CardTransactionRecord, CardTransactionFilter, "issuerTransactionToken">
   /** The inbox of network events: `issuerEventId` is unique, so an at-least-once delivery applies once. */
-  readonly cardNetworkEvents: Collection<CardNetworkEventRecord, CardNetworkEventFilter, "issuerEventId">
+  readonly cardNetworkEvents: Collection<CardNetworkEventRecord, CardNetworkEventFilter, "issuerEventId"> &
+    DueQueue<CardNetworkEventRecord, CardNetworkEventFilter>
   /** The audit log of reveals (CD-33): who asked; never the URL. */
   readonly cardReveals: Collection<CardRevealRecord, CardRevealFilter>
   /** `tokenSelector` is unique: a Bearer token is found by it; a deleted agent clears it (AG-11). */
@@ -408,13 +427,15 @@ export interface Repositories {
   /** `openSlot` is held while an action is `PENDING_APPROVAL`: one pending action per quote. */
   readonly agentActions: Collection<AgentActionRecord, AgentActionFilter, "openSlot">
   /** `code` is unique: a read, claim or cancel finds its invitation by it (IN-03). */
-  readonly invitations: Collection<InvitationRecord, InvitationFilter, "code">
+  readonly invitations: Collection<InvitationRecord, InvitationFilter, "code"> &
+    DueQueue<InvitationRecord, InvitationFilter>
   /** `liveSlot` is held while a link is `ACTIVE`: one active link per provider account and environment (P-08). */
   readonly stablecoinProviderAccounts: Collection<ProviderAccountRecord, ProviderAccountFilter, "liveSlot">
   /** `registration` is unique: a token is registered once per provider, network and environment (P-10). */
   readonly stablecoins: Collection<StablecoinRecord, StablecoinFilter, "registration">
   /** `clientReference` (the provider's idempotency key) is unique: one operation per request key (P-13, C-09). */
-  readonly stablecoinOperations: Collection<StablecoinOperationRecord, StablecoinOperationFilter, "clientReference">
+  readonly stablecoinOperations: Collection<StablecoinOperationRecord, StablecoinOperationFilter, "clientReference"> &
+    DueQueue<StablecoinOperationRecord, StablecoinOperationFilter>
   readonly ledger: LedgerStore
   readonly outbox: OutboxStore
   readonly idempotency: {

@@ -23,6 +23,19 @@ export interface PageRequest {
   readonly sortOrder: SortOrder
 }
 
+/** Where a worker's walk of a due queue stands: the due instant and id of the last row it was given. */
+export interface DueCursor {
+  readonly dueAt: string
+  readonly id: string
+}
+
+/** A page of a walk of a due queue (the store port's `DueQueue`). */
+export interface DuePage<A> {
+  readonly data: ReadonlyArray<A>
+  /** Where the next page starts; `undefined` when no row is left. */
+  readonly next: DueCursor | undefined
+}
+
 export interface Page<A> {
   readonly data: ReadonlyArray<A>
   readonly hasMore: boolean

@@ -1,6 +1,7 @@
 import { Effect, Result } from "effect"
 import { resolveSteps, writeTransfersSteps } from "../accounts/balance-updates.ts"
 import type { ProviderOperationStatus, StablecoinProviderError } from "../ports/stablecoin-provider.ts"
+import { walkDue } from "../shared/due-walk.ts"
 import type { StoreError } from "../shared/errors.ts"
 import { type IllegalTransition, transition } from "../shared/machine.ts"
 import { addSeconds, nowIso, pollBackoffSeconds } from "../shared/time.ts"
@@ -234,24 +235,19 @@ export const processDueOperations = Effect.fnUntraced(function* (
 ): Effect.fn.Return<{ readonly stepped: number; readonly errors: number }, StoreError> {
   let stepped = 0
   let errors = 0
-  let after: string | undefined
-  for (;;) {
-    const due = yield* ports.store.stablecoinOperations.list(
-      { states: LIVE_STATES, dueBy: now },
-      { limit: PAGE, sortOrder: "asc", ...(after === undefined ? {} : { after }) }
-    )
-    for (const op of due.data) {
-      const outcome = yield* Effect.exit(stepOperation(ports, op, nowMs, now))
-      if (outcome._tag === "Success") stepped++
-      else {
+  yield* walkDue(ports.store.stablecoinOperations, { states: LIVE_STATES, dueBy: now }, PAGE, (operations) =>
+    Effect.forEach(operations, (op) =>
+      Effect.flatMap(Effect.exit(stepOperation(ports, op, nowMs, now)), (outcome) => {
+        if (outcome._tag === "Success") {
+          stepped++
+          return Effect.void
+        }
         errors++
-        yield* Effect.logError(`paycore stablecoins worker: ${op.id} failed`, outcome.cause)
-      }
-    }
-    const last = due.data[due.data.length - 1]
-    if (!due.hasMore || last === undefined) return { stepped, errors }
-    after = last.id
-  }
+        return Effect.logError(`paycore stablecoins worker: ${op.id} failed`, outcome.cause)
+      })
+    )
+  )
+  return { stepped, errors }
 })
 
 export interface StablecoinsWorkerReport {

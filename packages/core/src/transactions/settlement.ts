@@ -11,6 +11,7 @@ import type { LedgerTransfer } from "../ledger/model.ts"
 import type { PayoutStatus, RailError } from "../ports/rail.ts"
 import { together } from "../ports/store.ts"
 import { expirableQuoteStates, isQuoteDueToExpire } from "../quotes/expiry.ts"
+import { walkDue } from "../shared/due-walk.ts"
 import type { Refused } from "../shared/errors.ts"
 import { statesAllowing } from "../shared/machine.ts"
 import { addSeconds } from "../shared/time.ts"
@@ -305,8 +306,8 @@ const logStepFailure = <E>(cause: Cause.Cause<E>) => Effect.logWarning("paycore 
  * transaction due by now (re-submission, settlement polls, return watch, refunds). Each step is
  * its own store transaction that re-reads the row and re-checks its state, so a pass run twice or
  * concurrently does nothing twice. The server runs it on a schedule; tests call it after moving
- * the TestClock. Between pages it yields, so requests waiting on the event loop are answered meanwhile (an
- * in-process store's pass waits on no I/O).
+ * the TestClock. Rows come earliest due first, and a page costs the store its own rows however many are due (see
+ * `walkDue`).
  */
 export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, clock: Clock.Clock) {
   const { store } = ports
@@ -328,32 +329,22 @@ export const processDue = Effect.fnUntraced(function* (ports: PaymentPorts, cloc
       { concurrency }
     )
   for (const status of expirableQuoteStates) {
-    let after: string | undefined
-    for (;;) {
-      const page = yield* store.quotes.list(
-        { status, expiresAtOrBefore: now },
-        { limit: WORKER_PAGE, after, sortOrder: "asc" }
+    yield* walkDue(store.quotes, { status, expiresAtOrBefore: now }, WORKER_PAGE, (quotes) =>
+      Effect.map(
+        stepAll(quotes, (quote) => expireQuote(ports, quote.id, clock)),
+        (outcomes) => {
+          for (const done of outcomes) if (done === true) expired++
+        }
       )
-      const outcomes = yield* stepAll(page.data, (quote) => expireQuote(ports, quote.id, clock))
-      for (const done of outcomes) if (done === true) expired++
-      const last = page.data[page.data.length - 1]
-      if (!page.hasMore || last === undefined) break
-      after = last.id
-      yield* Effect.yieldNow
-    }
-  }
-  let after: string | undefined
-  for (;;) {
-    const page = yield* store.transactions.list(
-      { states: WORKER_STATES, dueBy: now },
-      { limit: WORKER_PAGE, after, sortOrder: "asc" }
     )
-    const outcomes = yield* stepAll(page.data, (record) => stepTransaction(ports, record, clock))
-    for (const done of outcomes) if (done !== undefined) stepped++
-    const last = page.data[page.data.length - 1]
-    if (!page.hasMore || last === undefined) break
-    after = last.id
-    yield* Effect.yieldNow
   }
+  yield* walkDue(store.transactions, { states: WORKER_STATES, dueBy: now }, WORKER_PAGE, (records) =>
+    Effect.map(
+      stepAll(records, (record) => stepTransaction(ports, record, clock)),
+      (outcomes) => {
+        for (const done of outcomes) if (done !== undefined) stepped++
+      }
+    )
+  )
   return { expired, stepped, errors } satisfies ProcessDueReport
 })

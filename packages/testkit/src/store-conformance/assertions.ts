@@ -1,5 +1,5 @@
 import { assert } from "@effect/vitest"
-import { decodeCursor, type Page } from "@paycore/core"
+import { type DueQueue, decodeCursor, type Page } from "@paycore/core"
 import { Effect } from "effect"
 import type { ListFn } from "./ids.ts"
 
@@ -101,4 +101,44 @@ export const expectFiltered = Effect.fnUntraced(function* <T extends { readonly 
   for (const row of rows.excluded) assert.isFalse(listed.has(row.id), `${note} leaves out ${row.id}`)
   assertStrictlyOrdered(ids(all.rows), "asc")
   assert.strictEqual(all.totalCount, all.rows.length, `totalCount of ${note}`)
+})
+
+/**
+ * A worker's walk of a due queue, `limit` rows a page: pages of at most `limit` rows, a full one with the cursor of
+ * its last row iff more follow, rows earliest due first then by id and none twice. The rows walked are exactly
+ * `expected`, in that order (each deep-equals its record); with `among`, other tests' rows may come between them,
+ * and `excluded` must not come.
+ */
+export const expectDue = Effect.fnUntraced(function* <T extends { readonly id: string }, F>(
+  queue: DueQueue<T, F>,
+  filter: F,
+  dueAt: (row: T) => string | undefined,
+  expected: ReadonlyArray<T>,
+  options: { readonly among?: boolean; readonly excluded?: ReadonlyArray<T>; readonly limit?: number } = {}
+) {
+  const note = JSON.stringify(filter)
+  const limit = options.limit ?? 2
+  const walked: Array<T> = []
+  let after: { readonly dueAt: string; readonly id: string } | undefined
+  for (;;) {
+    const page = yield* queue.due(filter, limit, after)
+    assert.isAtMost(page.data.length, limit, `no more rows than the limit (${note})`)
+    walked.push(...page.data)
+    if (page.next === undefined) break
+    assert.strictEqual(page.data.length, limit, `a page followed by more rows is full (${note})`)
+    const last = page.data[page.data.length - 1]!
+    assert.deepStrictEqual(page.next, { dueAt: dueAt(last), id: last.id }, `the cursor of the last row (${note})`)
+    after = page.next
+  }
+  for (let i = 1; i < walked.length; i++) {
+    const [a, b] = [walked[i - 1]!, walked[i]!]
+    const [x, y] = [dueAt(a)!, dueAt(b)!]
+    assert.isTrue(x < y || (x === y && a.id < b.id), `earliest due first, then by id, none twice (${note})`)
+  }
+  const wanted = new Set(ids(expected))
+  const mine = options.among === true ? walked.filter((row) => wanted.has(row.id)) : walked
+  assert.deepStrictEqual(ids(mine), ids(expected), `ids of the due walk of ${note}`)
+  assert.deepStrictEqual(mine, expected, `rows of the due walk of ${note}`)
+  const walkedIds = new Set(ids(walked))
+  for (const row of options.excluded ?? []) assert.isFalse(walkedIds.has(row.id), `${row.id} is not due (${note})`)
 })

@@ -13,7 +13,7 @@ import {
   Store
 } from "@paycore/core"
 import { Effect } from "effect"
-import { assertUniqueViolation, expectList } from "./assertions.ts"
+import { assertUniqueViolation, expectDue, expectList } from "./assertions.ts"
 import type { CollectionCase } from "./collections.ts"
 import { type It, makeScope, newId, plusSeconds, type Scope, unique } from "./ids.ts"
 
@@ -274,6 +274,18 @@ export const cardTests = (it: It) => {
       yield* expectList(list, { ...mine, states: ["PROCESSING"], dueBy: s.at(100) }, [due])
       yield* expectList(list, { ...mine, states: ["PROCESSING", "ACTIVE"], dueBy: s.at(200) }, [due, later, active])
       yield* expectList(list, { ...mine, dueBy: s.at(49) }, [])
+      // The worker's walk (issue 34), earliest due first.
+      const dueAt = (r: CardRecord) => r.dueAt
+      yield* expectDue(store.cards, { ...mine, states: ["PROCESSING", "ACTIVE"], dueBy: s.at(200) }, dueAt, [
+        active,
+        due,
+        later
+      ])
+      yield* expectDue(store.cards, { dueBy: s.at(200) }, dueAt, [active, due, later], {
+        among: true,
+        limit: 50,
+        excluded: [never]
+      })
       // Provisioned: no longer due.
       const { dueAt: _, ...done } = due
       yield* store.cards.update({ ...done, state: "ACTIVE" })
@@ -352,6 +364,13 @@ export const cardNetworkEventTests = (it: It) => {
       // The worker: pending, due by the instant (the applied one was due earlier, and is left out).
       yield* expectList(list, { cardId: card, includeApplied: false, dueBy: s.at(DUE) }, [waiting])
       yield* expectList(list, { cardId: card, includeApplied: false, dueBy: s.at(DUE + 30) }, [waiting, later])
+      yield* expectDue(
+        store.cardNetworkEvents,
+        { includeApplied: false, dueBy: s.at(DUE + 30) },
+        (r) => r.dueAt,
+        [waiting, later],
+        { among: true, limit: 50, excluded: [applied, now] }
+      )
       yield* store.cardNetworkEvents.update({
         ...waiting,
         appliedAt: s.at(DUE),

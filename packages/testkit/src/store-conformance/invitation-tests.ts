@@ -1,7 +1,7 @@
 import { assert } from "@effect/vitest"
 import { type InvitationFilter, type InvitationId, type InvitationRecord, Store } from "@paycore/core"
 import { Effect, Exit } from "effect"
-import { assertUniqueViolation, expectList } from "./assertions.ts"
+import { assertUniqueViolation, expectDue, expectList } from "./assertions.ts"
 import type { CollectionCase } from "./collections.ts"
 import { type It, makeScope, newId, plusSeconds, type Scope, unique } from "./ids.ts"
 
@@ -84,6 +84,14 @@ export const invitationTests = (it: It) => {
       const list = store.invitations.list
       const mine = { inviterCustomerId: s.customerId }
       yield* expectList(list, { ...mine, states: ["PENDING"], expiresAtOrBefore: s.at(200) }, [due, dueExactly])
+      // The sweeper's walk (issue 34), earliest expiry first.
+      yield* expectDue(
+        store.invitations,
+        { states: ["PENDING"], expiresAtOrBefore: s.at(200) },
+        (r) => r.expiresAt,
+        [due, dueExactly],
+        { among: true, limit: 50, excluded: [later, never, claimed] }
+      )
       yield* expectList(list, { ...mine, expiresAtOrBefore: s.at(200) }, [due, dueExactly, claimed])
       yield* expectList(list, { ...mine, states: ["CLAIMED", "CANCELLED"] }, [claimed])
       yield* expectList(list, { ...mine, states: [] }, [])

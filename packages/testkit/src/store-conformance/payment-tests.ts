@@ -8,7 +8,7 @@ import {
   type TransactionRecord
 } from "@paycore/core"
 import { Effect } from "effect"
-import { assertUniqueViolation, expectFiltered, expectList } from "./assertions.ts"
+import { assertUniqueViolation, expectDue, expectFiltered, expectList } from "./assertions.ts"
 import { DAY, type It, type ListFn, makeScope, newId, type Scope } from "./ids.ts"
 import {
   individualFull,
@@ -173,6 +173,15 @@ export const quoteTests = (it: It) => {
         included: [q1Done, q5],
         excluded: [q2, q3, q4, q6]
       })
+
+      // The expiry worker's walk (issue 34), earliest expiry first.
+      yield* expectDue(
+        store.quotes,
+        { status: "PENDING", expiresAtOrBefore: s.at(200) },
+        (r) => r.quote.expiresAt,
+        [q3Sooner, q2],
+        { among: true, limit: 50, excluded: [q1Done, q4, q5, q6] }
+      )
     })
   )
 }
@@ -362,6 +371,66 @@ export const transactionTests = (it: It) => {
         for (const x of [x1Settled, x3Sooner, x2Due]) yield* store.transactions.update(x)
         yield* expectList(list, { ...mine, states: worker, dueBy: s.at(150) }, [x2Due, x3Sooner, x4])
         yield* expectList(list, { ...mine, dueBy: s.at(100) }, [x2Due, x3Sooner, x4, x5])
+      })
+  )
+
+  it.effect(
+    "due (issue 34): the settlement worker's walk, earliest due first then by id, from a cursor; a row due again later within the bound comes again",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        // Due instants far in the past: only this test's transactions are due that early.
+        const s = makeScope(1000, 1900)
+        const pay = (state: string, dueAt?: string) =>
+          payment(s, {
+            customerId: s.customerId,
+            status: "PENDING",
+            type: "OUTGOING",
+            state,
+            ...(dueAt === undefined ? {} : { dueAt })
+          })
+        const x1 = pay("PENDING", s.at(100))
+        const x2 = pay("COMPLETED")
+        const x3 = pay("PROCESSING", s.at(200))
+        const x4 = pay("REFUND_PENDING", s.at(50))
+        const x5 = pay("FAILED", s.at(10))
+        // Due at the same instant as x1, with a later id.
+        const x6 = pay("PENDING", s.at(100))
+        for (const x of [x6, x5, x4, x3, x2, x1]) yield* store.transactions.insert(x)
+        const mine = { customerId: s.customerId }
+        const worker = ["PENDING", "PROCESSING", "COMPLETED", "REFUND_PENDING"]
+        const dueAt = (r: TransactionRecord) => r.dueAt
+
+        for (const limit of [1, 2, 3, 100]) {
+          yield* expectDue(store.transactions, { ...mine, states: worker, dueBy: s.at(150) }, dueAt, [x4, x1, x6], {
+            limit
+          })
+        }
+        yield* expectDue(store.transactions, { ...mine, states: worker, dueBy: s.at(200) }, dueAt, [x4, x1, x6, x3])
+        yield* expectDue(store.transactions, { ...mine, dueBy: s.at(100) }, dueAt, [x5, x4, x1, x6])
+        yield* expectDue(store.transactions, { ...mine, states: ["COMPLETED"], dueBy: s.at(200) }, dueAt, [])
+        // The worker's own filter, among other tests' rows.
+        yield* expectDue(store.transactions, { states: worker, dueBy: s.at(150) }, dueAt, [x4, x1, x6], {
+          among: true,
+          excluded: [x2, x3, x5],
+          limit: 100
+        })
+
+        // A cursor resumes after its row: the tie is broken by id.
+        const resumed = yield* store.transactions.due({ ...mine, states: worker, dueBy: s.at(150) }, 10, {
+          dueAt: x1.dueAt!,
+          id: x1.id
+        })
+        assert.deepStrictEqual(resumed, { data: [x6], next: undefined })
+
+        // A step moves its row later, still within the bound: the walk meets it again after the others.
+        const filter = { ...mine, states: worker, dueBy: s.at(150) }
+        const first = yield* store.transactions.due(filter, 1)
+        assert.deepStrictEqual(first, { data: [x4], next: { dueAt: x4.dueAt!, id: x4.id } })
+        const x4Again = { ...x4, dueAt: s.at(120) }
+        yield* store.transactions.update(x4Again)
+        const rest = yield* store.transactions.due(filter, 10, first.next)
+        assert.deepStrictEqual(rest.data, [x1, x6, x4Again])
       })
   )
 }

@@ -10,7 +10,7 @@ import {
   Store
 } from "@paycore/core"
 import { Effect } from "effect"
-import { assertUniqueViolation, expectList } from "./assertions.ts"
+import { assertUniqueViolation, expectDue, expectList } from "./assertions.ts"
 import type { CollectionCase } from "./collections.ts"
 import { type It, makeScope, newId, plusSeconds, type Scope, scopedId, unique } from "./ids.ts"
 
@@ -236,6 +236,14 @@ export const stablecoinTests = (it: It) => {
         list,
         { stablecoinId, states: ["CREATED", "PENDING_FUNDING", "PENDING_PROVIDER", "PROCESSING"], dueBy: s.at(200) },
         [due, dueExactly]
+      )
+      // The worker's walk (issue 34), earliest due first.
+      yield* expectDue(
+        store.stablecoinOperations,
+        { states: ["CREATED", "PENDING_FUNDING", "PENDING_PROVIDER", "PROCESSING"], dueBy: s.at(200) },
+        (r) => r.dueAt,
+        [due, dueExactly],
+        { among: true, limit: 50, excluded: [later, done] }
       )
       const page = yield* list({ stablecoinId }, { limit: 10, sortOrder: "desc" })
       assert.deepStrictEqual(
