@@ -52,7 +52,8 @@ describe("migrations", () => {
         "0026_webhook_retry_rounds",
         "0027_transfer_direction",
         "0028_beneficiary_verification",
-        "0029_shared_instances"
+        "0029_shared_instances",
+        "0030_due_queues"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])
