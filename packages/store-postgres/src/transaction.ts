@@ -271,8 +271,9 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
         if (bounded !== undefined) sentUnawaited(tx, bounded)
         group.tx = tx
         group.running = group.members.length
+        // Every member left while it waited: it ends at once, and takes no newcomer (test/group-ends.test.ts).
+        if (group.running === 0) return void endGroup(group)
         open = group
-        if (group.running === 0) void endGroup(group)
         for (const resume of group.members) resume(Exit.succeed(tx))
       },
       (error: unknown) => {
@@ -291,6 +292,8 @@ const groupCommit = (sql: SqlClient, grouping: Grouping, CurrentTx: CurrentTx) =
 
   /** COMMIT when no member spoiled the group, else ROLLBACK; then the next waiting group starts. */
   const endGroup = async (group: Group): Promise<void> => {
+    // A group that ends takes no newcomer: its COMMIT gives its connection back.
+    if (open === group) open = undefined
     const tx = group.tx!
     const commit = !group.poisoned && tx.failure === undefined
     const ended = commit
