@@ -105,7 +105,8 @@ export interface Collection<T extends { readonly id: string }, F, U extends stri
  * The rows a background worker acts on, as a queue ordered by their due instant (then id). A list pages by id and
  * counts every row of its filter, so a worker's pass over a backlog of due rows by lists costs in proportion to
  * the backlog's square; a page of `due` costs the rows it returns (PostgreSQL: an index walk of `(due instant, id)`,
- * whatever the planner's statistics), so the pass costs in proportion to the backlog.
+ * whatever the planner's statistics), so the pass costs in proportion to the backlog. (The memory store, for tests
+ * and small stores, sorts the rows due at each page, as its lists do.)
  */
 export interface DueQueue<T, F> {
   /**
