@@ -144,8 +144,6 @@ export const postgresDatabases = (url: string) => {
       return {
         connect: async () => {
           const db = makePgKysely({ connectionString: url, schema, max: 4 })
-          // Kysely's destroy() ends the pool only once its driver has run a query: the store talks to the pool directly.
-          await sql`select 1`.execute(db)
           return { store: Effect.runSync(makePostgresStore(db)), close: () => db.destroy() }
         }
       }
