@@ -42,20 +42,42 @@ const uniqueKeysOf = <T, U extends string>(table: Table<T, any, U>): ReadonlyArr
     }
   })
 
-/** Rows of a list page: the filter's count and up to `limit + 1` rows after the cursor, in one statement. */
+/** The condition that a row's copy in the narrow table `lookups` meets the filter's `lookupConditions` and `more`. */
+const looksUp = (lookups: string, conditions: ReadonlyArray<string>): string =>
+  `id IN (SELECT id FROM ${lookups} WHERE ${conditions.join(" AND ")})`
+
+/**
+ * Rows of a list page: the filter's count and up to `limit + 1` rows after the cursor, in one statement. Conditions
+ * on looked-up columns read `lookups` (the cursor too, so that its index is read from the cursor on).
+ */
 export const pageOf = <T extends { readonly id: string }>(
   x: Executor,
   table: string,
+  lookups: string | undefined,
   decode: (row: Row) => T,
   filter: Filter,
   page: PageRequest
 ): Effect.Effect<Page<T>, StoreError> => {
-  const where = filter.conditions.length === 0 ? "true" : filter.conditions.join(" AND ")
+  const looked = filter.lookupConditions
+  const conditions =
+    looked.length === 0 || lookups === undefined ? filter.conditions : [...filter.conditions, looksUp(lookups, looked)]
+  const where = conditions.length === 0 ? "true" : conditions.join(" AND ")
   const asc = page.sortOrder === "asc"
-  const cursor = page.after === undefined ? "" : ` AND id ${asc ? ">" : "<"} ${filter.param(page.after)}`
+  const after = page.after === undefined ? undefined : `id ${asc ? ">" : "<"} ${filter.param(page.after)}`
+  const cursor =
+    after === undefined
+      ? ""
+      : looked.length === 0 || lookups === undefined
+        ? ` AND ${after}`
+        : ` AND ${after} AND ${looksUp(lookups, [...looked, after])}`
   const limit = filter.param(page.limit + 1)
+  // Filtered by looked-up columns only: counted in the narrow table, which has a row for each of the table's.
+  const counted =
+    filter.conditions.length === 0 && looked.length > 0 && lookups !== undefined
+      ? `${lookups} WHERE ${looked.join(" AND ")}`
+      : `${table} WHERE ${where}`
   const text =
-    `SELECT c.total, p.* FROM (SELECT count(*) AS total FROM ${table} WHERE ${where}) AS c ` +
+    `SELECT c.total, p.* FROM (SELECT count(*) AS total FROM ${counted}) AS c ` +
     `LEFT JOIN LATERAL (SELECT * FROM ${table} WHERE ${where}${cursor} ` +
     `ORDER BY id ${asc ? "ASC" : "DESC"} LIMIT ${limit}) AS p ON true`
   return Effect.map(x.queryAdHoc(text, filter.params), (rows) => {
@@ -68,22 +90,28 @@ export const pageOf = <T extends { readonly id: string }>(
 
 /**
  * A page of a due walk: rows of the filter with a due instant in `column`, after the cursor in the order of
- * `(column, id)`, which the table's due index holds, so that the page reads its own rows only (no count).
+ * `(column, id)`, which the table's due index holds, so that the page reads its own rows only (no count). A table
+ * with `lookups` (which then hold the column) is walked by that table's due index, each row read by its id.
  */
 const duePageOf = <T>(
   x: Executor,
   table: string,
+  lookups: string | undefined,
   column: string,
   decode: (row: Row) => T,
   filter: Filter,
   limit: number,
   after: DueCursor | undefined
 ): Effect.Effect<DuePage<T>, StoreError> => {
-  filter.where(`${column} IS NOT NULL`)
-  if (after !== undefined) filter.where(`(${column}, id) > (${filter.param(after.dueAt)}, ${filter.param(after.id)})`)
+  const due = lookups === undefined ? filter.conditions : filter.lookupConditions
+  due.push(`${column} IS NOT NULL`)
+  if (after !== undefined) due.push(`(${column}, id) > (${filter.param(after.dueAt)}, ${filter.param(after.id)})`)
   const text =
-    `SELECT * FROM ${table} WHERE ${filter.conditions.join(" AND ")} ` +
-    `ORDER BY ${column}, id LIMIT ${filter.param(limit + 1)}`
+    lookups === undefined
+      ? `SELECT * FROM ${table} WHERE ${due.join(" AND ")} ORDER BY ${column}, id LIMIT ${filter.param(limit + 1)}`
+      : `SELECT r.* FROM (SELECT id, ${column} FROM ${lookups} WHERE ${due.join(" AND ")}) AS l ` +
+        `CROSS JOIN LATERAL (SELECT * FROM ${table} WHERE ${["id = l.id", ...filter.conditions].join(" AND ")}) AS r ` +
+        `ORDER BY l.${column}, l.id LIMIT ${filter.param(limit + 1)}`
   return Effect.map(x.queryAdHoc(text, filter.params), (rows) => {
     const last = rows.length > limit ? rows[limit - 1] : undefined
     return {
@@ -178,7 +206,8 @@ const collectionOf = <T extends { readonly id: string }, F, U extends string>(
   x: Executor,
   codec: RowCodec<T>,
   where: (filter: F, w: Filter) => void,
-  uniques: ReadonlyArray<UniqueKey<T, U>>
+  uniques: ReadonlyArray<UniqueKey<T, U>>,
+  lookups: string | undefined
 ): Collection<T, F, U> => {
   const { table, decode } = codec
   const sql = statementsOf(codec, uniques)
@@ -259,7 +288,7 @@ const collectionOf = <T extends { readonly id: string }, F, U extends string>(
     list: (filter, page) => {
       const w = new Filter()
       where(filter, w)
-      return pageOf(x, table, decode, w, page)
+      return pageOf(x, table, lookups, decode, w, page)
     }
   }
 }
@@ -268,7 +297,7 @@ const collectionOf = <T extends { readonly id: string }, F, U extends string>(
 export const makeCollection = <T extends { readonly id: string }, F, U extends string>(
   x: Executor,
   table: Table<T, F, U>
-): Collection<T, F, U> => collectionOf(x, rowCodecOf(table), whereOf(table), uniqueKeysOf(table))
+): Collection<T, F, U> => collectionOf(x, rowCodecOf(table), whereOf(table), uniqueKeysOf(table), table.lookups?.name)
 
 /** `makeCollection`, and the due walk of a table described with a queue. */
 export const makeQueue = <T extends { readonly id: string }, F, U extends string>(
@@ -280,11 +309,11 @@ export const makeQueue = <T extends { readonly id: string }, F, U extends string
   const codec = rowCodecOf(table)
   const where = whereOf(table)
   return {
-    ...collectionOf(x, codec, where, uniqueKeysOf(table)),
+    ...collectionOf(x, codec, where, uniqueKeysOf(table), table.lookups?.name),
     due: (filter, limit, after) => {
       const w = new Filter()
       where(filter, w)
-      return duePageOf(x, table.name, queue.name, codec.decode, w, limit, after)
+      return duePageOf(x, table.name, table.lookups?.name, queue.name, codec.decode, w, limit, after)
     }
   }
 }

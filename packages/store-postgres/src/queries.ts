@@ -38,9 +38,13 @@ export const upsertSql = (codec: Pick<RowCodec<unknown>, "table" | "columns">, k
 
 // ---- lists ----
 
-/** The WHERE clause of a list and its parameters (`$1`, `$2`, ... in the order they are added). */
+/**
+ * The WHERE clause of a list and its parameters (`$1`, `$2`, ... in the order they are added); the conditions on a
+ * table's looked-up columns (`Table.lookups`) apart, for its narrow table.
+ */
 export class Filter {
   readonly conditions: Array<string> = []
+  readonly lookupConditions: Array<string> = []
   readonly params: Array<unknown> = []
 
   param(value: unknown): string {
@@ -92,11 +96,18 @@ const conditionSql = (w: Filter, condition: DescribedCondition, value: unknown):
 export const whereOf =
   <F>(table: Table<any, F, any>) =>
   (filter: F, w: Filter): void => {
-    for (const condition of table.always) w.where(conditionSql(w, condition, undefined))
+    const looked = new Set(table.lookups?.columns.map((c) => c.name))
+    const add = (condition: DescribedCondition, value: unknown) => {
+      const text = conditionSql(w, condition, value)
+      const column = condition.op === "eqAny" ? condition.columns[0]! : condition.column
+      if (looked.has(column.name)) w.lookupConditions.push(text)
+      else w.where(text)
+    }
+    for (const condition of table.always) add(condition, undefined)
     for (const { name, condition } of table.filters) {
       const value = filter[name]
       if (condition.op === "includesDeleted") {
-        if (value !== true) w.where(conditionSql(w, condition, undefined))
-      } else if (value !== undefined) w.where(conditionSql(w, condition, value))
+        if (value !== true) add(condition, undefined)
+      } else if (value !== undefined) add(condition, value)
     }
   }

@@ -30,6 +30,7 @@ import { transferDirection } from "./migrations/0027_transfer_direction.ts"
 import { beneficiaryVerification } from "./migrations/0028_beneficiary_verification.ts"
 import { sharedInstances } from "./migrations/0029_shared_instances.ts"
 import { dueQueues } from "./migrations/0030_due_queues.ts"
+import { transactionLookups } from "./migrations/0031_transaction_lookups.ts"
 
 /**
  * The tables of the PostgreSQL store: each is described once in @paycore/store-tables (columns, kinds, unique keys,
@@ -73,7 +74,8 @@ export const migrations: Readonly<Record<string, Migration>> = {
   "0027_transfer_direction": transferDirection,
   "0028_beneficiary_verification": beneficiaryVerification,
   "0029_shared_instances": sharedInstances,
-  "0030_due_queues": dueQueues
+  "0030_due_queues": dueQueues,
+  "0031_transaction_lookups": transactionLookups
 }
 
 export const MIGRATION_TABLE = "paycore_migrations"

@@ -190,6 +190,13 @@ const samples: ReadonlyMap<Table<any, any, any>, ReadonlyArray<object>> = new Ma
     ]
   ],
   [tables.outboxSubjects, [subject]],
+  [
+    tables.transactionLookups,
+    [
+      { id: "Transaction:019a0000-0000-7000-8000-000000000001", status: "PROCESSING", dueAt: at },
+      { id: "Transaction:019a0000-0000-7000-8000-000000000002", status: "COMPLETED" }
+    ]
+  ],
   [tables.instanceKeys, [{ name: "wallet-kek", sealed: "v1.AAAA", createdAt: "2026-11-21T13:36:44.123Z" }]],
   [tables.webhookSecrets, [secret(), secret({ expiresAt: at })]],
   [tables.walletCredentials, [walletRecords.credentialFull(walletScope), walletRecords.credentialMinimal(walletScope)]],

@@ -1,12 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { expirableQuoteStates } from "@paycore/core"
+import * as described from "@paycore/store-tables"
 import { type Table, tables } from "@paycore/store-tables"
-import { type Kysely, sql } from "kysely"
+import { CompiledQuery, type Kysely, sql } from "kysely"
 import { Migrator } from "kysely/migration"
 import pg from "pg"
+import { rowCodecOf } from "../src/codec.ts"
 import { MIGRATION_TABLE, makePgKysely, makePgliteKysely, migrate, migrations } from "../src/index.ts"
-import { sqlTypes } from "../src/queries.ts"
+import { insertSql, sqlTypes } from "../src/queries.ts"
 import { pgliteConfig, testDatabase } from "./helpers.ts"
+import { transaction } from "./records.ts"
 
 // The migrations stay hand-written; this checks that, applied to a fresh database, they make exactly the tables the
 // descriptions (@paycore/store-tables) say: the codecs, statements and memory store all follow the descriptions.
@@ -290,6 +293,24 @@ describe(`the migration runner (${db.kind})`, () => {
         enabledTransactionTypes: ["OUTGOING", "INCOMING"]
       })
       assert.deepStrictEqual(row?.c, [settings("MXN"), settings("USD")])
+    }))
+
+  it("issue 34: 0031 copies every transaction's status and due instant into transaction_lookups", () =>
+    onFreshDatabase(1, async ([k]) => {
+      const db = k as Kysely<any>
+      const schema = (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s as string
+      const earlier = earlierMigrator(db, schema, names.slice(0, names.indexOf("0031_transaction_lookups")))
+      assert.strictEqual((await earlier.migrateToLatest()).error, undefined)
+      const codec = rowCodecOf(described.transactions)
+      const rows = [transaction(1), transaction(2, { dueAt: undefined })]
+      for (const row of rows) await db.executeQuery(CompiledQuery.raw(insertSql(codec), codec.params(row)))
+      await migrate(db)
+      const copied = await sql<{ id: string; status: string; due_at: string | null }>`
+        SELECT id, status, due_at FROM transaction_lookups ORDER BY id`.execute(db)
+      assert.deepStrictEqual(
+        copied.rows,
+        rows.map((r) => ({ id: r.id, status: r.transaction.status, due_at: r.dueAt ?? null }))
+      )
     }))
 
   it("a database migrated by a newer version is refused, and nothing is applied", () =>

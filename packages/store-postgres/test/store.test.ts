@@ -53,7 +53,8 @@ describe("migrations", () => {
         "0027_transfer_direction",
         "0028_beneficiary_verification",
         "0029_shared_instances",
-        "0030_due_queues"
+        "0030_due_queues",
+        "0031_transaction_lookups"
       ])
       assert.deepStrictEqual(await migrate(k), [])
       assert.deepStrictEqual(await Promise.all([migrate(k), migrate(k)]), [[], []])

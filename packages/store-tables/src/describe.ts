@@ -136,6 +136,12 @@ export interface TableSpec {
   readonly always?: ReadonlyArray<Condition>
   /** The instant a worker's walk of the rows goes by (the port's `DueQueue`: by it, then by id). */
   readonly queue?: string
+  /**
+   * Columns that change through a row's life and that lists or the queue look up by, copied by a store on a server
+   * into the narrow table `name` (the row's id and these columns), where they are indexed: updates of the row itself
+   * then change none of its own indexes. The queue's column, if any, is one of them.
+   */
+  readonly lookups?: { readonly name: string; readonly columns: ReadonlyArray<string> }
 }
 
 /** A described column, resolved. */
@@ -185,6 +191,8 @@ export interface Table<T, F = {}, U extends string = never> {
   readonly always: ReadonlyArray<DescribedCondition<T>>
   /** The column of the rows' due walk (see `TableSpec.queue`), if they have one. */
   readonly queue: DescribedColumn<T> | undefined
+  /** The narrow table of the columns looked up by (see `TableSpec.lookups`), if the rows have one. */
+  readonly lookups: { readonly name: string; readonly columns: ReadonlyArray<DescribedColumn<T>> } | undefined
 }
 
 /** Reads the value at `path` (`undefined` when a step is absent). */
@@ -247,6 +255,23 @@ const build = (spec: TableSpec): Table<any, any, any> => {
       ? { op: "notEq", column: c, value: condition.value }
       : { op: condition.op, column: c }
   }
+  const lookups =
+    spec.lookups === undefined ? undefined : { name: spec.lookups.name, columns: spec.lookups.columns.map(columnOf) }
+  // A condition reads its row's columns or its narrow table's, never both.
+  const looked = new Set(lookups?.columns ?? [])
+  const filters = Object.entries(spec.filters ?? {}).map(([name, condition]) => ({
+    name,
+    condition: resolve(condition)
+  }))
+  for (const { condition } of filters) {
+    if (condition.op === "eqAny" && new Set(condition.columns.map((c) => looked.has(c))).size > 1) {
+      throw new Error(`store-tables: ${spec.name}: a condition mixes looked-up columns with others`)
+    }
+  }
+  const queue = queueOf(spec, columnOf)
+  if (lookups !== undefined && queue !== undefined && !lookups.columns.includes(queue)) {
+    throw new Error(`store-tables: ${spec.name}: the queue's column must be looked up with the others`)
+  }
   return {
     name: spec.name,
     columns,
@@ -259,9 +284,10 @@ const build = (spec: TableSpec): Table<any, any, any> => {
         throw new Error(`store-tables: ${spec.name}.${unless.name} is no boolean`)
       return { name, column: c, unless, index: u.index ?? `${spec.name}_${c.name}_key` }
     }),
-    filters: Object.entries(spec.filters ?? {}).map(([name, condition]) => ({ name, condition: resolve(condition) })),
+    filters,
     always: (spec.always ?? []).map(resolve),
-    queue: queueOf(spec, columnOf)
+    queue,
+    lookups
   }
 }
 
@@ -358,6 +384,7 @@ type Checked<T, F, U extends string, S extends TableSpec> = ([Missing<T, FieldKe
   readonly primaryKey: ReadonlyArray<ColumnKeys<S>>
   readonly always?: ReadonlyArray<Condition<ColumnKeys<S>>>
   readonly queue?: ColumnKeys<S>
+  readonly lookups?: { readonly name: string; readonly columns: ReadonlyArray<ColumnKeys<S>> }
 } & ([U] extends [never]
     ? { readonly unique?: { readonly [key: string]: never } }
     : { readonly unique: { readonly [I in U]: UniqueKey<ColumnKeys<S>> } }) &

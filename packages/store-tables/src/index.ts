@@ -16,7 +16,7 @@ import { lookups, quotes } from "./quotes.ts"
 import { scaChallenges, scaFactorResets, scaFactors, scaSecurity, scaSessions, trustedBeneficiaries } from "./sca.ts"
 import { stablecoinOperations, stablecoinProviderAccounts, stablecoins } from "./stablecoins.ts"
 import { transitions } from "./timelines.ts"
-import { transactions } from "./transactions.ts"
+import { transactionLookups, transactions } from "./transactions.ts"
 import { delegatedKeys, otpChallenges, signedRequests, walletCredentials, walletSessions } from "./wallet-auth.ts"
 import { outbox, outboxSubjects, webhookSecrets } from "./webhooks.ts"
 
@@ -24,6 +24,7 @@ export * from "./describe.ts"
 export type { Counter } from "./idempotency.ts"
 export { type BalanceMove, movesOfTransfer } from "./ledger.ts"
 export type { InstanceKey } from "./platform.ts"
+export type { TransactionLookup } from "./transactions.ts"
 export type { OutboxSubject } from "./webhooks.ts"
 export {
   agentActions,
@@ -64,6 +65,7 @@ export {
   stablecoinProviderAccounts,
   stablecoins,
   tokens,
+  transactionLookups,
   transactions,
   transitions,
   trustedBeneficiaries,
@@ -85,6 +87,7 @@ export const tables: ReadonlyArray<Table<any, any, any>> = [
   quotes,
   lookups,
   transactions,
+  transactionLookups,
   transitions,
   beneficialOwners,
   verifications,

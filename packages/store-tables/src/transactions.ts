@@ -70,6 +70,9 @@ export const transactions = table<TransactionRecord, TransactionFilter>()({
   },
   primaryKey: ["id"],
   queue: "dueAt",
+  // A payment's status and due instant change at each step; indexed on the row, every step would write each of its
+  // indexes again (no heap-only update).
+  lookups: { name: "transaction_lookups", columns: ["transaction.status", "dueAt"] },
   filters: {
     customerId: eq("transaction.customerId"),
     platformCustomerId: eq("transaction.platformCustomerId"),
@@ -82,4 +85,22 @@ export const transactions = table<TransactionRecord, TransactionFilter>()({
     states: oneOf("state"),
     dueBy: atOrBefore("dueAt")
   }
+})
+
+/** A transaction's looked-up columns (`transactions.lookups`): written by the store, no record of the port. */
+export interface TransactionLookup {
+  readonly id: string
+  readonly status: string
+  readonly dueAt?: string | undefined
+}
+
+/** The narrow table of `transactions.lookups`: the same columns, under the same names, indexed. */
+export const transactionLookups = table<TransactionLookup>()({
+  name: "transaction_lookups",
+  columns: {
+    id: key("id"),
+    status: text("status"),
+    dueAt: optional(instant("due_at"))
+  },
+  primaryKey: ["id"]
 })
