@@ -26,7 +26,8 @@
  * - One lifecycle is run alone first with every SQL statement counted, and its round trips (statements sent while an
  *   earlier one of the same connection is unanswered, pipelined, share the round trip of the one they follow).
  * - CPU (from /proc, when the server is local) and the sessions' wait states (pg_stat_activity, sampled) are recorded
- *   during the measured windows, to tell where the time goes.
+ *   during the measured windows, to tell where the time goes; and the WAL the server wrote during each (its insert
+ *   position before and after), per operation: what an operation writes, which does not move with the machine.
  * After the run the ledger of both schemas is checked (posted balances sum to zero per currency, holds balanced, no
  * negative available balance, every executed payment held or settled exactly once); a broken invariant throws.
  */
@@ -158,6 +159,13 @@ export interface PostgresBenchFigures {
   readonly sessions: {
     readonly executes: SessionSplit
     readonly hotAccount: SessionSplit
+  }
+  /** WAL bytes per operation (full-page images after a checkpoint included); undefined where none was measured. */
+  readonly wal: {
+    readonly pgbench: number | undefined
+    readonly executes: number | undefined
+    readonly hotAccount: number | undefined
+    readonly lifecycles: number | undefined
   }
   readonly invariants: {
     readonly executed: number
@@ -299,6 +307,35 @@ class CpuWindow {
       idle: end.idle - this.start.idle,
       used: this.used
     }
+  }
+}
+
+/**
+ * Adds up the WAL the server wrote during several windows, from its insert position: what an operation writes to its
+ * tables and indexes, a figure that does not move with the machine's speed (a checkpoint during a window adds the
+ * full-page images of the pages first written after it).
+ */
+export class WalAccount {
+  private bytes = 0
+  private operations = 0
+  private readonly url: string
+  constructor(url: string) {
+    this.url = url
+  }
+  private readonly position = async (): Promise<number> =>
+    Number((await admin<{ at: string }>(this.url, `SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn AS at`))[0]!.at)
+  /** Starts a window; `end(operations)` adds what the server wrote since, for that many operations. */
+  async begin(): Promise<{ readonly end: (operations: number) => Promise<void> }> {
+    const start = await this.position()
+    return {
+      end: async (operations) => {
+        this.bytes += (await this.position()) - start
+        this.operations += operations
+      }
+    }
+  }
+  perOperation(): number | undefined {
+    return this.operations > 0 ? this.bytes / this.operations : undefined
   }
 }
 
@@ -621,10 +658,17 @@ class QuotePool {
 }
 
 /** Executes from the pool with one fiber per queue until `seconds` have passed (not creating any quote). */
-const executeWindow = (pool: QuotePool, seconds: number, cpu: CpuAccount, sessions: SessionSampler | undefined) =>
+const executeWindow = (
+  pool: QuotePool,
+  seconds: number,
+  cpu: CpuAccount,
+  sessions: SessionSampler | undefined,
+  wal?: WalAccount
+) =>
   Effect.gen(function* () {
     yield* pool.fill(pool.perFiberFor(seconds))
     let ranDry = false
+    const walWindow = wal === undefined ? undefined : yield* Effect.promise(() => wal.begin())
     const window = cpu.begin()
     sessions?.start(pool.applicationName)
     const start = performance.now()
@@ -652,18 +696,20 @@ const executeWindow = (pool: QuotePool, seconds: number, cpu: CpuAccount, sessio
     sessions?.stop()
     window?.end()
     const count = sum(counts)
+    if (walWindow !== undefined) yield* Effect.promise(() => walWindow.end(count))
     const perSecond = count / elapsed
     pool.rate = Math.max(pool.rate, perSecond)
     return { count, seconds: elapsed, perSecond, ranDry } satisfies WindowResult
   })
 
 /** Batches of quote → execute (one payer per fiber), each followed by one settlement pass, for `seconds`. */
-const lifecycleWindow = (payers: ReadonlyArray<Payer>, seconds: number, cpu: CpuAccount) =>
+const lifecycleWindow = (payers: ReadonlyArray<Payer>, seconds: number, cpu: CpuAccount, wal?: WalAccount) =>
   Effect.gen(function* () {
     const quotes = yield* Quotes
     let count = 0
     let quoteExecuteMs = 0
     let settleMs = 0
+    const walWindow = wal === undefined ? undefined : yield* Effect.promise(() => wal.begin())
     const window = cpu.begin()
     const start = performance.now()
     const end = start + seconds * 1000
@@ -686,6 +732,7 @@ const lifecycleWindow = (payers: ReadonlyArray<Payer>, seconds: number, cpu: Cpu
     } while (performance.now() < end)
     const elapsed = (performance.now() - start) / 1000
     window?.end()
+    if (walWindow !== undefined) yield* Effect.promise(() => walWindow.end(count))
     return {
       count,
       seconds: elapsed,
@@ -950,18 +997,27 @@ export async function benchPostgres(options: PostgresBenchOptions = {}): Promise
       hotAccount: new CpuAccount(),
       lifecycles: new CpuAccount()
     }
+    const wal = {
+      pgbench: new WalAccount(url),
+      executes: new WalAccount(url),
+      hotAccount: new WalAccount(url),
+      lifecycles: new WalAccount(url)
+    }
     const sessionSplits = { executes: [] as Array<SessionSplit>, hotAccount: [] as Array<SessionSplit> }
     for (let round = 0; round < rounds; round++) {
+      const walWindow = await wal.pgbench.begin()
       const window = cpu.pgbench.begin()
-      tps.push(await pgbenchRun(pgb, clients, seconds))
+      const roundTps = await pgbenchRun(pgb, clients, seconds)
       window?.end()
+      tps.push(roundTps)
+      await walWindow.end(roundTps * seconds)
       await vacuumHotTables(url, [execSchema, lifeSchema])
       sessions.take()
-      executes.push(await exec.runPromise(executeWindow(spread, seconds / 2, cpu.executes, sessions)))
+      executes.push(await exec.runPromise(executeWindow(spread, seconds / 2, cpu.executes, sessions, wal.executes)))
       sessionSplits.executes.push(sessions.take())
-      hotAccount.push(await exec.runPromise(executeWindow(hot, seconds / 4, cpu.hotAccount, sessions)))
+      hotAccount.push(await exec.runPromise(executeWindow(hot, seconds / 4, cpu.hotAccount, sessions, wal.hotAccount)))
       sessionSplits.hotAccount.push(sessions.take())
-      lifecycles.push(await life.runPromise(lifecycleWindow(lifePayers, seconds / 4, cpu.lifecycles)))
+      lifecycles.push(await life.runPromise(lifecycleWindow(lifePayers, seconds / 4, cpu.lifecycles, wal.lifecycles)))
     }
     await sessions.close()
 
@@ -1000,6 +1056,12 @@ export async function benchPostgres(options: PostgresBenchOptions = {}): Promise
       sessions: {
         executes: mergeSessions(sessionSplits.executes),
         hotAccount: mergeSessions(sessionSplits.hotAccount)
+      },
+      wal: {
+        pgbench: wal.pgbench.perOperation(),
+        executes: wal.executes.perOperation(),
+        hotAccount: wal.hotAccount.perOperation(),
+        lifecycles: wal.lifecycles.perOperation()
       },
       invariants: {
         executed: execHeld,
@@ -1108,6 +1170,14 @@ const formatCeilings = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>): 
   )
 }
 
+const formatWal = (r: Extract<PostgresBenchResult, { _tag: "Measured" }>): string => {
+  const kb = (bytes: number | undefined) => (bytes === undefined ? "n/a" : `${(bytes / 1024).toFixed(1)} KB`)
+  return (
+    `    WAL per operation (the server's insert position before and after each window): pgbench TPC-B ${kb(r.wal.pgbench)}; ` +
+    `execute ${kb(r.wal.executes)}; hot-account execute ${kb(r.wal.hotAccount)}; lifecycle ${kb(r.wal.lifecycles)}`
+  )
+}
+
 export const formatPostgresBench = (r: PostgresBenchResult): string => {
   if (r._tag === "Skipped") return `PostgreSQL: skipped (${r.reason})`
   const m = r.median
@@ -1131,6 +1201,7 @@ export const formatPostgresBench = (r: PostgresBenchResult): string => {
     `    CPU (other: the rest of the machine, steal included), pgbench: ${cores(r.cpu.pgbench)}`,
     `    CPU, executes: ${cores(r.cpu.executes)}; hot account: ${cores(r.cpu.hotAccount)}; lifecycles: ${cores(r.cpu.lifecycles)}`,
     formatCeilings(r),
+    formatWal(r),
     `    sessions, executes: ${waits(r.sessions.executes)}`,
     `    sessions, hot account: ${waits(r.sessions.hotAccount)}`,
     `invariants OK: ${fmt(r.invariants.executed)} executed payments held exactly once (${r.schemas[0]}), ${fmt(r.invariants.settled)} lifecycles settled (${r.schemas[1]}), ledger sums to 0 in ${r.invariants.currencies.join(", ")}`

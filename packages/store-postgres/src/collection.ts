@@ -42,7 +42,7 @@ const uniqueKeysOf = <T, U extends string>(table: Table<T, any, U>): ReadonlyArr
     }
   })
 
-/** The condition that a row's copy in the narrow table `lookups` meets the filter's `lookupConditions` and `more`. */
+/** The condition that a row's copy in the narrow table `lookups` meets `conditions`. */
 const looksUp = (lookups: string, conditions: ReadonlyArray<string>): string =>
   `id IN (SELECT id FROM ${lookups} WHERE ${conditions.join(" AND ")})`
 
