@@ -70,6 +70,8 @@ describe(`transaction_lookups (${db.kind})`, () => {
         ])
         await sql`DELETE FROM transactions WHERE id = ${other.id}`.execute(trx)
         assert.deepStrictEqual(await copies(trx), [{ id: pending.id, status: "COMPLETED", due_at: null }])
+        await sql`TRUNCATE transactions`.execute(trx)
+        assert.deepStrictEqual(await copies(trx), [])
       })
     } finally {
       await k.destroy()

@@ -26,12 +26,14 @@ export const transactionLookups: Migration = {
     `DROP INDEX transactions_status_idx`,
     `DROP INDEX transactions_due_idx`,
     `ALTER TABLE transactions SET (fillfactor = 80)`,
-    // One function for the three triggers: the row's columns copied (or its copy removed) as the row is written. It
+    // One function for the four triggers: the row's columns copied (or its copy removed) as the row is written. It
     // names the table with this schema, which a session whose search_path names another (or none) still finds.
     `DO $do$ BEGIN EXECUTE format($f$
       CREATE FUNCTION %1$I.transaction_lookups_copy() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF TG_OP = 'DELETE' THEN
+        IF TG_OP = 'TRUNCATE' THEN
+          TRUNCATE %1$I.transaction_lookups;
+        ELSIF TG_OP = 'DELETE' THEN
           DELETE FROM %1$I.transaction_lookups WHERE id = OLD.id;
         ELSIF TG_OP = 'INSERT' THEN
           INSERT INTO %1$I.transaction_lookups (id, status, due_at) VALUES (NEW.id, NEW.status, NEW.due_at);
@@ -47,6 +49,8 @@ export const transactionLookups: Migration = {
       WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.due_at IS DISTINCT FROM NEW.due_at)
       EXECUTE FUNCTION transaction_lookups_copy()`,
     `CREATE TRIGGER transaction_lookups_delete AFTER DELETE ON transactions
-      FOR EACH ROW EXECUTE FUNCTION transaction_lookups_copy()`
+      FOR EACH ROW EXECUTE FUNCTION transaction_lookups_copy()`,
+    `CREATE TRIGGER transaction_lookups_truncate AFTER TRUNCATE ON transactions
+      FOR EACH STATEMENT EXECUTE FUNCTION transaction_lookups_copy()`
   )
 }
