@@ -253,6 +253,13 @@ const applied = async (k: Kysely<any>) =>
     (row) => row.name
   )
 
+/** `db` migrated by the earlier runner up to the migration before `name`, to put rows in that `name` then changes. */
+const migratedBefore = async (db: Kysely<any>, name: string) => {
+  const schema = (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s as string
+  const earlier = earlierMigrator(db, schema, names.slice(0, names.indexOf(name)))
+  assert.strictEqual((await earlier.migrateToLatest()).error, undefined)
+}
+
 describe(`the migration runner (${db.kind})`, () => {
   it("instances migrating one fresh database together: one applies every migration, the others none", () =>
     onFreshDatabase(4, async (ks) => {
@@ -275,9 +282,7 @@ describe(`the migration runner (${db.kind})`, () => {
   it("L-19: 0025 turns a stored list of currency codes into PlatformCurrencyConfig objects, in order, with the defaults", () =>
     onFreshDatabase(1, async ([k]) => {
       const db = k as Kysely<any>
-      const schema = (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s as string
-      const earlier = earlierMigrator(db, schema, names.slice(0, names.indexOf("0025_currency_configs")))
-      assert.strictEqual((await earlier.migrateToLatest()).error, undefined)
+      await migratedBefore(db, "0025_currency_configs")
       await sql`INSERT INTO platform_config (singleton, id, uma_domain, supported_currencies,
         is_regulated_financial_institution, skip_verification_paperwork, fee_configs, transaction_limits,
         created_at, updated_at)
@@ -298,9 +303,7 @@ describe(`the migration runner (${db.kind})`, () => {
   it("issue 34: 0031 copies every transaction's status and due instant into transaction_lookups", () =>
     onFreshDatabase(1, async ([k]) => {
       const db = k as Kysely<any>
-      const schema = (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(db)).rows[0]?.s as string
-      const earlier = earlierMigrator(db, schema, names.slice(0, names.indexOf("0031_transaction_lookups")))
-      assert.strictEqual((await earlier.migrateToLatest()).error, undefined)
+      await migratedBefore(db, "0031_transaction_lookups")
       const codec = rowCodecOf(described.transactions)
       const rows = [transaction(1), transaction(2, { dueAt: undefined })]
       for (const row of rows) await db.executeQuery(CompiledQuery.raw(insertSql(codec), codec.params(row)))

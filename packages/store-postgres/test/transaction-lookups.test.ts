@@ -72,6 +72,10 @@ describe(`transaction_lookups (${db.kind})`, () => {
         assert.deepStrictEqual(await copies(trx), [{ id: pending.id, status: "COMPLETED", due_at: null }])
         await sql`TRUNCATE transactions`.execute(trx)
         assert.deepStrictEqual(await copies(trx), [])
+        // Both at once (as the property tests empty their database).
+        await write(trx, insertSql(codec), other)
+        await sql`TRUNCATE transactions, transaction_lookups`.execute(trx)
+        assert.deepStrictEqual(await copies(trx), [])
       })
     } finally {
       await k.destroy()

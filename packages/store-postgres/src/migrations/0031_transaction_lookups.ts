@@ -32,7 +32,7 @@ export const transactionLookups: Migration = {
       CREATE FUNCTION %1$I.transaction_lookups_copy() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'TRUNCATE' THEN
-          TRUNCATE %1$I.transaction_lookups;
+          DELETE FROM %1$I.transaction_lookups;
         ELSIF TG_OP = 'DELETE' THEN
           DELETE FROM %1$I.transaction_lookups WHERE id = OLD.id;
         ELSIF TG_OP = 'INSERT' THEN
@@ -50,6 +50,7 @@ export const transactionLookups: Migration = {
       EXECUTE FUNCTION transaction_lookups_copy()`,
     `CREATE TRIGGER transaction_lookups_delete AFTER DELETE ON transactions
       FOR EACH ROW EXECUTE FUNCTION transaction_lookups_copy()`,
+    // A DELETE in it, not a TRUNCATE: one TRUNCATE naming both tables has the narrow table in use meanwhile.
     `CREATE TRIGGER transaction_lookups_truncate AFTER TRUNCATE ON transactions
       FOR EACH STATEMENT EXECUTE FUNCTION transaction_lookups_copy()`
   )
