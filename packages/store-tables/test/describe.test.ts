@@ -6,12 +6,14 @@ import {
   boolean,
   contains,
   eq,
+  eqAny,
   includesDeleted,
   instant,
   key,
   optional,
   present,
   table,
+  tables,
   text,
   textArray
 } from "../src/index.ts"
@@ -175,5 +177,36 @@ describe("table descriptions", () => {
       token.updatedAt,
       token.deletedAt
     ])
+  })
+
+  it("issue 34: refuse a queue outside the looked-up columns and a condition mixing both; describe each narrow table", () => {
+    expect(() =>
+      table<TokenRecord, TokenFilter, "clientId">()({
+        name: "tokens",
+        columns: tokenColumns,
+        primaryKey: ["id"],
+        unique: { clientId: { column: "clientId" } },
+        filters: tokenFilters,
+        queue: "createdAt",
+        lookups: { name: "token_lookups", columns: ["name"] }
+      })
+    ).toThrow("store-tables: tokens: the queue's column must be looked up with the others")
+    expect(() =>
+      table<TokenRecord, TokenFilter, "clientId">()({
+        name: "tokens",
+        columns: tokenColumns,
+        primaryKey: ["id"],
+        unique: { clientId: { column: "clientId" } },
+        filters: { ...tokenFilters, name: eqAny("name", "clientId") },
+        lookups: { name: "token_lookups", columns: ["name"] }
+      })
+    ).toThrow("store-tables: tokens: a condition mixes looked-up columns with others")
+    // Each narrow table is described (so migrated and checked), with the id and the looked-up columns, alike.
+    for (const described of tables.filter((t) => t.lookups !== undefined)) {
+      const narrow = tables.find((t) => t.name === described.lookups!.name)
+      const shape = (cs: ReadonlyArray<{ name: string; kind: string; optional: boolean }>) =>
+        cs.map((c) => [c.name, c.kind, c.optional])
+      expect(narrow && shape(narrow.columns)).toEqual(shape([described.primaryKey[0]!, ...described.lookups!.columns]))
+    }
   })
 })
