@@ -58,23 +58,22 @@ export const pageOf = <T extends { readonly id: string }>(
   filter: Filter,
   page: PageRequest
 ): Effect.Effect<Page<T>, StoreError> => {
+  // Conditions on looked-up columns exist only for a table with lookups (see `whereOf`).
   const looked = filter.lookupConditions
-  const conditions =
-    looked.length === 0 || lookups === undefined ? filter.conditions : [...filter.conditions, looksUp(lookups, looked)]
+  const narrow = looked.length > 0 ? lookups : undefined
+  const conditions = narrow === undefined ? filter.conditions : [...filter.conditions, looksUp(narrow, looked)]
   const where = conditions.length === 0 ? "true" : conditions.join(" AND ")
   const asc = page.sortOrder === "asc"
   const after = page.after === undefined ? undefined : `id ${asc ? ">" : "<"} ${filter.param(page.after)}`
   const cursor =
     after === undefined
       ? ""
-      : looked.length === 0 || lookups === undefined
-        ? ` AND ${after}`
-        : ` AND ${after} AND ${looksUp(lookups, [...looked, after])}`
+      : ` AND ${after}${narrow === undefined ? "" : ` AND ${looksUp(narrow, [...looked, after])}`}`
   const limit = filter.param(page.limit + 1)
   // Filtered by looked-up columns only: counted in the narrow table, which has a row for each of the table's.
   const counted =
-    filter.conditions.length === 0 && looked.length > 0 && lookups !== undefined
-      ? `${lookups} WHERE ${looked.join(" AND ")}`
+    narrow !== undefined && filter.conditions.length === 0
+      ? `${narrow} WHERE ${looked.join(" AND ")}`
       : `${table} WHERE ${where}`
   const text =
     `SELECT c.total, p.* FROM (SELECT count(*) AS total FROM ${counted}) AS c ` +
