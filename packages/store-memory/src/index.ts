@@ -36,7 +36,7 @@ export const makeMemoryStore = Effect.sync(() => {
   const repositories: Repositories = {
     ...platformRepositories(collection, journal),
     customers,
-    ...accountRepositories(collection),
+    ...accountRepositories(collection, customers),
     ...quoteRepositories(collection, transactionRows, customers),
     transactions,
     ...onboardingRepositories(collection, journal),

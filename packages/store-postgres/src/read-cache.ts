@@ -10,7 +10,7 @@
  * in is current, and kept only when no write started or ended while it was read, so it is what the database
  * holds. Reads inside a transaction (which may see its own uncommitted writes) neither use nor fill it.
  */
-import type { Customer, Store } from "@paycore/core"
+import type { Customer, Store, StoreError } from "@paycore/core"
 import { Context, Effect } from "effect"
 
 /** Set inside a transaction of the cached store: whether it wrote a customer. */
@@ -43,24 +43,42 @@ export const withCustomerReadCache = (store: Store["Service"]): Store["Service"]
     })
 
   const customers = store.customers
+  const getCustomer = (id: string): Effect.Effect<Customer | undefined, StoreError> =>
+    Effect.withFiber((fiber) => {
+      if (fiber.getRef(InTransaction) !== undefined) return customers.get(id)
+      const entry = entries.get(id)
+      if (entry !== undefined && entry.generation === generation) return Effect.succeed(entry.customer)
+      const readIn = generation
+      return Effect.map(customers.get(id), (customer) => {
+        if (generation === readIn) {
+          if (entries.size >= MAX_ENTRIES) entries.clear()
+          entries.set(id, { generation: readIn, customer })
+        }
+        return customer
+      })
+    })
+  const internalAccounts = store.internalAccounts
   return {
     ...store,
+    // The account's customer from the cache: here a second query costs more than the round trip it saves.
+    internalAccounts: {
+      ...internalAccounts,
+      getWithCustomer: (id) =>
+        Effect.flatMap(internalAccounts.get(id), (account) =>
+          account === undefined
+            ? Effect.undefined
+            : Effect.map(
+                account.customerId === undefined ? Effect.undefined : getCustomer(account.customerId),
+                (customer) => ({
+                  account,
+                  customer
+                })
+              )
+        )
+    },
     customers: {
       ...customers,
-      get: (id) =>
-        Effect.withFiber((fiber) => {
-          if (fiber.getRef(InTransaction) !== undefined) return customers.get(id)
-          const entry = entries.get(id)
-          if (entry !== undefined && entry.generation === generation) return Effect.succeed(entry.customer)
-          const readIn = generation
-          return Effect.map(customers.get(id), (customer) => {
-            if (generation === readIn) {
-              if (entries.size >= MAX_ENTRIES) entries.clear()
-              entries.set(id, { generation: readIn, customer })
-            }
-            return customer
-          })
-        }),
+      get: getCustomer,
       insert: (row) => written(customers.insert(row)),
       insertMany: (rows) => written(customers.insertMany(rows)),
       update: (row) => written(customers.update(row))

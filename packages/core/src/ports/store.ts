@@ -322,6 +322,23 @@ export interface OutboxStore {
   readonly nextSequence: (subject: string) => Effect.Effect<number, StoreError>
 }
 
+/** What `getWithCustomer` reads: an internal account and the customer it belongs to. */
+export interface InternalAccountWithCustomer {
+  readonly account: InternalAccountRecord
+  /** The account's customer (`customerId`); `undefined` for a platform account or a customer not found. */
+  readonly customer: Customer | undefined
+}
+
+/** Internal accounts, and the read a quote from one begins with. */
+export interface InternalAccountCollection
+  extends Collection<InternalAccountRecord, InternalAccountFilter, "platformCurrency"> {
+  /**
+   * An account with its customer, in one round trip on PostgreSQL (the customer found by the account's id, not
+   * after it); `undefined` when there is no such account. Read, not locked.
+   */
+  readonly getWithCustomer: (id: string) => Effect.Effect<InternalAccountWithCustomer | undefined, StoreError>
+}
+
 /** What `getForUpdateWithTransaction` reads: `customer` only when asked for. */
 export interface LockedQuoteRows {
   readonly quote: QuoteRecord
@@ -380,7 +397,7 @@ export interface Repositories {
   readonly tokens: Collection<TokenRecord, TokenFilter, "clientId">
   readonly customers: Collection<Customer, CustomerFilter, "platformCustomerId" | "umaAddress">
   /** `platformCurrency` is unique: one platform-owned account per currency. */
-  readonly internalAccounts: Collection<InternalAccountRecord, InternalAccountFilter, "platformCurrency">
+  readonly internalAccounts: InternalAccountCollection
   readonly externalAccounts: Collection<ExternalAccount, ExternalAccountFilter>
   /** One ownership challenge per external account (its id): the open one, or the last one used (AC-26). */
   readonly ownershipChallenges: Collection<OwnershipChallengeRecord, OwnershipChallengeFilter>

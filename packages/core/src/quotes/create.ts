@@ -108,13 +108,20 @@ interface FirstReads {
 
 /**
  * The first reads, independent of each other: together where the store pipelines (one round trip instead of four),
- * else one after the other; the customer only when the source names one (else it is the source account's, read
- * after). Nothing is checked here, so a quote refused for its source still says so first.
+ * else one after the other; the customer the source names, or else the source account's, with the account. Nothing
+ * is checked here, so a quote refused for its source still says so first.
  */
 function* firstReads(store: Store["Service"], request: CreateQuoteRequest): Steps<FirstReads, QuoteError> {
   const { source, destination } = request
-  const readSource = () =>
-    source.sourceType === "ACCOUNT" ? store.internalAccounts.get(source.accountId) : Effect.undefined
+  const readSource = (): Effect.Effect<
+    { readonly account: InternalAccountRecord | undefined; readonly customer?: Customer | undefined },
+    QuoteError
+  > =>
+    source.sourceType !== "ACCOUNT"
+      ? Effect.succeed({ account: undefined })
+      : source.customerId === undefined
+        ? Effect.map(store.internalAccounts.getWithCustomer(source.accountId), (read) => read ?? { account: undefined })
+        : Effect.map(store.internalAccounts.get(source.accountId), (account) => ({ account }))
   const readDestination = (): Effect.Effect<FirstReads["destination"], QuoteError> =>
     destination.destinationType !== "ACCOUNT"
       ? Effect.undefined
@@ -123,12 +130,17 @@ function* firstReads(store: Store["Service"], request: CreateQuoteRequest): Step
         : store.externalAccounts.get(destination.accountId)
   const readCustomer = () =>
     source.customerId === undefined ? Effect.undefined : store.customers.get(source.customerId)
-  const [[config, customer], [sourceAccount, destinationAccount]] = yield* together(
+  const [[config, namedCustomer], [sourceRead, destinationAccount]] = yield* together(
     store,
     () => together(store, () => store.config.get(), readCustomer),
     () => together(store, readSource, readDestination)
   )
-  return { config, source: sourceAccount, destination: destinationAccount, customer }
+  return {
+    config,
+    source: sourceRead.account,
+    destination: destinationAccount,
+    customer: namedCustomer ?? sourceRead.customer
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 } from "@paycore/core"
 import { Effect } from "effect"
 import { assertUniqueViolation, expectFiltered, expectList } from "./assertions.ts"
-import { DAY, type It, type ListFn, makeScope, plusSeconds, unique } from "./ids.ts"
+import { DAY, type It, type ListFn, makeScope, newId, plusSeconds, unique } from "./ids.ts"
 import {
   businessCustomer,
   externalFull,
@@ -401,6 +401,44 @@ export const internalAccountTests = (it: It) => {
       for (const a of [internalFull(s), internalFull(s), internalMinimal(s)]) yield* store.internalAccounts.insert(a)
       assert.deepStrictEqual(yield* store.internalAccounts.findUnique("platformCurrency", currency), first)
     })
+  )
+
+  it.effect(
+    "getWithCustomer: the account with its customer; none for a platform account or a customer not stored",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* Store
+        const s = makeScope()
+        const customer = individualFull(s, s.customerId)
+        yield* store.customers.insert(customer)
+        const account = internalFull(s)
+        const platform = internalMinimal(s)
+        const orphan = internalFull(makeScope())
+        for (const a of [account, platform, orphan]) yield* store.internalAccounts.insert(a)
+
+        assert.deepStrictEqual(yield* store.internalAccounts.getWithCustomer(account.id), { account, customer })
+        assert.deepStrictEqual(yield* store.transaction(store.internalAccounts.getWithCustomer(account.id)), {
+          account,
+          customer
+        })
+        assert.deepStrictEqual(yield* store.internalAccounts.getWithCustomer(platform.id), {
+          account: platform,
+          customer: undefined
+        })
+        assert.deepStrictEqual(yield* store.internalAccounts.getWithCustomer(orphan.id), {
+          account: orphan,
+          customer: undefined
+        })
+        assert.isUndefined(yield* store.internalAccounts.getWithCustomer(newId("InternalAccount")))
+
+        // The customer as it is now, not as it was when the account was made.
+        const renamed = { ...customer, updatedAt: plusSeconds(customer.updatedAt, 1) }
+        yield* store.customers.update(renamed)
+        assert.deepStrictEqual(yield* store.internalAccounts.getWithCustomer(account.id), {
+          account,
+          customer: renamed
+        })
+      })
   )
 }
 
