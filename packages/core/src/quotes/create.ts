@@ -13,7 +13,7 @@ import type { Customer } from "../customers/model.ts"
 import { isNotReady } from "../customers/rules.ts"
 import { amountRange, isEnabledFor } from "../platform/currencies.ts"
 import type { PlatformConfig } from "../platform/model.ts"
-import { type Store, together } from "../ports/store.ts"
+import { type InternalAccountWithCustomer, type Store, together } from "../ports/store.ts"
 import { isScaSubject } from "../sca/regions.ts"
 import { currency, currencyKind } from "../shared/currency.ts"
 import type { CommandEnv } from "../shared/engine-config.ts"
@@ -113,15 +113,14 @@ interface FirstReads {
  */
 function* firstReads(store: Store["Service"], request: CreateQuoteRequest): Steps<FirstReads, QuoteError> {
   const { source, destination } = request
-  const readSource = (): Effect.Effect<
-    { readonly account: InternalAccountRecord | undefined; readonly customer?: Customer | undefined },
-    QuoteError
-  > =>
+  const readSource = (): Effect.Effect<Partial<InternalAccountWithCustomer>, QuoteError> =>
     source.sourceType !== "ACCOUNT"
-      ? Effect.succeed({ account: undefined })
+      ? Effect.succeed({})
       : source.customerId === undefined
-        ? Effect.map(store.internalAccounts.getWithCustomer(source.accountId), (read) => read ?? { account: undefined })
-        : Effect.map(store.internalAccounts.get(source.accountId), (account) => ({ account }))
+        ? Effect.map(store.internalAccounts.getWithCustomer(source.accountId), (read) => read ?? {})
+        : Effect.map(store.internalAccounts.get(source.accountId), (account) =>
+            account === undefined ? {} : { account }
+          )
   const readDestination = (): Effect.Effect<FirstReads["destination"], QuoteError> =>
     destination.destinationType !== "ACCOUNT"
       ? Effect.undefined
